@@ -1,0 +1,207 @@
+//! Splits a byte stream into COBS frames and decodes each into a typed
+//! [`Record`]. Damage stays local to a frame: the splitter resynchronises on
+//! every zero byte.
+
+use std::fmt;
+
+use memchr::memchr;
+use tband::cobs::{self, CobsError};
+use tband::schema::PayloadError;
+use tband::Record;
+
+/// One frame's bytes (without the delimiter) and where it starts in the stream.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawFrame<'a> {
+    pub offset: usize,
+    pub bytes: &'a [u8],
+    /// The stream ended before this frame's delimiter.
+    pub unterminated: bool,
+}
+
+/// Iterates over the frames of a stream, skipping empty ones.
+#[derive(Clone, Debug)]
+pub struct Frames<'a> {
+    data: &'a [u8],
+    pos: usize,
+    empty_frames: u64,
+}
+
+impl<'a> Frames<'a> {
+    pub fn new(data: &'a [u8]) -> Self {
+        Frames {
+            data,
+            pos: 0,
+            empty_frames: 0,
+        }
+    }
+
+    /// Empty frames (two zeros in a row) skipped so far.
+    pub fn empty_frames(&self) -> u64 {
+        self.empty_frames
+    }
+
+    /// Stream offset of the next frame.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+}
+
+impl<'a> Iterator for Frames<'a> {
+    type Item = RawFrame<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<RawFrame<'a>> {
+        loop {
+            let rest = self.data.get(self.pos..).filter(|r| !r.is_empty())?;
+            let offset = self.pos;
+            match memchr(cobs::DELIMITER, rest) {
+                Some(0) => {
+                    self.pos += 1;
+                    self.empty_frames += 1;
+                }
+                Some(len) => {
+                    self.pos += len + 1;
+                    return Some(RawFrame {
+                        offset,
+                        bytes: &rest[..len],
+                        unterminated: false,
+                    });
+                }
+                None => {
+                    self.pos = self.data.len();
+                    return Some(RawFrame {
+                        offset,
+                        bytes: rest,
+                        unterminated: true,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Why a frame did not decode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FrameError {
+    /// The stream ended inside the frame.
+    Unterminated,
+    Cobs(CobsError),
+    Payload(PayloadError),
+}
+
+impl FrameError {
+    /// A short stable name for counting errors by kind.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FrameError::Unterminated => "unterminated frame",
+            FrameError::Cobs(_) => "bad COBS",
+            FrameError::Payload(PayloadError::Empty) => "empty payload",
+            FrameError::Payload(PayloadError::UnknownId(_)) => "unknown id",
+            FrameError::Payload(PayloadError::TruncatedVarint { .. }) => "truncated varint",
+            FrameError::Payload(PayloadError::OverlongVarint { .. }) => "overlong varint",
+            FrameError::Payload(PayloadError::MissingByte { .. }) => "missing byte",
+            FrameError::Payload(PayloadError::TrailingBytes(_)) => "trailing bytes",
+        }
+    }
+}
+
+impl fmt::Display for FrameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FrameError::Unterminated => f.write_str("stream ends inside this frame"),
+            FrameError::Cobs(CobsError::BlockOverrun) => {
+                f.write_str("bad COBS: a code byte points past the end of the frame")
+            }
+            FrameError::Cobs(e) => write!(f, "bad COBS: {e:?}"),
+            FrameError::Payload(PayloadError::Empty) => f.write_str("empty payload"),
+            FrameError::Payload(PayloadError::UnknownId(id)) => write!(f, "unknown event id {id}"),
+            FrameError::Payload(PayloadError::TruncatedVarint { field }) => {
+                write!(f, "truncated varint in field {field}")
+            }
+            FrameError::Payload(PayloadError::OverlongVarint { field }) => {
+                write!(f, "overlong varint in field {field}")
+            }
+            FrameError::Payload(PayloadError::MissingByte { field }) => {
+                write!(f, "frame ends before field {field}")
+            }
+            FrameError::Payload(PayloadError::TrailingBytes(n)) => {
+                write!(f, "{n} trailing bytes after the last field")
+            }
+        }
+    }
+}
+
+/// Decodes one frame. Single-block frames (the common case: no zero in the
+/// payload) are read in place; others are unstuffed into `scratch`.
+#[inline]
+pub fn decode_frame<'s>(
+    frame: &RawFrame<'s>,
+    scratch: &'s mut Vec<u8>,
+) -> Result<Record<'s>, FrameError> {
+    if frame.unterminated {
+        return Err(FrameError::Unterminated);
+    }
+    let bytes = frame.bytes;
+    let payload: &'s [u8] = match bytes.first() {
+        Some(&code) if code as usize == bytes.len() => &bytes[1..],
+        _ => {
+            if scratch.len() < bytes.len() {
+                scratch.resize(bytes.len(), 0);
+            }
+            let n = cobs::decode(bytes, scratch).map_err(FrameError::Cobs)?;
+            &scratch[..n]
+        }
+    };
+    Record::decode(payload).map_err(FrameError::Payload)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband::{encode_frame, Event};
+
+    #[test]
+    fn splits_skips_empty_and_reports_unterminated() {
+        let data = [2, 7, 0, 0, 0, 1, 0, 3, 9];
+        let mut frames = Frames::new(&data);
+        let got: Vec<_> = frames.by_ref().collect();
+        assert_eq!(got.len(), 3);
+        assert_eq!((got[0].offset, got[0].bytes), (0, &[2u8, 7][..]));
+        assert_eq!((got[1].offset, got[1].bytes), (5, &[1u8][..]));
+        assert!(got[2].unterminated);
+        assert_eq!(frames.empty_frames(), 2);
+    }
+
+    #[test]
+    fn decodes_both_paths() {
+        let mut buf = [0u8; 32];
+        let mut scratch = Vec::new();
+        for ev in [Event::IsrEnter { isr_id: 5 }, Event::IsrEnter { isr_id: 0 }] {
+            let n = encode_frame(&mut buf, 300, &ev).unwrap();
+            let frame = Frames::new(&buf[..n]).next().unwrap();
+            let rec = decode_frame(&frame, &mut scratch).unwrap();
+            assert_eq!((rec.ts, rec.event), (Some(300), ev));
+        }
+    }
+
+    #[test]
+    fn errors_name_the_problem() {
+        let mut scratch = Vec::new();
+        let frame = RawFrame {
+            offset: 0,
+            bytes: &[3, 4, 1],
+            unterminated: false,
+        };
+        let err = decode_frame(&frame, &mut scratch).unwrap_err();
+        assert_eq!(err.to_string(), "truncated varint in field isr_id");
+        let frame = RawFrame {
+            offset: 0,
+            bytes: &[9, 4],
+            unterminated: false,
+        };
+        assert_eq!(
+            decode_frame(&frame, &mut scratch).unwrap_err().kind(),
+            "bad COBS"
+        );
+    }
+}

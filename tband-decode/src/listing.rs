@@ -1,0 +1,176 @@
+//! Text forms of decoded events: the canonical JSON listing of FORMAT.md
+//! (one object per frame) and a readable one-line-per-event form.
+
+use std::io::{self, Write};
+
+use tband::{FieldValue, Record};
+
+use crate::frames::FrameError;
+
+/// Writes `s` as a JSON string, replacing invalid UTF-8 with U+FFFD.
+pub fn write_json_str(out: &mut impl Write, bytes: &[u8]) -> io::Result<()> {
+    out.write_all(b"\"")?;
+    for chunk in bytes.utf8_chunks() {
+        let s = chunk.valid();
+        let mut start = 0;
+        for (i, b) in s.bytes().enumerate() {
+            let escape: Option<&[u8]> = match b {
+                b'"' => Some(b"\\\""),
+                b'\\' => Some(b"\\\\"),
+                b'\n' => Some(b"\\n"),
+                b'\r' => Some(b"\\r"),
+                b'\t' => Some(b"\\t"),
+                0..=0x1F => None,
+                _ => continue,
+            };
+            out.write_all(&s.as_bytes()[start..i])?;
+            match escape {
+                Some(e) => out.write_all(e)?,
+                None => write!(out, "\\u{b:04x}")?,
+            }
+            start = i + 1;
+        }
+        out.write_all(&s.as_bytes()[start..])?;
+        if !chunk.invalid().is_empty() {
+            out.write_all("\u{FFFD}".as_bytes())?;
+        }
+    }
+    out.write_all(b"\"")
+}
+
+/// One line of the canonical JSON listing for a decoded frame.
+pub fn write_json_record(out: &mut impl Write, rec: &Record<'_>) -> io::Result<()> {
+    write!(out, "{{\"evt\":\"{}\"", rec.event.kind().name())?;
+    if let Some(ts) = rec.ts {
+        write!(out, ",\"ts\":{ts}")?;
+    }
+    let mut result = Ok(());
+    rec.event.for_each_field(|name, value| {
+        if result.is_ok() {
+            result = write!(out, ",\"{name}\":").and_then(|()| write_json_value(out, value));
+        }
+    });
+    result?;
+    out.write_all(b"}\n")
+}
+
+fn write_json_value(out: &mut impl Write, value: FieldValue<'_>) -> io::Result<()> {
+    match value {
+        FieldValue::U8(v) => write!(out, "{v}"),
+        FieldValue::U32(v) => write!(out, "{v}"),
+        FieldValue::U64(v) => write!(out, "{v}"),
+        FieldValue::S64(v) => write!(out, "{v}"),
+        FieldValue::Str(s) => write_json_str(out, s),
+    }
+}
+
+/// The listing line for a frame that did not decode.
+pub fn write_json_invalid(out: &mut impl Write, err: &FrameError) -> io::Result<()> {
+    out.write_all(b"{\"evt\":\"invalid\",\"reason\":")?;
+    write_json_str(out, err.to_string().as_bytes())?;
+    out.write_all(b"}\n")
+}
+
+/// How the readable form shows time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Raw ticks (no resolution known).
+    Ticks,
+    /// Microseconds, given the nanoseconds per tick.
+    Micros { ns_per_tick: u64 },
+}
+
+/// One readable line: time, core, event name, `field=value` pairs.
+pub fn write_pretty_record(
+    out: &mut impl Write,
+    rec: &Record<'_>,
+    core: u32,
+    unit: TimeUnit,
+) -> io::Result<()> {
+    match (rec.ts, unit) {
+        (None, _) => write!(out, "{:>16}", "meta")?,
+        (Some(ts), TimeUnit::Ticks) => write!(out, "{ts:>16}")?,
+        (Some(ts), TimeUnit::Micros { ns_per_tick }) => {
+            let ns = u128::from(ts) * u128::from(ns_per_tick);
+            write!(out, "{:>12}.{:03}µs", ns / 1000, ns % 1000)?
+        }
+    }
+    write!(out, "  c{core:<2} {:<31}", rec.event.kind().name())?;
+    let mut result = Ok(());
+    rec.event.for_each_field(|name, value| {
+        if result.is_ok() {
+            result = match value {
+                FieldValue::Str(s) => write!(out, " {name}=").and_then(|()| write_json_str(out, s)),
+                FieldValue::U8(v) => write!(out, " {name}={v}"),
+                FieldValue::U32(v) => write!(out, " {name}={v}"),
+                FieldValue::U64(v) => write!(out, " {name}={v}"),
+                FieldValue::S64(v) => write!(out, " {name}={v}"),
+            };
+        }
+    });
+    result?;
+    out.write_all(b"\n")
+}
+
+/// The readable line for a frame that did not decode.
+pub fn write_pretty_invalid(
+    out: &mut impl Write,
+    offset: usize,
+    err: &FrameError,
+) -> io::Result<()> {
+    writeln!(out, "{:>16}  invalid frame at byte {offset}: {err}", "!")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband::Event;
+
+    fn json(rec: &Record<'_>) -> String {
+        let mut out = Vec::new();
+        write_json_record(&mut out, rec).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn canonical_json() {
+        let rec = Record {
+            ts: Some(7),
+            event: Event::Evtmarker {
+                evtmarker_id: 1,
+                msg: b"a\"b\\\x01\xC3",
+            },
+        };
+        assert_eq!(
+            json(&rec),
+            "{\"evt\":\"evtmarker\",\"ts\":7,\"evtmarker_id\":1,\"msg\":\"a\\\"b\\\\\\u0001\u{FFFD}\"}\n"
+        );
+        let meta = Record {
+            ts: None,
+            event: Event::QueueKind {
+                queue_id: 2,
+                kind: 4,
+            },
+        };
+        assert_eq!(
+            json(&meta),
+            "{\"evt\":\"queue_kind\",\"queue_id\":2,\"kind\":4}\n"
+        );
+    }
+
+    #[test]
+    fn pretty_in_micros() {
+        let rec = Record {
+            ts: Some(1_234_567),
+            event: Event::IsrEnter { isr_id: 3 },
+        };
+        let mut out = Vec::new();
+        write_pretty_record(&mut out, &rec, 1, TimeUnit::Micros { ns_per_tick: 10 }).unwrap();
+        let line = String::from_utf8(out).unwrap();
+        assert!(line.contains("12345.670µs"), "{line}");
+        assert!(
+            line.contains("c1 ") && line.ends_with("isr_id=3\n"),
+            "{line}"
+        );
+    }
+}

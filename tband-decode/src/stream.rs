@@ -1,0 +1,151 @@
+//! Decodes one input stream frame by frame, tracking which core the events
+//! belong to (`core_id` events switch it) and counting what it saw.
+
+use tband::{Event, EventKind, Record};
+
+use crate::frames::{decode_frame, FrameError, Frames};
+
+/// One decoded (or rejected) frame of a stream.
+#[derive(Debug)]
+pub struct DecodedFrame<'s> {
+    /// Byte offset of the frame in the stream.
+    pub offset: usize,
+    /// The core the frame belongs to.
+    pub core: u32,
+    pub result: Result<Record<'s>, FrameError>,
+}
+
+/// Counts of what a stream held.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamStats {
+    pub bytes: u64,
+    pub frames: u64,
+    pub empty_frames: u64,
+    /// Decoded frames by event id.
+    pub by_id: Vec<u64>,
+    /// Rejected frames by [`FrameError::kind`], in first-seen order.
+    pub errors: Vec<(&'static str, u64)>,
+}
+
+impl StreamStats {
+    pub fn decoded(&self) -> u64 {
+        self.by_id.iter().sum()
+    }
+
+    pub fn invalid(&self) -> u64 {
+        self.errors.iter().map(|(_, n)| n).sum()
+    }
+
+    /// Decoded frames per event kind, in schema order, leaving out zeros.
+    pub fn by_kind(&self) -> impl Iterator<Item = (EventKind, u64)> + '_ {
+        EventKind::ALL
+            .iter()
+            .map(|&k| (k, self.by_id[k.id() as usize]))
+            .filter(|&(_, n)| n > 0)
+    }
+
+    pub fn add(&mut self, other: &StreamStats) {
+        self.bytes += other.bytes;
+        self.frames += other.frames;
+        self.empty_frames += other.empty_frames;
+        for (a, b) in self.by_id.iter_mut().zip(&other.by_id) {
+            *a += b;
+        }
+        for &(kind, n) in &other.errors {
+            self.count_error(kind, n);
+        }
+    }
+
+    fn count_error(&mut self, kind: &'static str, n: u64) {
+        match self.errors.iter_mut().find(|(k, _)| *k == kind) {
+            Some((_, count)) => *count += n,
+            None => self.errors.push((kind, n)),
+        }
+    }
+}
+
+/// A cursor over the frames of one stream. Each frame borrows the decoder
+/// until the next call, so strings are never copied.
+pub struct StreamDecoder<'a> {
+    frames: Frames<'a>,
+    scratch: Vec<u8>,
+    core: u32,
+    stats: StreamStats,
+}
+
+impl<'a> StreamDecoder<'a> {
+    pub fn new(bytes: &'a [u8], core: u32) -> Self {
+        StreamDecoder {
+            frames: Frames::new(bytes),
+            scratch: Vec::new(),
+            core,
+            stats: StreamStats {
+                bytes: bytes.len() as u64,
+                by_id: vec![0; 256],
+                ..StreamStats::default()
+            },
+        }
+    }
+
+    /// Decodes the next frame, or `None` at the end of the stream.
+    #[inline]
+    pub fn next_frame(&mut self) -> Option<DecodedFrame<'_>> {
+        let raw = self.frames.next()?;
+        self.stats.frames += 1;
+        let result = decode_frame(&raw, &mut self.scratch);
+        match &result {
+            Ok(rec) => {
+                self.stats.by_id[rec.event.kind().id() as usize] += 1;
+                if let Event::CoreId { core_id } = rec.event {
+                    self.core = core_id;
+                }
+            }
+            Err(e) => self.stats.count_error(e.kind(), 1),
+        }
+        Some(DecodedFrame {
+            offset: raw.offset,
+            core: self.core,
+            result,
+        })
+    }
+
+    /// What the stream held so far.
+    pub fn stats(&self) -> StreamStats {
+        StreamStats {
+            empty_frames: self.frames.empty_frames(),
+            ..self.stats.clone()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband::encode_frame;
+
+    #[test]
+    fn tracks_core_and_counts() {
+        let mut bytes = vec![0u8; 64];
+        let mut n = encode_frame(&mut bytes, 0, &Event::CoreId { core_id: 3 }).unwrap();
+        n += encode_frame(&mut bytes[n..], 5, &Event::IsrEnter { isr_id: 1 }).unwrap();
+        bytes.truncate(n);
+        bytes.extend_from_slice(&[0, 2, 200, 0]);
+        let mut dec = StreamDecoder::new(&bytes, 0);
+        let mut cores = Vec::new();
+        while let Some(f) = dec.next_frame() {
+            cores.push((f.core, f.result.is_ok()));
+        }
+        assert_eq!(cores, [(3, true), (3, true), (3, false)]);
+        let stats = dec.stats();
+        assert_eq!(
+            (
+                stats.frames,
+                stats.empty_frames,
+                stats.decoded(),
+                stats.invalid()
+            ),
+            (3, 1, 2, 1)
+        );
+        assert_eq!(stats.errors, [("unknown id", 1)]);
+    }
+}

@@ -1,0 +1,216 @@
+//! COBS framing exactly as the reference tracer writes it: a payload that
+//! ends right after a full 254-byte block is closed by the delimiter without
+//! the extra `0x01` code byte.
+
+/// The frame delimiter.
+pub const DELIMITER: u8 = 0;
+
+/// Longest frame (including the delimiter) that an `n`-byte payload can take.
+pub const fn max_framed_len(payload_len: usize) -> usize {
+    if payload_len == 0 {
+        2
+    } else {
+        1 + payload_len.div_ceil(254) + payload_len
+    }
+}
+
+/// Stuffs payload bytes into a caller's buffer as they are written, patching
+/// each block's code byte when the block closes. Writes past the end of the
+/// buffer are dropped and reported by [`FrameWriter::finish`].
+pub struct FrameWriter<'b> {
+    buf: &'b mut [u8],
+    code_pos: usize,
+    pos: usize,
+    closed_full_block: bool,
+}
+
+impl<'b> FrameWriter<'b> {
+    #[inline(always)]
+    pub fn new(buf: &'b mut [u8]) -> Self {
+        FrameWriter {
+            buf,
+            code_pos: 0,
+            pos: 1,
+            closed_full_block: false,
+        }
+    }
+
+    #[inline(always)]
+    fn store(&mut self, at: usize, b: u8) {
+        if let Some(slot) = self.buf.get_mut(at) {
+            *slot = b;
+        }
+    }
+
+    #[inline(always)]
+    pub fn byte(&mut self, b: u8) {
+        if b == 0 {
+            self.store(self.code_pos, (self.pos - self.code_pos) as u8);
+            self.code_pos = self.pos;
+            self.pos += 1;
+            self.closed_full_block = false;
+        } else {
+            self.store(self.pos, b);
+            self.pos += 1;
+            if self.pos - self.code_pos == 0xFF {
+                self.store(self.code_pos, 0xFF);
+                self.code_pos = self.pos;
+                self.pos += 1;
+                self.closed_full_block = true;
+            } else {
+                self.closed_full_block = false;
+            }
+        }
+    }
+
+    #[inline(always)]
+    pub fn bytes(&mut self, data: &[u8]) {
+        for &b in data {
+            self.byte(b);
+        }
+    }
+
+    /// Writes a varint with 7 bits per byte, least significant group first.
+    #[inline(always)]
+    pub fn varint(&mut self, mut v: u64) {
+        while v >= 0x80 {
+            self.byte(v as u8 | 0x80);
+            v >>= 7;
+        }
+        self.byte(v as u8);
+    }
+
+    /// Closes the frame with its delimiter. Returns the frame length, or
+    /// `None` if the buffer was too small to hold it.
+    #[inline(always)]
+    pub fn finish(mut self) -> Option<usize> {
+        let end = if self.closed_full_block && self.pos == self.code_pos + 1 {
+            self.code_pos
+        } else {
+            self.store(self.code_pos, (self.pos - self.code_pos) as u8);
+            self.pos
+        };
+        self.store(end, DELIMITER);
+        (end < self.buf.len()).then_some(end + 1)
+    }
+}
+
+/// Why a frame is not valid COBS.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CobsError {
+    /// A code byte announces more bytes than the frame has.
+    BlockOverrun,
+    /// A zero byte inside the frame (frames are split at zeros).
+    ZeroInFrame,
+    /// The output buffer is shorter than the frame.
+    OutputTooSmall,
+}
+
+/// Decodes one frame (without its delimiter) into `out`, which must be at
+/// least as long as the frame. Returns the payload length. Accepts both the
+/// reference ending (delimiter right after a full block) and the `0x01` form.
+pub fn decode(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsError> {
+    if out.len() < frame.len() {
+        return Err(CobsError::OutputTooSmall);
+    }
+    let mut i = 0;
+    let mut o = 0;
+    while let Some(&code) = frame.get(i) {
+        if code == 0 {
+            return Err(CobsError::ZeroInFrame);
+        }
+        let data = frame
+            .get(i + 1..i + code as usize)
+            .ok_or(CobsError::BlockOverrun)?;
+        if data.contains(&0) {
+            return Err(CobsError::ZeroInFrame);
+        }
+        out[o..o + data.len()].copy_from_slice(data);
+        o += data.len();
+        i += code as usize;
+        if code != 0xFF && i < frame.len() {
+            out[o] = 0;
+            o += 1;
+        }
+    }
+    Ok(o)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn frame(payload: &[u8]) -> ([u8; 600], usize) {
+        let mut buf = [0xAAu8; 600];
+        let mut w = FrameWriter::new(&mut buf);
+        w.bytes(payload);
+        let n = w.finish().unwrap();
+        (buf, n)
+    }
+
+    fn round_trip(payload: &[u8]) -> usize {
+        let (buf, n) = frame(payload);
+        assert_eq!(buf[n - 1], 0);
+        assert!(!buf[..n - 1].contains(&0));
+        assert!(n <= max_framed_len(payload.len()));
+        let mut out = [0u8; 600];
+        let m = decode(&buf[..n - 1], &mut out).unwrap();
+        assert_eq!(&out[..m], payload);
+        n
+    }
+
+    #[test]
+    fn small_frames() {
+        assert_eq!(frame(&[]).0[..2], [1, 0]);
+        assert_eq!(frame(&[0]).0[..3], [1, 1, 0]);
+        assert_eq!(frame(&[5, 0]).0[..4], [2, 5, 1, 0]);
+        assert_eq!(frame(&[4, 0, 7]).0[..5], [2, 4, 2, 7, 0]);
+        round_trip(&[0, 0, 0]);
+    }
+
+    #[test]
+    fn full_block_ends_without_extra_code_byte() {
+        let payload = [7u8; 254];
+        let (buf, n) = frame(&payload);
+        assert_eq!(n, 256);
+        assert_eq!(buf[0], 0xFF);
+        assert_eq!(buf[255], 0);
+        assert_eq!(round_trip(&payload), max_framed_len(254));
+        // The other encoders' form, with a trailing 0x01 block, decodes the same.
+        let mut alt = [0u8; 256];
+        alt[..255].copy_from_slice(&buf[..255]);
+        alt[255] = 1;
+        let mut out = [0u8; 256];
+        assert_eq!(decode(&alt, &mut out), Ok(254));
+        assert_eq!(out[..254], payload);
+    }
+
+    #[test]
+    fn blocks_around_the_boundary() {
+        for len in [253, 254, 255, 256, 507, 508, 509, 590] {
+            let mut p = [9u8; 590];
+            round_trip(&p[..len]);
+            p[253] = 0;
+            round_trip(&p[..len]);
+            p[254] = 0;
+            round_trip(&p[..len]);
+        }
+    }
+
+    #[test]
+    fn bad_frames() {
+        let mut out = [0u8; 16];
+        assert_eq!(decode(&[5, 1, 2], &mut out), Err(CobsError::BlockOverrun));
+        assert_eq!(decode(&[2, 0, 1], &mut out), Err(CobsError::ZeroInFrame));
+        assert_eq!(decode(&[0], &mut out), Err(CobsError::ZeroInFrame));
+        assert_eq!(decode(&[1; 17], &mut out), Err(CobsError::OutputTooSmall));
+    }
+
+    #[test]
+    fn too_small_buffer_is_reported() {
+        let mut buf = [0u8; 3];
+        let mut w = FrameWriter::new(&mut buf);
+        w.bytes(&[1, 2, 3]);
+        assert_eq!(w.finish(), None);
+    }
+}

@@ -1,0 +1,573 @@
+//! The event schema of wire format v1: ONE table of ids, names, metadata flag
+//! and fields. The typed [`Event`], its encoder, its decoder, the
+//! per-event maximum lengths and the [`EVENTS`] description are all
+//! generated from it.
+
+use crate::cobs::{self, FrameWriter};
+use crate::varint::{self, VarintError};
+
+/// The encoding of one field.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldType {
+    U8,
+    U32,
+    U64,
+    S64,
+    /// Raw bytes up to the end of the frame; only ever the last field.
+    Str,
+}
+
+impl FieldType {
+    /// Longest encoding of this field (a string counts as empty).
+    pub const fn max_len(self) -> usize {
+        match self {
+            FieldType::U8 => 1,
+            FieldType::U32 => varint::MAX_U32_LEN,
+            FieldType::U64 | FieldType::S64 => varint::MAX_U64_LEN,
+            FieldType::Str => 0,
+        }
+    }
+}
+
+/// One field of an event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FieldSpec {
+    pub name: &'static str,
+    pub ty: FieldType,
+}
+
+/// The group an event belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Group {
+    /// Ids 0–11, any firmware.
+    Base,
+    /// Ids 84–127, FreeRTOS tracing.
+    FreeRtos,
+}
+
+/// Everything the schema says about one event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventSpec {
+    pub id: u8,
+    pub name: &'static str,
+    pub group: Group,
+    /// Metadata events carry no timestamp.
+    pub is_metadata: bool,
+    pub fields: &'static [FieldSpec],
+}
+
+impl EventSpec {
+    /// Longest payload of this event when its string field (if any) holds
+    /// `max_str_len` bytes.
+    pub const fn max_payload_len(&self, max_str_len: usize) -> usize {
+        let mut len = 1;
+        if !self.is_metadata {
+            len += varint::MAX_U64_LEN;
+        }
+        let mut i = 0;
+        while i < self.fields.len() {
+            len += match self.fields[i].ty {
+                FieldType::Str => max_str_len,
+                ty => ty.max_len(),
+            };
+            i += 1;
+        }
+        len
+    }
+
+    /// Longest frame (with delimiter) of this event; see [`max_payload_len`](Self::max_payload_len).
+    pub const fn max_framed_len(&self, max_str_len: usize) -> usize {
+        cobs::max_framed_len(self.max_payload_len(max_str_len))
+    }
+
+    /// Whether the last field is a string.
+    pub const fn has_str(&self) -> bool {
+        match self.fields.last() {
+            Some(f) => matches!(f.ty, FieldType::Str),
+            None => false,
+        }
+    }
+}
+
+/// Why a payload is not a valid event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PayloadError {
+    /// The payload has no bytes at all.
+    Empty,
+    /// The id is not defined in wire format v1.
+    UnknownId(u8),
+    /// A varint runs off the end of the payload.
+    TruncatedVarint { field: &'static str },
+    /// A varint is longer than its type allows.
+    OverlongVarint { field: &'static str },
+    /// A `u8` field is missing.
+    MissingByte { field: &'static str },
+    /// Bytes remain after the last field.
+    TrailingBytes(usize),
+}
+
+/// Reads the fields of one payload in order.
+struct FieldReader<'a> {
+    data: &'a [u8],
+}
+
+impl<'a> FieldReader<'a> {
+    #[inline(always)]
+    fn varint_error(field: &'static str, e: VarintError) -> PayloadError {
+        match e {
+            VarintError::Truncated => PayloadError::TruncatedVarint { field },
+            VarintError::Overlong => PayloadError::OverlongVarint { field },
+        }
+    }
+
+    #[inline(always)]
+    fn u8(&mut self, field: &'static str) -> Result<u8, PayloadError> {
+        let (&b, rest) = self
+            .data
+            .split_first()
+            .ok_or(PayloadError::MissingByte { field })?;
+        self.data = rest;
+        Ok(b)
+    }
+
+    #[inline(always)]
+    fn u32(&mut self, field: &'static str) -> Result<u32, PayloadError> {
+        let (v, n) = varint::read_u32(self.data).map_err(|e| Self::varint_error(field, e))?;
+        self.data = &self.data[n..];
+        Ok(v)
+    }
+
+    #[inline(always)]
+    fn u64(&mut self, field: &'static str) -> Result<u64, PayloadError> {
+        let (v, n) = varint::read_u64(self.data).map_err(|e| Self::varint_error(field, e))?;
+        self.data = &self.data[n..];
+        Ok(v)
+    }
+
+    #[inline(always)]
+    fn s64(&mut self, field: &'static str) -> Result<i64, PayloadError> {
+        self.u64(field).map(varint::from_sign_magnitude)
+    }
+
+    #[inline(always)]
+    fn str(&mut self, _field: &'static str) -> Result<&'a [u8], PayloadError> {
+        Ok(core::mem::take(&mut self.data))
+    }
+
+    #[inline(always)]
+    fn finish(self) -> Result<(), PayloadError> {
+        match self.data.len() {
+            0 => Ok(()),
+            n => Err(PayloadError::TrailingBytes(n)),
+        }
+    }
+}
+
+/// A decoded payload: the event and, unless it is metadata, its timestamp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// Raw timer ticks; `None` for metadata events.
+    pub ts: Option<u64>,
+    pub event: Event<'a>,
+}
+
+/// One field value, for code that walks events generically (listings, tables).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FieldValue<'a> {
+    U8(u8),
+    U32(u32),
+    U64(u64),
+    S64(i64),
+    Str(&'a [u8]),
+}
+
+macro_rules! rust_type {
+    ($lt:lifetime, U8) => {
+        u8
+    };
+    ($lt:lifetime, U32) => {
+        u32
+    };
+    ($lt:lifetime, U64) => {
+        u64
+    };
+    ($lt:lifetime, S64) => {
+        i64
+    };
+    ($lt:lifetime, Str) => {
+        &$lt[u8]
+    };
+}
+
+macro_rules! write_field {
+    ($w:ident, U8, $v:expr) => {
+        $w.byte(*$v)
+    };
+    ($w:ident, U32, $v:expr) => {
+        $w.varint(u64::from(*$v))
+    };
+    ($w:ident, U64, $v:expr) => {
+        $w.varint(*$v)
+    };
+    ($w:ident, S64, $v:expr) => {
+        $w.varint(varint::to_sign_magnitude(*$v))
+    };
+    ($w:ident, Str, $v:expr) => {
+        $w.bytes($v)
+    };
+}
+
+macro_rules! read_field {
+    ($r:ident, U8, $name:expr) => {
+        $r.u8($name)?
+    };
+    ($r:ident, U32, $name:expr) => {
+        $r.u32($name)?
+    };
+    ($r:ident, U64, $name:expr) => {
+        $r.u64($name)?
+    };
+    ($r:ident, S64, $name:expr) => {
+        $r.s64($name)?
+    };
+    ($r:ident, Str, $name:expr) => {
+        $r.str($name)?
+    };
+}
+
+macro_rules! take_field {
+    ($values:ident, $ty:ident) => {
+        match $values.next() {
+            Some(FieldValue::$ty(v)) => *v,
+            _ => return None,
+        }
+    };
+}
+
+macro_rules! is_metadata {
+    (ts) => {
+        false
+    };
+    (meta) => {
+        true
+    };
+}
+
+macro_rules! define_events {
+    ($(
+        $id:literal $group:ident $variant:ident $name:literal $kind:ident { $($field:ident: $ty:ident),* }
+    )*) => {
+        /// The kind of an event, without its fields.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        #[repr(u8)]
+        pub enum EventKind {
+            $($variant = $id,)*
+        }
+
+        /// Every event of the schema, in id order.
+        pub static EVENTS: &[EventSpec] = &[
+            $(EventSpec {
+                id: $id,
+                name: $name,
+                group: Group::$group,
+                is_metadata: is_metadata!($kind),
+                fields: &[$(FieldSpec { name: stringify!($field), ty: FieldType::$ty }),*],
+            },)*
+        ];
+
+        impl EventKind {
+            /// Every kind, in the order of [`EVENTS`].
+            pub const ALL: &'static [EventKind] = &[$(EventKind::$variant),*];
+
+            /// The kind with this id, if v1 defines it.
+            #[inline]
+            pub const fn from_id(id: u8) -> Option<EventKind> {
+                match id {
+                    $($id => Some(EventKind::$variant),)*
+                    _ => None,
+                }
+            }
+
+            #[inline]
+            pub const fn id(self) -> u8 {
+                self as u8
+            }
+
+            /// The schema entry of this kind.
+            pub const fn spec(self) -> &'static EventSpec {
+                let mut i = 0;
+                while EVENTS[i].id != self as u8 {
+                    i += 1;
+                }
+                &EVENTS[i]
+            }
+
+            #[inline]
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(EventKind::$variant => $name,)*
+                }
+            }
+
+            #[inline]
+            pub const fn is_metadata(self) -> bool {
+                match self {
+                    $(EventKind::$variant => is_metadata!($kind),)*
+                }
+            }
+        }
+
+        /// A typed event; string fields borrow from the payload they were read from.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum Event<'a> {
+            $($variant { $($field: rust_type!('a, $ty)),* },)*
+        }
+
+        impl<'a> Event<'a> {
+            #[inline]
+            pub const fn kind(&self) -> EventKind {
+                match self {
+                    $(Event::$variant { .. } => EventKind::$variant,)*
+                }
+            }
+
+            /// Length of this event's payload with timestamp `ts`.
+            pub fn payload_len(&self, ts: u64) -> usize {
+                let mut len = 1;
+                if !self.kind().is_metadata() {
+                    len += varint::encoded_len(ts);
+                }
+                match self {
+                    $(#[allow(unused_variables)] Event::$variant { $($field),* } => {
+                        $(len += field_len!($ty, $field);)*
+                    })*
+                }
+                len
+            }
+
+            /// Writes this event's payload (id, timestamp unless metadata, fields).
+            #[inline(always)]
+            pub fn write_payload(&self, ts: u64, w: &mut FrameWriter<'_>) {
+                w.byte(self.kind().id());
+                if !self.kind().is_metadata() {
+                    w.varint(ts);
+                }
+                match self {
+                    $(Event::$variant { $($field),* } => {
+                        $(write_field!(w, $ty, $field);)*
+                    })*
+                }
+            }
+
+            /// Builds an event of `kind` from its field values in schema order;
+            /// `None` if their number or types do not match the schema.
+            pub fn from_fields(kind: EventKind, values: &[FieldValue<'a>]) -> Option<Event<'a>> {
+                #[allow(unused_mut, unused_variables)]
+                let mut values = values.iter();
+                let event = match kind {
+                    $(EventKind::$variant => Event::$variant { $($field: take_field!(values, $ty)),* },)*
+                };
+                values.next().is_none().then_some(event)
+            }
+
+            /// Calls `f` with each field's name and value, in schema order.
+            pub fn for_each_field(&self, mut f: impl FnMut(&'static str, FieldValue<'a>)) {
+                match *self {
+                    $(#[allow(unused_variables)] Event::$variant { $($field),* } => {
+                        $(f(stringify!($field), FieldValue::$ty($field));)*
+                    })*
+                }
+            }
+        }
+
+        impl<'a> Record<'a> {
+            /// Reads one payload (a frame after COBS decoding).
+            #[inline]
+            pub fn decode(payload: &'a [u8]) -> Result<Record<'a>, PayloadError> {
+                let (&id, rest) = payload.split_first().ok_or(PayloadError::Empty)?;
+                let mut r = FieldReader { data: rest };
+                let record = match id {
+                    $($id => {
+                        let ts = if is_metadata!($kind) { None } else { Some(r.u64("ts")?) };
+                        Record { ts, event: Event::$variant { $($field: read_field!(r, $ty, stringify!($field))),* } }
+                    })*
+                    _ => return Err(PayloadError::UnknownId(id)),
+                };
+                r.finish()?;
+                Ok(record)
+            }
+        }
+    };
+}
+
+macro_rules! field_len {
+    (U8, $v:ident) => {
+        1
+    };
+    (U32, $v:ident) => {
+        varint::encoded_len(u64::from(*$v))
+    };
+    (U64, $v:ident) => {
+        varint::encoded_len(*$v)
+    };
+    (S64, $v:ident) => {
+        varint::encoded_len(varint::to_sign_magnitude(*$v))
+    };
+    (Str, $v:ident) => {
+        $v.len()
+    };
+}
+
+define_events! {
+    0 Base CoreId "core_id" ts { core_id: U32 }
+    1 Base DroppedEvtCnt "dropped_evt_cnt" ts { cnt: U32 }
+    2 Base TsResolutionNs "ts_resolution_ns" meta { ns_per_ts: U64 }
+    3 Base IsrName "isr_name" meta { isr_id: U32, name: Str }
+    4 Base IsrEnter "isr_enter" ts { isr_id: U32 }
+    5 Base IsrExit "isr_exit" ts { isr_id: U32 }
+    6 Base EvtmarkerName "evtmarker_name" meta { evtmarker_id: U32, name: Str }
+    7 Base Evtmarker "evtmarker" ts { evtmarker_id: U32, msg: Str }
+    8 Base EvtmarkerBegin "evtmarker_begin" ts { evtmarker_id: U32, msg: Str }
+    9 Base EvtmarkerEnd "evtmarker_end" ts { evtmarker_id: U32 }
+    10 Base ValmarkerName "valmarker_name" meta { valmarker_id: U32, name: Str }
+    11 Base Valmarker "valmarker" ts { valmarker_id: U32, val: S64 }
+    84 FreeRtos TaskSwitchedIn "task_switched_in" ts { task_id: U32 }
+    85 FreeRtos TaskToRdyState "task_to_rdy_state" ts { task_id: U32 }
+    86 FreeRtos TaskResumed "task_resumed" ts { task_id: U32 }
+    87 FreeRtos TaskResumedFromIsr "task_resumed_from_isr" ts { task_id: U32 }
+    88 FreeRtos TaskSuspended "task_suspended" ts { task_id: U32 }
+    89 FreeRtos CurtaskDelay "curtask_delay" ts { ticks: U32 }
+    90 FreeRtos CurtaskDelayUntil "curtask_delay_until" ts { time_to_wake: U32 }
+    91 FreeRtos TaskPrioritySet "task_priority_set" ts { task_id: U32, priority: U32 }
+    92 FreeRtos TaskPriorityInherit "task_priority_inherit" ts { task_id: U32, priority: U32 }
+    93 FreeRtos TaskPriorityDisinherit "task_priority_disinherit" ts { task_id: U32, priority: U32 }
+    94 FreeRtos TaskCreated "task_created" ts { task_id: U32 }
+    95 FreeRtos TaskName "task_name" meta { task_id: U32, name: Str }
+    96 FreeRtos TaskIsIdleTask "task_is_idle_task" meta { task_id: U32, core_id: U32 }
+    97 FreeRtos TaskIsTimerTask "task_is_timer_task" meta { task_id: U32 }
+    98 FreeRtos TaskDeleted "task_deleted" ts { task_id: U32 }
+    99 FreeRtos QueueCreated "queue_created" ts { queue_id: U32 }
+    100 FreeRtos QueueName "queue_name" meta { queue_id: U32, name: Str }
+    101 FreeRtos QueueKind "queue_kind" meta { queue_id: U32, kind: U8 }
+    102 FreeRtos QueueSend "queue_send" ts { queue_id: U32, len_after: U32 }
+    103 FreeRtos QueueSendFromIsr "queue_send_from_isr" ts { queue_id: U32, len_after: U32 }
+    104 FreeRtos QueueOverwrite "queue_overwrite" ts { queue_id: U32, len_after: U32 }
+    105 FreeRtos QueueOverwriteFromIsr "queue_overwrite_from_isr" ts { queue_id: U32, len_after: U32 }
+    106 FreeRtos QueueReceive "queue_receive" ts { queue_id: U32, len_after: U32 }
+    107 FreeRtos QueueReceiveFromIsr "queue_receive_from_isr" ts { queue_id: U32, len_after: U32 }
+    108 FreeRtos QueueReset "queue_reset" ts { queue_id: U32 }
+    109 FreeRtos CurtaskBlockOnQueuePeek "curtask_block_on_queue_peek" ts { queue_id: U32, ticks_to_wait: U32 }
+    110 FreeRtos CurtaskBlockOnQueueSend "curtask_block_on_queue_send" ts { queue_id: U32, ticks_to_wait: U32 }
+    111 FreeRtos CurtaskBlockOnQueueReceive "curtask_block_on_queue_receive" ts { queue_id: U32, ticks_to_wait: U32 }
+    112 FreeRtos QueueCurLength "queue_cur_length" ts { queue_id: U32, length: U32 }
+    122 FreeRtos TaskEvtmarkerName "task_evtmarker_name" meta { evtmarker_id: U32, task_id: U32, name: Str }
+    123 FreeRtos TaskEvtmarker "task_evtmarker" ts { evtmarker_id: U32, msg: Str }
+    124 FreeRtos TaskEvtmarkerBegin "task_evtmarker_begin" ts { evtmarker_id: U32, msg: Str }
+    125 FreeRtos TaskEvtmarkerEnd "task_evtmarker_end" ts { evtmarker_id: U32 }
+    126 FreeRtos TaskValmarkerName "task_valmarker_name" meta { valmarker_id: U32, task_id: U32, name: Str }
+    127 FreeRtos TaskValmarker "task_valmarker" ts { valmarker_id: U32, val: S64 }
+}
+
+/// Longest frame of any event without a string field.
+pub const MAX_FRAMED_LEN_NO_STR: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < EVENTS.len() {
+        let len = EVENTS[i].max_framed_len(0);
+        if !EVENTS[i].has_str() && len > max {
+            max = len;
+        }
+        i += 1;
+    }
+    max
+};
+
+/// Frames `event` with timestamp `ts` (ignored for metadata) into `buf`.
+/// Returns the frame length including the delimiter, or `None` if `buf` is
+/// too short (nothing useful is left in it then).
+#[inline(always)]
+pub fn encode_frame(buf: &mut [u8], ts: u64, event: &Event<'_>) -> Option<usize> {
+    let mut w = FrameWriter::new(buf);
+    event.write_payload(ts, &mut w);
+    w.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_is_consistent() {
+        for (i, spec) in EVENTS.iter().enumerate() {
+            let kind = EventKind::from_id(spec.id).unwrap();
+            assert_eq!(kind, EventKind::ALL[i]);
+            assert_eq!(kind.spec(), spec);
+            assert_eq!(kind.name(), spec.name);
+            let str_fields = spec.fields.iter().filter(|f| f.ty == FieldType::Str);
+            assert!(str_fields.count() <= 1);
+            if spec.has_str() {
+                assert_eq!(spec.fields.last().unwrap().ty, FieldType::Str);
+            }
+        }
+        for id in 12..84 {
+            assert_eq!(EventKind::from_id(id), None);
+        }
+        for id in 113..122 {
+            assert_eq!(EventKind::from_id(id), None);
+        }
+        assert_eq!(MAX_FRAMED_LEN_NO_STR, cobs::max_framed_len(1 + 10 + 5 + 10));
+    }
+
+    #[test]
+    fn encode_decode_one_of_each() {
+        let events = [
+            Event::IsrEnter { isr_id: 0 },
+            Event::Valmarker {
+                valmarker_id: 3,
+                val: i64::MIN,
+            },
+            Event::TaskName {
+                task_id: 7,
+                name: b"idle",
+            },
+            Event::QueueKind {
+                queue_id: 1,
+                kind: 3,
+            },
+            Event::TaskEvtmarkerName {
+                evtmarker_id: 1,
+                task_id: 2,
+                name: &[0, 0, 1],
+            },
+        ];
+        for ev in events {
+            let mut buf = [0u8; 64];
+            let n = encode_frame(&mut buf, 1 << 40, &ev).unwrap();
+            assert!(n <= ev.kind().spec().max_framed_len(3));
+            let mut payload = [0u8; 64];
+            let m = cobs::decode(&buf[..n - 1], &mut payload).unwrap();
+            assert_eq!(m, ev.payload_len(1 << 40));
+            let rec = Record::decode(&payload[..m]).unwrap();
+            assert_eq!(rec.event, ev);
+            assert_eq!(rec.ts, (!ev.kind().is_metadata()).then_some(1 << 40));
+        }
+    }
+
+    #[test]
+    fn payload_errors() {
+        assert_eq!(Record::decode(&[]), Err(PayloadError::Empty));
+        assert_eq!(Record::decode(&[12]), Err(PayloadError::UnknownId(12)));
+        assert_eq!(
+            Record::decode(&[4, 1]),
+            Err(PayloadError::TruncatedVarint { field: "isr_id" })
+        );
+        assert_eq!(
+            Record::decode(&[4, 1, 2, 3]),
+            Err(PayloadError::TrailingBytes(1))
+        );
+        assert_eq!(
+            Record::decode(&[101, 1]),
+            Err(PayloadError::MissingByte { field: "kind" })
+        );
+    }
+}

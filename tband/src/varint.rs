@@ -1,0 +1,169 @@
+//! The integer field encodings of the wire format: LEB128-style unsigned
+//! varints and sign-magnitude signed varints.
+
+/// Longest encoding of a `u32` field.
+pub const MAX_U32_LEN: usize = 5;
+/// Longest encoding of a `u64` or `s64` field.
+pub const MAX_U64_LEN: usize = 10;
+
+/// Why a varint could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarintError {
+    /// The frame ended before the last byte of the varint.
+    Truncated,
+    /// More bytes, or more significant bits, than the field's type allows.
+    Overlong,
+}
+
+/// Maps a signed value to its sign-magnitude form (`magnitude << 1 | sign`).
+/// `i64::MIN`, whose magnitude does not fit, becomes "negative zero" (`1`).
+#[inline]
+pub const fn to_sign_magnitude(v: i64) -> u64 {
+    if v < 0 {
+        (v.unsigned_abs() << 1) | 1
+    } else {
+        (v as u64) << 1
+    }
+}
+
+/// Inverse of [`to_sign_magnitude`].
+#[inline]
+pub const fn from_sign_magnitude(u: u64) -> i64 {
+    let magnitude = (u >> 1) as i64;
+    if u & 1 == 0 {
+        magnitude
+    } else if magnitude == 0 {
+        i64::MIN
+    } else {
+        -magnitude
+    }
+}
+
+/// Number of bytes the varint encoding of `v` takes.
+#[inline]
+pub const fn encoded_len(v: u64) -> usize {
+    let bits = 64 - (v | 1).leading_zeros() as usize;
+    bits.div_ceil(7)
+}
+
+/// Reads an unsigned varint of at most `max_len` bytes whose last byte may
+/// only use `last_byte_bits` bits. Returns the value and the bytes consumed.
+#[inline]
+fn read(data: &[u8], max_len: usize, last_byte_bits: u32) -> Result<(u64, usize), VarintError> {
+    let mut value = 0u64;
+    for (i, &b) in data.iter().enumerate().take(max_len) {
+        value |= u64::from(b & 0x7F) << (7 * i);
+        if b & 0x80 == 0 {
+            if i + 1 == max_len && u32::from(b) >> last_byte_bits != 0 {
+                return Err(VarintError::Overlong);
+            }
+            return Ok((value, i + 1));
+        }
+    }
+    if data.len() >= max_len {
+        Err(VarintError::Overlong)
+    } else {
+        Err(VarintError::Truncated)
+    }
+}
+
+/// Reads a `u32` field (at most 5 bytes, the 5th using only its low 4 bits).
+#[inline]
+pub fn read_u32(data: &[u8]) -> Result<(u32, usize), VarintError> {
+    if let Some(&b) = data.first() {
+        if b & 0x80 == 0 {
+            return Ok((u32::from(b), 1));
+        }
+    }
+    read(data, MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n))
+}
+
+/// Reads a `u64` field (at most 10 bytes, the 10th using only its lowest bit).
+#[inline]
+pub fn read_u64(data: &[u8]) -> Result<(u64, usize), VarintError> {
+    if let Some(&b) = data.first() {
+        if b & 0x80 == 0 {
+            return Ok((u64::from(b), 1));
+        }
+    }
+    read(data, MAX_U64_LEN, 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn encode(mut v: u64) -> ([u8; MAX_U64_LEN], usize) {
+        let mut out = [0u8; MAX_U64_LEN];
+        let mut n = 0;
+        loop {
+            let low = (v & 0x7F) as u8;
+            v >>= 7;
+            if v == 0 {
+                out[n] = low;
+                return (out, n + 1);
+            }
+            out[n] = low | 0x80;
+            n += 1;
+        }
+    }
+
+    #[test]
+    fn u32_limits() {
+        assert_eq!(read_u32(&[0x00]), Ok((0, 1)));
+        assert_eq!(read_u32(&[0x7F]), Ok((127, 1)));
+        assert_eq!(read_u32(&[0x80, 0x01]), Ok((128, 2)));
+        assert_eq!(read_u32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]), Ok((u32::MAX, 5)));
+        assert_eq!(
+            read_u32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]),
+            Err(VarintError::Overlong)
+        );
+        assert_eq!(
+            read_u32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            Err(VarintError::Overlong)
+        );
+        assert_eq!(read_u32(&[0x80, 0x80]), Err(VarintError::Truncated));
+        assert_eq!(read_u32(&[]), Err(VarintError::Truncated));
+    }
+
+    #[test]
+    fn u64_limits() {
+        let (buf, n) = encode(u64::MAX);
+        assert_eq!(n, 10);
+        assert_eq!(buf[9], 0x01);
+        assert_eq!(read_u64(&buf[..n]), Ok((u64::MAX, 10)));
+        let mut bad = buf;
+        bad[9] = 0x02;
+        assert_eq!(read_u64(&bad), Err(VarintError::Overlong));
+        assert_eq!(read_u64(&buf[..9]), Err(VarintError::Truncated));
+    }
+
+    #[test]
+    fn encoded_len_matches_encoding() {
+        for v in [
+            0,
+            1,
+            127,
+            128,
+            16383,
+            16384,
+            u32::MAX as u64,
+            1 << 56,
+            u64::MAX,
+        ] {
+            assert_eq!(encoded_len(v), encode(v).1, "{v}");
+        }
+    }
+
+    #[test]
+    fn sign_magnitude() {
+        assert_eq!(to_sign_magnitude(0), 0);
+        assert_eq!(to_sign_magnitude(-1), 3);
+        assert_eq!(to_sign_magnitude(1), 2);
+        assert_eq!(to_sign_magnitude(i64::MIN), 1);
+        assert_eq!(to_sign_magnitude(i64::MAX), u64::MAX - 1);
+        for v in [0, 1, -1, 63, -64, i64::MIN, i64::MIN + 1, i64::MAX] {
+            assert_eq!(from_sign_magnitude(to_sign_magnitude(v)), v);
+        }
+    }
+}
