@@ -1,0 +1,202 @@
+//! `tband-decode`: prints the events of tband traces.
+
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{CommandFactory, Parser, Subcommand};
+use tband::Event;
+use tband_decode::input::{Input, InputSpec};
+use tband_decode::listing::{self, TimeUnit};
+use tband_decode::stream::{StreamDecoder, StreamStats};
+
+/// Decode tband traces (COBS frames of varint-encoded events, as written by the
+/// tband firmware tracer or the reference C tracer) and print their events.
+///
+/// Output is the canonical JSON listing (one object per frame) when stdout is
+/// not a terminal, and a readable one-line-per-event form on a terminal.
+#[derive(Parser)]
+#[command(name = "tband-decode", version, args_conflicts_with_subcommands = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    /// Trace files: binary or hex text, `-` for stdin. Append `@CORE` to say
+    /// which core a stream was recorded on (e.g. `trace_c1.bin@1`).
+    #[arg(value_name = "INPUT", required = true)]
+    inputs: Vec<String>,
+
+    /// Print the readable one-line-per-event form (default on a terminal).
+    #[arg(long, conflicts_with = "json")]
+    pretty: bool,
+
+    /// Print the canonical JSON listing (default when stdout is not a terminal).
+    #[arg(long)]
+    json: bool,
+
+    /// Print frame, byte, per-event-kind and error counts instead of events.
+    #[arg(long)]
+    stats: bool,
+
+    /// Write to FILE instead of stdout.
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print a shell completion script.
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+#[derive(Clone, Copy)]
+enum Mode {
+    Json,
+    Pretty,
+    Stats,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    if let Some(Command::Completion { shell }) = cli.command {
+        clap_complete::generate(
+            shell,
+            &mut Cli::command(),
+            "tband-decode",
+            &mut io::stdout(),
+        );
+        return ExitCode::SUCCESS;
+    }
+    match run(&cli) {
+        Ok(code) => code,
+        Err(message) => {
+            eprintln!("tband-decode: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<ExitCode, String> {
+    let inputs = cli
+        .inputs
+        .iter()
+        .map(|arg| Input::open(&InputSpec::parse(arg)).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
+    let to_terminal = cli.output.is_none() && io::stdout().is_terminal();
+    let mode = if cli.stats {
+        Mode::Stats
+    } else if cli.pretty || (to_terminal && !cli.json) {
+        Mode::Pretty
+    } else {
+        Mode::Json
+    };
+    let sink: Box<dyn Write> = match &cli.output {
+        Some(path) => Box::new(
+            File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        ),
+        None => Box::new(io::stdout().lock()),
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, sink);
+    let mut total = StreamStats::default();
+    let mut per_input = Vec::new();
+    for input in &inputs {
+        let stats = match print_events(input, mode, &mut out) {
+            Ok(stats) => stats,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            Err(e) => return Err(format!("cannot write output: {e}")),
+        };
+        if total.by_id.is_empty() {
+            total = stats.clone();
+        } else {
+            total.add(&stats);
+        }
+        per_input.push((input.name.clone(), stats));
+    }
+    if let Mode::Stats = mode {
+        write_stats(&mut out, &per_input, &total)
+            .map_err(|e| format!("cannot write output: {e}"))?;
+    }
+    match out.flush() {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            return Err(format!("cannot write output: {e}"))
+        }
+        _ => {}
+    }
+    if total.decoded() == 0 {
+        let names: Vec<_> = inputs.iter().map(|i| i.name.as_str()).collect();
+        return Err(format!(
+            "{} holds no tband frame ({} bytes, {} invalid frames); is it a tband trace?",
+            names.join(", "),
+            total.bytes,
+            total.invalid()
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The timer resolution, if the stream states one.
+fn ns_per_tick(bytes: &[u8]) -> Option<u64> {
+    let mut decoder = StreamDecoder::new(bytes, 0);
+    while let Some(frame) = decoder.next_frame() {
+        if let Ok(rec) = frame.result {
+            if let Event::TsResolutionNs { ns_per_ts } = rec.event {
+                return Some(ns_per_ts);
+            }
+        }
+    }
+    None
+}
+
+fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<StreamStats> {
+    let core = input.core.unwrap_or(0);
+    let unit = match mode {
+        Mode::Pretty => ns_per_tick(&input.bytes).map_or(TimeUnit::Ticks, |ns_per_tick| {
+            TimeUnit::Micros { ns_per_tick }
+        }),
+        _ => TimeUnit::Ticks,
+    };
+    let mut decoder = StreamDecoder::new(&input.bytes, core);
+    while let Some(frame) = decoder.next_frame() {
+        match (mode, &frame.result) {
+            (Mode::Stats, _) => {}
+            (Mode::Json, Ok(rec)) => listing::write_json_record(out, rec)?,
+            (Mode::Json, Err(e)) => listing::write_json_invalid(out, e)?,
+            (Mode::Pretty, Ok(rec)) => listing::write_pretty_record(out, rec, frame.core, unit)?,
+            (Mode::Pretty, Err(e)) => listing::write_pretty_invalid(out, frame.offset, e)?,
+        }
+    }
+    Ok(decoder.stats())
+}
+
+fn write_stats(
+    out: &mut impl Write,
+    per_input: &[(String, StreamStats)],
+    total: &StreamStats,
+) -> io::Result<()> {
+    for (name, stats) in per_input {
+        writeln!(
+            out,
+            "{name}: {} bytes, {} frames ({} decoded, {} invalid, {} empty)",
+            stats.bytes,
+            stats.frames,
+            stats.decoded(),
+            stats.invalid(),
+            stats.empty_frames
+        )?;
+    }
+    writeln!(out, "\nevents by kind:")?;
+    for (kind, n) in total.by_kind() {
+        writeln!(out, "  {:<32}{n:>12}", kind.name())?;
+    }
+    if !total.errors.is_empty() {
+        writeln!(out, "\ninvalid frames by reason:")?;
+        for (reason, n) in &total.errors {
+            writeln!(out, "  {reason:<32}{n:>12}")?;
+        }
+    }
+    Ok(())
+}
