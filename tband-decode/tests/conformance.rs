@@ -2,7 +2,7 @@
 //! and re-encoding the listing reproduces the recording byte for byte.
 
 use std::fs;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 use tband::{encode_frame, Event, EventKind, FieldType, FieldValue};
@@ -24,7 +24,7 @@ fn recordings() -> Vec<PathBuf> {
     bins
 }
 
-fn expected_listing(bin: &PathBuf) -> Vec<Value> {
+fn expected_listing(bin: &Path) -> Vec<Value> {
     let text = fs::read_to_string(bin.with_extension("expected.jsonl")).unwrap();
     text.lines()
         .map(|l| serde_json::from_str(l).unwrap())
