@@ -7,9 +7,11 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser, Subcommand};
 use tband::Event;
+use tband_decode::cli::InputArgs;
 use tband_decode::input::{Input, InputSpec};
 use tband_decode::listing::{self, TimeUnit};
 use tband_decode::stream::{StreamDecoder, StreamStats};
+use tband_decode::summary::write_summary;
 
 /// Decode tband traces (COBS frames of varint-encoded events, as written by the
 /// tband firmware tracer or the reference C tracer) and print their events.
@@ -22,10 +24,8 @@ struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
 
-    /// Trace files: binary or hex text, `-` for stdin. Append `@CORE` to say
-    /// which core a stream was recorded on (e.g. `trace_c1.bin@1`).
-    #[arg(value_name = "INPUT", required = true)]
-    inputs: Vec<String>,
+    #[command(flatten)]
+    input: InputArgs,
 
     /// Print the readable one-line-per-event form (default on a terminal).
     #[arg(long, conflicts_with = "json")]
@@ -36,8 +36,13 @@ struct Cli {
     json: bool,
 
     /// Print frame, byte, per-event-kind and error counts instead of events.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "summary")]
     stats: bool,
+
+    /// Print an overview of the trace model instead of events: cores, tasks
+    /// (CPU %), ISRs, markers, queues (high-water) and anomalies.
+    #[arg(long)]
+    summary: bool,
 
     /// Write to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
@@ -80,8 +85,30 @@ fn main() -> ExitCode {
     }
 }
 
+fn open_output(cli: &Cli) -> Result<Box<dyn Write>, String> {
+    Ok(match &cli.output {
+        Some(path) => Box::new(
+            File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        ),
+        None => Box::new(io::stdout().lock()),
+    })
+}
+
+fn summarize(cli: &Cli) -> Result<ExitCode, String> {
+    let trace = cli.input.open().map_err(|e| e.to_string())?;
+    let mut out = BufWriter::new(open_output(cli)?);
+    match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
 fn run(cli: &Cli) -> Result<ExitCode, String> {
+    if cli.summary {
+        return summarize(cli);
+    }
     let inputs = cli
+        .input
         .inputs
         .iter()
         .map(|arg| Input::open(&InputSpec::parse(arg)).map_err(|e| e.to_string()))
@@ -94,13 +121,7 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     } else {
         Mode::Json
     };
-    let sink: Box<dyn Write> = match &cli.output {
-        Some(path) => Box::new(
-            File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
-        ),
-        None => Box::new(io::stdout().lock()),
-    };
-    let mut out = BufWriter::with_capacity(1 << 16, sink);
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
     let mut per_input = Vec::new();
     for input in &inputs {

@@ -1,0 +1,30 @@
+//! Command-line arguments every tband tool shares for naming its inputs.
+
+use clap::Args;
+
+use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
+
+#[derive(Args, Clone, Debug)]
+pub struct InputArgs {
+    /// Trace files: binary or hex text, `-` for stdin. Append `@CORE` to say
+    /// which core a stream was recorded on (e.g. `trace_c1.bin@1`).
+    #[arg(value_name = "TRACE", required = true)]
+    pub inputs: Vec<String>,
+
+    /// Read the inputs as this format instead of recognising it.
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub input_format: Option<InputFormat>,
+}
+
+impl InputArgs {
+    pub fn options(&self) -> OpenOptions {
+        OpenOptions {
+            format: self.input_format,
+        }
+    }
+
+    /// Opens the trace these arguments name.
+    pub fn open(&self) -> Result<Trace, TraceError> {
+        Trace::open(&self.inputs, &self.options())
+    }
+}

@@ -1,0 +1,413 @@
+//! What tband events mean (FORMAT.md, "What the events mean"): the importer
+//! that turns sequenced tband streams into model-builder calls.
+
+use std::collections::BTreeSet;
+
+use tband::{Event, Record};
+
+use crate::frames::FrameError;
+use crate::model::{
+    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
+    StateReason, TaskKind, TaskStateKind, TraceInfo,
+};
+use crate::sequencer::{self, Clock, Position, Stream, Visitor};
+use tband::schema::PayloadError;
+
+/// Builds the model of a tband trace given as one stream per input.
+pub fn build_model(streams: &[Stream<'_>], mut info: TraceInfo) -> Model {
+    let mut builder = ModelBuilder::default();
+    let mut ns_per_tick = None;
+    let mut metadata_cores = BTreeSet::new();
+    sequencer::for_each_metadata(streams, |core, rec| {
+        metadata_cores.insert(core);
+        apply_metadata(&mut builder, core, rec, &mut ns_per_tick);
+    });
+    info.format = "tband".into();
+    info.ns_per_tick_known = ns_per_tick.is_some();
+    info.ns_per_tick = ns_per_tick.unwrap_or(1).max(1);
+    info.first_ts_raw = sequencer::first_timestamp(streams).unwrap_or(0);
+    let clock = Clock {
+        ns_per_tick: info.ns_per_tick,
+        first_raw: info.first_ts_raw,
+    };
+    *builder.info_mut() = info;
+    if ns_per_tick.is_none() {
+        builder.anomaly(
+            0,
+            0,
+            None,
+            AnomalyKind::NoTimerResolution,
+            1,
+            "the trace has no ts_resolution_ns event; 1 ns per tick assumed".into(),
+        );
+    }
+    let mut interpreter = Interpreter {
+        b: builder,
+        streams: streams.len(),
+        invalid_run: vec![None; streams.len()],
+        cores_with_events: BTreeSet::new(),
+        events: 0,
+        invalid: 0,
+    };
+    sequencer::sequence(streams, &clock, &mut interpreter);
+    interpreter.finish(&metadata_cores)
+}
+
+fn apply_metadata(
+    b: &mut ModelBuilder,
+    core: u32,
+    rec: &Record<'_>,
+    ns_per_tick: &mut Option<u64>,
+) {
+    match rec.event {
+        Event::TsResolutionNs { ns_per_ts } => {
+            ns_per_tick.get_or_insert(ns_per_ts);
+        }
+        Event::IsrName { isr_id, name } => b.set_isr_name(core, isr_id, name),
+        Event::EvtmarkerName { evtmarker_id, name } => {
+            b.set_marker_name(evtmarker_id, None, MarkerKind::Event, name)
+        }
+        Event::ValmarkerName { valmarker_id, name } => {
+            b.set_marker_name(valmarker_id, None, MarkerKind::Value, name)
+        }
+        Event::TaskName { task_id, name } => b.set_task_name(task_id, name),
+        Event::TaskIsIdleTask { task_id, core_id } => b.set_idle_task(core_id, task_id),
+        Event::TaskIsTimerTask { task_id } => b.set_task_kind(task_id, TaskKind::Timer),
+        Event::QueueName { queue_id, name } => b.set_queue_name(queue_id, name),
+        Event::QueueKind { queue_id, kind } => b.set_queue_kind(queue_id, queue_kind(kind)),
+        Event::TaskEvtmarkerName {
+            evtmarker_id,
+            task_id,
+            name,
+        } => b.set_marker_name(evtmarker_id, Some(task_id), MarkerKind::Event, name),
+        Event::TaskValmarkerName {
+            valmarker_id,
+            task_id,
+            name,
+        } => b.set_marker_name(valmarker_id, Some(task_id), MarkerKind::Value, name),
+        _ => {}
+    }
+}
+
+struct Interpreter {
+    b: ModelBuilder,
+    streams: usize,
+    /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
+    invalid_run: Vec<Option<InvalidRun>>,
+    cores_with_events: BTreeSet<u32>,
+    events: u64,
+    invalid: u64,
+}
+
+#[derive(Clone)]
+struct InvalidRun {
+    first_offset: usize,
+    count: u64,
+    ts_ns: u64,
+    core: u32,
+    unknown_id: bool,
+    reason: String,
+}
+
+impl Interpreter {
+    fn close_invalid_run(&mut self, stream: usize) {
+        let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) else {
+            return;
+        };
+        let (kind, what) = if run.unknown_id {
+            (
+                AnomalyKind::UnknownEvent,
+                "frame(s) with an unknown event id",
+            )
+        } else {
+            (AnomalyKind::InvalidFrame, "invalid frame(s)")
+        };
+        let source = if self.streams > 1 {
+            format!("input {} ", stream + 1)
+        } else {
+            String::new()
+        };
+        self.b.anomaly(
+            run.ts_ns,
+            run.ts_ns,
+            Some(run.core),
+            kind,
+            run.count,
+            format!(
+                "{} {what} from {source}byte {}, first: {}",
+                run.count, run.first_offset, run.reason
+            ),
+        );
+    }
+
+    /// The task a task-local marker belongs to: the one running on `core`.
+    fn marker_task(&mut self, t: u64, core: u32, what: &str) -> Option<u32> {
+        let task = self.b.running_task(core);
+        if task.is_none() {
+            self.b.anomaly(
+                t,
+                t,
+                Some(core),
+                AnomalyKind::NoCurrentTask,
+                1,
+                format!("{what} while no running task is known on core {core}"),
+            );
+        }
+        task
+    }
+
+    fn finish(mut self, metadata_cores: &BTreeSet<u32>) -> Model {
+        for stream in 0..self.streams {
+            self.close_invalid_run(stream);
+        }
+        for &core in metadata_cores.difference(&self.cores_with_events) {
+            self.b.core_seen(core);
+            self.b.anomaly(
+                0,
+                0,
+                Some(core),
+                AnomalyKind::MissingCoreStream,
+                1,
+                format!("metadata describes core {core} but no events of it are in the inputs"),
+            );
+        }
+        let info = self.b.info_mut();
+        info.events = self.events;
+        info.invalid_frames = self.invalid;
+        self.b.finish()
+    }
+}
+
+impl Visitor for Interpreter {
+    fn event(&mut self, at: Position, rec: &Record<'_>) {
+        self.close_invalid_run(at.stream);
+        self.events += 1;
+        let Some(t) = at.ts_ns else { return };
+        let core = at.core;
+        let b = &mut self.b;
+        if let Event::CoreId { .. } = rec.event {
+            b.core_seen(core);
+            return;
+        }
+        self.cores_with_events.insert(core);
+        let previous_event = b.last_event_on(core);
+        b.event_at(core, t);
+        match rec.event {
+            Event::DroppedEvtCnt { cnt } => {
+                b.dropped_total(t, core, u64::from(cnt), previous_event)
+            }
+            Event::IsrEnter { isr_id } => b.isr_enter(t, core, isr_id),
+            Event::IsrExit { isr_id } => b.isr_exit(t, core, isr_id),
+            Event::Evtmarker { evtmarker_id, msg } => {
+                let msg = b.intern(msg);
+                b.marker_instant(t, evtmarker_id, None, msg)
+            }
+            Event::EvtmarkerBegin { evtmarker_id, msg } => {
+                let msg = b.intern(msg);
+                b.marker_begin(t, evtmarker_id, None, msg)
+            }
+            Event::EvtmarkerEnd { evtmarker_id } => b.marker_end(t, core, evtmarker_id, None),
+            Event::Valmarker { valmarker_id, val } => b.marker_value(t, valmarker_id, None, val),
+            Event::TaskSwitchedIn { task_id } => b.task_switched_in(t, core, task_id),
+            Event::TaskToRdyState { task_id }
+            | Event::TaskResumed { task_id }
+            | Event::TaskResumedFromIsr { task_id } => b.task_ready(t, core, task_id),
+            Event::TaskSuspended { task_id } => b.task_suspended(t, task_id),
+            Event::CurtaskDelay { .. } => {
+                b.current_task_announces(t, core, TaskStateKind::Blocked, StateReason::Delay, None)
+            }
+            Event::CurtaskDelayUntil { .. } => b.current_task_announces(
+                t,
+                core,
+                TaskStateKind::Blocked,
+                StateReason::DelayUntil,
+                None,
+            ),
+            Event::TaskPrioritySet { task_id, priority } => {
+                b.task_priority(t, task_id, priority, PriorityCause::Set)
+            }
+            Event::TaskPriorityInherit { task_id, priority } => {
+                b.task_priority(t, task_id, priority, PriorityCause::Inherit)
+            }
+            Event::TaskPriorityDisinherit { task_id, priority } => {
+                b.task_priority(t, task_id, priority, PriorityCause::Disinherit)
+            }
+            Event::TaskCreated { task_id } => b.task_created(t, task_id),
+            Event::TaskDeleted { task_id } => b.task_deleted(t, task_id),
+            Event::QueueCreated { queue_id } => b.queue_created(queue_id),
+            Event::QueueSend {
+                queue_id,
+                len_after,
+            } => b.queue_op(t, core, queue_id, QueueOpKind::Send, false, Some(len_after)),
+            Event::QueueSendFromIsr {
+                queue_id,
+                len_after,
+            } => b.queue_op(t, core, queue_id, QueueOpKind::Send, true, Some(len_after)),
+            Event::QueueOverwrite {
+                queue_id,
+                len_after,
+            } => b.queue_op(
+                t,
+                core,
+                queue_id,
+                QueueOpKind::Overwrite,
+                false,
+                Some(len_after),
+            ),
+            Event::QueueOverwriteFromIsr {
+                queue_id,
+                len_after,
+            } => b.queue_op(
+                t,
+                core,
+                queue_id,
+                QueueOpKind::Overwrite,
+                true,
+                Some(len_after),
+            ),
+            Event::QueueReceive {
+                queue_id,
+                len_after,
+            } => b.queue_op(
+                t,
+                core,
+                queue_id,
+                QueueOpKind::Receive,
+                false,
+                Some(len_after),
+            ),
+            Event::QueueReceiveFromIsr {
+                queue_id,
+                len_after,
+            } => b.queue_op(
+                t,
+                core,
+                queue_id,
+                QueueOpKind::Receive,
+                true,
+                Some(len_after),
+            ),
+            Event::QueueReset { queue_id } => {
+                let from_isr = b.in_isr(core);
+                b.queue_op(t, core, queue_id, QueueOpKind::Reset, from_isr, None)
+            }
+            Event::CurtaskBlockOnQueuePeek { queue_id, .. } => b.current_task_announces(
+                t,
+                core,
+                TaskStateKind::Blocked,
+                StateReason::QueuePeek,
+                Some(queue_id),
+            ),
+            Event::CurtaskBlockOnQueueSend { queue_id, .. } => b.current_task_announces(
+                t,
+                core,
+                TaskStateKind::Blocked,
+                StateReason::QueueSend,
+                Some(queue_id),
+            ),
+            Event::CurtaskBlockOnQueueReceive { queue_id, .. } => b.current_task_announces(
+                t,
+                core,
+                TaskStateKind::Blocked,
+                StateReason::QueueReceive,
+                Some(queue_id),
+            ),
+            Event::QueueCurLength { queue_id, length } => {
+                let from_isr = b.in_isr(core);
+                b.queue_op(
+                    t,
+                    core,
+                    queue_id,
+                    QueueOpKind::Level,
+                    from_isr,
+                    Some(length),
+                )
+            }
+            Event::TaskEvtmarker { evtmarker_id, msg } => {
+                if let Some(task) = self.marker_task(t, core, "a task-local marker") {
+                    let msg = self.b.intern(msg);
+                    self.b.marker_instant(t, evtmarker_id, Some(task), msg);
+                }
+            }
+            Event::TaskEvtmarkerBegin { evtmarker_id, msg } => {
+                if let Some(task) = self.marker_task(t, core, "a task-local marker began") {
+                    let msg = self.b.intern(msg);
+                    self.b.marker_begin(t, evtmarker_id, Some(task), msg);
+                }
+            }
+            Event::TaskEvtmarkerEnd { evtmarker_id } => {
+                if let Some(task) = self.marker_task(t, core, "a task-local marker ended") {
+                    self.b.marker_end(t, core, evtmarker_id, Some(task));
+                }
+            }
+            Event::TaskValmarker { valmarker_id, val } => {
+                if let Some(task) = self.marker_task(t, core, "a task-local value") {
+                    self.b.marker_value(t, valmarker_id, Some(task), val);
+                }
+            }
+            Event::CoreId { .. }
+            | Event::TsResolutionNs { .. }
+            | Event::IsrName { .. }
+            | Event::EvtmarkerName { .. }
+            | Event::ValmarkerName { .. }
+            | Event::TaskName { .. }
+            | Event::TaskIsIdleTask { .. }
+            | Event::TaskIsTimerTask { .. }
+            | Event::QueueName { .. }
+            | Event::QueueKind { .. }
+            | Event::TaskEvtmarkerName { .. }
+            | Event::TaskValmarkerName { .. } => {}
+        }
+    }
+
+    fn invalid(&mut self, at: Position, err: &FrameError) {
+        self.invalid += 1;
+        let unknown_id = matches!(err, FrameError::Payload(PayloadError::UnknownId(_)));
+        let ts_ns = self.b.last_event_on(at.core).unwrap_or(0);
+        if let Some(Some(run)) = self.invalid_run.get_mut(at.stream) {
+            if run.unknown_id == unknown_id {
+                run.count += 1;
+                return;
+            }
+        }
+        self.close_invalid_run(at.stream);
+        if let Some(slot) = self.invalid_run.get_mut(at.stream) {
+            *slot = Some(InvalidRun {
+                first_offset: at.offset,
+                count: 1,
+                ts_ns,
+                core: at.core,
+                unknown_id,
+                reason: err.to_string(),
+            });
+        }
+    }
+
+    fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64) {
+        let t = at.ts_ns.unwrap_or(0);
+        self.b.anomaly(
+            t,
+            t,
+            Some(at.core),
+            AnomalyKind::TimeBackwards,
+            1,
+            format!(
+                "timestamp {raw} at byte {} is lower than the previous {previous_raw} on core {}",
+                at.offset, at.core
+            ),
+        );
+    }
+}
+
+/// The model's kind for a `queue_kind` enum value of FORMAT.md.
+fn queue_kind(kind: u8) -> QueueKind {
+    match kind {
+        0 => QueueKind::Queue,
+        1 => QueueKind::CountingSemaphore,
+        2 => QueueKind::BinarySemaphore,
+        3 => QueueKind::Mutex,
+        4 => QueueKind::RecursiveMutex,
+        5 => QueueKind::QueueSet,
+        _ => QueueKind::Unknown,
+    }
+}

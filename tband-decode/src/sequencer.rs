@@ -1,0 +1,387 @@
+//! Puts the events of one or more tband streams into one time-ordered
+//! sequence: a streaming k-way merge (one pending frame per stream, never a
+//! global sort), ticks scaled to nanoseconds since the first event, and
+//! per-core monotonic time enforced (a step backwards is reported and the
+//! event is placed at the core's current time).
+
+use std::collections::HashMap;
+
+use tband::{Event, EventKind, Record};
+
+use crate::frames::{decode_frame, FrameError, Frames, RawFrame};
+
+/// One input stream and the core its events belong to until a `core_id`
+/// event says otherwise.
+#[derive(Clone, Copy, Debug)]
+pub struct Stream<'a> {
+    pub bytes: &'a [u8],
+    pub core: u32,
+}
+
+/// Where a frame was found and when it happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Position {
+    pub stream: usize,
+    pub offset: usize,
+    pub core: u32,
+    /// Nanoseconds since the first event; `None` for metadata and for
+    /// frames that did not decode.
+    pub ts_ns: Option<u64>,
+}
+
+/// Receives the sequenced frames.
+pub trait Visitor {
+    fn event(&mut self, at: Position, rec: &Record<'_>);
+    fn invalid(&mut self, at: Position, err: &FrameError);
+    /// A timestamp lower than the previous one on the same core (raw ticks).
+    fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64);
+}
+
+/// Frame kinds that can carry static facts or switch the core: the ones the
+/// metadata pass has to decode. Read without decoding from the first COBS
+/// block (a code byte of 1 means the payload starts with a zero: id 0).
+#[inline]
+fn peek_id(frame: &RawFrame<'_>) -> Option<u8> {
+    match frame.bytes {
+        [1, ..] => Some(0),
+        [_, id, ..] => Some(*id),
+        _ => None,
+    }
+}
+
+/// Calls `f` with every metadata event and the core it describes, wherever
+/// it stands in the streams (metadata applies regardless of position).
+pub fn for_each_metadata(streams: &[Stream<'_>], mut f: impl FnMut(u32, &Record<'_>)) {
+    let mut scratch = Vec::new();
+    for stream in streams {
+        let mut core = stream.core;
+        for raw in Frames::new(stream.bytes) {
+            let interesting = peek_id(&raw)
+                .and_then(EventKind::from_id)
+                .is_some_and(|k| k.is_metadata() || k == EventKind::CoreId);
+            if !interesting {
+                continue;
+            }
+            if let Ok(rec) = decode_frame(&raw, &mut scratch) {
+                match rec.event {
+                    Event::CoreId { core_id } => core = core_id,
+                    _ => f(core, &rec),
+                }
+            }
+        }
+    }
+}
+
+/// Converts raw ticks to ns since the first event.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    pub ns_per_tick: u64,
+    pub first_raw: u64,
+}
+
+impl Clock {
+    #[inline]
+    pub fn ns(&self, raw: u64) -> u64 {
+        let ticks = raw.saturating_sub(self.first_raw);
+        ticks.saturating_mul(self.ns_per_tick)
+    }
+}
+
+/// A `core_id` event's timestamp is stream bookkeeping (0 at stream start),
+/// not a time: it neither sets the origin nor is checked for order.
+#[inline]
+fn timed(rec: &Record<'_>) -> Option<u64> {
+    match rec.event {
+        Event::CoreId { .. } => None,
+        _ => rec.ts,
+    }
+}
+
+/// The lowest timestamp among the first timed event of each stream.
+pub fn first_timestamp(streams: &[Stream<'_>]) -> Option<u64> {
+    let mut scratch = Vec::new();
+    streams
+        .iter()
+        .filter_map(|s| {
+            Frames::new(s.bytes).find_map(|raw| {
+                decode_frame(&raw, &mut scratch)
+                    .ok()
+                    .and_then(|r| timed(&r))
+            })
+        })
+        .min()
+}
+
+struct Cursor<'a> {
+    frames: Frames<'a>,
+    scratch: Vec<u8>,
+    core: u32,
+    /// The next timed frame, its raw time and core, waiting for its turn.
+    head: Option<(RawFrame<'a>, u64, u32)>,
+}
+
+/// Per-core latest raw time, to keep time monotonic per core.
+#[derive(Default)]
+struct CoreClocks {
+    /// Cores below 256 (all real ones) by index; others, from damaged core
+    /// ids, in a map.
+    small: Vec<Option<u64>>,
+    other: HashMap<u32, Option<u64>>,
+}
+
+impl CoreClocks {
+    #[inline]
+    fn slot(&mut self, core: u32) -> &mut Option<u64> {
+        if core < 256 {
+            let i = core as usize;
+            if i >= self.small.len() {
+                self.small.resize(i + 1, None);
+            }
+            &mut self.small[i]
+        } else {
+            self.other.entry(core).or_insert(None)
+        }
+    }
+
+    #[inline]
+    fn place(&mut self, at: &mut Position, raw: u64, clock: &Clock, v: &mut impl Visitor) {
+        let slot = self.slot(at.core);
+        let placed = match *slot {
+            Some(prev) if raw < prev => prev,
+            _ => raw,
+        };
+        let previous = slot.replace(placed);
+        at.ts_ns = Some(clock.ns(placed));
+        if let Some(prev) = previous.filter(|&p| raw < p) {
+            v.time_backwards(*at, prev, raw);
+        }
+    }
+
+    /// The time of an untimed frame: its core's current time.
+    fn now(&mut self, core: u32, clock: &Clock) -> u64 {
+        clock.ns(self.slot(core).unwrap_or(clock.first_raw))
+    }
+}
+
+/// Visits every frame of `streams` in time order (metadata and broken frames
+/// in stream order as they are reached).
+pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) {
+    let mut clocks = CoreClocks::default();
+    let mut cursors: Vec<Cursor<'_>> = streams
+        .iter()
+        .map(|s| Cursor {
+            frames: Frames::new(s.bytes),
+            scratch: Vec::new(),
+            core: s.core,
+            head: None,
+        })
+        .collect();
+    for (i, cursor) in cursors.iter_mut().enumerate() {
+        advance(cursor, i, None, clock, &mut clocks, v);
+    }
+    loop {
+        let mut next: Option<(usize, u64)> = None;
+        let mut bound = u64::MAX;
+        for (i, c) in cursors.iter().enumerate() {
+            if let Some((_, ts, _)) = c.head {
+                match next {
+                    Some((_, best)) if ts >= best => bound = bound.min(ts),
+                    _ => {
+                        if let Some((_, best)) = next {
+                            bound = bound.min(best);
+                        }
+                        next = Some((i, ts));
+                    }
+                }
+            }
+        }
+        let Some((i, _)) = next else { return };
+        let cursor = &mut cursors[i];
+        if let Some((raw, ts, core)) = cursor.head.take() {
+            let mut at = Position {
+                stream: i,
+                offset: raw.offset,
+                core,
+                ts_ns: None,
+            };
+            clocks.place(&mut at, ts, clock, v);
+            if let Ok(rec) = decode_frame(&raw, &mut cursor.scratch) {
+                v.event(at, &rec);
+            }
+        }
+        advance(cursor, i, Some(bound), clock, &mut clocks, v);
+    }
+}
+
+/// Visits a cursor's frames up to the first timed one later than `bound`
+/// (without a bound: up to the first timed one), which becomes its head.
+fn advance(
+    cursor: &mut Cursor<'_>,
+    stream: usize,
+    bound: Option<u64>,
+    clock: &Clock,
+    clocks: &mut CoreClocks,
+    v: &mut impl Visitor,
+) {
+    for raw in cursor.frames.by_ref() {
+        let mut at = Position {
+            stream,
+            offset: raw.offset,
+            core: cursor.core,
+            ts_ns: None,
+        };
+        match decode_frame(&raw, &mut cursor.scratch) {
+            Ok(rec) => {
+                if let Event::CoreId { core_id } = rec.event {
+                    cursor.core = core_id;
+                    at.core = core_id;
+                }
+                match timed(&rec) {
+                    Some(ts) if bound.is_none_or(|b| ts > b) => {
+                        cursor.head = Some((raw, ts, cursor.core));
+                        return;
+                    }
+                    Some(ts) => clocks.place(&mut at, ts, clock, v),
+                    // An untimed frame happens at its core's current time.
+                    None if rec.ts.is_some() => at.ts_ns = Some(clocks.now(at.core, clock)),
+                    None => {}
+                }
+                v.event(at, &rec);
+            }
+            Err(e) => v.invalid(at, &e),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband::encode_frame;
+
+    fn stream(events: &[(u64, Event<'static>)]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut buf = [0u8; 64];
+        for (ts, ev) in events {
+            let n = encode_frame(&mut buf, *ts, ev).unwrap();
+            out.extend_from_slice(&buf[..n]);
+        }
+        out
+    }
+
+    #[derive(Default)]
+    struct Log(Vec<(u32, Option<u64>, String)>);
+
+    impl Visitor for Log {
+        fn event(&mut self, at: Position, rec: &Record<'_>) {
+            self.0
+                .push((at.core, at.ts_ns, rec.event.kind().name().to_string()));
+        }
+        fn invalid(&mut self, at: Position, _: &FrameError) {
+            self.0.push((at.core, at.ts_ns, "invalid".into()));
+        }
+        fn time_backwards(&mut self, at: Position, prev: u64, raw: u64) {
+            self.0
+                .push((at.core, at.ts_ns, format!("backwards {prev}->{raw}")));
+        }
+    }
+
+    #[test]
+    fn merges_cores_by_time_and_scales() {
+        let c0 = stream(&[
+            (100, Event::IsrEnter { isr_id: 1 }),
+            (130, Event::IsrExit { isr_id: 1 }),
+        ]);
+        let c1 = stream(&[
+            (110, Event::IsrEnter { isr_id: 2 }),
+            (140, Event::IsrExit { isr_id: 2 }),
+        ]);
+        let streams = [
+            Stream {
+                bytes: &c0,
+                core: 0,
+            },
+            Stream {
+                bytes: &c1,
+                core: 1,
+            },
+        ];
+        assert_eq!(first_timestamp(&streams), Some(100));
+        let clock = Clock {
+            ns_per_tick: 10,
+            first_raw: 100,
+        };
+        let mut log = Log::default();
+        sequence(&streams, &clock, &mut log);
+        let got: Vec<_> = log.0.iter().map(|(c, t, _)| (*c, t.unwrap())).collect();
+        assert_eq!(got, [(0, 0), (1, 100), (0, 300), (1, 400)]);
+    }
+
+    #[test]
+    fn core_id_switches_and_backwards_time_is_clamped() {
+        let bytes = stream(&[
+            (0, Event::CoreId { core_id: 1 }),
+            (50, Event::IsrEnter { isr_id: 1 }),
+            (0, Event::CoreId { core_id: 0 }),
+            (60, Event::IsrEnter { isr_id: 2 }),
+            (40, Event::IsrExit { isr_id: 2 }),
+        ]);
+        for other in [false, true] {
+            let empty = Vec::new();
+            let mut streams = vec![Stream {
+                bytes: &bytes,
+                core: 0,
+            }];
+            if other {
+                streams.push(Stream {
+                    bytes: &empty,
+                    core: 1,
+                });
+            }
+            let clock = Clock {
+                ns_per_tick: 1,
+                first_raw: 50,
+            };
+            let mut log = Log::default();
+            sequence(&streams, &clock, &mut log);
+            let names: Vec<_> = log.0.iter().map(|(c, t, n)| (*c, *t, n.as_str())).collect();
+            assert_eq!(
+                names,
+                [
+                    (1, Some(0), "core_id"),
+                    (1, Some(0), "isr_enter"),
+                    (0, Some(0), "core_id"),
+                    (0, Some(10), "isr_enter"),
+                    (0, Some(10), "backwards 60->40"),
+                    (0, Some(10), "isr_exit"),
+                ],
+                "with other stream: {other}"
+            );
+        }
+    }
+
+    #[test]
+    fn metadata_is_found_anywhere() {
+        let bytes = stream(&[
+            (5, Event::IsrEnter { isr_id: 1 }),
+            (0, Event::CoreId { core_id: 2 }),
+            (
+                0,
+                Event::IsrName {
+                    isr_id: 1,
+                    name: b"late",
+                },
+            ),
+        ]);
+        let mut found = Vec::new();
+        for_each_metadata(
+            &[Stream {
+                bytes: &bytes,
+                core: 0,
+            }],
+            |core, rec| {
+                found.push((core, rec.event.kind()));
+            },
+        );
+        assert_eq!(found, [(2, EventKind::IsrName)]);
+    }
+}

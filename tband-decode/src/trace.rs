@@ -1,0 +1,216 @@
+//! A trace opened from its inputs: the format recognised, the model built,
+//! and the raw events available for another pass.
+
+use std::fmt;
+
+use tband::{FieldValue, Record};
+
+use crate::frames::FrameError;
+use crate::input::{Input, InputError, InputSpec};
+use crate::interpret;
+use crate::model::{Model, TraceInfo};
+use crate::sequencer::{self, Clock, Position, Stream, Visitor};
+
+/// The trace formats the tools read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum InputFormat {
+    /// COBS frames of the tband wire format (also the reference C tracer's).
+    Tband,
+}
+
+impl InputFormat {
+    /// Recognises the format of an input by its content.
+    pub fn detect(_input: &Input) -> InputFormat {
+        InputFormat::Tband
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Tband => "tband",
+        }
+    }
+}
+
+/// How to open a trace.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    /// Force a format instead of recognising it.
+    pub format: Option<InputFormat>,
+}
+
+/// Why a trace could not be opened.
+#[derive(Debug)]
+pub enum TraceError {
+    Input(InputError),
+    /// Inputs of different formats were given together.
+    MixedFormats(String, String),
+    /// Nothing in the inputs decoded.
+    NothingDecoded {
+        names: String,
+        bytes: u64,
+        invalid: u64,
+    },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::Input(e) => e.fmt(f),
+            TraceError::MixedFormats(a, b) => {
+                write!(f, "{a} and {b} are traces of different formats; open them separately")
+            }
+            TraceError::NothingDecoded {
+                names,
+                bytes,
+                invalid,
+            } => write!(
+                f,
+                "{names} holds no decodable event ({bytes} bytes, {invalid} invalid frames); is it a trace?"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl From<InputError> for TraceError {
+    fn from(e: InputError) -> Self {
+        TraceError::Input(e)
+    }
+}
+
+/// One field of a raw event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue<'a> {
+    Int(i64),
+    UInt(u64),
+    Str(&'a [u8]),
+}
+
+/// One decoded event as the format recorded it, for ad-hoc queries.
+#[derive(Clone, Copy, Debug)]
+pub struct EventRow<'a> {
+    /// ns since the first event; `None` for metadata.
+    pub ts_ns: Option<u64>,
+    pub core_id: u32,
+    pub name: &'a str,
+    pub args: &'a [(&'static str, ArgValue<'a>)],
+}
+
+/// An opened trace.
+pub struct Trace {
+    pub format: InputFormat,
+    pub model: Model,
+    inputs: Vec<Input>,
+}
+
+impl Trace {
+    /// Opens the inputs named on a command line (`PATH`, `PATH@CORE`, `-`).
+    pub fn open(args: &[String], options: &OpenOptions) -> Result<Trace, TraceError> {
+        let inputs = args
+            .iter()
+            .map(|a| Input::open(&InputSpec::parse(a)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Trace::from_inputs(inputs, options)
+    }
+
+    pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Trace, TraceError> {
+        let format = match options.format {
+            Some(f) => f,
+            None => {
+                let mut formats = inputs.iter().map(|i| (i, InputFormat::detect(i)));
+                let first = formats.next().map(|(_, f)| f).unwrap_or(InputFormat::Tband);
+                if let Some((other, f)) = formats.find(|&(_, f)| f != first) {
+                    return Err(TraceError::MixedFormats(
+                        inputs[0].name.clone(),
+                        format!("{} ({})", other.name, f.name()),
+                    ));
+                }
+                first
+            }
+        };
+        let info = TraceInfo {
+            sources: inputs.iter().map(|i| i.name.clone()).collect(),
+            ..TraceInfo::default()
+        };
+        let model = match format {
+            InputFormat::Tband => interpret::build_model(&tband_streams(&inputs), info),
+        };
+        if model.info.events == 0 {
+            return Err(TraceError::NothingDecoded {
+                names: inputs
+                    .iter()
+                    .map(|i| i.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                bytes: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
+                invalid: model.info.invalid_frames,
+            });
+        }
+        Ok(Trace {
+            format,
+            model,
+            inputs,
+        })
+    }
+
+    /// Calls `f` with every decoded event in time order.
+    pub fn for_each_event(&self, mut f: impl FnMut(&EventRow<'_>)) {
+        match self.format {
+            InputFormat::Tband => {
+                let clock = Clock {
+                    ns_per_tick: self.model.info.ns_per_tick,
+                    first_raw: self.model.info.first_ts_raw,
+                };
+                let mut visitor = RowVisitor { f: &mut f };
+                sequencer::sequence(&tband_streams(&self.inputs), &clock, &mut visitor);
+            }
+        }
+    }
+}
+
+fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {
+    inputs
+        .iter()
+        .map(|i| Stream {
+            bytes: &i.bytes,
+            core: i.core.unwrap_or(0),
+        })
+        .collect()
+}
+
+struct RowVisitor<'f, F> {
+    f: &'f mut F,
+}
+
+impl<F: FnMut(&EventRow<'_>)> Visitor for RowVisitor<'_, F> {
+    fn event(&mut self, at: Position, rec: &Record<'_>) {
+        let mut args = [("", ArgValue::Int(0)); 4];
+        let mut n = 0;
+        rec.event.for_each_field(|name, value| {
+            if let Some(slot) = args.get_mut(n) {
+                *slot = (
+                    name,
+                    match value {
+                        FieldValue::U8(v) => ArgValue::UInt(v.into()),
+                        FieldValue::U32(v) => ArgValue::UInt(v.into()),
+                        FieldValue::U64(v) => ArgValue::UInt(v),
+                        FieldValue::S64(v) => ArgValue::Int(v),
+                        FieldValue::Str(s) => ArgValue::Str(s),
+                    },
+                );
+                n += 1;
+            }
+        });
+        (self.f)(&EventRow {
+            ts_ns: at.ts_ns,
+            core_id: at.core,
+            name: rec.event.kind().name(),
+            args: &args[..n],
+        });
+    }
+
+    fn invalid(&mut self, _: Position, _: &FrameError) {}
+
+    fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
+}
