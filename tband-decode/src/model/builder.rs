@@ -265,12 +265,11 @@ impl ModelBuilder {
     /// Running for the state it announced, or is Ready (preempted).
     pub fn task_switched_in(&mut self, t: u64, core: u32, task: u32) {
         let core_track = self.cores.entry(core).or_default();
-        let previous = core_track.running.replace((task, t));
-        match previous {
-            Some((prev, _)) if prev == task => {
-                self.tasks.entry(task).or_default().announced = None;
-                return;
-            }
+        if core_track.running.is_some_and(|(prev, _)| prev == task) {
+            self.tasks.entry(task).or_default().announced = None;
+            return;
+        }
+        match core_track.running.replace((task, t)) {
             Some((prev, since)) => {
                 self.close_slice(core, prev, since, t, false);
                 self.leave_running(t, prev);
@@ -814,6 +813,7 @@ mod tests {
         b.task_switched_in(10, 0, 9);
         b.task_ready(15, 0, 1);
         b.task_switched_in(20, 0, 1);
+        b.task_switched_in(25, 0, 1);
         b.event_at(0, 30);
         let m = finish(b);
         let slices: Vec<_> = m
