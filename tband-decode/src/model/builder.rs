@@ -269,12 +269,9 @@ impl ModelBuilder {
             self.tasks.entry(task).or_default().announced = None;
             return;
         }
-        match core_track.running.replace((task, t)) {
-            Some((prev, since)) => {
-                self.close_slice(core, prev, since, t, false);
-                self.leave_running(t, prev);
-            }
-            None => {}
+        if let Some((prev, since)) = core_track.running.replace((task, t)) {
+            self.close_slice(core, prev, since, t, false);
+            self.leave_running(t, prev);
         }
         // A task that was running on another core has left it.
         let elsewhere = self
