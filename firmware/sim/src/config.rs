@@ -1,0 +1,184 @@
+//! What to simulate: the size of the system, the stream layout, dropped-event
+//! episodes and when to stop.
+
+use std::fmt;
+
+/// How the per-core streams are laid out (FORMAT.md, "Cores").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Layout {
+    /// Core 0's stream opens with every core's metadata, each announced by a
+    /// `core_id` frame, then `core_id 0`; other cores' streams hold only their
+    /// events.
+    Streaming,
+    /// Each core's stream is that core's metadata followed by its events, with
+    /// no `core_id` frames.
+    Snapshot,
+}
+
+/// Stretches where the sink refuses events.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DropConfig {
+    /// Mean number of events a core writes between two episodes.
+    pub mean_gap_events: u32,
+    /// Longest episode, in lost events (each episode loses 1..=this many).
+    pub max_lost_events: u32,
+}
+
+impl Default for DropConfig {
+    fn default() -> Self {
+        DropConfig {
+            mean_gap_events: 5_000,
+            max_lost_events: 40,
+        }
+    }
+}
+
+/// Everything that determines a simulated trace. Equal configs give equal
+/// bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Config {
+    pub seed: u64,
+    /// Application tasks at start (besides the idle tasks, the timer task and
+    /// short-lived tasks created while running).
+    pub tasks: u32,
+    /// Application queues, semaphores and mutexes (besides the timer queue).
+    pub queues: u32,
+    /// Device interrupts (besides the tick and, with several cores, one
+    /// inter-core interrupt per core).
+    pub isrs: u32,
+    pub cores: u32,
+    pub layout: Layout,
+    pub drops: Option<DropConfig>,
+    /// `dropped_evt_cnt` is re-sent every this many events per core
+    /// (0: only when it changed).
+    pub heartbeat: u32,
+    /// Nanoseconds per timestamp tick.
+    pub ns_per_tick: u64,
+    /// Timestamp ticks per RTOS tick (the tick interrupt period).
+    pub rtos_tick: u64,
+    /// Stop once the streams hold this many bytes in total.
+    pub size: u64,
+    /// Keep a [`GroundTruth`](crate::GroundTruth) of what was scheduled.
+    pub record_truth: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            seed: 1,
+            tasks: 8,
+            queues: 8,
+            isrs: 5,
+            cores: 1,
+            layout: Layout::Streaming,
+            drops: None,
+            heartbeat: 100,
+            ns_per_tick: 10,
+            rtos_tick: 100_000,
+            size: 1 << 20,
+            record_truth: false,
+        }
+    }
+}
+
+/// A config the simulator cannot run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ConfigError {
+    NoCores,
+    TooManyCores(u32),
+    SinkCount { cores: u32, sinks: usize },
+    ZeroTickPeriod,
+    ZeroResolution,
+    TooManyObjects,
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ConfigError::NoCores => write!(f, "the simulated system needs at least one core"),
+            ConfigError::TooManyCores(n) => {
+                write!(f, "{n} cores requested; at most {MAX_CORES} are supported")
+            }
+            ConfigError::SinkCount { cores, sinks } => {
+                write!(f, "{cores} cores need {cores} output streams, got {sinks}")
+            }
+            ConfigError::ZeroTickPeriod => write!(f, "the RTOS tick period must be at least 1 timestamp tick"),
+            ConfigError::ZeroResolution => write!(f, "the timestamp resolution must be at least 1 ns"),
+            ConfigError::TooManyObjects => write!(
+                f,
+                "at most {MAX_OBJECTS} tasks, {MAX_OBJECTS} queues and {MAX_OBJECTS} interrupts are supported"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for ConfigError {}
+
+pub const MAX_CORES: u32 = 64;
+pub const MAX_OBJECTS: u32 = 10_000;
+
+impl Config {
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.cores == 0 {
+            return Err(ConfigError::NoCores);
+        }
+        if self.cores > MAX_CORES {
+            return Err(ConfigError::TooManyCores(self.cores));
+        }
+        if self.rtos_tick == 0 {
+            return Err(ConfigError::ZeroTickPeriod);
+        }
+        if self.ns_per_tick == 0 {
+            return Err(ConfigError::ZeroResolution);
+        }
+        if self.tasks > MAX_OBJECTS || self.queues > MAX_OBJECTS || self.isrs > MAX_OBJECTS {
+            return Err(ConfigError::TooManyObjects);
+        }
+        Ok(())
+    }
+}
+
+/// Parses a byte count with an optional `K`, `M` or `G` suffix (powers of
+/// 1024), e.g. `100M`.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let (digits, mult) = match t.char_indices().last() {
+        Some((i, c)) if c.eq_ignore_ascii_case(&'k') => (&t[..i], 1u64 << 10),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'m') => (&t[..i], 1 << 20),
+        Some((i, c)) if c.eq_ignore_ascii_case(&'g') => (&t[..i], 1 << 30),
+        _ => (t, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(mult))
+        .ok_or_else(|| format!("`{text}` is not a size like 4096, 512K, 100M or 1G"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512K"), Ok(512 << 10));
+        assert_eq!(parse_size("100M"), Ok(100 << 20));
+        assert_eq!(parse_size("1g"), Ok(1 << 30));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("M").is_err());
+        assert!(parse_size("12X").is_err());
+        assert!(parse_size("-1K").is_err());
+        assert!(parse_size("99999999999999999999G").is_err());
+    }
+
+    #[test]
+    fn validation() {
+        assert_eq!(Config::default().validate(), Ok(()));
+        let bad = Config {
+            cores: 0,
+            ..Config::default()
+        };
+        assert_eq!(bad.validate(), Err(ConfigError::NoCores));
+    }
+}
