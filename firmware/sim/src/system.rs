@@ -337,6 +337,11 @@ fn role_program(
             });
             p.push(b.compute(20, 200));
             p.push(Op::Value { id: rate });
+            // A nested span on the same track around the sends.
+            p.push(Op::MarkerBegin {
+                id: frame,
+                msg: "send",
+            });
             // Bursts longer than the queue make the producer wait for room.
             if let Some(q) = b.queue(Purpose::Data, n) {
                 for _ in 0..b.rng.range(2, 6) {
@@ -354,6 +359,7 @@ fn role_program(
                     on_fail: None,
                 });
             }
+            p.push(Op::MarkerEnd { id: frame });
             p.push(Op::MarkerEnd { id: frame });
             p.push(Op::LocalInstant { id: 0, msg: "sent" });
             p.push(Op::LocalValue { id: 0 });
@@ -376,7 +382,13 @@ fn role_program(
                 id: 0,
                 msg: "process",
             });
-            p.push(b.compute(50, 400));
+            p.push(Op::LocalBegin {
+                id: 0,
+                msg: "decode",
+            });
+            p.push(b.compute(30, 200));
+            p.push(Op::LocalEnd { id: 0 });
+            p.push(b.compute(20, 200));
             p.push(Op::LocalValue { id: 0 });
             if let Some(q) = b.queue(Purpose::Mailbox, n) {
                 p.push(Op::Peek {

@@ -472,13 +472,13 @@ impl Recorder {
                 });
             }
         }
+        let mut high: HashMap<u32, u32> = HashMap::new();
+        for l in &t.queue_levels {
+            let h = high.entry(l.queue_id).or_default();
+            *h = (*h).max(l.len);
+        }
         for q in &mut t.queues {
-            q.high_water = t
-                .queue_levels
-                .iter()
-                .filter(|l| l.queue_id == q.queue_id)
-                .map(|l| l.len)
-                .max();
+            q.high_water = high.get(&q.queue_id).copied();
         }
         t.drop_episodes = drop_episodes;
         t.run_slices.sort_by_key(|s| (s.start, s.core));

@@ -9,7 +9,7 @@ use tband_sim::{generate, Config, DropConfig, Layout};
 
 fn config(cores: u32, layout: Layout, drops: bool) -> Config {
     Config {
-        size: 256 << 10,
+        size: 128 << 10,
         cores,
         layout,
         drops: drops.then_some(DropConfig {

@@ -4,6 +4,7 @@
 mod common;
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 use common::replay::{replay, Replay};
 use common::{decode, timeline};
@@ -19,6 +20,20 @@ fn run(config: &Config) -> (Vec<common::Ev>, GroundTruth) {
     (decode(&streams), truth.unwrap())
 }
 
+/// The configurations every test checks, generated once per test binary.
+fn runs() -> &'static [(Config, Vec<common::Ev>, GroundTruth)] {
+    static RUNS: OnceLock<Vec<(Config, Vec<common::Ev>, GroundTruth)>> = OnceLock::new();
+    RUNS.get_or_init(|| {
+        configs()
+            .into_iter()
+            .map(|c| {
+                let (events, truth) = run(&c);
+                (c, events, truth)
+            })
+            .collect()
+    })
+}
+
 fn configs() -> Vec<Config> {
     let mut v = Vec::new();
     for (cores, tasks, isrs) in [(1, 8, 5), (1, 20, 9), (2, 12, 6), (4, 14, 8)] {
@@ -29,7 +44,7 @@ fn configs() -> Vec<Config> {
                 tasks,
                 isrs,
                 queues: 9,
-                size: 300 << 10,
+                size: 200 << 10,
                 layout: if seed == 1 {
                     Layout::Streaming
                 } else {
@@ -44,9 +59,8 @@ fn configs() -> Vec<Config> {
 
 #[test]
 fn truth_equals_the_events_read_by_the_format_rules() {
-    for c in configs() {
-        let (events, truth) = run(&c);
-        let tl = timeline(&events);
+    for (c, events, truth) in runs() {
+        let tl = timeline(events);
         assert_eq!(truth.end_ts, tl.last().unwrap().ts.unwrap());
         assert_eq!(truth.start_ts, tl.first().unwrap().ts.unwrap());
         let r = replay(&tl, c.cores, truth.end_ts);
@@ -74,8 +88,7 @@ fn truth_equals_the_events_read_by_the_format_rules() {
 
 #[test]
 fn run_slices_are_contiguous_per_core() {
-    for c in configs() {
-        let (_, truth) = run(&c);
+    for (c, _, truth) in runs() {
         for core in 0..c.cores {
             let s: Vec<_> = truth.run_slices.iter().filter(|s| s.core == core).collect();
             assert!(s.len() > 10);
@@ -105,8 +118,7 @@ fn run_slices_are_contiguous_per_core() {
 #[test]
 fn isr_runs_nest_properly() {
     let mut nested = 0;
-    for c in configs() {
-        let (_, truth) = run(&c);
+    for (c, _, truth) in runs() {
         let prio: HashMap<(u32, u32), u32> = truth
             .isrs
             .iter()
@@ -133,8 +145,7 @@ fn isr_runs_nest_properly() {
 
 #[test]
 fn task_states_are_contiguous_and_queue_levels_within_capacity() {
-    for c in configs() {
-        let (_, truth) = run(&c);
+    for (c, _, truth) in runs() {
         let mut by_task: HashMap<u32, Vec<_>> = HashMap::new();
         for s in &truth.task_states {
             by_task.entry(s.task_id).or_default().push(s);
@@ -171,19 +182,36 @@ fn task_states_are_contiguous_and_queue_levels_within_capacity() {
 
 #[test]
 fn marker_spans_nest_on_each_track() {
-    for c in configs() {
-        let (_, truth) = run(&c);
-        assert!(truth.marker_spans.iter().any(|s| s.task_id.is_none()));
-        assert!(truth.marker_spans.iter().any(|s| s.task_id.is_some()));
-        for a in &truth.marker_spans {
-            for b in &truth.marker_spans {
-                if (a.task_id, a.marker_id) != (b.task_id, b.marker_id) || a == b {
-                    continue;
+    for (c, _, truth) in runs() {
+        for global in [true, false] {
+            let scoped = |s: &&tband_sim::MarkerSpan| s.task_id.is_none() == global;
+            assert!(truth
+                .marker_spans
+                .iter()
+                .filter(scoped)
+                .any(|s| s.depth == 0));
+            assert!(truth
+                .marker_spans
+                .iter()
+                .filter(scoped)
+                .any(|s| s.depth == 1));
+        }
+        let mut tracks: HashMap<(Option<u32>, u32), Vec<&tband_sim::MarkerSpan>> = HashMap::new();
+        for s in &truth.marker_spans {
+            tracks.entry((s.task_id, s.marker_id)).or_default().push(s);
+        }
+        for spans in tracks.values_mut() {
+            spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
+            let mut open: Vec<u64> = Vec::new();
+            for s in spans.iter() {
+                while open.last().is_some_and(|&end| end <= s.start) {
+                    open.pop();
                 }
-                let disjoint = a.end <= b.start || b.end <= a.start;
-                let a_in_b = b.start < a.start && a.end <= b.end;
-                let b_in_a = a.start < b.start && b.end <= a.end;
-                assert!(disjoint || a_in_b || b_in_a, "{a:?} {b:?}");
+                if let Some(&end) = open.last() {
+                    assert!(s.end <= end, "{s:?} overlaps its outer span");
+                }
+                assert_eq!(s.depth as usize, open.len(), "{s:?}");
+                open.push(s.end);
             }
         }
     }
