@@ -118,7 +118,7 @@ fn run_slices_are_contiguous_per_core() {
 #[test]
 fn isr_runs_nest_properly() {
     let mut nested = 0;
-    for (c, _, truth) in runs() {
+    for (_, _, truth) in runs() {
         let prio: HashMap<(u32, u32), u32> = truth
             .isrs
             .iter()
@@ -182,7 +182,7 @@ fn task_states_are_contiguous_and_queue_levels_within_capacity() {
 
 #[test]
 fn marker_spans_nest_on_each_track() {
-    for (c, _, truth) in runs() {
+    for (_, _, truth) in runs() {
         for global in [true, false] {
             let scoped = |s: &&tband_sim::MarkerSpan| s.task_id.is_none() == global;
             assert!(truth
