@@ -68,7 +68,9 @@ impl DropPlan {
 pub(crate) struct CoreStream<W> {
     core: u32,
     sink: W,
-    buf: Vec<u8>,
+    /// Frames not yet handed to the sink: `buf[..filled]`.
+    buf: Box<[u8]>,
+    filled: usize,
     bytes: u64,
     plan: Option<DropPlan>,
     heartbeat: u32,
@@ -80,6 +82,7 @@ pub(crate) struct CoreStream<W> {
     episodes: Vec<DropEpisode>,
     /// Episodes before this index have been reported.
     reported: usize,
+    last_written_ts: Option<Ts>,
 }
 
 impl<W: Write> CoreStream<W> {
@@ -87,7 +90,8 @@ impl<W: Write> CoreStream<W> {
         CoreStream {
             core,
             sink,
-            buf: Vec::with_capacity(FLUSH_AT + MAX_FRAME),
+            buf: vec![0; FLUSH_AT + MAX_FRAME].into_boxed_slice(),
+            filled: 0,
             bytes: 0,
             plan: drops.map(|(rng, config)| DropPlan::new(rng, config)),
             heartbeat,
@@ -97,6 +101,7 @@ impl<W: Write> CoreStream<W> {
             in_episode: false,
             episodes: Vec::new(),
             reported: 0,
+            last_written_ts: None,
         }
     }
 
@@ -106,20 +111,17 @@ impl<W: Write> CoreStream<W> {
     }
 
     fn write_frame(&mut self, ts: Ts, event: &Event<'_>) -> io::Result<()> {
-        let start = self.buf.len();
-        self.buf.resize(start + MAX_FRAME, 0);
-        let Some(n) = encode_frame(&mut self.buf[start..], ts, event) else {
-            self.buf.truncate(start);
+        let Some(n) = encode_frame(&mut self.buf[self.filled..], ts, event) else {
             return Err(io::Error::other(format!(
                 "a {} frame is longer than {MAX_FRAME} bytes",
                 event.kind().name()
             )));
         };
-        self.buf.truncate(start + n);
+        self.filled += n;
         self.bytes += n as u64;
-        if self.buf.len() >= FLUSH_AT {
-            self.sink.write_all(&self.buf)?;
-            self.buf.clear();
+        if self.filled >= FLUSH_AT {
+            self.sink.write_all(&self.buf[..self.filled])?;
+            self.filled = 0;
         }
         Ok(())
     }
@@ -156,6 +158,7 @@ impl<W: Write> CoreStream<W> {
         }
         self.write_frame(ts, event)?;
         self.events_since_count += 1;
+        self.last_written_ts = Some(ts);
         Ok(true)
     }
 
@@ -168,6 +171,7 @@ impl<W: Write> CoreStream<W> {
             }
             _ => self.episodes.push(DropEpisode {
                 core: self.core,
+                previous_ts: self.last_written_ts,
                 first_lost_ts: ts,
                 last_lost_ts: ts,
                 lost_events: 1,
@@ -179,7 +183,7 @@ impl<W: Write> CoreStream<W> {
 
     /// Flushes and hands back the sink and the episodes of lost events.
     pub fn finish(mut self) -> io::Result<(W, Vec<DropEpisode>)> {
-        self.sink.write_all(&self.buf)?;
+        self.sink.write_all(&self.buf[..self.filled])?;
         self.sink.flush()?;
         Ok((self.sink, self.episodes))
     }
@@ -241,6 +245,7 @@ mod tests {
         for e in &episodes {
             assert_eq!(e.core, 2);
             assert!(e.first_lost_ts <= e.last_lost_ts);
+            assert!(e.previous_ts.is_none_or(|p| p < e.first_lost_ts));
             if let Some(at) = e.reported_at_ts {
                 assert!(at > e.last_lost_ts);
                 assert!(!written[at as usize - 2]);

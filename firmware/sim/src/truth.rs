@@ -194,10 +194,14 @@ pub struct MarkerValue {
     pub value: i64,
 }
 
-/// A stretch of consecutive events of one core that the sink refused.
+/// A stretch of consecutive events of one core that the sink refused. A
+/// reader of the trace sees the damage as the gap between `previous_ts` and
+/// `reported_at_ts` on that core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DropEpisode {
     pub core: u32,
+    /// Timestamp of the last event of this core written before the loss.
+    pub previous_ts: Option<Ts>,
     pub first_lost_ts: Ts,
     pub last_lost_ts: Ts,
     pub lost_events: u32,

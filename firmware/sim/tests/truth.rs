@@ -261,6 +261,8 @@ fn drop_episodes_are_exactly_the_missing_events() {
                 assert!(!written
                     .iter()
                     .any(|&t| (ep.first_lost_ts..=ep.last_lost_ts).contains(&t)));
+                let before = written.iter().rev().find(|&&t| t < ep.first_lost_ts);
+                assert_eq!(ep.previous_ts, before.copied());
                 if let Some(at) = ep.reported_at_ts {
                     let first_after = counts.iter().find(|(t, _)| *t > ep.last_lost_ts).unwrap();
                     assert_eq!(first_after.0, at);
