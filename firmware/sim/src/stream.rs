@@ -19,7 +19,7 @@ const MAX_FRAME: usize = 256;
 struct DropPlan {
     rng: Rng,
     config: DropConfig,
-    /// Events still accepted before the next episode starts.
+    /// Events still accepted before the next episode starts (at least 1).
     until_episode: u64,
     /// Events still refused in the current episode.
     left_in_episode: u32,
@@ -42,7 +42,8 @@ impl DropPlan {
         self.until_episode = self.rng.range(mean / 2 + 1, mean + mean / 2);
     }
 
-    /// Whether the sink refuses the next event.
+    /// Whether the sink refuses the next event. At least one event gets
+    /// through between two episodes.
     fn refuses(&mut self) -> bool {
         if self.left_in_episode > 0 {
             self.left_in_episode -= 1;
@@ -51,17 +52,17 @@ impl DropPlan {
             }
             return true;
         }
-        self.until_episode -= 1;
-        if self.until_episode == 0 {
-            let max = u64::from(self.config.max_lost_events.max(1));
-            // This event is the episode's first loss.
-            self.left_in_episode = self.rng.range(1, max) as u32 - 1;
-            if self.left_in_episode == 0 {
-                self.schedule_next();
-            }
-            return true;
+        if self.until_episode > 0 {
+            self.until_episode -= 1;
+            return false;
         }
-        false
+        let max = u64::from(self.config.max_lost_events.max(1));
+        // This event is the episode's first loss.
+        self.left_in_episode = self.rng.range(1, max) as u32 - 1;
+        if self.left_in_episode == 0 {
+            self.schedule_next();
+        }
+        true
     }
 }
 
