@@ -249,16 +249,13 @@ impl ModelBuilder {
         }
     }
 
+    /// A task was created; it has no state until it is made ready.
     pub fn task_created(&mut self, t: u64, task: u32) {
-        let track = self.tasks.entry(task).or_default();
-        track.created_ns.get_or_insert(t);
-        if track.state.is_none() {
-            self.set_state(
-                task,
-                t,
-                Self::state(TaskStateKind::Ready, StateReason::Created, t),
-            );
-        }
+        self.tasks
+            .entry(task)
+            .or_default()
+            .created_ns
+            .get_or_insert(t);
     }
 
     /// `task` now runs on `core`; the task that ran there before leaves
@@ -381,7 +378,11 @@ impl ModelBuilder {
         if track.state.is_some_and(|s| s.state == TaskStateKind::Ready) {
             return;
         }
-        let mut ready = Self::state(TaskStateKind::Ready, StateReason::Woken, t);
+        let reason = match track.state {
+            None if track.created_ns.is_some() => StateReason::Created,
+            _ => StateReason::Woken,
+        };
+        let mut ready = Self::state(TaskStateKind::Ready, reason, t);
         ready.woken_by_isr = self
             .cores
             .get(&core)
