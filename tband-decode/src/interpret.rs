@@ -1,8 +1,6 @@
 //! What tband events mean (FORMAT.md, "What the events mean"): the importer
 //! that turns sequenced tband streams into model-builder calls.
 
-use std::collections::BTreeSet;
-
 use tband::{Event, Record};
 
 use crate::frames::FrameError;
@@ -16,12 +14,7 @@ use tband::schema::PayloadError;
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], mut info: TraceInfo) -> Model {
     let mut builder = ModelBuilder::default();
-    let mut ns_per_tick = None;
-    let mut metadata_cores = BTreeSet::new();
-    sequencer::for_each_metadata(streams, |core, rec| {
-        metadata_cores.insert(core);
-        apply_metadata(&mut builder, core, rec, &mut ns_per_tick);
-    });
+    let ns_per_tick = sequencer::find_ts_resolution(streams);
     info.format = "tband".into();
     info.ns_per_tick_known = ns_per_tick.is_some();
     info.ns_per_tick = ns_per_tick.unwrap_or(1).max(1);
@@ -45,24 +38,19 @@ pub fn build_model(streams: &[Stream<'_>], mut info: TraceInfo) -> Model {
         b: builder,
         streams: streams.len(),
         invalid_run: vec![None; streams.len()],
-        cores_with_events: BTreeSet::new(),
+        metadata_cores: Vec::new(),
         events: 0,
         invalid: 0,
     };
     sequencer::sequence(streams, &clock, &mut interpreter);
-    interpreter.finish(&metadata_cores)
+    interpreter.finish()
 }
 
-fn apply_metadata(
-    b: &mut ModelBuilder,
-    core: u32,
-    rec: &Record<'_>,
-    ns_per_tick: &mut Option<u64>,
-) {
+/// Applies a metadata event; metadata describes static things, so where it
+/// stands in the stream does not matter (the timer resolution is read
+/// before the pass, see [`sequencer::find_ts_resolution`]).
+fn apply_metadata(b: &mut ModelBuilder, core: u32, rec: &Record<'_>) {
     match rec.event {
-        Event::TsResolutionNs { ns_per_ts } => {
-            ns_per_tick.get_or_insert(ns_per_ts);
-        }
         Event::IsrName { isr_id, name } => b.set_isr_name(core, isr_id, name),
         Event::EvtmarkerName { evtmarker_id, name } => {
             b.set_marker_name(evtmarker_id, None, MarkerKind::Event, name)
@@ -94,7 +82,8 @@ struct Interpreter {
     streams: usize,
     /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
     invalid_run: Vec<Option<InvalidRun>>,
-    cores_with_events: BTreeSet<u32>,
+    /// Cores that metadata was recorded for.
+    metadata_cores: Vec<u32>,
     events: u64,
     invalid: u64,
 }
@@ -156,11 +145,15 @@ impl Interpreter {
         task
     }
 
-    fn finish(mut self, metadata_cores: &BTreeSet<u32>) -> Model {
+    fn finish(mut self) -> Model {
         for stream in 0..self.streams {
             self.close_invalid_run(stream);
         }
-        for &core in metadata_cores.difference(&self.cores_with_events) {
+        self.metadata_cores.sort_unstable();
+        for &core in &self.metadata_cores {
+            if self.b.last_event_on(core).is_some() {
+                continue;
+            }
             self.b.core_seen(core);
             self.b.anomaly(
                 0,
@@ -182,14 +175,19 @@ impl Visitor for Interpreter {
     fn event(&mut self, at: Position, rec: &Record<'_>) {
         self.close_invalid_run(at.stream);
         self.events += 1;
-        let Some(t) = at.ts_ns else { return };
+        let Some(t) = at.ts_ns else {
+            if !self.metadata_cores.contains(&at.core) {
+                self.metadata_cores.push(at.core);
+            }
+            apply_metadata(&mut self.b, at.core, rec);
+            return;
+        };
         let core = at.core;
         let b = &mut self.b;
         if let Event::CoreId { .. } = rec.event {
             b.core_seen(core);
             return;
         }
-        self.cores_with_events.insert(core);
         let previous_event = b.last_event_on(core);
         b.event_at(core, t);
         match rec.event {

@@ -37,9 +37,8 @@ pub trait Visitor {
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64);
 }
 
-/// Frame kinds that can carry static facts or switch the core: the ones the
-/// metadata pass has to decode. Read without decoding from the first COBS
-/// block (a code byte of 1 means the payload starts with a zero: id 0).
+/// The id of a frame, read without decoding from its first COBS block
+/// (a code byte of 1 means the payload starts with a zero: id 0).
 #[inline]
 fn peek_id(frame: &RawFrame<'_>) -> Option<u8> {
     match frame.bytes {
@@ -49,27 +48,22 @@ fn peek_id(frame: &RawFrame<'_>) -> Option<u8> {
     }
 }
 
-/// Calls `f` with every metadata event and the core it describes, wherever
-/// it stands in the streams (metadata applies regardless of position).
-pub fn for_each_metadata(streams: &[Stream<'_>], mut f: impl FnMut(u32, &Record<'_>)) {
+/// The timer resolution the streams state (the first `ts_resolution_ns`,
+/// wherever it stands), so that every timestamp can be scaled in one pass.
+/// Tracers write it at the start, so this usually reads a few frames.
+pub fn find_ts_resolution(streams: &[Stream<'_>]) -> Option<u64> {
     let mut scratch = Vec::new();
-    for stream in streams {
-        let mut core = stream.core;
-        for raw in Frames::new(stream.bytes) {
-            let interesting = peek_id(&raw)
-                .and_then(EventKind::from_id)
-                .is_some_and(|k| k.is_metadata() || k == EventKind::CoreId);
-            if !interesting {
-                continue;
-            }
-            if let Ok(rec) = decode_frame(&raw, &mut scratch) {
-                match rec.event {
-                    Event::CoreId { core_id } => core = core_id,
-                    _ => f(core, &rec),
-                }
-            }
-        }
-    }
+    streams.iter().find_map(|stream| {
+        Frames::new(stream.bytes)
+            .filter(|raw| peek_id(raw) == Some(EventKind::TsResolutionNs.id()))
+            .find_map(|raw| match decode_frame(&raw, &mut scratch) {
+                Ok(Record {
+                    event: Event::TsResolutionNs { ns_per_ts },
+                    ..
+                }) => Some(ns_per_ts),
+                _ => None,
+            })
+    })
 }
 
 /// Converts raw ticks to ns since the first event.
@@ -360,28 +354,24 @@ mod tests {
     }
 
     #[test]
-    fn metadata_is_found_anywhere() {
+    fn resolution_is_found_anywhere() {
         let bytes = stream(&[
             (5, Event::IsrEnter { isr_id: 1 }),
-            (0, Event::CoreId { core_id: 2 }),
-            (
-                0,
-                Event::IsrName {
-                    isr_id: 1,
-                    name: b"late",
-                },
-            ),
+            (0, Event::TsResolutionNs { ns_per_ts: 250 }),
+            (0, Event::TsResolutionNs { ns_per_ts: 7 }),
         ]);
-        let mut found = Vec::new();
-        for_each_metadata(
-            &[Stream {
-                bytes: &bytes,
+        let empty = Vec::new();
+        let streams = [
+            Stream {
+                bytes: &empty,
                 core: 0,
-            }],
-            |core, rec| {
-                found.push((core, rec.event.kind()));
             },
-        );
-        assert_eq!(found, [(2, EventKind::IsrName)]);
+            Stream {
+                bytes: &bytes,
+                core: 1,
+            },
+        ];
+        assert_eq!(find_ts_resolution(&streams), Some(250));
+        assert_eq!(find_ts_resolution(&streams[..1]), None);
     }
 }

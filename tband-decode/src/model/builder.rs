@@ -1,10 +1,15 @@
 //! The interpreter that turns a time-ordered stream of RTOS happenings into
 //! the model's tables. It knows no wire format: importers translate their
 //! events into these calls (times already in ns since the first event).
+//!
+//! An interval's row is pushed when the interval opens and its end is filled
+//! in when it closes, so every interval table comes out in start order
+//! without sorting.
 
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
+use super::id_table::IdTable;
 use super::{
     Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
     MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
@@ -12,18 +17,20 @@ use super::{
     TaskStateKind, TraceInfo,
 };
 
-/// A cheap hasher for small integer keys (ids are not attacker-chosen in a
-/// way that matters: a pathological trace only slows its own decoding).
+/// A cheap hasher for small keys (a pathological trace only slows its own
+/// decoding; nothing here is exposed to other inputs).
 #[derive(Default)]
-struct IdHasher(u64);
+pub(super) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_u64(u64::from(b));
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
         }
     }
     fn write_u8(&mut self, n: u8) {
@@ -40,18 +47,7 @@ impl Hasher for IdHasher {
     }
 }
 
-type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
-
-/// What a task is doing now.
-#[derive(Clone, Copy)]
-struct OpenState {
-    state: TaskStateKind,
-    reason: StateReason,
-    queue_id: Option<u32>,
-    core_id: Option<u32>,
-    woken_by_isr: Option<IsrKey>,
-    since: u64,
-}
+pub(super) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Default)]
 struct TaskTrack {
@@ -60,16 +56,19 @@ struct TaskTrack {
     created_ns: Option<u64>,
     deleted_ns: Option<u64>,
     stack_size: Option<u32>,
-    state: Option<OpenState>,
+    /// Row in `task_states` of the state it is in now.
+    state_row: Option<usize>,
     /// The state a running task announced it will leave Running for.
     announced: Option<(TaskStateKind, StateReason, Option<u32>)>,
+    /// The core it runs on.
+    running_on: Option<u32>,
 }
 
 #[derive(Default)]
 struct CoreTrack {
     idle_task: Option<u32>,
-    /// Running task and since when.
-    running: Option<(u32, u64)>,
+    /// The running task and its row in `sched_slices`.
+    running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
     /// Time of the latest event on this core.
@@ -80,7 +79,8 @@ struct CoreTrack {
 #[derive(Clone, Copy)]
 struct OpenIsr {
     isr: u32,
-    entered: u64,
+    /// Row in `isr_slices`.
+    row: usize,
     /// Events were lost while it ran, so its exit may be one of them.
     suspect: bool,
 }
@@ -92,8 +92,8 @@ struct QueueTrack {
     capacity: Option<u32>,
     level: Option<u32>,
     high_water: u32,
-    /// Mutex holder and since when.
-    holder: Option<(u32, u64)>,
+    /// The task holding the mutex and its row in `mutex_holds`.
+    holder: Option<(u32, usize)>,
 }
 
 type MarkerKey = (u32, Option<u32>, MarkerKind);
@@ -101,18 +101,40 @@ type MarkerKey = (u32, Option<u32>, MarkerKind);
 #[derive(Default)]
 struct MarkerTrack {
     name: Option<String>,
-    /// Open spans, outermost first: (begin time, message).
-    open: Vec<(u64, StrId)>,
+    /// Rows in `marker_spans` of the open spans, outermost first.
+    open: Vec<usize>,
+}
+
+/// What a new task state is.
+#[derive(Clone, Copy)]
+struct NewState {
+    state: TaskStateKind,
+    reason: StateReason,
+    queue_id: Option<u32>,
+    core_id: Option<u32>,
+    woken_by_isr: Option<IsrKey>,
+}
+
+impl NewState {
+    fn new(state: TaskStateKind, reason: StateReason) -> Self {
+        NewState {
+            state,
+            reason,
+            queue_id: None,
+            core_id: None,
+            woken_by_isr: None,
+        }
+    }
 }
 
 /// Builds a [`Model`] from calls made in time order.
 #[derive(Default)]
 pub struct ModelBuilder {
     model: Model,
-    tasks: IdMap<u32, TaskTrack>,
-    cores: BTreeMap<u32, CoreTrack>,
+    tasks: IdTable<TaskTrack>,
+    cores: IdTable<CoreTrack>,
     isr_names: BTreeMap<IsrKey, String>,
-    queues: IdMap<u32, QueueTrack>,
+    queues: IdTable<QueueTrack>,
     markers: IdMap<MarkerKey, MarkerTrack>,
     last_ns: u64,
 }
@@ -140,24 +162,24 @@ impl ModelBuilder {
     // ---- static facts (metadata); may come at any time ----
 
     pub fn core_seen(&mut self, core: u32) {
-        self.cores.entry(core).or_default();
+        self.cores.entry(core);
     }
 
     pub fn set_task_name(&mut self, task: u32, name: &[u8]) {
-        self.tasks.entry(task).or_default().name = Some(String::from_utf8_lossy(name).into());
+        self.tasks.entry(task).name = Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_task_kind(&mut self, task: u32, kind: TaskKind) {
-        self.tasks.entry(task).or_default().kind = Some(kind);
+        self.tasks.entry(task).kind = Some(kind);
     }
 
     pub fn set_task_stack_size(&mut self, task: u32, bytes: u32) {
-        self.tasks.entry(task).or_default().stack_size = Some(bytes);
+        self.tasks.entry(task).stack_size = Some(bytes);
     }
 
     pub fn set_idle_task(&mut self, core: u32, task: u32) {
         self.set_task_kind(task, TaskKind::Idle);
-        self.cores.entry(core).or_default().idle_task = Some(task);
+        self.cores.entry(core).idle_task = Some(task);
     }
 
     pub fn set_isr_name(&mut self, core: u32, isr: u32, name: &[u8]) {
@@ -183,132 +205,132 @@ impl ModelBuilder {
     }
 
     pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
-        self.queues.entry(queue).or_default().name = Some(String::from_utf8_lossy(name).into());
+        self.queues.entry(queue).name = Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_queue_kind(&mut self, queue: u32, kind: QueueKind) {
-        self.queues.entry(queue).or_default().kind = Some(kind);
+        self.queues.entry(queue).kind = Some(kind);
     }
 
     pub fn queue_created(&mut self, queue: u32) {
-        self.queues.entry(queue).or_default();
+        self.queues.entry(queue);
     }
 
     pub fn set_queue_capacity(&mut self, queue: u32, items: u32) {
-        self.queues.entry(queue).or_default().capacity = Some(items);
+        self.queues.entry(queue).capacity = Some(items);
     }
 
     // ---- queries importers need ----
 
     /// The task running on `core`, if known.
     pub fn running_task(&self, core: u32) -> Option<u32> {
-        self.cores.get(&core)?.running.map(|(task, _)| task)
+        self.cores.get(core)?.running.map(|(task, _)| task)
+    }
+
+    fn is_running(&self, task: u32) -> bool {
+        self.tasks.get(task).is_some_and(|t| t.running_on.is_some())
     }
 
     /// Whether an ISR is executing on `core`.
     pub fn in_isr(&self, core: u32) -> bool {
         self.cores
-            .get(&core)
+            .get(core)
             .is_some_and(|c| !c.isr_stack.is_empty())
     }
 
     /// Records that an event happened on `core` at `t` (every timed event
     /// calls this, so that loss regions start at the last event before them).
     pub fn event_at(&mut self, core: u32, t: u64) {
-        self.cores.entry(core).or_default().last_event_ns = Some(t);
+        self.cores.entry(core).last_event_ns = Some(t);
         self.last_ns = self.last_ns.max(t);
+    }
+
+    /// Time of the latest event seen on `core`.
+    pub fn last_event_on(&self, core: u32) -> Option<u64> {
+        self.cores.get(core)?.last_event_ns
     }
 
     // ---- tasks ----
 
-    fn set_state(&mut self, task: u32, t: u64, new: OpenState) {
-        let track = self.tasks.entry(task).or_default();
-        if let Some(old) = track.state.replace(new) {
-            self.model.task_states.push(TaskState {
-                start_ns: old.since,
-                end_ns: t.max(old.since),
-                task_id: task,
-                state: old.state,
-                reason: old.reason,
-                queue_id: old.queue_id,
-                core_id: old.core_id,
-                woken_by_isr: old.woken_by_isr,
-                truncated: false,
-            });
+    /// Ends the task's current state at `t` and opens `new`.
+    fn set_state(&mut self, task: u32, t: u64, new: NewState) {
+        let rows = &mut self.model.task_states;
+        let row = rows.len();
+        rows.push(TaskState {
+            start_ns: t,
+            end_ns: t,
+            task_id: task,
+            state: new.state,
+            reason: new.reason,
+            queue_id: new.queue_id,
+            core_id: new.core_id,
+            woken_by_isr: new.woken_by_isr,
+            truncated: false,
+        });
+        if let Some(old) = self.tasks.entry(task).state_row.replace(row) {
+            let old = &mut rows[old];
+            old.end_ns = t.max(old.start_ns);
         }
     }
 
-    fn state(state: TaskStateKind, reason: StateReason, since: u64) -> OpenState {
-        OpenState {
-            state,
-            reason,
-            queue_id: None,
-            core_id: None,
-            woken_by_isr: None,
-            since,
-        }
+    fn current_state(&self, task: u32) -> Option<&TaskState> {
+        let row = self.tasks.get(task)?.state_row?;
+        self.model.task_states.get(row)
     }
 
     /// A task was created; it has no state until it is made ready.
     pub fn task_created(&mut self, t: u64, task: u32) {
-        self.tasks
-            .entry(task)
-            .or_default()
-            .created_ns
-            .get_or_insert(t);
+        self.tasks.entry(task).created_ns.get_or_insert(t);
     }
 
     /// `task` now runs on `core`; the task that ran there before leaves
     /// Running for the state it announced, or is Ready (preempted).
     pub fn task_switched_in(&mut self, t: u64, core: u32, task: u32) {
-        let core_track = self.cores.entry(core).or_default();
+        let slice_row = self.model.sched_slices.len();
+        let core_track = self.cores.entry(core);
         if core_track.running.is_some_and(|(prev, _)| prev == task) {
-            self.tasks.entry(task).or_default().announced = None;
+            self.tasks.entry(task).announced = None;
             return;
         }
-        if let Some((prev, since)) = core_track.running.replace((task, t)) {
-            self.close_slice(core, prev, since, t, false);
+        if let Some((prev, row)) = core_track.running.replace((task, slice_row)) {
+            self.close_slice(row, t);
             self.leave_running(t, prev);
         }
+        self.model.sched_slices.push(SchedSlice {
+            start_ns: t,
+            end_ns: t,
+            task_id: task,
+            core_id: core,
+            truncated: false,
+        });
         // A task that was running on another core has left it.
-        let elsewhere = self
-            .cores
-            .iter()
-            .find(|(&c, ct)| c != core && ct.running.is_some_and(|(r, _)| r == task))
-            .map(|(&c, _)| c);
-        if let Some(other) = elsewhere {
-            if let Some((_, since)) = self.cores.get_mut(&other).and_then(|c| c.running.take()) {
-                self.close_slice(other, task, since, t, false);
+        if let Some(other) = self.tasks.entry(task).running_on.replace(core) {
+            if other != core {
+                if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
+                    self.close_slice(row, t);
+                }
             }
         }
-        let mut running = Self::state(TaskStateKind::Running, StateReason::None, t);
+        let mut running = NewState::new(TaskStateKind::Running, StateReason::None);
         running.core_id = Some(core);
         self.set_state(task, t, running);
     }
 
-    fn close_slice(&mut self, core: u32, task: u32, start: u64, end: u64, truncated: bool) {
-        self.model.sched_slices.push(SchedSlice {
-            start_ns: start,
-            end_ns: end.max(start),
-            task_id: task,
-            core_id: core,
-            truncated,
-        });
+    fn close_slice(&mut self, row: usize, t: u64) {
+        let slice = &mut self.model.sched_slices[row];
+        slice.end_ns = t.max(slice.start_ns);
     }
 
     fn leave_running(&mut self, t: u64, task: u32) {
-        let announced = self.tasks.entry(task).or_default().announced.take();
-        let mut next = match announced {
-            Some((state, reason, queue)) => {
-                let mut s = Self::state(state, reason, t);
-                s.queue_id = queue;
-                s
-            }
-            None => Self::state(TaskStateKind::Ready, StateReason::Preempted, t),
+        let track = self.tasks.entry(task);
+        track.running_on = None;
+        let next = match track.announced.take() {
+            Some((state, reason, queue)) => NewState {
+                queue_id: queue,
+                ..NewState::new(state, reason)
+            },
+            None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
         };
-        if next.state == TaskStateKind::Ready {
-            next.core_id = None;
-        }
         self.set_state(task, t, next);
     }
 
@@ -323,9 +345,7 @@ impl ModelBuilder {
         queue: Option<u32>,
     ) {
         match self.running_task(core) {
-            Some(task) => {
-                self.tasks.entry(task).or_default().announced = Some((state, reason, queue))
-            }
+            Some(task) => self.tasks.entry(task).announced = Some((state, reason, queue)),
             None => self.anomaly(
                 t,
                 t,
@@ -342,14 +362,10 @@ impl ModelBuilder {
 
     /// Moves `task` to `state` now, or, if it is running, when it is switched out.
     fn task_to(&mut self, t: u64, task: u32, state: TaskStateKind, reason: StateReason) {
-        let running = self
-            .cores
-            .values()
-            .any(|c| c.running.is_some_and(|(r, _)| r == task));
-        if running {
-            self.tasks.entry(task).or_default().announced = Some((state, reason, None));
+        if self.is_running(task) {
+            self.tasks.entry(task).announced = Some((state, reason, None));
         } else {
-            self.set_state(task, t, Self::state(state, reason, t));
+            self.set_state(task, t, NewState::new(state, reason));
         }
     }
 
@@ -358,34 +374,35 @@ impl ModelBuilder {
     }
 
     pub fn task_deleted(&mut self, t: u64, task: u32) {
-        self.tasks.entry(task).or_default().deleted_ns = Some(t);
+        self.tasks.entry(task).deleted_ns = Some(t);
         self.task_to(t, task, TaskStateKind::Deleted, StateReason::Deleted);
     }
 
     /// `task` became ready (woken, resumed, timed out); `core` is where the
     /// event happened, so an ISR active there is recorded as the waker.
     pub fn task_ready(&mut self, t: u64, core: u32, task: u32) {
-        let track = self.tasks.entry(task).or_default();
-        let is_running = self
-            .cores
-            .values()
-            .any(|c| c.running.is_some_and(|(r, _)| r == task));
-        if is_running {
+        let track = self.tasks.entry(task);
+        if track.running_on.is_some() {
             // A running task asked to be made ready again cancels a pending block.
             track.announced = None;
             return;
         }
-        if track.state.is_some_and(|s| s.state == TaskStateKind::Ready) {
+        let first = track.state_row.is_none() && track.created_ns.is_some();
+        if self
+            .current_state(task)
+            .is_some_and(|s| s.state == TaskStateKind::Ready)
+        {
             return;
         }
-        let reason = match track.state {
-            None if track.created_ns.is_some() => StateReason::Created,
-            _ => StateReason::Woken,
+        let reason = if first {
+            StateReason::Created
+        } else {
+            StateReason::Woken
         };
-        let mut ready = Self::state(TaskStateKind::Ready, reason, t);
+        let mut ready = NewState::new(TaskStateKind::Ready, reason);
         ready.woken_by_isr = self
             .cores
-            .get(&core)
+            .get(core)
             .and_then(|c| c.isr_stack.last())
             .map(|open| IsrKey {
                 core_id: core,
@@ -395,7 +412,7 @@ impl ModelBuilder {
     }
 
     pub fn task_priority(&mut self, t: u64, task: u32, priority: u32, cause: PriorityCause) {
-        self.tasks.entry(task).or_default();
+        self.tasks.entry(task);
         self.model.task_priorities.push(TaskPriority {
             ts_ns: t,
             task_id: task,
@@ -409,7 +426,7 @@ impl ModelBuilder {
     /// An ISR starts. An ISR cannot preempt itself, so if it is still open
     /// its exit was lost: it is closed here, flagged truncated.
     pub fn isr_enter(&mut self, t: u64, core: u32, isr: u32) {
-        let stack = &self.cores.entry(core).or_default().isr_stack;
+        let stack = &self.cores.entry(core).isr_stack;
         if let Some(pos) = stack.iter().rposition(|open| open.isr == isr) {
             let closed = stack.len() - pos;
             self.close_isrs(t, core, pos, true);
@@ -422,15 +439,25 @@ impl ModelBuilder {
                 format!("ISR {isr} entered again before its exit was seen"),
             );
         }
-        self.cores.entry(core).or_default().isr_stack.push(OpenIsr {
+        let row = self.model.isr_slices.len();
+        let stack = &mut self.cores.entry(core).isr_stack;
+        self.model.isr_slices.push(IsrSlice {
+            start_ns: t,
+            end_ns: t,
+            core_id: core,
+            isr_id: isr,
+            depth: stack.len() as u32,
+            truncated: false,
+        });
+        stack.push(OpenIsr {
             isr,
-            entered: t,
+            row,
             suspect: false,
         });
     }
 
     pub fn isr_exit(&mut self, t: u64, core: u32, isr: u32) {
-        let stack = &self.cores.entry(core).or_default().isr_stack;
+        let stack = &self.cores.entry(core).isr_stack;
         let Some(pos) = stack.iter().rposition(|open| open.isr == isr) else {
             self.anomaly(
                 t,
@@ -459,17 +486,11 @@ impl ModelBuilder {
     /// Closes the ISRs from stack position `from` up at `t`; those nested in
     /// the one at `from`, and suspect ones, are flagged truncated.
     fn close_isrs(&mut self, t: u64, core: u32, from: usize, truncated: bool) {
-        let stack = &mut self.cores.entry(core).or_default().isr_stack;
-        let closed = stack.split_off(from);
-        for (i, open) in closed.iter().enumerate().rev() {
-            self.model.isr_slices.push(IsrSlice {
-                start_ns: open.entered,
-                end_ns: t.max(open.entered),
-                core_id: core,
-                isr_id: open.isr,
-                depth: (from + i) as u32,
-                truncated: truncated || i > 0 || open.suspect,
-            });
+        let stack = &mut self.cores.entry(core).isr_stack;
+        for (i, open) in stack.drain(from..).enumerate() {
+            let slice = &mut self.model.isr_slices[open.row];
+            slice.end_ns = t.max(slice.start_ns);
+            slice.truncated = truncated || i > 0 || open.suspect;
         }
     }
 
@@ -488,11 +509,22 @@ impl ModelBuilder {
     }
 
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
-        self.markers
+        let row = self.model.marker_spans.len();
+        let open = &mut self
+            .markers
             .entry((marker, task, MarkerKind::Event))
             .or_default()
-            .open
-            .push((t, msg));
+            .open;
+        self.model.marker_spans.push(MarkerSpan {
+            start_ns: t,
+            end_ns: t,
+            marker_id: marker,
+            task_id: task,
+            msg,
+            depth: open.len() as u32,
+            truncated: false,
+        });
+        open.push(row);
     }
 
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
@@ -501,17 +533,9 @@ impl ModelBuilder {
             .entry((marker, task, MarkerKind::Event))
             .or_default();
         match track.open.pop() {
-            Some((start, msg)) => {
-                let depth = track.open.len() as u32;
-                self.model.marker_spans.push(MarkerSpan {
-                    start_ns: start,
-                    end_ns: t.max(start),
-                    marker_id: marker,
-                    task_id: task,
-                    msg,
-                    depth,
-                    truncated: false,
-                });
+            Some(row) => {
+                let span = &mut self.model.marker_spans[row];
+                span.end_ns = t.max(span.start_ns);
             }
             None => self.anomaly(
                 t,
@@ -554,7 +578,8 @@ impl ModelBuilder {
         } else {
             self.running_task(core)
         };
-        let track = self.queues.entry(queue).or_default();
+        let hold_row = self.model.mutex_holds.len();
+        let track = self.queues.entry(queue);
         let before = track.level;
         if let Some(len) = len_after {
             track.level = Some(len);
@@ -562,22 +587,26 @@ impl ModelBuilder {
         } else if op == QueueOpKind::Reset {
             track.level = Some(0);
         }
-        if track.kind.is_some_and(QueueKind::is_mutex) && op != QueueOpKind::Level {
+        // Holders are tracked for every queue, since its kind may be named
+        // later in the trace; `finish` keeps those of mutexes.
+        if op != QueueOpKind::Level {
             let taken = len_after == Some(0) && op == QueueOpKind::Receive;
             let given = len_after.is_some_and(|l| l > 0) && before == Some(0);
             if taken && track.holder.is_none() {
                 if let Some(task) = task {
-                    track.holder = Some((task, t));
-                }
-            } else if given {
-                if let Some((holder, since)) = track.holder.take() {
+                    track.holder = Some((task, hold_row));
                     self.model.mutex_holds.push(MutexHold {
-                        start_ns: since,
-                        end_ns: t.max(since),
+                        start_ns: t,
+                        end_ns: t,
                         queue_id: queue,
-                        task_id: holder,
+                        task_id: task,
                         truncated: false,
                     });
+                }
+            } else if given {
+                if let Some((_, row)) = track.holder.take() {
+                    let hold = &mut self.model.mutex_holds[row];
+                    hold.end_ns = t.max(hold.start_ns);
                 }
             }
         }
@@ -597,7 +626,7 @@ impl ModelBuilder {
     /// The tracer's running total of lost events on `core`, as reported at `t`.
     /// An increase is a loss just before `t`, after the previous event on that core.
     pub fn dropped_total(&mut self, t: u64, core: u32, total: u64, previous_event_ns: Option<u64>) {
-        let track = self.cores.entry(core).or_default();
+        let track = self.cores.entry(core);
         let before = track.dropped_total;
         track.dropped_total = total;
         if total > before {
@@ -616,11 +645,6 @@ impl ModelBuilder {
                 ),
             );
         }
-    }
-
-    /// Time of the latest event seen on `core`.
-    pub fn last_event_on(&self, core: u32) -> Option<u64> {
-        self.cores.get(&core)?.last_event_ns
     }
 
     pub fn anomaly(
@@ -647,83 +671,59 @@ impl ModelBuilder {
     /// Closes everything still open at the last event and returns the model.
     pub fn finish(mut self) -> Model {
         let end = self.last_ns;
-        self.model.info.duration_ns = end;
-        let cores = std::mem::take(&mut self.cores);
-        for (&core, track) in &cores {
-            if let Some((task, since)) = track.running {
-                self.close_slice(core, task, since, end, true);
+        let m = &mut self.model;
+        m.info.duration_ns = end;
+        let truncate = |start: u64, end_ns: &mut u64, truncated: &mut bool| {
+            *end_ns = end.max(start);
+            *truncated = true;
+        };
+        let cores = std::mem::take(&mut self.cores).into_sorted();
+        for (_, track) in &cores {
+            if let Some((_, row)) = track.running {
+                let s = &mut m.sched_slices[row];
+                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
             }
-            for (depth, open) in track.isr_stack.iter().enumerate() {
-                self.model.isr_slices.push(IsrSlice {
-                    start_ns: open.entered,
-                    end_ns: end.max(open.entered),
-                    core_id: core,
-                    isr_id: open.isr,
-                    depth: depth as u32,
-                    truncated: true,
-                });
+            for open in &track.isr_stack {
+                let s = &mut m.isr_slices[open.row];
+                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
             }
         }
-        let mut tasks: Vec<_> = std::mem::take(&mut self.tasks).into_iter().collect();
-        tasks.sort_by_key(|&(id, _)| id);
-        for (id, track) in &tasks {
-            if let Some(open) = track.state {
-                self.model.task_states.push(TaskState {
-                    start_ns: open.since,
-                    end_ns: end.max(open.since),
-                    task_id: *id,
-                    state: open.state,
-                    reason: open.reason,
-                    queue_id: open.queue_id,
-                    core_id: open.core_id,
-                    woken_by_isr: open.woken_by_isr,
-                    truncated: true,
-                });
+        let tasks = std::mem::take(&mut self.tasks).into_sorted();
+        for (_, track) in &tasks {
+            if let Some(row) = track.state_row {
+                let s = &mut m.task_states[row];
+                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
             }
         }
         let mut markers: Vec<_> = std::mem::take(&mut self.markers).into_iter().collect();
         markers.sort_by_key(|&((id, task, kind), _)| (task, kind as u8, id));
-        for &((marker, task, _), ref track) in &markers {
-            for (depth, &(start, msg)) in track.open.iter().enumerate() {
-                self.model.marker_spans.push(MarkerSpan {
-                    start_ns: start,
-                    end_ns: end.max(start),
-                    marker_id: marker,
-                    task_id: task,
-                    msg,
-                    depth: depth as u32,
-                    truncated: true,
-                });
+        for ((marker, _, _), track) in &markers {
+            for &row in &track.open {
+                let s = &mut m.marker_spans[row];
+                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
             }
-            if !track.open.is_empty() {
-                self.anomaly(
-                    track.open[0].0,
-                    end,
-                    None,
-                    AnomalyKind::NeverClosed,
-                    track.open.len() as u64,
-                    format!("marker {marker} span(s) never ended"),
-                );
+            if let Some(&first) = track.open.first() {
+                m.anomalies.push(Anomaly {
+                    start_ns: m.marker_spans[first].start_ns,
+                    end_ns: end,
+                    core_id: None,
+                    kind: AnomalyKind::NeverClosed,
+                    count: track.open.len() as u64,
+                    detail: format!("marker {marker} span(s) never ended"),
+                });
             }
         }
-        let mut queues: Vec<_> = std::mem::take(&mut self.queues).into_iter().collect();
-        queues.sort_by_key(|&(id, _)| id);
-        for (id, track) in &queues {
-            if let Some((task, since)) = track.holder {
-                self.model.mutex_holds.push(MutexHold {
-                    start_ns: since,
-                    end_ns: end.max(since),
-                    queue_id: *id,
-                    task_id: task,
-                    truncated: true,
-                });
+        let queues = std::mem::take(&mut self.queues).into_sorted();
+        for (_, track) in &queues {
+            if let Some((_, row)) = track.holder {
+                let h = &mut m.mutex_holds[row];
+                truncate(h.start_ns, &mut h.end_ns, &mut h.truncated);
             }
         }
 
-        let m = &mut self.model;
         m.cores = cores
-            .iter()
-            .map(|(&core_id, t)| Core {
+            .into_iter()
+            .map(|(core_id, t)| Core {
                 core_id,
                 idle_task_id: t.idle_task,
             })
@@ -744,7 +744,7 @@ impl ModelBuilder {
             core_id: s.core_id,
             isr_id: s.isr_id,
         }));
-        isr_keys.sort();
+        isr_keys.sort_unstable();
         isr_keys.dedup();
         m.isrs = isr_keys
             .into_iter()
@@ -776,12 +776,12 @@ impl ModelBuilder {
                 high_water: t.high_water,
             })
             .collect();
-        m.sched_slices.sort_by_key(|s| (s.start_ns, s.core_id));
-        m.task_states.sort_by_key(|s| (s.start_ns, s.task_id));
-        m.isr_slices
-            .sort_by_key(|s| (s.start_ns, s.core_id, s.depth));
-        m.marker_spans.sort_by_key(|s| (s.start_ns, s.depth));
-        m.mutex_holds.sort_by_key(|h| (h.start_ns, h.queue_id));
+        let queues = &m.queues;
+        m.mutex_holds.retain(|h| {
+            queues
+                .binary_search_by_key(&h.queue_id, |q| q.queue_id)
+                .is_ok_and(|i| queues[i].kind.is_mutex())
+        });
         m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         self.model
     }

@@ -8,6 +8,7 @@
 //! users in docs/src/model.md; their shape is the SQL schema.
 
 mod builder;
+mod id_table;
 mod strings;
 
 pub use builder::ModelBuilder;

@@ -1,6 +1,6 @@
 //! Interned strings (marker messages), so each distinct text is stored once.
 
-use std::collections::HashMap;
+use super::builder::IdMap;
 
 /// An interned string; `StrId::EMPTY` is the empty string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -13,12 +13,12 @@ impl StrId {
 #[derive(Clone, Debug)]
 pub struct Strings {
     texts: Vec<Box<str>>,
-    ids: HashMap<Box<[u8]>, StrId>,
+    ids: IdMap<Box<[u8]>, StrId>,
 }
 
 impl Default for Strings {
     fn default() -> Self {
-        let mut ids = HashMap::new();
+        let mut ids = IdMap::default();
         ids.insert(Box::from(&b""[..]), StrId::EMPTY);
         Strings {
             texts: vec![Box::from("")],

@@ -1,0 +1,111 @@
+//! Benchmark: a simulated trace of 100 MB (1 and 4 cores) to the trace model,
+//! single-threaded; prints throughput and peak memory against the trace size.
+//!
+//! `cargo bench -p tband-decode --bench model [-- SIZE]` (SIZE like `100M`).
+//! Each measurement runs in a fresh child process so its peak RSS is its own.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use tband_decode::{OpenOptions, Trace};
+use tband_sim::{core_file_name, parse_size, Config, Simulator};
+
+fn peak_rss_bytes() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        .map_or(0, |kb| kb * 1024)
+}
+
+/// Child mode: build the model of the given inputs and print one result line.
+fn measure(inputs: &[String]) {
+    let bytes: u64 = inputs
+        .iter()
+        .map(|a| {
+            std::fs::metadata(a.split('@').next().unwrap())
+                .unwrap()
+                .len()
+        })
+        .sum();
+    let start = Instant::now();
+    let trace = Trace::open(inputs, &OpenOptions::default()).unwrap();
+    let secs = start.elapsed().as_secs_f64();
+    let m = &trace.model;
+    let rss = peak_rss_bytes();
+    println!(
+        "{:>8.1} MB  {:>9} events  {:>7.3} s  {:>7.1} MB/s  {:>6.2} M events/s  peak RSS {:>7.1} MB = {:.2}x trace  ({} slices, {} states, {} ISR slices, {} queue ops)",
+        bytes as f64 / 1e6,
+        m.info.events,
+        secs,
+        bytes as f64 / 1e6 / secs,
+        m.info.events as f64 / 1e6 / secs,
+        rss as f64 / 1e6,
+        rss as f64 / bytes as f64,
+        m.sched_slices.len(),
+        m.task_states.len(),
+        m.isr_slices.len(),
+        m.queue_ops.len(),
+    );
+}
+
+fn generate(dir: &Path, size: u64, cores: u32) -> Vec<String> {
+    let path = dir.join(format!("sim_{cores}core.bin"));
+    let files: Vec<PathBuf> = (0..cores)
+        .map(|c| core_file_name(&path, c, cores))
+        .collect();
+    if files.iter().any(|f| !f.exists()) {
+        let sinks = files
+            .iter()
+            .map(|f| BufWriter::new(File::create(f).unwrap()))
+            .collect();
+        let config = Config {
+            seed: 42,
+            cores,
+            size,
+            ..Config::default()
+        };
+        Simulator::new(config, sinks).unwrap().run().unwrap();
+    }
+    files
+        .iter()
+        .enumerate()
+        .map(|(c, f)| format!("{}@{c}", f.display()))
+        .collect()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("--measure") {
+        measure(&args[1..]);
+        return;
+    }
+    let size = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .map_or(100_000_000, |s| parse_size(s).unwrap());
+    let dir = std::env::temp_dir().join(format!("tband-bench-{size}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    println!(
+        "trace → model, single-threaded, simulated traces in {}",
+        dir.display()
+    );
+    for cores in [1, 4] {
+        let inputs = generate(&dir, size, cores);
+        print!("{cores} core(s): ");
+        let out = Command::new(&exe)
+            .arg("--measure")
+            .args(&inputs)
+            .output()
+            .unwrap();
+        print!("{}", String::from_utf8_lossy(&out.stdout));
+        if !out.status.success() {
+            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+}
