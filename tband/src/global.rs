@@ -4,8 +4,8 @@
 
 use core::cell::UnsafeCell;
 
-use crate::config::{BUF_BYTES, CORES, DROP_CNT_EVERY, MAX_STR_LEN, METADATA_BUF_BYTES};
-use crate::port::{self, Registered};
+use crate::config::{CORES, DROP_CNT_EVERY, MAX_STR_LEN, METADATA_BUF_BYTES};
+use crate::port;
 use crate::{Event, Tracer};
 
 #[cfg(not(any(
@@ -31,13 +31,13 @@ compile_error!(
 );
 
 #[cfg(feature = "streaming")]
-pub type SelectedBackend = crate::backend::streaming::Streaming<Registered>;
+pub type SelectedBackend = crate::backend::streaming::Streaming<crate::Registered>;
 #[cfg(feature = "snapshot")]
-pub type SelectedBackend = crate::backend::snapshot::Snapshot<Registered, BUF_BYTES, CORES>;
+pub type SelectedBackend = crate::backend::snapshot::Snapshot<crate::Registered, { crate::config::BUF_BYTES }, CORES>;
 #[cfg(feature = "postmortem")]
-pub type SelectedBackend = crate::backend::postmortem::PostMortem<BUF_BYTES, CORES>;
+pub type SelectedBackend = crate::backend::postmortem::PostMortem<{ crate::config::BUF_BYTES }, CORES>;
 #[cfg(feature = "external")]
-pub type SelectedBackend = crate::backend::external::External<Registered>;
+pub type SelectedBackend = crate::backend::external::External<crate::Registered>;
 
 /// Bytes of each core's metadata buffer (0 without feature `metadata-buf`).
 pub const METADATA_BYTES: usize = if cfg!(feature = "metadata-buf") {
@@ -281,7 +281,9 @@ mod postmortem_api {
     pub fn read_postmortem(core: usize, mut f: impl FnMut(&[u8])) {
         with(|t| {
             f(t.metadata_buf(core));
-            t.backend().read(core, f);
+            for part in t.backend().read(core) {
+                f(part);
+            }
         });
     }
 }

@@ -10,7 +10,7 @@ use crate::backend::Hooks;
 pub trait Port {
     /// Nanoseconds per timestamp tick (recorded as `ts_resolution_ns` by
     /// [`gather_system_metadata`](crate::gather_system_metadata)).
-    const TS_RESOLUTION_NS: u64;
+    fn ts_resolution_ns() -> u64;
 
     /// The current time in ticks of one monotonic timer shared by all cores.
     fn timestamp() -> u64;
@@ -49,7 +49,7 @@ macro_rules! set_port {
             }
             #[no_mangle]
             fn _tband_ts_resolution_ns() -> u64 {
-                <$port as $crate::Port>::TS_RESOLUTION_NS
+                <$port as $crate::Port>::ts_resolution_ns()
             }
             #[no_mangle]
             fn _tband_stream_write(core: usize, bytes: &[u8]) -> bool {

@@ -398,7 +398,7 @@ mod tests {
         t.backend_mut().stop();
         t.event(0, 5000, &Event::IsrExit { isr_id: 1 });
         let mut trace = Vec::from(t.metadata_buf(0));
-        t.backend().read(0, |p| trace.extend_from_slice(p));
+        trace.extend_from_slice(&t.backend().read(0).concat());
         let list = listing(&trace);
         assert_eq!(list[0], meta(NAME));
         assert_eq!(
@@ -411,14 +411,10 @@ mod tests {
         assert_eq!(list.len(), 1 + 16);
         let first = 999 - 15;
         assert_eq!(list[1], at(first, Event::IsrEnter { isr_id: 1 }));
-        let mut core1 = Vec::new();
-        t.backend().read(1, |p| core1.extend_from_slice(p));
-        assert_eq!(listing(&core1), [at(5, Event::IsrExit { isr_id: 2 })]);
+        assert_eq!(listing(&t.backend().read(1).concat()), [at(5, Event::IsrExit { isr_id: 2 })]);
         t.backend_mut().reset();
         t.backend_mut().start();
-        let mut empty = Vec::new();
-        t.backend().read(0, |p| empty.extend_from_slice(p));
-        assert!(empty.is_empty());
+        assert_eq!(t.backend().read(0), [&[] as &[u8], &[]]);
     }
 
     #[test]

@@ -99,17 +99,13 @@ impl<const N: usize, const CORES: usize> PostMortem<N, CORES> {
         self.running
     }
 
-    /// Calls `f` with `core`'s surviving bytes in order, in up to two
-    /// pieces, starting at a frame boundary.
-    pub fn read(&self, core: usize, mut f: impl FnMut(&[u8])) {
-        if let Some(ring) = self.cores.get(core) {
+    /// `core`'s surviving bytes in order, in two pieces (either may be
+    /// empty), starting at a frame boundary.
+    pub fn read(&self, core: usize) -> [&[u8]; 2] {
+        self.cores.get(core).map_or([&[], &[]], |ring| {
             let (a, b) = ring.oldest_first();
-            for part in [a, b] {
-                if !part.is_empty() {
-                    f(part);
-                }
-            }
-        }
+            [a, b]
+        })
     }
 }
 
@@ -149,9 +145,7 @@ mod tests {
     extern crate std;
 
     fn read_all<const N: usize>(pm: &PostMortem<N, 1>) -> std::vec::Vec<u8> {
-        let mut out = std::vec::Vec::new();
-        pm.read(0, |p| out.extend_from_slice(p));
-        out
+        pm.read(0).concat()
     }
 
     #[test]
