@@ -45,6 +45,8 @@ hooks! {
     task_priority_inherit => TaskPriorityInherit { task_id, priority }
     task_priority_disinherit => TaskPriorityDisinherit { task_id, priority }
     task_deleted => TaskDeleted { task_id }
+    /// A task was created under an id the caller chose (rtos-trace).
+    task_created_with_id => TaskCreated { task_id }
     queue_reset => QueueReset { queue_id }
     curtask_block_on_queue_peek => CurtaskBlockOnQueuePeek { queue_id, ticks_to_wait }
     curtask_block_on_queue_send => CurtaskBlockOnQueueSend { queue_id, ticks_to_wait }

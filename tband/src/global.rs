@@ -33,9 +33,11 @@ compile_error!(
 #[cfg(feature = "streaming")]
 pub type SelectedBackend = crate::backend::streaming::Streaming<crate::Registered>;
 #[cfg(feature = "snapshot")]
-pub type SelectedBackend = crate::backend::snapshot::Snapshot<crate::Registered, { crate::config::BUF_BYTES }, CORES>;
+pub type SelectedBackend =
+    crate::backend::snapshot::Snapshot<crate::Registered, { crate::config::BUF_BYTES }, CORES>;
 #[cfg(feature = "postmortem")]
-pub type SelectedBackend = crate::backend::postmortem::PostMortem<{ crate::config::BUF_BYTES }, CORES>;
+pub type SelectedBackend =
+    crate::backend::postmortem::PostMortem<{ crate::config::BUF_BYTES }, CORES>;
 #[cfg(feature = "external")]
 pub type SelectedBackend = crate::backend::external::External<crate::Registered>;
 

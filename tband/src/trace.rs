@@ -411,7 +411,10 @@ mod tests {
         assert_eq!(list.len(), 1 + 16);
         let first = 999 - 15;
         assert_eq!(list[1], at(first, Event::IsrEnter { isr_id: 1 }));
-        assert_eq!(listing(&t.backend().read(1).concat()), [at(5, Event::IsrExit { isr_id: 2 })]);
+        assert_eq!(
+            listing(&t.backend().read(1).concat()),
+            [at(5, Event::IsrExit { isr_id: 2 })]
+        );
         t.backend_mut().reset();
         t.backend_mut().start();
         assert_eq!(t.backend().read(0), [&[] as &[u8], &[]]);
