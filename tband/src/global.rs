@@ -86,7 +86,12 @@ pub(crate) fn next_id(task: bool) -> u32 {
 /// Records a timed event on the running core.
 #[inline(always)]
 pub(crate) fn event(ev: Event<'_>) {
-    with(|t| t.event(port::core_id(), port::timestamp(), &ev));
+    with(|t| {
+        let core = port::core_id();
+        if t.recording(core) {
+            t.event(core, port::timestamp(), &ev);
+        }
+    });
 }
 
 /// Records a metadata event on the running core.

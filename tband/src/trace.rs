@@ -45,6 +45,13 @@ impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
         }
     }
 
+    /// Whether timed events of `core` are recorded now (so the caller can
+    /// skip reading the clock).
+    #[inline(always)]
+    pub fn recording(&self, core: usize) -> bool {
+        self.backend.recording(core)
+    }
+
     /// Records a timed event of `core` at `ts`.
     #[inline(always)]
     pub fn event(&mut self, core: usize, ts: u64, event: &Event<'_>) {
