@@ -6,6 +6,7 @@ use core::cell::UnsafeCell;
 
 use crate::config::{CORES, DROP_CNT_EVERY, MAX_STR_LEN, METADATA_BUF_BYTES};
 use crate::port;
+use crate::schema::RawEvent;
 use crate::{Event, Tracer};
 
 #[cfg(not(any(
@@ -48,7 +49,7 @@ pub const METADATA_BYTES: usize = if cfg!(feature = "metadata-buf") {
     0
 };
 
-pub type GlobalTracer = Tracer<SelectedBackend, METADATA_BYTES, CORES>;
+pub type GlobalTracer = Tracer<SelectedBackend, METADATA_BYTES, CORES, { DROP_CNT_EVERY as u32 }>;
 
 struct Global {
     tracer: UnsafeCell<GlobalTracer>,
@@ -60,7 +61,7 @@ struct Global {
 unsafe impl Sync for Global {}
 
 static GLOBAL: Global = Global {
-    tracer: UnsafeCell::new(Tracer::new(SelectedBackend::new(), DROP_CNT_EVERY as u32)),
+    tracer: UnsafeCell::new(Tracer::new(SelectedBackend::new())),
     last_ids: UnsafeCell::new((0, 0)),
 };
 
@@ -83,20 +84,33 @@ pub(crate) fn next_id(task: bool) -> u32 {
     })
 }
 
-/// Records a timed event on the running core.
+/// Records a timed event on the running core. Inlined so that the
+/// conversion of the known variant costs nothing; the recording itself is
+/// one shared function.
 #[inline(always)]
 pub(crate) fn event(ev: Event<'_>) {
+    record_event(&ev.to_raw());
+}
+
+#[inline(never)]
+fn record_event(ev: &RawEvent<'_>) {
     with(|t| {
         let core = port::core_id();
         if t.recording(core) {
-            t.event(core, port::timestamp(), &ev);
+            t.event(core, port::timestamp(), ev);
         }
     });
 }
 
 /// Records a metadata event on the running core.
+#[inline(always)]
 pub(crate) fn metadata(ev: Event<'_>) {
-    with(|t| t.metadata(port::core_id(), &ev));
+    record_metadata(&ev.to_raw());
+}
+
+#[inline(never)]
+fn record_metadata(ev: &RawEvent<'_>) {
+    with(|t| t.metadata(port::core_id(), ev));
 }
 
 /// Cuts a name or message to `TBAND_MAX_STR_LEN` bytes.

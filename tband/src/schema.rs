@@ -199,22 +199,18 @@ macro_rules! rust_type {
     };
 }
 
-macro_rules! write_field {
-    ($w:ident, U8, $v:expr) => {
-        $w.byte(*$v)
+macro_rules! raw_field {
+    ($raw:ident, $n:ident, Str, $v:expr) => {
+        $raw.text = $v
     };
-    ($w:ident, U32, $v:expr) => {
-        $w.varint(u64::from(*$v))
-    };
-    ($w:ident, U64, $v:expr) => {
-        $w.varint(*$v)
-    };
-    ($w:ident, S64, $v:expr) => {
-        $w.varint(varint::to_sign_magnitude(*$v))
-    };
-    ($w:ident, Str, $v:expr) => {
-        $w.bytes($v)
-    };
+    ($raw:ident, $n:ident, S64, $v:expr) => {{
+        $raw.ints[$n] = *$v as u64;
+        $n += 1;
+    }};
+    ($raw:ident, $n:ident, $ty:ident, $v:expr) => {{
+        $raw.ints[$n] = u64::from(*$v);
+        $n += 1;
+    }};
 }
 
 macro_rules! read_field {
@@ -345,16 +341,22 @@ macro_rules! define_events {
                 len
             }
 
-            /// Writes this event's payload (id, timestamp unless metadata, fields).
+            /// This event in the form the encoder takes; free when the
+            /// variant is known where it is inlined.
             #[inline(always)]
-            pub fn write_payload(&self, ts: u64, w: &mut FrameWriter<'_>) {
-                w.byte(self.kind().id());
-                if !self.kind().is_metadata() {
-                    w.varint(ts);
-                }
+            pub fn to_raw(&self) -> RawEvent<'a> {
                 match self {
-                    $(Event::$variant { $($field),* } => {
-                        $(write_field!(w, $ty, $field);)*
+                    $(#[allow(unused_variables, unused_mut, unused_assignments)] Event::$variant { $($field),* } => {
+                        let mut raw = RawEvent {
+                            id: $id,
+                            is_metadata: is_metadata!($kind),
+                            fields: &[$(FieldType::$ty),*],
+                            ints: [0; MAX_INT_FIELDS],
+                            text: &[],
+                        };
+                        let mut n = 0;
+                        $(raw_field!(raw, n, $ty, $field);)*
+                        raw
                     })*
                 }
             }
@@ -482,14 +484,57 @@ pub const MAX_FRAMED_LEN_NO_STR: usize = {
     max
 };
 
+/// Most integer fields any event has.
+pub const MAX_INT_FIELDS: usize = 2;
+
+/// An event as the tracer encodes it: id, metadata flag and field types
+/// from the schema, its integer fields in schema order (`s64` as the bits
+/// of the `i64`, `u8` in the low byte) and its string. One encoder walks
+/// the field types for every event, which keeps the firmware small (and
+/// links no names).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawEvent<'a> {
+    pub id: u8,
+    pub is_metadata: bool,
+    pub fields: &'static [FieldType],
+    pub ints: [u64; MAX_INT_FIELDS],
+    pub text: &'a [u8],
+}
+
+impl RawEvent<'_> {
+    /// Frames this event with timestamp `ts` (ignored for metadata) into
+    /// `buf`; see [`encode_frame`].
+    #[inline]
+    pub fn encode(&self, buf: &mut [u8], ts: u64) -> Option<usize> {
+        let mut w = FrameWriter::new(buf);
+        w.byte(self.id);
+        if !self.is_metadata {
+            w.varint(ts);
+        }
+        let mut ints = self.ints.iter();
+        for &ty in self.fields {
+            match ty {
+                FieldType::Str => w.bytes(self.text),
+                ty => {
+                    let v = ints.next().copied().unwrap_or(0);
+                    match ty {
+                        FieldType::U8 => w.byte(v as u8),
+                        FieldType::S64 => w.varint(varint::to_sign_magnitude(v as i64)),
+                        _ => w.varint(v),
+                    }
+                }
+            }
+        }
+        w.finish()
+    }
+}
+
 /// Frames `event` with timestamp `ts` (ignored for metadata) into `buf`.
 /// Returns the frame length including the delimiter, or `None` if `buf` is
 /// too short (nothing useful is left in it then).
-#[inline(always)]
+#[inline]
 pub fn encode_frame(buf: &mut [u8], ts: u64, event: &Event<'_>) -> Option<usize> {
-    let mut w = FrameWriter::new(buf);
-    event.write_payload(ts, &mut w);
-    w.finish()
+    event.to_raw().encode(buf, ts)
 }
 
 #[cfg(test)]
@@ -516,6 +561,10 @@ mod tests {
             assert_eq!(EventKind::from_id(id), None);
         }
         assert_eq!(MAX_FRAMED_LEN_NO_STR, cobs::max_framed_len(1 + 10 + 5 + 10));
+        for spec in EVENTS {
+            let ints = spec.fields.iter().filter(|f| f.ty != FieldType::Str);
+            assert!(ints.count() <= MAX_INT_FIELDS, "{}", spec.name);
+        }
     }
 
     #[test]

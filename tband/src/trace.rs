@@ -6,18 +6,21 @@ use crate::backend::streaming::Streaming;
 use crate::backend::{Backend, Hooks, Outcome, MAX_FRAME_LEN};
 use crate::drops::DropCounter;
 use crate::metadata::MetadataBuf;
-use crate::{encode_frame, Event};
+use crate::schema::RawEvent;
+use crate::Event;
 
 struct CoreState<const META: usize> {
     metadata: MetadataBuf<META>,
     drops: DropCounter,
 }
 
-/// A tracer for `CORES` cores with `META`-byte metadata buffers (0: none).
-pub struct Tracer<B, const META: usize, const CORES: usize> {
+/// A tracer for `CORES` cores with `META`-byte metadata buffers (0: none)
+/// that sends the dropped-event total as a heartbeat every `HEARTBEAT`
+/// events even when nothing was lost (0: only after losses). All its
+/// state starts as zeros, so a static tracer takes no flash for it.
+pub struct Tracer<B, const META: usize, const CORES: usize, const HEARTBEAT: u32 = 0> {
     backend: B,
     cores: [CoreState<META>; CORES],
-    heartbeat_every: u32,
 }
 
 /// Why a stream could not be started.
@@ -29,10 +32,10 @@ pub enum StartError {
     MetadataRefused,
 }
 
-impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
-    /// `heartbeat_every`: send the dropped-event total after this many
-    /// events even when nothing was lost (0: only after losses).
-    pub const fn new(backend: B, heartbeat_every: u32) -> Self {
+impl<B: Backend, const META: usize, const CORES: usize, const HEARTBEAT: u32>
+    Tracer<B, META, CORES, HEARTBEAT>
+{
+    pub const fn new(backend: B) -> Self {
         Tracer {
             backend,
             cores: [const {
@@ -41,7 +44,6 @@ impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
                     drops: DropCounter::new(),
                 }
             }; CORES],
-            heartbeat_every,
         }
     }
 
@@ -54,19 +56,19 @@ impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
 
     /// Records a timed event of `core` at `ts`.
     #[inline(always)]
-    pub fn event(&mut self, core: usize, ts: u64, event: &Event<'_>) {
+    pub fn event(&mut self, core: usize, ts: u64, event: &RawEvent<'_>) {
         let Some(state) = self.cores.get_mut(core) else {
             return;
         };
         if !self.backend.recording(core) {
             return;
         }
-        if state.drops.report_due(self.heartbeat_every) {
+        if state.drops.report_due(HEARTBEAT) {
             let cnt = state.drops.total();
-            let report = Event::DroppedEvtCnt { cnt };
+            let report = Event::DroppedEvtCnt { cnt }.to_raw();
             let outcome = self
                 .backend
-                .event(core, |buf: &mut [u8]| encode_frame(buf, ts, &report));
+                .event(core, |buf: &mut [u8]| report.encode(buf, ts));
             match outcome {
                 Outcome::Stored => state.drops.reported(),
                 Outcome::Lost => {}
@@ -75,7 +77,7 @@ impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
         }
         match self
             .backend
-            .event(core, |buf: &mut [u8]| encode_frame(buf, ts, event))
+            .event(core, |buf: &mut [u8]| event.encode(buf, ts))
         {
             Outcome::Stored => state.drops.stored(),
             Outcome::Lost => state.drops.lost(),
@@ -86,13 +88,12 @@ impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
     /// Records a metadata event of `core`: into its metadata buffer (a
     /// frame that does not fit counts as a dropped event, so the next
     /// `dropped_evt_cnt` reports it) and to the backend.
-    pub fn metadata(&mut self, core: usize, event: &Event<'_>) {
+    pub fn metadata(&mut self, core: usize, event: &RawEvent<'_>) {
         let Some(state) = self.cores.get_mut(core) else {
             return;
         };
         let mut scratch = [0u8; MAX_FRAME_LEN];
-        let Some(frame) = encode_frame(&mut scratch, 0, event).and_then(|n| scratch.get(..n))
-        else {
+        let Some(frame) = event.encode(&mut scratch, 0).and_then(|n| scratch.get(..n)) else {
             return;
         };
         let kept = META > 0 && state.metadata.push(frame);
@@ -130,7 +131,9 @@ impl<B: Backend, const META: usize, const CORES: usize> Tracer<B, META, CORES> {
     }
 }
 
-impl<H: Hooks, const META: usize, const CORES: usize> Tracer<Streaming<H>, META, CORES> {
+impl<H: Hooks, const META: usize, const CORES: usize, const HEARTBEAT: u32>
+    Tracer<Streaming<H>, META, CORES, HEARTBEAT>
+{
     /// Starts streaming, from `core`'s stream: `core_id c` and core `c`'s
     /// metadata buffer for every core, then `core_id core`, all at ts 0;
     /// every core's events follow in its own stream.
@@ -140,8 +143,9 @@ impl<H: Hooks, const META: usize, const CORES: usize> Tracer<Streaming<H>, META,
         }
         let mut scratch = [0u8; MAX_FRAME_LEN];
         let mut send_core_id = |backend: &Streaming<H>, c: usize| {
-            let ev = Event::CoreId { core_id: c as u32 };
-            encode_frame(&mut scratch, 0, &ev)
+            Event::CoreId { core_id: c as u32 }
+                .to_raw()
+                .encode(&mut scratch, 0)
                 .and_then(|n| scratch.get(..n))
                 .is_some_and(|frame| backend.send(core, frame))
         };
@@ -219,14 +223,14 @@ mod tests {
     #[test]
     fn streaming_sends_every_cores_metadata_first() {
         test_hooks::reset();
-        let mut t = Tracer::<Streaming<Recorder>, 64, 2>::new(Streaming::new(), 0);
-        t.metadata(0, &NAME);
-        t.metadata(1, &Event::TsResolutionNs { ns_per_ts: 250 });
-        t.event(0, 5, &Event::IsrEnter { isr_id: 1 });
+        let mut t = Tracer::<Streaming<Recorder>, 64, 2>::new(Streaming::new());
+        t.metadata(0, &NAME.to_raw());
+        t.metadata(1, &Event::TsResolutionNs { ns_per_ts: 250 }.to_raw());
+        t.event(0, 5, &Event::IsrEnter { isr_id: 1 }.to_raw());
         assert!(WRITES.with_borrow(|w| w.is_empty()), "nothing before start");
         assert_eq!(t.start_streaming(1), Ok(()), "starts on the first call");
-        t.event(1, 7, &Event::IsrEnter { isr_id: 1 });
-        t.event(0, 8, &Event::IsrExit { isr_id: 1 });
+        t.event(1, 7, &Event::IsrEnter { isr_id: 1 }.to_raw());
+        t.event(0, 8, &Event::IsrExit { isr_id: 1 }.to_raw());
         assert_eq!(
             listing(&bytes_of(1)),
             [
@@ -241,7 +245,7 @@ mod tests {
         assert_eq!(listing(&bytes_of(0)), [at(8, Event::IsrExit { isr_id: 1 })]);
         assert_eq!(t.start_streaming(2), Err(StartError::NoSuchCore));
         t.stop_streaming();
-        t.event(0, 9, &Event::IsrExit { isr_id: 1 });
+        t.event(0, 9, &Event::IsrExit { isr_id: 1 }.to_raw());
         assert_eq!(listing(&bytes_of(0)).len(), 1);
     }
 
@@ -272,7 +276,7 @@ mod tests {
         (reports, seen)
     }
 
-    fn values(t: &mut Tracer<Streaming<Recorder>, 0, 1>, n: u64) {
+    fn values<const HEARTBEAT: u32>(t: &mut Tracer<Streaming<Recorder>, 0, 1, HEARTBEAT>, n: u64) {
         for ts in 0..n {
             t.event(
                 0,
@@ -280,7 +284,8 @@ mod tests {
                 &Event::Valmarker {
                     valmarker_id: 1,
                     val: ts as i64,
-                },
+                }
+                .to_raw(),
             );
         }
     }
@@ -288,7 +293,7 @@ mod tests {
     #[test]
     fn streaming_reports_each_new_drop_total_once() {
         test_hooks::reset();
-        let mut t = Tracer::<Streaming<Recorder>, 0, 1>::new(Streaming::new(), 0);
+        let mut t = Tracer::<Streaming<Recorder>, 0, 1>::new(Streaming::new());
         t.start_streaming(0).unwrap();
         REFUSE_EVERY.with_borrow_mut(|p| *p = 4);
         values(&mut t, 100);
@@ -305,14 +310,14 @@ mod tests {
     #[test]
     fn heartbeat_every_n_events_and_off_at_zero() {
         test_hooks::reset();
-        let mut t = Tracer::<Streaming<Recorder>, 0, 1>::new(Streaming::new(), 10);
+        let mut t = Tracer::<Streaming<Recorder>, 0, 1, 10>::new(Streaming::new());
         t.start_streaming(0).unwrap();
         values(&mut t, 35);
         let (reports, seen) = check_drop_reports(&bytes_of(0));
         assert_eq!((reports, seen), (std::vec![0, 0, 0], 35));
 
         test_hooks::reset();
-        let mut t = Tracer::<Streaming<Recorder>, 0, 1>::new(Streaming::new(), 0);
+        let mut t = Tracer::<Streaming<Recorder>, 0, 1>::new(Streaming::new());
         t.start_streaming(0).unwrap();
         values(&mut t, 35);
         assert_eq!(check_drop_reports(&bytes_of(0)), (std::vec![], 35));
@@ -321,12 +326,12 @@ mod tests {
     #[test]
     fn snapshot_fills_then_stops_once_with_callback() {
         test_hooks::reset();
-        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 32, 1>::new(Snapshot::new(), 0);
-        t.event(0, 1, &Event::IsrEnter { isr_id: 1 });
+        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 32, 1>::new(Snapshot::new());
+        t.event(0, 1, &Event::IsrEnter { isr_id: 1 }.to_raw());
         assert!(t.backend().bytes(0).is_empty(), "not triggered yet");
         assert!(t.backend_mut().trigger(), "triggers on the first call");
         for ts in 0..100 {
-            t.event(0, ts, &Event::IsrEnter { isr_id: 1 });
+            t.event(0, ts, &Event::IsrEnter { isr_id: 1 }.to_raw());
         }
         assert_eq!(t.backend().state(0), Some(SnapshotState::Finished));
         assert_eq!(FULL.with_borrow(|f| f.clone()), [0]);
@@ -338,9 +343,9 @@ mod tests {
         assert!(t.backend().bytes(0).is_empty());
         assert_eq!(t.backend().state(0), Some(SnapshotState::Idle));
         t.backend_mut().trigger();
-        t.event(0, 200, &Event::IsrExit { isr_id: 1 });
+        t.event(0, 200, &Event::IsrExit { isr_id: 1 }.to_raw());
         t.backend_mut().stop();
-        t.event(0, 201, &Event::IsrExit { isr_id: 1 });
+        t.event(0, 201, &Event::IsrExit { isr_id: 1 }.to_raw());
         assert_eq!(
             listing(t.backend().bytes(0)),
             [at(200, Event::IsrExit { isr_id: 1 })]
@@ -351,10 +356,10 @@ mod tests {
     #[test]
     fn snapshot_keeps_metadata_recorded_during_it_once() {
         test_hooks::reset();
-        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 32, 1>::new(Snapshot::new(), 0);
+        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 32, 1>::new(Snapshot::new());
         t.backend_mut().trigger();
-        t.metadata(0, &NAME);
-        t.event(0, 3, &Event::IsrEnter { isr_id: 1 });
+        t.metadata(0, &NAME.to_raw());
+        t.event(0, 3, &Event::IsrEnter { isr_id: 1 }.to_raw());
         let mut trace = Vec::from(t.metadata_buf(0));
         trace.extend_from_slice(t.backend().bytes(0));
         assert_eq!(
@@ -363,24 +368,24 @@ mod tests {
         );
 
         // Without a metadata buffer the snapshot itself keeps it.
-        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 0, 1>::new(Snapshot::new(), 0);
-        t.metadata(0, &NAME);
+        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 0, 1>::new(Snapshot::new());
+        t.metadata(0, &NAME.to_raw());
         t.backend_mut().trigger();
-        t.metadata(0, &NAME);
+        t.metadata(0, &NAME.to_raw());
         assert_eq!(listing(t.backend().bytes(0)), [meta(NAME)]);
     }
 
     #[test]
     fn metadata_overflow_is_flagged_and_reported_as_dropped() {
         test_hooks::reset();
-        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 8, 1>::new(Snapshot::new(), 0);
-        t.metadata(0, &NAME);
+        let mut t = Tracer::<Snapshot<Recorder, 64, 1>, 8, 1>::new(Snapshot::new());
+        t.metadata(0, &NAME.to_raw());
         assert!(!t.metadata_overflowed(0));
-        t.metadata(0, &NAME);
+        t.metadata(0, &NAME.to_raw());
         assert!(t.metadata_overflowed(0));
         assert_eq!(t.dropped(0), 1);
         t.backend_mut().trigger();
-        t.event(0, 9, &Event::IsrEnter { isr_id: 1 });
+        t.event(0, 9, &Event::IsrEnter { isr_id: 1 }.to_raw());
         let mut trace = Vec::from(t.metadata_buf(0));
         trace.extend_from_slice(t.backend().bytes(0));
         assert_eq!(
@@ -396,14 +401,14 @@ mod tests {
     #[test]
     fn postmortem_keeps_the_last_events_from_a_frame_boundary() {
         test_hooks::reset();
-        let mut t = Tracer::<PostMortem<100, 2>, 32, 2>::new(PostMortem::new(), 0);
-        t.metadata(0, &NAME);
+        let mut t = Tracer::<PostMortem<100, 2>, 32, 2>::new(PostMortem::new());
+        t.metadata(0, &NAME.to_raw());
         for ts in 0..1000 {
-            t.event(0, ts, &Event::IsrEnter { isr_id: 1 });
+            t.event(0, ts, &Event::IsrEnter { isr_id: 1 }.to_raw());
         }
-        t.event(1, 5, &Event::IsrExit { isr_id: 2 });
+        t.event(1, 5, &Event::IsrExit { isr_id: 2 }.to_raw());
         t.backend_mut().stop();
-        t.event(0, 5000, &Event::IsrExit { isr_id: 1 });
+        t.event(0, 5000, &Event::IsrExit { isr_id: 1 }.to_raw());
         let mut trace = Vec::from(t.metadata_buf(0));
         trace.extend_from_slice(&t.backend().read(0).concat());
         let list = listing(&trace);
@@ -430,9 +435,9 @@ mod tests {
     #[test]
     fn external_gets_every_frame_with_metadata_flag() {
         test_hooks::reset();
-        let mut t = Tracer::<External<Recorder>, 0, 1>::new(External::new(), 0);
-        t.metadata(0, &NAME);
-        t.event(0, 4, &Event::IsrEnter { isr_id: 1 });
+        let mut t = Tracer::<External<Recorder>, 0, 1>::new(External::new());
+        t.metadata(0, &NAME.to_raw());
+        t.event(0, 4, &Event::IsrEnter { isr_id: 1 }.to_raw());
         let flags: Vec<_> = WRITES.with_borrow(|w| w.iter().map(|(_, _, m)| *m).collect());
         assert_eq!(flags, [true, false]);
         assert_eq!(
@@ -444,9 +449,9 @@ mod tests {
     #[test]
     fn unknown_core_is_ignored() {
         test_hooks::reset();
-        let mut t = Tracer::<External<Recorder>, 8, 1>::new(External::new(), 0);
-        t.event(3, 4, &Event::IsrEnter { isr_id: 1 });
-        t.metadata(3, &NAME);
+        let mut t = Tracer::<External<Recorder>, 8, 1>::new(External::new());
+        t.event(3, 4, &Event::IsrEnter { isr_id: 1 }.to_raw());
+        t.metadata(3, &NAME.to_raw());
         assert!(WRITES.with_borrow(|w| w.is_empty()));
         assert_eq!(t.dropped(3), 0);
     }

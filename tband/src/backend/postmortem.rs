@@ -52,7 +52,8 @@ impl<const N: usize> Ring<N> {
 
 pub struct PostMortem<const N: usize, const CORES: usize> {
     cores: [Ring<N>; CORES],
-    running: bool,
+    /// Stopped rather than running, so that the initial state is zeros.
+    stopped: bool,
 }
 
 impl<const N: usize, const CORES: usize> Default for PostMortem<N, CORES> {
@@ -72,19 +73,19 @@ impl<const N: usize, const CORES: usize> PostMortem<N, CORES> {
                     wrapped: false,
                 }
             }; CORES],
-            running: true,
+            stopped: false,
         }
     }
 
     /// Freezes every ring (for example in a fault handler) so that what it
     /// holds can be read out.
     pub fn stop(&mut self) {
-        self.running = false;
+        self.stopped = true;
     }
 
     /// Records again, continuing after what the rings hold.
     pub fn start(&mut self) {
-        self.running = true;
+        self.stopped = false;
     }
 
     /// Empties every ring.
@@ -96,7 +97,7 @@ impl<const N: usize, const CORES: usize> PostMortem<N, CORES> {
     }
 
     pub const fn running(&self) -> bool {
-        self.running
+        !self.stopped
     }
 
     /// `core`'s surviving bytes in order, in two pieces (either may be
@@ -112,7 +113,7 @@ impl<const N: usize, const CORES: usize> PostMortem<N, CORES> {
 impl<const N: usize, const CORES: usize> Backend for PostMortem<N, CORES> {
     #[inline(always)]
     fn recording(&self, _core: usize) -> bool {
-        self.running
+        !self.stopped
     }
 
     #[inline]
@@ -127,7 +128,7 @@ impl<const N: usize, const CORES: usize> Backend for PostMortem<N, CORES> {
     }
 
     fn metadata(&mut self, core: usize, frame: &[u8], in_metadata_buf: bool) -> Outcome {
-        if in_metadata_buf || !self.running {
+        if in_metadata_buf || self.stopped {
             return Outcome::Ignored;
         }
         match self.cores.get_mut(core).map(|ring| ring.push(frame)) {
