@@ -200,17 +200,19 @@ macro_rules! rust_type {
 }
 
 macro_rules! raw_field {
-    ($raw:ident, $n:ident, Str, $v:expr) => {
+    ($raw:ident, Str, $v:expr) => {
         $raw.text = $v
     };
-    ($raw:ident, $n:ident, S64, $v:expr) => {{
-        $raw.ints[$n] = *$v as u64;
-        $n += 1;
+    ($raw:ident, U8, $v:expr) => {{
+        $raw.raw_bytes |= 1 << $raw.n_ints;
+        $raw.push(u64::from(*$v));
     }};
-    ($raw:ident, $n:ident, $ty:ident, $v:expr) => {{
-        $raw.ints[$n] = u64::from(*$v);
-        $n += 1;
-    }};
+    ($raw:ident, S64, $v:expr) => {
+        $raw.push(varint::to_sign_magnitude(*$v))
+    };
+    ($raw:ident, $ty:ident, $v:expr) => {
+        $raw.push(u64::from(*$v))
+    };
 }
 
 macro_rules! read_field {
@@ -346,16 +348,16 @@ macro_rules! define_events {
             #[inline(always)]
             pub fn to_raw(&self) -> RawEvent<'a> {
                 match self {
-                    $(#[allow(unused_variables, unused_mut, unused_assignments)] Event::$variant { $($field),* } => {
+                    $(#[allow(unused_variables, unused_mut)] Event::$variant { $($field),* } => {
                         let mut raw = RawEvent {
                             id: $id,
                             is_metadata: is_metadata!($kind),
-                            fields: &[$(FieldType::$ty),*],
+                            n_ints: 0,
+                            raw_bytes: 0,
                             ints: [0; MAX_INT_FIELDS],
                             text: &[],
                         };
-                        let mut n = 0;
-                        $(raw_field!(raw, n, $ty, $field);)*
+                        $(raw_field!(raw, $ty, $field);)*
                         raw
                     })*
                 }
@@ -487,44 +489,53 @@ pub const MAX_FRAMED_LEN_NO_STR: usize = {
 /// Most integer fields any event has.
 pub const MAX_INT_FIELDS: usize = 2;
 
-/// An event as the tracer encodes it: id, metadata flag and field types
-/// from the schema, its integer fields in schema order (`s64` as the bits
-/// of the `i64`, `u8` in the low byte) and its string. One encoder walks
-/// the field types for every event, which keeps the firmware small (and
-/// links no names).
+/// An event as the tracer encodes it: id and metadata flag, its integer
+/// fields in schema order already in wire form (`s64` in sign-magnitude,
+/// `u8` fields flagged in `raw_bytes` as written as one raw byte, all
+/// others as varints), and its string. Built by [`Event::to_raw`], which
+/// costs nothing where the variant is known; one small encoder then serves
+/// every event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct RawEvent<'a> {
     pub id: u8,
     pub is_metadata: bool,
-    pub fields: &'static [FieldType],
+    /// How many of `ints` are fields.
+    pub n_ints: u8,
+    /// Bit `i` set: `ints[i]` is a `u8` field.
+    pub raw_bytes: u8,
     pub ints: [u64; MAX_INT_FIELDS],
     pub text: &'a [u8],
 }
 
 impl RawEvent<'_> {
+    #[inline(always)]
+    fn push(&mut self, v: u64) {
+        if let Some(slot) = self.ints.get_mut(usize::from(self.n_ints)) {
+            *slot = v;
+            self.n_ints += 1;
+        }
+    }
+
     /// Frames this event with timestamp `ts` (ignored for metadata) into
     /// `buf`; see [`encode_frame`].
     #[inline]
     pub fn encode(&self, buf: &mut [u8], ts: u64) -> Option<usize> {
         let mut w = FrameWriter::new(buf);
-        w.byte(self.id);
+        // The id and the integer fields (at most 31 bytes) precede the
+        // string, so they cannot fill a COBS block.
+        w.head_u8(self.id);
         if !self.is_metadata {
-            w.varint(ts);
+            w.head_varint(ts);
         }
-        let mut ints = self.ints.iter();
-        for &ty in self.fields {
-            match ty {
-                FieldType::Str => w.bytes(self.text),
-                ty => {
-                    let v = ints.next().copied().unwrap_or(0);
-                    match ty {
-                        FieldType::U8 => w.byte(v as u8),
-                        FieldType::S64 => w.varint(varint::to_sign_magnitude(v as i64)),
-                        _ => w.varint(v),
-                    }
-                }
+        let n = usize::from(self.n_ints).min(MAX_INT_FIELDS);
+        for (i, &v) in self.ints[..n].iter().enumerate() {
+            if self.raw_bytes & (1 << i) != 0 {
+                w.head_u8(v as u8);
+            } else {
+                w.head_varint(v);
             }
         }
+        w.bytes(self.text);
         w.finish()
     }
 }
