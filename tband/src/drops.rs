@@ -39,10 +39,11 @@ impl DropCounter {
         self.since_report = 0;
     }
 
-    /// An event was handed to the backend and stored.
+    /// An event was handed to the backend and stored. (The count is reset
+    /// by every report, so wrapping would take 2^32 events without one.)
     #[inline(always)]
     pub fn stored(&mut self) {
-        self.since_report = self.since_report.saturating_add(1);
+        self.since_report = self.since_report.wrapping_add(1);
     }
 
     /// An event was lost.

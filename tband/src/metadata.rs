@@ -42,7 +42,7 @@ impl<const N: usize> MetadataBuf<N> {
 
     /// The frames stored so far.
     pub fn as_bytes(&self) -> &[u8] {
-        &self.bytes[..self.len]
+        self.bytes.split_at(self.len.min(N)).0
     }
 
     /// Metadata frames that did not fit.

@@ -18,12 +18,16 @@ impl<const N: usize> Ring<N> {
         if frame.len() > N {
             return false;
         }
-        let first = frame.len().min(N - self.head);
-        let (a, b) = frame.split_at(first);
-        self.bytes[self.head..self.head + first].copy_from_slice(a);
-        self.bytes[..b.len()].copy_from_slice(b);
-        self.head += first;
-        if self.head == N || !b.is_empty() {
+        let (before, after) = self.bytes.split_at_mut(self.head.min(N));
+        let (a, b) = frame.split_at(frame.len().min(after.len()));
+        let (Some(a_dst), Some(b_dst)) = (after.get_mut(..a.len()), before.get_mut(..b.len()))
+        else {
+            return false;
+        };
+        a_dst.copy_from_slice(a);
+        b_dst.copy_from_slice(b);
+        self.head += a.len();
+        if self.head >= N || !b.is_empty() {
             self.head = b.len();
             self.wrapped = true;
         }
@@ -33,18 +37,18 @@ impl<const N: usize> Ring<N> {
     /// The surviving bytes, oldest first, as up to two slices, starting
     /// after the first delimiter of the oldest (possibly cut) frame.
     fn oldest_first(&self) -> (&[u8], &[u8]) {
+        let (newer, older) = self.bytes.split_at(self.head.min(N));
         if !self.wrapped {
-            return (&self.bytes[..self.head], &[]);
+            return (newer, &[]);
         }
-        let (newer, older) = self.bytes.split_at(self.head);
         match older.iter().position(|&b| b == 0) {
-            Some(i) => (&older[i + 1..], newer),
+            Some(i) => (older.get(i + 1..).unwrap_or_default(), newer),
             None => {
                 let i = newer
                     .iter()
                     .position(|&b| b == 0)
                     .map_or(newer.len(), |i| i + 1);
-                (&newer[i..], &[])
+                (newer.get(i..).unwrap_or_default(), &[])
             }
         }
     }

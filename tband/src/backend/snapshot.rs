@@ -82,7 +82,9 @@ impl<H, const N: usize, const CORES: usize> Snapshot<H, N, CORES> {
 
     /// The frames `core` recorded.
     pub fn bytes(&self, core: usize) -> &[u8] {
-        self.cores.get(core).map_or(&[], |c| &c.bytes[..c.len])
+        self.cores
+            .get(core)
+            .map_or(&[], |c| c.bytes.split_at(c.len.min(N)).0)
     }
 }
 
@@ -91,7 +93,7 @@ impl<const N: usize> CoreBuf<N> {
     /// snapshot is finished (the partial frame lies beyond `len`).
     #[inline(always)]
     fn store<H: Hooks>(&mut self, core: usize, encode: impl Encode) -> Outcome {
-        let free = self.bytes.get_mut(self.len..).unwrap_or_default();
+        let (_, free) = self.bytes.split_at_mut(self.len.min(N));
         match encode(free) {
             Some(n) => {
                 self.len += n;
