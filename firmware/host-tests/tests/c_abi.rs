@@ -1,6 +1,7 @@
-//! A C program compiled with gcc against the `tband-c` static library
-//! (streaming backend) records a trace that `tband-decode` reads back
-//! exactly as the program wrote it.
+//! C programs compiled with gcc against the `tband-c` static library
+//! record traces that `tband-decode` reads back exactly as the programs
+//! wrote them: one with the streaming backend, one with the post-mortem
+//! backend (each library build in its own target directory).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -31,33 +32,32 @@ fn run(cmd: &mut Command) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-#[test]
-fn c_program_trace_decodes_exactly() {
-    let target = own_target_dir("tband-c");
+/// Builds the static library with `features` and `env`, compiles
+/// `c/<program>.c` against it, runs it with an output file and returns its
+/// stdout and the file's decoded listing (`@ts kind fields`).
+fn build_and_run(program: &str, features: &str, env: &[(&str, &str)]) -> (String, Vec<String>) {
+    let target = own_target_dir(&format!("tband-c-{program}"));
     run(Command::new(env!("CARGO"))
         .args(["build", "--quiet", "--manifest-path"])
         .arg(repo().join("tband-c/Cargo.toml"))
-        .args(["--features", "streaming,isr,markers,freertos,metadata-buf"])
+        .args(["--features", features])
         .arg("--target-dir")
         .arg(&target)
         .env("TBAND_CORES", "1")
-        .env("TBAND_MAX_STR_LEN", "20")
-        .env("TBAND_DROP_CNT_EVERY", "0"));
-    let exe = target.join("host_trace");
+        .envs(env.iter().copied()));
+    let exe = target.join(program);
     run(Command::new("gcc")
         .args(["-std=c11", "-Wall", "-Wextra", "-Werror", "-o"])
         .arg(&exe)
-        .arg(repo().join("firmware/host-tests/c/host_trace.c"))
+        .arg(repo().join(format!("firmware/host-tests/c/{program}.c")))
         .arg("-I")
         .arg(repo().join("tband/include"))
         .arg(target.join("debug/libtband_c.a"))
         .args(["-lpthread", "-ldl", "-lm"]));
-    let trace = target.join("host_trace.bin");
+    let trace = target.join(format!("{program}.bin"));
     let stdout = run(Command::new(&exe).arg(&trace));
-    assert_eq!(stdout, "dropped 1\n");
-
     let bytes = std::fs::read(&trace).unwrap();
-    let listing: Vec<_> = decode(&bytes, 0)
+    let listing = decode(&bytes, 0)
         .unwrap()
         .iter()
         .map(|f| {
@@ -65,6 +65,17 @@ fn c_program_trace_decodes_exactly() {
             format!("{ts}{} {}", f.kind.name(), f.fields)
         })
         .collect();
+    (stdout, listing)
+}
+
+#[test]
+fn streaming_c_program_trace_decodes_exactly() {
+    let (stdout, listing) = build_and_run(
+        "host_trace",
+        "streaming,isr,markers,freertos,metadata-buf",
+        &[("TBAND_MAX_STR_LEN", "20"), ("TBAND_DROP_CNT_EVERY", "0")],
+    );
+    assert_eq!(stdout, "dropped 1\n");
     assert_eq!(
         listing,
         [
@@ -95,4 +106,27 @@ fn c_program_trace_decodes_exactly() {
             "@16 task_valmarker valmarker_id=1 val=1000000",
         ]
     );
+}
+
+#[test]
+fn postmortem_c_program_keeps_the_last_events() {
+    let (stdout, listing) = build_and_run(
+        "postmortem_trace",
+        "postmortem,markers,metadata-buf",
+        &[("TBAND_BUF_BYTES", "64"), ("TBAND_DROP_CNT_EVERY", "0")],
+    );
+    assert_eq!(stdout, "");
+    // Metadata first, then whole frames up to the last value recorded
+    // before the stop: value 999 at ts 1000. These values are 8-byte
+    // frames, so the 64-byte ring holds exactly 8 of them; reading skips
+    // the oldest, as a cut frame cannot be told from a whole one there.
+    let values: Vec<_> = (993..1000)
+        .map(|i| format!("@{} valmarker valmarker_id=1 val={i}", i + 1))
+        .collect();
+    let mut expected = vec![
+        "ts_resolution_ns ns_per_ts=1".to_string(),
+        "valmarker_name valmarker_id=1 name=step".to_string(),
+    ];
+    expected.extend(values);
+    assert_eq!(listing, expected);
 }

@@ -95,9 +95,6 @@ fn firmware_trace_in_qemu() {
     }
     let bytes = record_qemu_trace();
     let frames = decode(&bytes, 0).expect("every frame decodes");
-    for f in &frames {
-        println!("{:?} {} {}", f.ts, f.kind.name(), f.fields);
-    }
     assert_eq!(
         names(&frames, EventKind::IsrName),
         ["isr_id=15 name=SysTick"]
