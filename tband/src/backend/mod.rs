@@ -19,7 +19,7 @@ pub enum Outcome {
 }
 
 /// The user's functions that backends call, registered with
-/// [`set_port!`](crate::set_port) for the global tracer.
+/// `set_port!` for the global tracer.
 pub trait Hooks {
     /// Streaming: sends bytes (one or more whole frames) of `core`'s
     /// stream; `false` if they could not be sent.
