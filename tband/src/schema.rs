@@ -613,6 +613,46 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// Every event of the schema, with any field values and strings up
+        /// to 600 bytes, frames within its bound and decodes back to itself.
+        #[test]
+        fn every_event_round_trips(
+            kind_index in 0..EVENTS.len(),
+            ints in proptest::array::uniform3(proptest::num::u64::ANY),
+            text in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+            ts in proptest::num::u64::ANY,
+        ) {
+            extern crate std;
+            let kind = EventKind::ALL[kind_index];
+            let mut values = std::vec::Vec::new();
+            for (i, field) in kind.spec().fields.iter().enumerate() {
+                values.push(match field.ty {
+                    FieldType::U8 => FieldValue::U8(ints[i] as u8),
+                    FieldType::U32 => FieldValue::U32(ints[i] as u32),
+                    FieldType::U64 => FieldValue::U64(ints[i]),
+                    FieldType::S64 => FieldValue::S64(ints[i] as i64),
+                    FieldType::Str => FieldValue::Str(&text),
+                });
+            }
+            let event = Event::from_fields(kind, &values).unwrap();
+            let mut buf = [0u8; 1024];
+            let n = encode_frame(&mut buf, ts, &event).unwrap();
+            proptest::prop_assert!(n <= kind.spec().max_framed_len(text.len()));
+            proptest::prop_assert_eq!(buf[n - 1], 0);
+            proptest::prop_assert!(!buf[..n - 1].contains(&0));
+            // An exact-size buffer takes it, one byte less does not.
+            let mut scratch = [0u8; 1024];
+            proptest::prop_assert_eq!(encode_frame(&mut scratch[..n], ts, &event), Some(n));
+            proptest::prop_assert_eq!(encode_frame(&mut scratch[..n - 1], ts, &event), None);
+            let mut payload = [0u8; 1024];
+            let m = cobs::decode(&buf[..n - 1], &mut payload).unwrap();
+            proptest::prop_assert_eq!(m, event.payload_len(ts));
+            let rec = Record::decode(&payload[..m]).unwrap();
+            proptest::prop_assert_eq!(rec.event, event);
+        }
+    }
+
     #[test]
     fn payload_errors() {
         assert_eq!(Record::decode(&[]), Err(PayloadError::Empty));
