@@ -50,16 +50,21 @@ impl<'b> FrameWriter<'b> {
             self.pos += 1;
             self.closed_full_block = false;
         } else {
-            self.store(self.pos, b);
+            self.nonzero(b);
+        }
+    }
+
+    /// Writes a byte known not to be zero. `closed_full_block` only matters
+    /// when nothing follows the closed block, so the common path leaves it.
+    #[inline(always)]
+    fn nonzero(&mut self, b: u8) {
+        self.store(self.pos, b);
+        self.pos += 1;
+        if self.pos - self.code_pos == 0xFF {
+            self.store(self.code_pos, 0xFF);
+            self.code_pos = self.pos;
             self.pos += 1;
-            if self.pos - self.code_pos == 0xFF {
-                self.store(self.code_pos, 0xFF);
-                self.code_pos = self.pos;
-                self.pos += 1;
-                self.closed_full_block = true;
-            } else {
-                self.closed_full_block = false;
-            }
+            self.closed_full_block = true;
         }
     }
 
@@ -70,14 +75,49 @@ impl<'b> FrameWriter<'b> {
         }
     }
 
-    /// Writes a varint with 7 bits per byte, least significant group first.
+    /// Writes a byte within the head: no block can fill up there, so only a
+    /// zero needs handling.
     #[inline(always)]
-    pub fn varint(&mut self, mut v: u64) {
-        while v >= 0x80 {
-            self.byte(v as u8 | 0x80);
-            v >>= 7;
+    fn head_byte(&mut self, b: u8) {
+        if b == 0 {
+            self.store(self.code_pos, (self.pos - self.code_pos) as u8);
+            self.code_pos = self.pos;
+        } else {
+            self.store(self.pos, b);
         }
-        self.byte(v as u8);
+        self.pos += 1;
+    }
+
+    /// Writes a varint with 7 bits per byte, least significant group first,
+    /// within the head: the frame's first payload bytes (the id, timestamp
+    /// and integer fields come before any string and take at most 31 bytes,
+    /// so no block fills up there).
+    /// Values that fit 32 bits take 32-bit arithmetic.
+    #[inline(always)]
+    pub fn head_varint(&mut self, v: u64) {
+        match u32::try_from(v) {
+            Ok(mut v) => {
+                while v >= 0x80 {
+                    self.head_byte(v as u8 | 0x80);
+                    v >>= 7;
+                }
+                self.head_byte(v as u8);
+            }
+            Err(_) => {
+                let mut v = v;
+                while v >= 0x80 {
+                    self.head_byte(v as u8 | 0x80);
+                    v >>= 7;
+                }
+                self.head_byte(v as u8);
+            }
+        }
+    }
+
+    /// Writes a single byte within the head.
+    #[inline(always)]
+    pub fn head_u8(&mut self, b: u8) {
+        self.head_byte(b);
     }
 
     /// Closes the frame with its delimiter. Returns the frame length, or

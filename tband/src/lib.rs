@@ -2,13 +2,38 @@
 //!
 //! This crate holds the one definition of the tband wire format (the event
 //! [`schema`], its [`varint`] field encodings and [`cobs`] framing) that both
-//! the firmware encoder and the host decoder (`tband-decode`) are built from.
+//! the firmware encoder and the host decoder (`tband-decode`) are built from,
+//! and the tracer runtime: [`Tracer`] with its [`backend`]s, the
+//! [`metadata`] buffer and [`drops`] accounting. With a backend feature
+//! (`streaming`, `snapshot`, `postmortem` or `external`) it also provides the
+//! global tracer and the tracing functions firmware calls.
 #![no_std]
 
+pub mod backend;
 pub mod cobs;
+pub mod config;
+pub mod drops;
+pub mod metadata;
 pub mod schema;
+pub mod trace;
 pub mod varint;
 
+#[cfg(feature = "ffi")]
+pub mod ffi;
+#[cfg(feature = "tracer")]
+pub mod freertos;
+#[cfg(feature = "tracer")]
+mod global;
+#[cfg(feature = "tracer")]
+mod port;
+#[cfg(feature = "rtos-trace")]
+pub mod rtos_trace;
+
+#[cfg(feature = "tracer")]
+pub use global::*;
+#[cfg(feature = "tracer")]
+pub use port::{Port, Registered};
 pub use schema::{
     encode_frame, Event, EventKind, EventSpec, FieldType, FieldValue, Record, EVENTS,
 };
+pub use trace::Tracer;

@@ -199,21 +199,19 @@ macro_rules! rust_type {
     };
 }
 
-macro_rules! write_field {
-    ($w:ident, U8, $v:expr) => {
-        $w.byte(*$v)
+macro_rules! raw_field {
+    ($raw:ident, Str, $v:expr) => {
+        $raw.text = $v
     };
-    ($w:ident, U32, $v:expr) => {
-        $w.varint(u64::from(*$v))
+    ($raw:ident, U8, $v:expr) => {{
+        $raw.raw_bytes |= 1 << $raw.n_ints;
+        $raw.push(u64::from(*$v));
+    }};
+    ($raw:ident, S64, $v:expr) => {
+        $raw.push(varint::to_sign_magnitude(*$v))
     };
-    ($w:ident, U64, $v:expr) => {
-        $w.varint(*$v)
-    };
-    ($w:ident, S64, $v:expr) => {
-        $w.varint(varint::to_sign_magnitude(*$v))
-    };
-    ($w:ident, Str, $v:expr) => {
-        $w.bytes($v)
+    ($raw:ident, $ty:ident, $v:expr) => {
+        $raw.push(u64::from(*$v))
     };
 }
 
@@ -345,16 +343,22 @@ macro_rules! define_events {
                 len
             }
 
-            /// Writes this event's payload (id, timestamp unless metadata, fields).
+            /// This event in the form the encoder takes; free when the
+            /// variant is known where it is inlined.
             #[inline(always)]
-            pub fn write_payload(&self, ts: u64, w: &mut FrameWriter<'_>) {
-                w.byte(self.kind().id());
-                if !self.kind().is_metadata() {
-                    w.varint(ts);
-                }
+            pub fn to_raw(&self) -> RawEvent<'a> {
                 match self {
-                    $(Event::$variant { $($field),* } => {
-                        $(write_field!(w, $ty, $field);)*
+                    $(#[allow(unused_variables, unused_mut)] Event::$variant { $($field),* } => {
+                        let mut raw = RawEvent {
+                            id: $id,
+                            is_metadata: is_metadata!($kind),
+                            n_ints: 0,
+                            raw_bytes: 0,
+                            ints: [0; MAX_INT_FIELDS],
+                            text: &[],
+                        };
+                        $(raw_field!(raw, $ty, $field);)*
+                        raw
                     })*
                 }
             }
@@ -482,14 +486,66 @@ pub const MAX_FRAMED_LEN_NO_STR: usize = {
     max
 };
 
+/// Most integer fields any event has.
+pub const MAX_INT_FIELDS: usize = 2;
+
+/// An event as the tracer encodes it: id and metadata flag, its integer
+/// fields in schema order already in wire form (`s64` in sign-magnitude,
+/// `u8` fields flagged in `raw_bytes` as written as one raw byte, all
+/// others as varints), and its string. Built by [`Event::to_raw`], which
+/// costs nothing where the variant is known; one small encoder then serves
+/// every event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RawEvent<'a> {
+    pub id: u8,
+    pub is_metadata: bool,
+    /// How many of `ints` are fields.
+    pub n_ints: u8,
+    /// Bit `i` set: `ints[i]` is a `u8` field.
+    pub raw_bytes: u8,
+    pub ints: [u64; MAX_INT_FIELDS],
+    pub text: &'a [u8],
+}
+
+impl RawEvent<'_> {
+    #[inline(always)]
+    fn push(&mut self, v: u64) {
+        if let Some(slot) = self.ints.get_mut(usize::from(self.n_ints)) {
+            *slot = v;
+            self.n_ints += 1;
+        }
+    }
+
+    /// Frames this event with timestamp `ts` (ignored for metadata) into
+    /// `buf`; see [`encode_frame`].
+    #[inline]
+    pub fn encode(&self, buf: &mut [u8], ts: u64) -> Option<usize> {
+        let mut w = FrameWriter::new(buf);
+        // The id and the integer fields (at most 31 bytes) precede the
+        // string, so they cannot fill a COBS block.
+        w.head_u8(self.id);
+        if !self.is_metadata {
+            w.head_varint(ts);
+        }
+        let n = usize::from(self.n_ints).min(MAX_INT_FIELDS);
+        for (i, &v) in self.ints[..n].iter().enumerate() {
+            if self.raw_bytes & (1 << i) != 0 {
+                w.head_u8(v as u8);
+            } else {
+                w.head_varint(v);
+            }
+        }
+        w.bytes(self.text);
+        w.finish()
+    }
+}
+
 /// Frames `event` with timestamp `ts` (ignored for metadata) into `buf`.
 /// Returns the frame length including the delimiter, or `None` if `buf` is
 /// too short (nothing useful is left in it then).
-#[inline(always)]
+#[inline]
 pub fn encode_frame(buf: &mut [u8], ts: u64, event: &Event<'_>) -> Option<usize> {
-    let mut w = FrameWriter::new(buf);
-    event.write_payload(ts, &mut w);
-    w.finish()
+    event.to_raw().encode(buf, ts)
 }
 
 #[cfg(test)]
@@ -516,6 +572,10 @@ mod tests {
             assert_eq!(EventKind::from_id(id), None);
         }
         assert_eq!(MAX_FRAMED_LEN_NO_STR, cobs::max_framed_len(1 + 10 + 5 + 10));
+        for spec in EVENTS {
+            let ints = spec.fields.iter().filter(|f| f.ty != FieldType::Str);
+            assert!(ints.count() <= MAX_INT_FIELDS, "{}", spec.name);
+        }
     }
 
     #[test]
@@ -550,6 +610,46 @@ mod tests {
             let rec = Record::decode(&payload[..m]).unwrap();
             assert_eq!(rec.event, ev);
             assert_eq!(rec.ts, (!ev.kind().is_metadata()).then_some(1 << 40));
+        }
+    }
+
+    proptest::proptest! {
+        /// Every event of the schema, with any field values and strings up
+        /// to 600 bytes, frames within its bound and decodes back to itself.
+        #[test]
+        fn every_event_round_trips(
+            kind_index in 0..EVENTS.len(),
+            ints in proptest::array::uniform3(proptest::num::u64::ANY),
+            text in proptest::collection::vec(proptest::num::u8::ANY, 0..600),
+            ts in proptest::num::u64::ANY,
+        ) {
+            extern crate std;
+            let kind = EventKind::ALL[kind_index];
+            let mut values = std::vec::Vec::new();
+            for (i, field) in kind.spec().fields.iter().enumerate() {
+                values.push(match field.ty {
+                    FieldType::U8 => FieldValue::U8(ints[i] as u8),
+                    FieldType::U32 => FieldValue::U32(ints[i] as u32),
+                    FieldType::U64 => FieldValue::U64(ints[i]),
+                    FieldType::S64 => FieldValue::S64(ints[i] as i64),
+                    FieldType::Str => FieldValue::Str(&text),
+                });
+            }
+            let event = Event::from_fields(kind, &values).unwrap();
+            let mut buf = [0u8; 1024];
+            let n = encode_frame(&mut buf, ts, &event).unwrap();
+            proptest::prop_assert!(n <= kind.spec().max_framed_len(text.len()));
+            proptest::prop_assert_eq!(buf[n - 1], 0);
+            proptest::prop_assert!(!buf[..n - 1].contains(&0));
+            // An exact-size buffer takes it, one byte less does not.
+            let mut scratch = [0u8; 1024];
+            proptest::prop_assert_eq!(encode_frame(&mut scratch[..n], ts, &event), Some(n));
+            proptest::prop_assert_eq!(encode_frame(&mut scratch[..n - 1], ts, &event), None);
+            let mut payload = [0u8; 1024];
+            let m = cobs::decode(&buf[..n - 1], &mut payload).unwrap();
+            proptest::prop_assert_eq!(m, event.payload_len(ts));
+            let rec = Record::decode(&payload[..m]).unwrap();
+            proptest::prop_assert_eq!(rec.event, event);
         }
     }
 

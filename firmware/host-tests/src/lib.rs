@@ -1,0 +1,83 @@
+//! A host port of the global tracer (threads play cores) and a helper that
+//! reads traces back with `tband-decode`, for the tests in `tests/`.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use tband::EventKind;
+use tband_decode::stream::StreamDecoder;
+
+/// Timestamps: one shared counter, one tick per read, so every event has
+/// its own time and the order within a core is the order of recording.
+static CLOCK: AtomicU64 = AtomicU64::new(1);
+
+thread_local! {
+    static CORE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Makes the calling thread core `core` for the tracer.
+pub fn run_as_core(core: usize) {
+    CORE.set(core);
+}
+
+pub struct HostPort;
+
+impl tband::Port for HostPort {
+    fn ts_resolution_ns() -> u64 {
+        1000
+    }
+
+    fn timestamp() -> u64 {
+        CLOCK.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn core_id() -> usize {
+        CORE.get()
+    }
+}
+
+tband::set_port!(HostPort);
+
+/// One decoded frame.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Frame {
+    pub core: u32,
+    pub ts: Option<u64>,
+    pub kind: EventKind,
+    /// The event's fields as `name=value` (strings as text).
+    pub fields: String,
+}
+
+/// Decodes a stream that starts on `core`; `Err` with the offset of the
+/// first frame the decoder rejected.
+pub fn decode(bytes: &[u8], core: u32) -> Result<Vec<Frame>, usize> {
+    let mut decoder = StreamDecoder::new(bytes, core);
+    let mut frames = Vec::new();
+    while let Some(f) = decoder.next_frame() {
+        let rec = f.result.as_ref().map_err(|_| f.offset)?;
+        let mut fields = Vec::new();
+        rec.event.for_each_field(|name, value| {
+            fields.push(match value {
+                tband::FieldValue::Str(s) => format!("{name}={}", String::from_utf8_lossy(s)),
+                tband::FieldValue::U8(v) => format!("{name}={v}"),
+                tband::FieldValue::U32(v) => format!("{name}={v}"),
+                tband::FieldValue::U64(v) => format!("{name}={v}"),
+                tband::FieldValue::S64(v) => format!("{name}={v}"),
+            })
+        });
+        frames.push(Frame {
+            core: f.core,
+            ts: rec.ts,
+            kind: rec.event.kind(),
+            fields: fields.join(" "),
+        });
+    }
+    Ok(frames)
+}
+
+/// The global tracer's trace of `core` (metadata buffer + snapshot).
+pub fn snapshot_of(core: usize) -> Vec<u8> {
+    let mut bytes = Vec::new();
+    tband::read_snapshot(core, |part| bytes.extend_from_slice(part));
+    bytes
+}

@@ -1,0 +1,128 @@
+/*
+ * tband: C API of the tband firmware tracer (static library tband-c).
+ *
+ * Function names follow the reference C tracer's API. Which backend exists
+ * is chosen when the library is built (cargo feature of tband-c); sizes by
+ * the TBAND_* environment variables at build time. Event groups built
+ * without their feature (isr, markers, freertos) are empty functions.
+ *
+ * The application supplies the port: the tband_port_* functions below.
+ */
+#ifndef TBAND_H_
+#define TBAND_H_
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Port: implemented by the application ------------------------------ */
+
+/* Current time in ticks of one monotonic timer shared by all cores. */
+uint64_t tband_port_timestamp(void);
+/* Nanoseconds per tick. */
+uint64_t tband_port_ts_resolution_ns(void);
+/* Index of the running core (0 on single-core systems). */
+uint32_t tband_port_core_id(void);
+/* Enter a critical section that excludes every interrupt and core that
+ * traces; returns a state that is handed back to tband_port_critical_exit
+ * (e.g. the previous interrupt mask). Sections nest. */
+uint32_t tband_port_critical_enter(void);
+void tband_port_critical_exit(uint32_t state);
+/* Streaming backend only: send bytes (whole frames) of a core's stream;
+ * return false if they could not be sent (counted as dropped events). */
+bool tband_port_stream_write(uint32_t core_id, const uint8_t *bytes, size_t len);
+/* External backend only: every frame, metadata flagged. */
+void tband_port_external(uint32_t core_id, const uint8_t *frame, size_t len, bool is_metadata);
+/* Snapshot backend only: the core's buffer just filled up. */
+void tband_port_snapshot_full(uint32_t core_id);
+
+/* ---- General -------------------------------------------------------------- */
+
+/* Record ts_resolution_ns in the running core's metadata; once per core. */
+void tband_gather_system_metadata(void);
+/* Whether a metadata event did not fit the core's metadata buffer (such
+ * events also count as dropped, so the trace reports them). */
+bool tband_metadata_buf_overflowed(uint32_t core_id);
+/* Events of a core lost so far. */
+uint32_t tband_dropped_evt_cnt(uint32_t core_id);
+/* Copy a core's trace (metadata buffer, then snapshot or post-mortem bytes)
+ * to out. Returns the bytes copied, or, if cap is too small, the bytes
+ * needed (nothing copied). */
+size_t tband_read_trace(uint32_t core_id, uint8_t *out, size_t cap);
+
+/* ---- Backends (only the one built in exists) ----------------------------- */
+
+/* Streaming: start sends every core's metadata first. 0 on success. */
+int tband_start_streaming(void);
+int tband_stop_streaming(void);
+/* Snapshot: 0 on success. */
+int tband_trigger_snapshot(void);
+int tband_stop_snapshot(void);
+int tband_reset_snapshot(void);
+/* Post-mortem: a ring per core that always keeps the newest bytes. */
+void tband_stop_postmortem(void);
+void tband_start_postmortem(void);
+void tband_reset_postmortem(void);
+
+/* ---- ISRs ------------------------------------------------------------------ */
+
+void tband_isr_name(uint32_t isr_id, const char *name);
+void tband_isr_enter(uint32_t isr_id);
+void tband_isr_exit(uint32_t isr_id);
+
+/* ---- Markers ------------------------------------------------------------- */
+
+void tband_evtmarker_name(uint32_t id, const char *name);
+/* msg may be NULL (no message). */
+void tband_evtmarker(uint32_t id, const char *msg);
+void tband_evtmarker_begin(uint32_t id, const char *msg);
+void tband_evtmarker_end(uint32_t id);
+void tband_valmarker_name(uint32_t id, const char *name);
+void tband_valmarker(uint32_t id, int64_t val);
+
+/* ---- FreeRTOS (see tband_freertos.h for the trace macros) ----------------- */
+
+/* Return the new object's id, stored in uxTaskNumber / uxQueueNumber. */
+uint32_t tband_freertos_task_create(uint32_t priority, const char *name);
+/* freertos_queue_type: ucQueueType (queueQUEUE_TYPE_*). */
+uint32_t tband_freertos_queue_create(uint8_t freertos_queue_type);
+void tband_freertos_queue_name(uint32_t queue_id, const char *name);
+void tband_freertos_task_switched_in(uint32_t task_id);
+void tband_freertos_task_to_rdy_state(uint32_t task_id);
+void tband_freertos_task_resumed(uint32_t task_id);
+void tband_freertos_task_resumed_from_isr(uint32_t task_id);
+void tband_freertos_task_suspended(uint32_t task_id);
+void tband_freertos_task_delay(uint32_t ticks);
+void tband_freertos_task_delay_until(uint32_t time_to_wake);
+void tband_freertos_task_priority_set(uint32_t task_id, uint32_t priority);
+void tband_freertos_task_priority_inherit(uint32_t task_id, uint32_t priority);
+void tband_freertos_task_priority_disinherit(uint32_t task_id, uint32_t priority);
+void tband_freertos_task_deleted(uint32_t task_id);
+void tband_freertos_task_is_idle_task(uint32_t task_id, uint32_t core_id);
+void tband_freertos_task_is_timer_task(uint32_t task_id);
+/* size_before: items in the queue before the operation. */
+void tband_freertos_queue_send(uint32_t queue_id, uint32_t size_before, bool overwrite, bool from_isr);
+void tband_freertos_queue_receive(uint32_t queue_id, uint32_t size_before, bool from_isr);
+void tband_freertos_queue_reset(uint32_t queue_id);
+void tband_freertos_queue_cur_length(uint32_t queue_id, uint32_t length);
+void tband_freertos_blocking_on_queue_peek(uint32_t queue_id, uint32_t ticks_to_wait);
+void tband_freertos_blocking_on_queue_send(uint32_t queue_id, uint32_t ticks_to_wait);
+void tband_freertos_blocking_on_queue_receive(uint32_t queue_id, uint32_t ticks_to_wait);
+
+/* Task-local markers: belong to the task running on the calling core. */
+void tband_task_evtmarker_name(uint32_t id, uint32_t task_id, const char *name);
+void tband_task_evtmarker(uint32_t id, const char *msg);
+void tband_task_evtmarker_begin(uint32_t id, const char *msg);
+void tband_task_evtmarker_end(uint32_t id);
+void tband_task_valmarker_name(uint32_t id, uint32_t task_id, const char *name);
+void tband_task_valmarker(uint32_t id, int64_t val);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TBAND_H_ */

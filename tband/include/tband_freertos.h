@@ -1,0 +1,123 @@
+/*
+ * tband_freertos.h: FreeRTOS trace hooks onto the tband C API.
+ *
+ * Include it at the end of FreeRTOSConfig.h. Needs configUSE_TRACE_FACILITY 1
+ * (the tracer keeps its ids in uxTaskNumber / uxQueueNumber) and
+ * INCLUDE_xTaskGetIdleTaskHandle 1. Every macro expands inside the kernel
+ * source that calls it, where the names it uses are in scope.
+ */
+#ifndef TBAND_FREERTOS_H_
+#define TBAND_FREERTOS_H_
+
+#include "tband.h"
+
+#if (configUSE_TRACE_FACILITY != 1)
+  #error "tband_freertos.h needs configUSE_TRACE_FACILITY 1"
+#endif
+
+/* ---- Tasks ------------------------------------------------------------- */
+
+#define traceTASK_CREATE(pxNewTCB) \
+  ((pxNewTCB)->uxTaskNumber = tband_freertos_task_create((uint32_t)(pxNewTCB)->uxPriority, (pxNewTCB)->pcTaskName))
+
+#define traceTASK_SWITCHED_IN() \
+  tband_freertos_task_switched_in((uint32_t)pxCurrentTCB->uxTaskNumber)
+
+#define traceMOVED_TASK_TO_READY_STATE(pxTCB) \
+  tband_freertos_task_to_rdy_state((uint32_t)(pxTCB)->uxTaskNumber)
+
+#define tracePOST_MOVED_TASK_TO_READY_STATE(pxTCB)
+
+#define traceTASK_RESUME(pxTCB) \
+  tband_freertos_task_resumed((uint32_t)(pxTCB)->uxTaskNumber)
+
+#define traceTASK_RESUME_FROM_ISR(pxTCB) \
+  tband_freertos_task_resumed_from_isr((uint32_t)(pxTCB)->uxTaskNumber)
+
+#define traceTASK_SUSPEND(pxTCB) \
+  tband_freertos_task_suspended((uint32_t)(pxTCB)->uxTaskNumber)
+
+#define traceTASK_DELAY() \
+  tband_freertos_task_delay((uint32_t)xTicksToDelay)
+
+#define traceTASK_DELAY_UNTIL(xTimeToWake) \
+  tband_freertos_task_delay_until((uint32_t)(xTimeToWake))
+
+#define traceTASK_PRIORITY_SET(pxTCB, uxNewPriority) \
+  tband_freertos_task_priority_set((uint32_t)(pxTCB)->uxTaskNumber, (uint32_t)(uxNewPriority))
+
+#define traceTASK_PRIORITY_INHERIT(pxTCBOfMutexHolder, uxInheritedPriority) \
+  tband_freertos_task_priority_inherit((uint32_t)(pxTCBOfMutexHolder)->uxTaskNumber, (uint32_t)(uxInheritedPriority))
+
+#define traceTASK_PRIORITY_DISINHERIT(pxTCBOfMutexHolder, uxOriginalPriority) \
+  tband_freertos_task_priority_disinherit((uint32_t)(pxTCBOfMutexHolder)->uxTaskNumber, (uint32_t)(uxOriginalPriority))
+
+#define traceTASK_DELETE(pxTCB) \
+  tband_freertos_task_deleted((uint32_t)(pxTCB)->uxTaskNumber)
+
+/* Idle task(s) of every core (FreeRTOS V11: an array of handles), and the
+ * timer service task when timers are used. */
+#if (configUSE_TIMERS == 1)
+  #define tband_FREERTOS_TIMER_TASK() \
+    tband_freertos_task_is_timer_task((uint32_t)uxTaskGetTaskNumber(xTimerGetTimerDaemonTaskHandle()))
+#else
+  #define tband_FREERTOS_TIMER_TASK()
+#endif
+
+#define traceSTARTING_SCHEDULER(xIdleTaskHandles)                                          \
+  do {                                                                                     \
+    for (uint32_t tband_core = 0; tband_core < (uint32_t)configNUMBER_OF_CORES; tband_core++) { \
+      tband_freertos_task_is_idle_task(                                                    \
+        (uint32_t)uxTaskGetTaskNumber((xIdleTaskHandles)[tband_core]), tband_core);         \
+    }                                                                                      \
+    tband_FREERTOS_TIMER_TASK();                                                           \
+  } while (0)
+
+/* ---- Queues, semaphores, mutexes --------------------------------------- */
+
+#define traceQUEUE_CREATE(pxNewQueue) \
+  ((pxNewQueue)->uxQueueNumber = tband_freertos_queue_create((uint8_t)(pxNewQueue)->ucQueueType))
+
+#define traceCREATE_COUNTING_SEMAPHORE() \
+  tband_freertos_queue_cur_length((uint32_t)((Queue_t *)xHandle)->uxQueueNumber, (uint32_t)uxInitialCount)
+
+/* xQueueGenericSend has xCopyPosition in scope. */
+#define traceQUEUE_SEND(pxQueue)                                                           \
+  tband_freertos_queue_send((uint32_t)(pxQueue)->uxQueueNumber,                            \
+                            (uint32_t)(pxQueue)->uxMessagesWaiting,                        \
+                            xCopyPosition == queueOVERWRITE, false)
+
+/* Also used by xQueueGiveFromISR, which has no xCopyPosition: a send that
+ * goes through on a full queue can only be an overwrite. */
+#define traceQUEUE_SEND_FROM_ISR(pxQueue)                                                  \
+  tband_freertos_queue_send((uint32_t)(pxQueue)->uxQueueNumber,                            \
+                            (uint32_t)(pxQueue)->uxMessagesWaiting,                        \
+                            (pxQueue)->uxMessagesWaiting == (pxQueue)->uxLength, true)
+
+#define traceQUEUE_SET_SEND(pxQueueSetContainer)                                           \
+  tband_freertos_queue_send((uint32_t)(pxQueueSetContainer)->uxQueueNumber,                \
+                            (uint32_t)(pxQueueSetContainer)->uxMessagesWaiting, false, false)
+
+#define traceQUEUE_RECEIVE(pxQueue) \
+  tband_freertos_queue_receive((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)(pxQueue)->uxMessagesWaiting, false)
+
+#define traceQUEUE_RECEIVE_FROM_ISR(pxQueue) \
+  tband_freertos_queue_receive((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)(pxQueue)->uxMessagesWaiting, true)
+
+#define traceQUEUE_RESET(pxQueue, xNewQueue) \
+  tband_freertos_queue_reset((uint32_t)(pxQueue)->uxQueueNumber)
+
+#define traceBLOCKING_ON_QUEUE_PEEK(pxQueue) \
+  tband_freertos_blocking_on_queue_peek((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)xTicksToWait)
+
+#define traceBLOCKING_ON_QUEUE_SEND(pxQueue) \
+  tband_freertos_blocking_on_queue_send((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)xTicksToWait)
+
+#define traceBLOCKING_ON_QUEUE_RECEIVE(pxQueue) \
+  tband_freertos_blocking_on_queue_receive((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)xTicksToWait)
+
+/* Name queues, semaphores and mutexes from application code. */
+#define tband_freertos_queue_name_handle(handle, name) \
+  tband_freertos_queue_name((uint32_t)uxQueueGetQueueNumber(handle), (name))
+
+#endif /* TBAND_FREERTOS_H_ */

@@ -1,0 +1,94 @@
+//! Dropped-event accounting (FORMAT.md, "Dropped events"): a running total
+//! of events the backend refused, re-sent before each following event until
+//! it gets through, and sent as a heartbeat every `every` events.
+
+/// The accounting of one core.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DropCounter {
+    total: u32,
+    reported: u32,
+    since_report: u32,
+}
+
+impl DropCounter {
+    pub const fn new() -> Self {
+        DropCounter {
+            total: 0,
+            reported: 0,
+            since_report: 0,
+        }
+    }
+
+    /// Events lost so far.
+    #[inline]
+    pub const fn total(&self) -> u32 {
+        self.total
+    }
+
+    /// Whether the total must go out before the next event: it grew since
+    /// it last got through, or `every` (non-zero) events passed since then.
+    #[inline(always)]
+    pub const fn report_due(&self, every: u32) -> bool {
+        self.total != self.reported || (every != 0 && self.since_report >= every)
+    }
+
+    /// The total got through to the backend.
+    #[inline(always)]
+    pub fn reported(&mut self) {
+        self.reported = self.total;
+        self.since_report = 0;
+    }
+
+    /// An event was handed to the backend and stored. (The count is reset
+    /// by every report, so wrapping would take 2^32 events without one.)
+    #[inline(always)]
+    pub fn stored(&mut self) {
+        self.since_report = self.since_report.wrapping_add(1);
+    }
+
+    /// An event was lost.
+    #[inline]
+    pub fn lost(&mut self) {
+        self.total = self.total.wrapping_add(1);
+        self.since_report = self.since_report.saturating_add(1);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_drop_is_reported_once_it_gets_through() {
+        let mut d = DropCounter::new();
+        assert!(!d.report_due(0));
+        d.lost();
+        assert!(d.report_due(0));
+        // The report itself could not be sent: still due.
+        d.stored();
+        assert!(d.report_due(0));
+        d.reported();
+        assert!(!d.report_due(0));
+        // Not re-sent before every later event.
+        for _ in 0..100 {
+            d.stored();
+            assert!(!d.report_due(0));
+        }
+        assert_eq!(d.total(), 1);
+    }
+
+    #[test]
+    fn heartbeat_every_n_events() {
+        let mut d = DropCounter::new();
+        for _ in 0..2 {
+            for _ in 0..3 {
+                assert!(!d.report_due(3));
+                d.stored();
+            }
+            assert!(d.report_due(3));
+            d.reported();
+        }
+        d.stored();
+        assert!(!d.report_due(3));
+    }
+}
