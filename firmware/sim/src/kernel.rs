@@ -1046,10 +1046,10 @@ impl<W: Write> Simulator<W> {
     /// A sample of a random walk (`state`); now and then an outlier of any
     /// size and sign instead, so values of every varint length occur.
     fn sample(&mut self, state: &mut i64) -> i64 {
-        match self.rng.range(0, 99) {
+        match self.rng.range(0, 999) {
             0 => i64::MIN,
             1 => i64::MAX,
-            2..=4 => (self.rng.next_u64() as i64) >> self.rng.range(0, 62),
+            2..=11 => (self.rng.next_u64() as i64) >> self.rng.range(0, 62),
             _ => {
                 let step = self.rng.range(0, 200) as i64 - 100;
                 *state = state.saturating_add(step).clamp(-1_000_000, 1_000_000);
@@ -1378,7 +1378,7 @@ impl<W: Write> Simulator<W> {
         if let Some(pc) = goto {
             let gap = self.gap();
             let task = &mut self.tasks[t as usize - 1];
-            task.pc = pc;
+            task.pc = pc % task.program.len();
             task.remaining = gap;
             self.cores[core].run_start = self.now;
         }

@@ -125,10 +125,10 @@ fn run(args: Args) -> Result<(), String> {
         println!("{}\t{bytes} bytes", p.display());
     }
     eprintln!(
-        "{} events ({} lost), {:.1} MB in {secs:.2} s ({:.0} MB/s)",
+        "{} events ({} lost), {} bytes in {secs:.2} s ({:.1} MB/s)",
         out.stats.events,
         out.stats.lost_events,
-        total as f64 / 1e6,
+        total,
         total as f64 / 1e6 / secs.max(1e-9),
     );
     Ok(())
