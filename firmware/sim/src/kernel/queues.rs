@@ -9,6 +9,14 @@ use super::Simulator;
 use crate::program::WAIT_FOREVER;
 use crate::truth::{BlockReason, PriorityCause, TaskState};
 
+/// What a task waits for on a queue.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(super) enum Wait {
+    Send,
+    Receive,
+    Peek,
+}
+
 impl<W: Write> Simulator<W> {
     /// Sends to (gives) `queue` if it has room; `task` is `None` from an ISR.
     pub(super) fn send(&mut self, core: usize, task: Option<u32>, queue: u32) -> io::Result<bool> {
@@ -158,26 +166,60 @@ impl<W: Write> Simulator<W> {
         Some(u32::try_from(left).unwrap_or(u32::MAX - 1))
     }
 
-    /// Puts the running task on a queue's wait list and blocks it.
+    /// The running task `t` announces that it waits (`ticks` at most) on
+    /// `queue`, lends its priority to a mutex holder, joins the queue's
+    /// waiters and gives up the core. It retries its operation when it runs
+    /// again.
     pub(super) fn wait_on_queue(
         &mut self,
         core: usize,
         t: u32,
         queue: u32,
-        state: TaskState,
+        wait: Wait,
+        ticks: u32,
     ) -> io::Result<()> {
+        let queue_id = queue;
+        let ticks_to_wait = ticks;
+        let (event, reason) = match wait {
+            Wait::Send => (
+                Event::CurtaskBlockOnQueueSend {
+                    queue_id,
+                    ticks_to_wait,
+                },
+                BlockReason::QueueSend { queue_id },
+            ),
+            Wait::Receive => (
+                Event::CurtaskBlockOnQueueReceive {
+                    queue_id,
+                    ticks_to_wait,
+                },
+                BlockReason::QueueReceive { queue_id },
+            ),
+            Wait::Peek => (
+                Event::CurtaskBlockOnQueuePeek {
+                    queue_id,
+                    ticks_to_wait,
+                },
+                BlockReason::QueuePeek { queue_id },
+            ),
+        };
+        self.emit(core, event)?;
+        if wait == Wait::Receive {
+            self.inherit(core, t, queue)?;
+        }
         let task = &mut self.tasks[t as usize - 1];
+        task.remaining = 0;
         task.waiting_on = Some(queue);
         if let Some(deadline) = task.deadline {
             task.wake_tick = Some(deadline);
             self.delayed.push(t);
         }
         let q = &mut self.queues[queue as usize - 1];
-        match state {
-            TaskState::Blocked(BlockReason::QueueSend { .. }) => q.send_waiters.push(t),
-            _ => q.recv_waiters.push(t),
+        match wait {
+            Wait::Send => q.send_waiters.push(t),
+            Wait::Receive | Wait::Peek => q.recv_waiters.push(t),
         }
-        self.block(core, t, state)
+        self.block(core, t, TaskState::Blocked(reason))
     }
 
     /// A task blocking on a held mutex lends its priority to the holder.

@@ -5,6 +5,7 @@ use std::io::{self, Write};
 
 use tband::Event;
 
+use super::queues::Wait;
 use super::{Simulator, Task, FOREVER, MAX_CHILDREN};
 use crate::program::{short_lived_program, Op};
 use crate::truth::{BlockReason, PriorityCause, TaskInfo, TaskKind, TaskState, Ts};
@@ -71,16 +72,7 @@ impl<W: Write> Simulator<W> {
                 if self.send(core, Some(t), queue)? {
                     self.op_done(t);
                 } else if let Some(ticks) = self.ticks_to_wait(t, timeout) {
-                    self.emit(
-                        core,
-                        Event::CurtaskBlockOnQueueSend {
-                            queue_id: queue,
-                            ticks_to_wait: ticks,
-                        },
-                    )?;
-                    let state = TaskState::Blocked(BlockReason::QueueSend { queue_id: queue });
-                    self.tasks[t as usize - 1].remaining = 0;
-                    self.wait_on_queue(core, t, queue, state)?;
+                    self.wait_on_queue(core, t, queue, Wait::Send, ticks)?;
                     goto = None;
                 } else {
                     self.op_done(t);
@@ -95,17 +87,7 @@ impl<W: Write> Simulator<W> {
                 if self.receive(core, Some(t), queue)? {
                     self.op_done(t);
                 } else if let Some(ticks) = self.ticks_to_wait(t, timeout) {
-                    self.emit(
-                        core,
-                        Event::CurtaskBlockOnQueueReceive {
-                            queue_id: queue,
-                            ticks_to_wait: ticks,
-                        },
-                    )?;
-                    self.inherit(core, t, queue)?;
-                    let state = TaskState::Blocked(BlockReason::QueueReceive { queue_id: queue });
-                    self.tasks[t as usize - 1].remaining = 0;
-                    self.wait_on_queue(core, t, queue, state)?;
+                    self.wait_on_queue(core, t, queue, Wait::Receive, ticks)?;
                     goto = None;
                 } else {
                     let timed_out = self.tasks[t as usize - 1].timed_out;
@@ -120,16 +102,7 @@ impl<W: Write> Simulator<W> {
                 if self.queues[queue as usize - 1].len > 0 {
                     self.op_done(t);
                 } else if let Some(ticks) = self.ticks_to_wait(t, timeout) {
-                    self.emit(
-                        core,
-                        Event::CurtaskBlockOnQueuePeek {
-                            queue_id: queue,
-                            ticks_to_wait: ticks,
-                        },
-                    )?;
-                    let state = TaskState::Blocked(BlockReason::QueuePeek { queue_id: queue });
-                    self.tasks[t as usize - 1].remaining = 0;
-                    self.wait_on_queue(core, t, queue, state)?;
+                    self.wait_on_queue(core, t, queue, Wait::Peek, ticks)?;
                     goto = None;
                 } else {
                     self.op_done(t);
