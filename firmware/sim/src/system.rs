@@ -557,7 +557,7 @@ fn build_isrs(b: &mut Builder<'_>, targets: &Targets, log: u32) -> Vec<IsrSpec> 
         id: TICK_ISR_ID,
         name: "SysTick".to_owned(),
         priority: 1,
-        period: b.config.rtos_tick,
+        period: b.config.tick_period(),
         body: vec![IsrOp::Tick],
     }];
     for k in 0..b.config.isrs {

@@ -146,7 +146,7 @@ impl<W: Write> Simulator<W> {
             let isr = &mut self.isrs[i];
             if isr.period > 0 {
                 isr.next_arrival = if isr.id == system::TICK_ISR_ID {
-                    self.config.rtos_tick
+                    self.config.tick_period()
                 } else {
                     self.now + self.rng.range(1, isr.period)
                 };

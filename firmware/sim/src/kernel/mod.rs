@@ -333,7 +333,7 @@ impl<W: Write> Simulator<W> {
     }
 
     fn system_start_ts(&self) -> Ts {
-        self.config.rtos_tick / 2
+        self.config.tick_period() / 2
     }
 
     /// Emits a timestamped event on `core` at the current time and advances
