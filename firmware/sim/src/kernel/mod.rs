@@ -296,7 +296,7 @@ impl<W: Write> Simulator<W> {
             match action {
                 Action::EnterIsr(isr) => self.enter_isr(core, isr)?,
                 Action::StepIsr => self.step_isr(core)?,
-                Action::Yield => self.reschedule(core)?,
+                Action::Yield => self.context_switch(core)?,
                 Action::StepTask => self.step_task(core)?,
             }
         }

@@ -70,32 +70,59 @@ impl<W: Write> Simulator<W> {
         }
     }
 
-    /// Switches `core` to its best task if that differs from the running
-    /// one (which stays if it can still run and is not outranked).
-    pub(super) fn reschedule(&mut self, core: usize) -> io::Result<()> {
+    /// The task `core` should run next if it is not the running one (which
+    /// stays if it can still run and is not outranked, or equalled when
+    /// the tick asked for time slicing).
+    fn next_task(&mut self, core: usize) -> Option<u32> {
         let c = &mut self.cores[core];
         c.yield_pending = false;
         let slice = std::mem::take(&mut c.slice_pending);
         let cur = c.current;
-        let Some(best) = self.best_ready(core) else {
-            return Ok(());
-        };
+        let best = self.best_ready(core)?;
         if cur != 0 {
             let task = &self.tasks[cur as usize - 1];
             let running = matches!(task.state, TaskState::Running { .. });
             let best_prio = self.tasks[best as usize - 1].prio;
             if running && (best_prio < task.prio || (best_prio == task.prio && !slice)) {
-                return Ok(());
+                return None;
             }
+        }
+        Some(best)
+    }
+
+    /// The pended context switch of `core`: like FreeRTOS it traces a
+    /// switch-in even when the running task is chosen again.
+    pub(super) fn context_switch(&mut self, core: usize) -> io::Result<()> {
+        match self.next_task(core) {
+            Some(next) => self.switch_to(core, next),
+            None => {
+                let task_id = self.cores[core].current;
+                self.emit(core, Event::TaskSwitchedIn { task_id })?;
+                Ok(())
+            }
+        }
+    }
+
+    /// Switches `core` to its best task if that is not the running one.
+    pub(super) fn reschedule(&mut self, core: usize) -> io::Result<()> {
+        match self.next_task(core) {
+            Some(next) => self.switch_to(core, next),
+            None => Ok(()),
+        }
+    }
+
+    fn switch_to(&mut self, core: usize, next: u32) -> io::Result<()> {
+        let cur = self.cores[core].current;
+        if cur != 0 {
             self.charge_top(core);
             let task = &mut self.tasks[cur as usize - 1];
-            if running {
+            if matches!(task.state, TaskState::Running { .. }) {
                 task.state = TaskState::Ready;
                 task.ready_seq = self.ready_seq;
                 self.ready_seq += 1;
             }
         }
-        let ts = self.emit(core, Event::TaskSwitchedIn { task_id: best })?;
+        let ts = self.emit(core, Event::TaskSwitchedIn { task_id: next })?;
         let core_id = core as u32;
         let running = TaskState::Running { core: core_id };
         if cur != 0 {
@@ -103,12 +130,12 @@ impl<W: Write> Simulator<W> {
             self.record(|r| r.state(cur, state, ts));
         }
         self.record(|r| {
-            r.switch(core_id, best, ts);
-            r.state(best, running, ts);
+            r.switch(core_id, next, ts);
+            r.state(next, running, ts);
         });
-        self.tasks[best as usize - 1].state = running;
+        self.tasks[next as usize - 1].state = running;
         let c = &mut self.cores[core];
-        c.current = best;
+        c.current = next;
         c.run_start = self.now;
         Ok(())
     }
