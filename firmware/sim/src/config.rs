@@ -54,8 +54,8 @@ pub struct Config {
     pub heartbeat: u32,
     /// Nanoseconds per timestamp tick.
     pub ns_per_tick: u64,
-    /// Timestamp ticks per RTOS tick (the tick interrupt period).
-    pub rtos_tick: u64,
+    /// Period of the RTOS tick interrupt in nanoseconds (1 ms: 1 kHz).
+    pub tick_period_ns: u64,
     /// Stop once the streams hold this many bytes in total.
     pub size: u64,
     /// Keep a [`GroundTruth`](crate::GroundTruth) of what was scheduled.
@@ -74,7 +74,7 @@ impl Default for Config {
             drops: None,
             heartbeat: 100,
             ns_per_tick: 10,
-            rtos_tick: 100_000,
+            tick_period_ns: 1_000_000,
             size: 1 << 20,
             record_truth: false,
         }
@@ -87,7 +87,7 @@ pub enum ConfigError {
     NoCores,
     TooManyCores(u32),
     SinkCount { cores: u32, sinks: usize },
-    ZeroTickPeriod,
+    TickShorterThanResolution,
     ZeroResolution,
     TooManyObjects,
 }
@@ -102,7 +102,9 @@ impl fmt::Display for ConfigError {
             ConfigError::SinkCount { cores, sinks } => {
                 write!(f, "{cores} cores need {cores} output streams, got {sinks}")
             }
-            ConfigError::ZeroTickPeriod => write!(f, "the RTOS tick period must be at least 1 timestamp tick"),
+            ConfigError::TickShorterThanResolution => {
+                write!(f, "the RTOS tick period must be at least one timestamp tick long")
+            }
             ConfigError::ZeroResolution => write!(f, "the timestamp resolution must be at least 1 ns"),
             ConfigError::TooManyObjects => write!(
                 f,
@@ -118,6 +120,11 @@ pub const MAX_CORES: u32 = 64;
 pub const MAX_OBJECTS: u32 = 10_000;
 
 impl Config {
+    /// The RTOS tick period in timestamp ticks.
+    pub fn tick_period(&self) -> u64 {
+        (self.tick_period_ns / self.ns_per_tick.max(1)).max(1)
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.cores == 0 {
             return Err(ConfigError::NoCores);
@@ -125,11 +132,11 @@ impl Config {
         if self.cores > MAX_CORES {
             return Err(ConfigError::TooManyCores(self.cores));
         }
-        if self.rtos_tick == 0 {
-            return Err(ConfigError::ZeroTickPeriod);
-        }
         if self.ns_per_tick == 0 {
             return Err(ConfigError::ZeroResolution);
+        }
+        if self.tick_period_ns < self.ns_per_tick {
+            return Err(ConfigError::TickShorterThanResolution);
         }
         if self.tasks > MAX_OBJECTS || self.queues > MAX_OBJECTS || self.isrs > MAX_OBJECTS {
             return Err(ConfigError::TooManyObjects);

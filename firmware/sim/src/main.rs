@@ -1,7 +1,7 @@
 //! `tband-sim`: writes a simulated FreeRTOS trace of a requested size.
 
 use std::fs::File;
-use std::io::BufWriter;
+use std::io::{self, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -26,7 +26,16 @@ enum LayoutArg {
 /// priority inheritance), delays, suspend/resume, short-lived tasks and
 /// event/value markers. The same options always give the same bytes.
 #[derive(Parser)]
-#[command(version, about, long_about)]
+#[command(
+    version,
+    about,
+    long_about,
+    after_long_help = "Examples:\n  \
+    tband-sim --size 100M -o trace.bin\n  \
+    tband-sim --size 1G --cores 4 -o trace.bin      # trace.c0.bin … trace.c3.bin\n  \
+    tband-sim --size 10M --drops --heartbeat 50 -o lossy.bin\n  \
+    tband-sim --size 64K -o - | tband-decode -"
+)]
 struct Args {
     /// Stop once the trace holds this many bytes (all cores together);
     /// K, M and G suffixes are powers of 1024.
@@ -68,8 +77,9 @@ struct Args {
     /// Nanoseconds per timestamp tick.
     #[arg(long, default_value_t = Config::default().ns_per_tick)]
     ns_per_tick: u64,
-    /// Output file; with several cores `.c<N>` goes before the extension
-    /// (trace.bin → trace.c0.bin, trace.c1.bin).
+    /// Output file, `-` for stdout (one core only); with several cores
+    /// `.c<N>` goes before the extension (trace.bin → trace.c0.bin,
+    /// trace.c1.bin). The files written are listed on stdout.
     #[arg(short, long, default_value = "trace.bin")]
     output: PathBuf,
 }
@@ -106,13 +116,28 @@ fn run(args: Args) -> Result<(), String> {
         ..Config::default()
     };
     config.validate().map_err(|e| e.to_string())?;
-    let paths: Vec<PathBuf> = (0..config.cores)
-        .map(|c| core_file_name(&args.output, c, config.cores))
-        .collect();
-    let mut sinks = Vec::new();
+    let to_stdout = args.output.as_os_str() == "-";
+    if to_stdout && config.cores > 1 {
+        return Err(format!(
+            "{} cores write {} streams, which need a file name after -o, not `-`",
+            config.cores, config.cores
+        ));
+    }
+    let paths: Vec<PathBuf> = if to_stdout {
+        Vec::new()
+    } else {
+        (0..config.cores)
+            .map(|c| core_file_name(&args.output, c, config.cores))
+            .collect()
+    };
+    // The simulator hands over 64 KiB blocks, so the sinks need no buffer.
+    let mut sinks: Vec<Box<dyn Write>> = Vec::new();
+    if to_stdout {
+        sinks.push(Box::new(io::stdout().lock()));
+    }
     for p in &paths {
         let f = File::create(p).map_err(|e| format!("cannot create {}: {e}", p.display()))?;
-        sinks.push(BufWriter::new(f));
+        sinks.push(Box::new(f));
     }
     let started = Instant::now();
     let out = Simulator::new(config, sinks)
@@ -125,10 +150,10 @@ fn run(args: Args) -> Result<(), String> {
         println!("{}\t{bytes} bytes", p.display());
     }
     eprintln!(
-        "{} events ({} lost), {:.1} MB in {secs:.2} s ({:.0} MB/s)",
+        "{} events ({} lost), {} bytes in {secs:.2} s ({:.1} MB/s)",
         out.stats.events,
         out.stats.lost_events,
-        total as f64 / 1e6,
+        total,
         total as f64 / 1e6 / secs.max(1e-9),
     );
     Ok(())

@@ -170,15 +170,36 @@ impl Builder<'_> {
         self.values.len() as u32
     }
 
-    /// Id of the `n`-th queue (cyclically) with this purpose.
-    fn queue(&self, purpose: Purpose, n: usize) -> Option<u32> {
+    /// The queues with this purpose that instance `slot` uses: they are
+    /// shared out among the instances so that every queue has a user, and
+    /// every instance gets one when there are fewer queues than instances.
+    fn queues(&self, purpose: Purpose, slot: Slot) -> Vec<u32> {
         let ids: Vec<u32> = (1..)
             .zip(&self.queues)
             .filter(|(_, q)| q.purpose == purpose)
             .map(|(id, _)| id)
             .collect();
-        (!ids.is_empty()).then(|| ids[n % ids.len()])
+        if ids.len() <= slot.count {
+            return ids
+                .get(slot.n % ids.len().max(1))
+                .copied()
+                .into_iter()
+                .collect();
+        }
+        (0..)
+            .zip(ids)
+            .filter(|(i, _)| i % slot.count == slot.n)
+            .map(|(_, id)| id)
+            .collect()
     }
+}
+
+/// Instance `n` of `count` tasks with the same role (or interrupts of the
+/// same kind).
+#[derive(Clone, Copy)]
+struct Slot {
+    n: usize,
+    count: usize,
 }
 
 /// Task ids of the first task of each role that others refer to.
@@ -230,7 +251,9 @@ pub(crate) fn build(config: &Config, rng: &mut Rng) -> System {
     for i in 0..config.tasks {
         let (role, n) = role_of(i);
         let name = format!("{}{n}", role.name());
-        let program = role_program(&mut b, role, n, &name, &targets, log, timer_queue);
+        let count = (0..config.tasks).filter(|&j| role_of(j).0 == role).count();
+        let slot = Slot { n, count };
+        let program = role_program(&mut b, role, slot, &name, &targets, log, timer_queue);
         let (local_markers, local_values) = role_locals(role);
         tasks.push(TaskSpec {
             name,
@@ -317,13 +340,23 @@ fn role_locals(role: Role) -> (LocalNames, LocalNames) {
 fn role_program(
     b: &mut Builder<'_>,
     role: Role,
-    n: usize,
+    slot: Slot,
     name: &str,
     targets: &Targets,
     log: u32,
     timer_queue: u32,
 ) -> Vec<Op> {
     let mut p = Vec::new();
+    let send = |queue, timeout| Op::Send {
+        queue,
+        timeout,
+        on_fail: None,
+    };
+    let receive = |queue, timeout| Op::Receive {
+        queue,
+        timeout,
+        on_fail: None,
+    };
     match role {
         Role::Producer => {
             let frame = b.marker(format!("{name} frame"));
@@ -342,22 +375,16 @@ fn role_program(
                 id: frame,
                 msg: "send",
             });
-            // Bursts longer than the queue make the producer wait for room.
-            if let Some(q) = b.queue(Purpose::Data, n) {
-                for _ in 0..b.rng.range(2, 6) {
-                    p.push(Op::Send {
-                        queue: q,
-                        timeout: 5,
-                        on_fail: None,
-                    });
+            // A burst longer than the first queue makes the producer wait
+            // for room; the other queues get one item each.
+            for (i, q) in b.queues(Purpose::Data, slot).into_iter().enumerate() {
+                let burst = if i == 0 { b.rng.range(2, 6) } else { 1 };
+                for _ in 0..burst {
+                    p.push(send(q, 5));
                 }
             }
-            if let Some(q) = b.queue(Purpose::Events, n) {
-                p.push(Op::Send {
-                    queue: q,
-                    timeout: 0,
-                    on_fail: None,
-                });
+            for q in b.queues(Purpose::Events, slot) {
+                p.push(send(q, 0));
             }
             p.push(Op::MarkerEnd { id: frame });
             p.push(Op::MarkerEnd { id: frame });
@@ -365,18 +392,17 @@ fn role_program(
             p.push(Op::LocalValue { id: 0 });
         }
         Role::Consumer => {
-            if let Some(q) = b.queue(Purpose::Data, n) {
-                p.push(Op::Receive {
-                    queue: q,
-                    timeout: if n.is_multiple_of(2) {
+            let data = b.queues(Purpose::Data, slot);
+            match data.first() {
+                Some(&q) => {
+                    let timeout = if slot.n.is_multiple_of(2) {
                         WAIT_FOREVER
                     } else {
                         20
-                    },
-                    on_fail: None,
-                });
-            } else {
-                p.push(Op::Delay { min: 1, max: 5 });
+                    };
+                    p.push(receive(q, timeout));
+                }
+                None => p.push(Op::Delay { min: 1, max: 5 }),
             }
             p.push(Op::LocalBegin {
                 id: 0,
@@ -390,23 +416,23 @@ fn role_program(
             p.push(Op::LocalEnd { id: 0 });
             p.push(b.compute(20, 200));
             p.push(Op::LocalValue { id: 0 });
-            if let Some(q) = b.queue(Purpose::Mailbox, n) {
+            for &q in data.iter().skip(1) {
+                p.push(receive(q, 0));
+            }
+            for q in b.queues(Purpose::Mailbox, slot) {
                 p.push(Op::Peek {
                     queue: q,
                     timeout: 3,
                 });
-                p.push(Op::Receive {
-                    queue: q,
-                    timeout: 0,
-                    on_fail: None,
-                });
+                p.push(receive(q, 0));
             }
             p.push(Op::LocalEnd { id: 0 });
         }
         Role::MutexLow => {
             let hold = b.marker(format!("{name} hold"));
-            let give_up = 6;
-            if let Some(lock) = b.queue(Purpose::Lock, n) {
+            for lock in b.queues(Purpose::Lock, slot) {
+                // Held across a delay, so waiters lend it their priority.
+                let give_up = p.len() + 6;
                 p.push(Op::Receive {
                     queue: lock,
                     timeout: WAIT_FOREVER,
@@ -419,51 +445,45 @@ fn role_program(
                 p.push(b.compute(100, 1500));
                 p.push(Op::Delay { min: 1, max: 2 });
                 p.push(Op::MarkerEnd { id: hold });
-                p.push(Op::Send {
-                    queue: lock,
-                    timeout: 0,
-                    on_fail: None,
-                });
+                p.push(send(lock, 0));
+                p.push(Op::Delay { min: 2, max: 8 });
             }
-            p.push(Op::Delay { min: 2, max: 8 });
+            if p.is_empty() {
+                p.push(Op::Delay { min: 2, max: 8 });
+            }
         }
         Role::MutexHigh => {
-            p.push(Op::Delay { min: 1, max: 5 });
-            if let Some(lock) = b.queue(Purpose::Lock, n) {
+            for lock in b.queues(Purpose::Lock, slot) {
+                let next_lock = p.len() + 5;
+                p.push(Op::Delay { min: 1, max: 5 });
                 p.push(Op::Receive {
                     queue: lock,
                     timeout: 3,
-                    on_fail: Some(0),
+                    on_fail: Some(next_lock),
                 });
                 p.push(b.compute(10, 50));
-                p.push(Op::Send {
-                    queue: lock,
-                    timeout: 0,
-                    on_fail: None,
-                });
+                p.push(send(lock, 0));
                 p.push(Op::LocalInstant {
                     id: 0,
                     msg: "got lock",
                 });
             }
+            if p.is_empty() {
+                p.push(Op::Delay { min: 1, max: 5 });
+            }
         }
         Role::Waiter => {
-            match b.queue(Purpose::IrqSemaphore, n) {
-                Some(sem) => p.push(Op::Receive {
-                    queue: sem,
-                    timeout: 100,
-                    on_fail: None,
-                }),
-                None => p.push(Op::Delay { min: 5, max: 20 }),
+            let sems = b.queues(Purpose::IrqSemaphore, slot);
+            for &sem in &sems {
+                p.push(receive(sem, 100));
+            }
+            if sems.is_empty() {
+                p.push(Op::Delay { min: 5, max: 20 });
             }
             p.push(Op::LocalBegin { id: 0, msg: "irq" });
             p.push(b.compute(10, 100));
-            if let Some(q) = b.queue(Purpose::IsrQueue, n) {
-                p.push(Op::Receive {
-                    queue: q,
-                    timeout: 0,
-                    on_fail: None,
-                });
+            for q in b.queues(Purpose::IsrQueue, slot) {
+                p.push(receive(q, 0));
             }
             p.push(Op::LocalEnd { id: 0 });
             p.push(Op::LocalValue { id: 0 });
@@ -491,20 +511,12 @@ fn role_program(
                     high: Role::Consumer.priority() + 2,
                 });
             }
-            if let Some(q) = b.queue(Purpose::Mailbox, n) {
+            for q in b.queues(Purpose::Mailbox, slot) {
                 p.push(Op::Overwrite { queue: q });
             }
-            p.push(Op::Send {
-                queue: timer_queue,
-                timeout: 0,
-                on_fail: None,
-            });
-            if let Some(q) = b.queue(Purpose::Events, n) {
-                p.push(Op::Receive {
-                    queue: q,
-                    timeout: 2,
-                    on_fail: None,
-                });
+            p.push(send(timer_queue, 0));
+            for q in b.queues(Purpose::Events, slot) {
+                p.push(receive(q, 2));
             }
             if let Some(task) = targets.worker {
                 p.push(Op::Suspend { task });
@@ -545,18 +557,24 @@ fn build_isrs(b: &mut Builder<'_>, targets: &Targets, log: u32) -> Vec<IsrSpec> 
         id: TICK_ISR_ID,
         name: "SysTick".to_owned(),
         priority: 1,
-        period: b.config.rtos_tick,
+        period: b.config.tick_period(),
         body: vec![IsrOp::Tick],
     }];
     for k in 0..b.config.isrs {
         let n = k as usize;
         let kind = n % DEVICE_NAMES.len();
         let name = format!("{}{}", DEVICE_NAMES[kind], n / DEVICE_NAMES.len());
+        let count = (0..b.config.isrs as usize)
+            .filter(|j| j % DEVICE_NAMES.len() == kind)
+            .count();
+        let slot = Slot {
+            n: n / DEVICE_NAMES.len(),
+            count,
+        };
         let mut body = Vec::new();
-        let per = n / DEVICE_NAMES.len();
         match kind {
             0 => {
-                if let Some(q) = b.queue(Purpose::IsrQueue, per) {
+                for q in b.queues(Purpose::IsrQueue, slot) {
                     body.push(IsrOp::Send { queue: q });
                 }
                 body.push(IsrOp::Instant { id: log, msg: "rx" });
@@ -567,7 +585,7 @@ fn build_isrs(b: &mut Builder<'_>, targets: &Targets, log: u32) -> Vec<IsrSpec> 
                     id: span,
                     msg: "xfer",
                 });
-                if let Some(q) = b.queue(Purpose::IrqSemaphore, per) {
+                for q in b.queues(Purpose::IrqSemaphore, slot) {
                     body.push(IsrOp::Send { queue: q });
                 }
                 body.push(IsrOp::SpanEnd { id: span });
@@ -575,15 +593,15 @@ fn build_isrs(b: &mut Builder<'_>, targets: &Targets, log: u32) -> Vec<IsrSpec> 
             2 => {
                 let sample = b.value(format!("{name} sample"));
                 body.push(IsrOp::Value { id: sample });
-                if let Some(q) = b.queue(Purpose::Mailbox, per) {
+                for q in b.queues(Purpose::Mailbox, slot) {
                     body.push(IsrOp::Overwrite { queue: q });
                 }
             }
             3 => {
-                if let Some(q) = b.queue(Purpose::Events, per) {
+                for q in b.queues(Purpose::Events, slot) {
                     body.push(IsrOp::Send { queue: q });
                 }
-                if let Some(q) = b.queue(Purpose::IsrQueue, per) {
+                for q in b.queues(Purpose::IsrQueue, slot) {
                     body.push(IsrOp::Receive { queue: q });
                 }
             }

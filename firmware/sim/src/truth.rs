@@ -81,8 +81,9 @@ pub struct IsrInfo {
 }
 
 /// A task running on a core from the `task_switched_in` at `start` to the
-/// next one on that core at `end`. ISRs that interrupted it do not split the
-/// slice. Per core, slices are contiguous from the first switch on.
+/// next one on that core that switches to another task, at `end` (a switch
+/// to the running task again does not split it, nor do ISRs). Per core,
+/// slices are contiguous from the first switch on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunSlice {
     pub core: u32,

@@ -101,3 +101,19 @@ fn bad_options_fail_with_one_sentence() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn dash_writes_one_core_to_stdout() {
+    let dir = scratch_dir("stdout");
+    let out = run_in(&dir, &["--size", "8K", "-o", "-"]);
+    assert!(out.status.success());
+    let file = run_in(&dir, &["--size", "8K", "-o", "t.bin"]);
+    assert_eq!(out.stdout, std::fs::read(dir.join("t.bin")).unwrap());
+    assert_eq!(reported_files(&file), ["t.bin"]);
+    let several = run_in(&dir, &["--size", "8K", "--cores", "2", "-o", "-"]);
+    assert!(!several.status.success());
+    assert!(String::from_utf8(several.stderr)
+        .unwrap()
+        .contains("need a file name"));
+    std::fs::remove_dir_all(dir).unwrap();
+}

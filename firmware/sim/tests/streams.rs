@@ -186,6 +186,16 @@ fn a_default_trace_uses_every_event_the_simulator_models() {
         .map(|k| k.name())
         .collect();
     assert!(missing.is_empty(), "never emitted: {missing:?}");
+    // A pended context switch that keeps the running task traces it again.
+    let mut running = [0u32; 2];
+    let mut again = 0;
+    for e in common::timeline(&events) {
+        if e.kind == EventKind::TaskSwitchedIn {
+            again += usize::from(running[e.core as usize] == e.u32(0));
+            running[e.core as usize] = e.u32(0);
+        }
+    }
+    assert!(again > 0);
 }
 
 #[test]

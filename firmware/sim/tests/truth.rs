@@ -204,7 +204,7 @@ fn marker_spans_nest_on_each_track() {
             spans.sort_by_key(|s| (s.start, std::cmp::Reverse(s.end)));
             let mut open: Vec<u64> = Vec::new();
             for s in spans.iter() {
-                while open.last().is_some_and(|&end| end <= s.start) {
+                while open.last().is_some_and(|&end| end < s.start) {
                     open.pop();
                 }
                 if let Some(&end) = open.last() {

@@ -65,6 +65,8 @@ pub fn replay(timeline: &[Ev], cores: u32, end_ts: u64) -> Replay {
             v.announced = Some(s);
         };
         match e.kind {
+            // Switching to the running task again changes nothing.
+            K::TaskSwitchedIn if current == Some(e.u32(0)) => {}
             K::TaskSwitchedIn => {
                 let t = e.u32(0);
                 if let Some((prev, start)) = v.running.replace((t, ts)) {
