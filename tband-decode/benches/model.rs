@@ -13,6 +13,15 @@ use std::time::Instant;
 use tband_decode::{OpenOptions, Trace};
 use tband_sim::{core_file_name, parse_size, Config, Simulator};
 
+/// CPU time this process has used (user + system), in seconds.
+fn cpu_seconds() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let fields: Vec<&str> = stat.rsplit(')').next().unwrap_or("").split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+    // utime and stime are fields 14 and 15 of /proc/PID/stat (11 and 12 after the name).
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 fn peak_rss_bytes() -> u64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
@@ -33,15 +42,18 @@ fn measure(inputs: &[String]) {
         })
         .sum();
     let start = Instant::now();
+    let cpu_start = cpu_seconds();
     let trace = Trace::open(inputs, &OpenOptions::default()).unwrap();
-    let secs = start.elapsed().as_secs_f64();
+    let wall = start.elapsed().as_secs_f64();
+    let secs = cpu_seconds() - cpu_start;
     let m = &trace.model;
     let rss = peak_rss_bytes();
     println!(
-        "{:>8.1} MB  {:>9} events  {:>7.3} s  {:>7.1} MB/s  {:>6.2} M events/s  peak RSS {:>7.1} MB = {:.2}x trace  ({} slices, {} states, {} ISR slices, {} queue ops)",
+        "{:>6.1} MB  {:>9} events  {:>6.2} s CPU ({:.2} s wall)  {:>6.1} MB/s  {:>5.2} M events/s  peak RSS {:>6.1} MB = {:.2}x trace  ({} slices, {} states, {} ISR slices, {} queue ops)",
         bytes as f64 / 1e6,
         m.info.events,
         secs,
+        wall,
         bytes as f64 / 1e6 / secs,
         m.info.events as f64 / 1e6 / secs,
         rss as f64 / 1e6,
