@@ -49,12 +49,12 @@ impl<'a> Frames<'a> {
 impl<'a> Iterator for Frames<'a> {
     type Item = RawFrame<'a>;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<RawFrame<'a>> {
         loop {
             let rest = self.data.get(self.pos..).filter(|r| !r.is_empty())?;
             let offset = self.pos;
-            match memchr(cobs::DELIMITER, rest) {
+            match find_delimiter(rest) {
                 Some(0) => {
                     self.pos += 1;
                     self.empty_frames += 1;
@@ -78,6 +78,30 @@ impl<'a> Iterator for Frames<'a> {
             }
         }
     }
+}
+
+/// Index of the first delimiter in `data`. Most frames are a dozen bytes
+/// long, so the first 16 bytes are searched inline, a word at a time, before
+/// handing over to `memchr`.
+#[inline(always)]
+fn find_delimiter(data: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    const _: () = assert!(cobs::DELIMITER == 0, "the word search looks for zero bytes");
+    let mut start = 0;
+    while let Some(&word) = data.get(start..).and_then(<[u8]>::first_chunk::<8>) {
+        let word = u64::from_le_bytes(word);
+        // The lowest flagged byte is the first zero (borrows only flag bytes above it).
+        let zeros = word.wrapping_sub(ONES) & !word & HIGH_BITS;
+        if zeros != 0 {
+            return Some(start + zeros.trailing_zeros() as usize / 8);
+        }
+        start += 8;
+        if start == 16 {
+            break;
+        }
+    }
+    memchr(cobs::DELIMITER, data.get(start..)?).map(|i| start + i)
 }
 
 /// Why a frame did not decode.
@@ -133,7 +157,7 @@ impl fmt::Display for FrameError {
 
 /// Decodes one frame. Single-block frames (the common case: no zero in the
 /// payload) are read in place; others are unstuffed into `scratch`.
-#[inline]
+#[inline(always)]
 pub fn decode_frame<'s>(
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
@@ -170,6 +194,23 @@ mod tests {
         assert_eq!((got[1].offset, got[1].bytes), (5, &[1u8][..]));
         assert!(got[2].unterminated);
         assert_eq!(frames.empty_frames(), 2);
+    }
+
+    #[test]
+    fn finds_the_first_delimiter_at_any_position() {
+        for fill in [0x01, 0x80, 0xFF] {
+            for len in 0..40 {
+                for zero in 0..len {
+                    let mut data = vec![fill; len];
+                    data[zero] = 0;
+                    if zero + 1 < len {
+                        data[len - 1] = 0;
+                    }
+                    assert_eq!(find_delimiter(&data), Some(zero), "{fill} {len} {zero}");
+                }
+                assert_eq!(find_delimiter(&vec![fill; len]), None);
+            }
+        }
     }
 
     #[test]

@@ -91,9 +91,7 @@ impl fmt::Display for InputError {
 impl std::error::Error for InputError {}
 
 impl Input {
-    /// Opens and reads (or maps) an input. Hex text is recognised by having
-    /// no zero byte (every binary trace has frame delimiters) and consisting
-    /// only of hex digits, `0x` prefixes, separators and white space.
+    /// Opens and reads (or maps) an input, converting hex text to bytes.
     pub fn open(spec: &InputSpec) -> Result<Input, InputError> {
         let name = spec.display_name();
         let io_err = |source| InputError::Io {
@@ -108,6 +106,13 @@ impl Input {
                 Bytes::Owned(buf)
             }
         };
+        Input::from_bytes(name, spec.core, bytes)
+    }
+
+    /// Makes an input of bytes already read. Hex text is recognised by having
+    /// no zero byte (every binary trace has frame delimiters) and consisting
+    /// only of hex digits, `0x` prefixes, separators and white space.
+    pub fn from_bytes(name: String, core: Option<u32>, bytes: Bytes) -> Result<Input, InputError> {
         let (bytes, was_hex) = if looks_like_hex(&bytes) {
             let parsed = parse_hex(&bytes).map_err(|line| InputError::BadHex {
                 name: name.clone(),
@@ -119,7 +124,7 @@ impl Input {
         };
         Ok(Input {
             name,
-            core: spec.core,
+            core,
             bytes,
             was_hex,
         })

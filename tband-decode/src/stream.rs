@@ -88,7 +88,7 @@ impl<'a> StreamDecoder<'a> {
     }
 
     /// Decodes the next frame, or `None` at the end of the stream.
-    #[inline]
+    #[inline(always)]
     pub fn next_frame(&mut self) -> Option<DecodedFrame<'_>> {
         let raw = self.frames.next()?;
         self.stats.frames += 1;

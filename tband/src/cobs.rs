@@ -150,24 +150,45 @@ pub enum CobsError {
 /// least as long as the frame. Returns the payload length. Accepts both the
 /// reference ending (delimiter right after a full block) and the `0x01` form.
 pub fn decode(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsError> {
-    if out.len() < frame.len() {
-        return Err(CobsError::OutputTooSmall);
+    let out = out
+        .get_mut(..frame.len())
+        .ok_or(CobsError::OutputTooSmall)?;
+    if frame.contains(&0) {
+        return Err(CobsError::ZeroInFrame);
     }
+    let Some((_, data)) = frame.split_first() else {
+        return Ok(0);
+    };
+    // Without full blocks, the payload is the frame without its first code
+    // byte, with every later code byte replaced by a zero.
+    out[..data.len()].copy_from_slice(data);
+    let mut code_at = 0;
+    while let Some(&code) = frame.get(code_at) {
+        if code == 0xFF {
+            return decode_with_full_blocks(frame, out);
+        }
+        if code_at > 0 {
+            out[code_at - 1] = 0;
+        }
+        code_at += usize::from(code);
+    }
+    if code_at > frame.len() {
+        return Err(CobsError::BlockOverrun);
+    }
+    Ok(data.len())
+}
+
+/// Decodes a frame that has 254-byte blocks (which imply no zero), block by block.
+fn decode_with_full_blocks(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsError> {
     let mut i = 0;
     let mut o = 0;
     while let Some(&code) = frame.get(i) {
-        if code == 0 {
-            return Err(CobsError::ZeroInFrame);
-        }
         let data = frame
-            .get(i + 1..i + code as usize)
+            .get(i + 1..i + usize::from(code))
             .ok_or(CobsError::BlockOverrun)?;
-        if data.contains(&0) {
-            return Err(CobsError::ZeroInFrame);
-        }
         out[o..o + data.len()].copy_from_slice(data);
         o += data.len();
-        i += code as usize;
+        i += usize::from(code);
         if code != 0xFF && i < frame.len() {
             out[o] = 0;
             o += 1;

@@ -386,7 +386,7 @@ macro_rules! define_events {
 
         impl<'a> Record<'a> {
             /// Reads one payload (a frame after COBS decoding).
-            #[inline]
+            #[inline(always)]
             pub fn decode(payload: &'a [u8]) -> Result<Record<'a>, PayloadError> {
                 let (&id, rest) = payload.split_first().ok_or(PayloadError::Empty)?;
                 let mut r = FieldReader { data: rest };

@@ -47,9 +47,16 @@ pub const fn encoded_len(v: u64) -> usize {
 }
 
 /// Reads an unsigned varint of at most `max_len` bytes whose last byte may
-/// only use `last_byte_bits` bits. Returns the value and the bytes consumed.
-#[inline]
-fn read(data: &[u8], max_len: usize, last_byte_bits: u32) -> Result<(u64, usize), VarintError> {
+/// only use `last_byte_bits` bits, one byte at a time. Returns the value and
+/// the bytes consumed. The word-at-a-time readers below fall back to it for
+/// long varints and errors.
+#[cold]
+#[inline(never)]
+fn read_bytewise(
+    data: &[u8],
+    max_len: usize,
+    last_byte_bits: u32,
+) -> Result<(u64, usize), VarintError> {
     let mut value = 0u64;
     for (i, &b) in data.iter().enumerate().take(max_len) {
         value |= u64::from(b & 0x7F) << (7 * i);
@@ -67,26 +74,80 @@ fn read(data: &[u8], max_len: usize, last_byte_bits: u32) -> Result<(u64, usize)
     }
 }
 
+const CONTINUATION_BITS: u64 = 0x8080_8080_8080_8080;
+
+/// The first `min(data.len(), 8)` bytes of `data`, little-endian, zero-extended,
+/// loaded without a byte loop.
+#[inline(always)]
+fn load_le(data: &[u8]) -> u64 {
+    let n = data.len();
+    if let Some(&word) = data.first_chunk::<8>() {
+        return u64::from_le_bytes(word);
+    }
+    if n >= 4 {
+        // Two overlapping 4-byte loads; shared bytes are equal, so OR joins them.
+        let (Some(&lo), Some(&hi)) = (data.first_chunk::<4>(), data.last_chunk::<4>()) else {
+            return 0;
+        };
+        return u64::from(u32::from_le_bytes(lo))
+            | u64::from(u32::from_le_bytes(hi)) << (8 * (n - 4));
+    }
+    match data {
+        [] => 0,
+        [a] => u64::from(*a),
+        [a, b] => u64::from(*a) | u64::from(*b) << 8,
+        [a, b, c, ..] => u64::from(*a) | u64::from(*b) << 8 | u64::from(*c) << 16,
+    }
+}
+
+/// The value and length of the varint at the start of `word` (8 bytes,
+/// little-endian), or `None` if all 8 bytes have the continuation bit.
+#[inline(always)]
+fn decode_word(word: u64) -> Option<(u64, usize)> {
+    let stops = !word & CONTINUATION_BITS;
+    if stops == 0 {
+        return None;
+    }
+    let stop_bit = stops.trailing_zeros();
+    let mut v = word & (u64::MAX >> (63 - stop_bit)) & !CONTINUATION_BITS;
+    // Squeeze out the continuation bits: 7-bit groups → 14 → 28 → 56 bits.
+    v = (v & 0x007F_007F_007F_007F) | ((v & 0x7F00_7F00_7F00_7F00) >> 1);
+    v = (v & 0x0000_3FFF_0000_3FFF) | ((v & 0x3FFF_0000_3FFF_0000) >> 2);
+    v = (v & 0x0000_0000_0FFF_FFFF) | ((v & 0x0FFF_FFFF_0000_0000) >> 4);
+    Some((v, stop_bit as usize / 8 + 1))
+}
+
 /// Reads a `u32` field (at most 5 bytes, the 5th using only its low 4 bits).
-#[inline]
+#[inline(always)]
 pub fn read_u32(data: &[u8]) -> Result<(u32, usize), VarintError> {
     if let Some(&b) = data.first() {
         if b & 0x80 == 0 {
             return Ok((u32::from(b), 1));
         }
     }
-    read(data, MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n))
+    match decode_word(load_le(data)) {
+        // Zero-extension makes a varint cut by the end of `data` look
+        // terminated, hence the length check.
+        Some((v, len)) if len <= data.len() && len <= MAX_U32_LEN => match u32::try_from(v) {
+            Ok(v) => Ok((v, len)),
+            Err(_) => Err(VarintError::Overlong),
+        },
+        _ => read_bytewise(data, MAX_U32_LEN, 4).map(|(v, len)| (v as u32, len)),
+    }
 }
 
 /// Reads a `u64` field (at most 10 bytes, the 10th using only its lowest bit).
-#[inline]
+#[inline(always)]
 pub fn read_u64(data: &[u8]) -> Result<(u64, usize), VarintError> {
     if let Some(&b) = data.first() {
         if b & 0x80 == 0 {
             return Ok((u64::from(b), 1));
         }
     }
-    read(data, MAX_U64_LEN, 1)
+    match decode_word(load_le(data)) {
+        Some((v, len)) if len <= data.len() => Ok((v, len)),
+        _ => read_bytewise(data, MAX_U64_LEN, 1),
+    }
 }
 
 #[cfg(test)]
@@ -152,6 +213,20 @@ mod tests {
             u64::MAX,
         ] {
             assert_eq!(encoded_len(v), encode(v).1, "{v}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn word_readers_agree_with_bytewise(data in proptest::collection::vec(
+            proptest::prop_oneof![proptest::num::u8::ANY, 0x80u8..=0xFF], 0..13)
+        ) {
+            for len in 0..=data.len() {
+                let d = &data[..len];
+                let u32_ref = read_bytewise(d, MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n));
+                proptest::prop_assert_eq!(read_u32(d), u32_ref);
+                proptest::prop_assert_eq!(read_u64(d), read_bytewise(d, MAX_U64_LEN, 1));
+            }
         }
     }
 
