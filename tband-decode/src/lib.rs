@@ -5,6 +5,7 @@
 //! `tband` crate; this crate reads it from files, stdin or hex text.
 
 pub mod cli;
+pub mod ctf;
 pub mod frames;
 pub mod input;
 pub mod interpret;

@@ -1,0 +1,232 @@
+//! Common Trace Format (CTF 1.8) input, as written by Zephyr's tracing subsystem.
+//!
+//! A trace is a directory with a TSDL `metadata` file and one or more stream files, or a stream
+//! file with the path of its metadata. The metadata is parsed into a layout ([`Metadata`]) that
+//! drives the stream decoder ([`StreamDecoder`]), so events a newer tracer adds decode without
+//! changes here.
+
+mod decode;
+mod lexer;
+mod tsdl;
+mod types;
+
+use std::fmt;
+use std::fs;
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+pub use decode::{EventRecord, FieldsDisplay, Problem, ProblemKind, StreamDecoder, Value};
+pub use tsdl::parse_metadata;
+pub use types::{
+    ByteOrder, Clock, Encoding, EnumMapping, EnumType, EventClass, Field, IntegerType, Metadata,
+    StructType, Type,
+};
+
+/// Largest event id accepted in metadata (ids index a table).
+pub const MAX_EVENT_ID: usize = 0xffff;
+
+/// The name of the metadata file inside a trace directory.
+pub const METADATA_FILE: &str = "metadata";
+
+/// What plain-text CTF metadata starts with.
+const METADATA_SIGNATURE: &[u8] = b"/* CTF";
+
+/// Metadata that cannot be used, with the line it was found on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MetadataError {
+    pub line: usize,
+    pub message: String,
+}
+
+impl MetadataError {
+    pub(crate) fn new(line: usize, message: impl Into<String>) -> Self {
+        MetadataError {
+            line,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for MetadataError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "metadata line {}: {}", self.line, self.message)
+    }
+}
+
+impl std::error::Error for MetadataError {}
+
+/// Why a CTF trace could not be opened.
+#[derive(Debug)]
+pub enum CtfError {
+    Io { path: PathBuf, source: io::Error },
+    Metadata { path: PathBuf, error: MetadataError },
+    NotText { path: PathBuf },
+    NoStreams { dir: PathBuf },
+    NoMetadata { stream: PathBuf },
+}
+
+impl fmt::Display for CtfError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CtfError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            CtfError::Metadata { path, error } => write!(f, "{}: {error}", path.display()),
+            CtfError::NotText { path } => write!(
+                f,
+                "{} is not plain-text CTF metadata (packetized metadata is not supported)",
+                path.display()
+            ),
+            CtfError::NoStreams { dir } => {
+                write!(
+                    f,
+                    "{} holds CTF metadata but no stream files",
+                    dir.display()
+                )
+            }
+            CtfError::NoMetadata { stream } => write!(
+                f,
+                "no CTF metadata for {}: give the metadata file's path",
+                stream.display()
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CtfError {}
+
+/// One stream file of a trace.
+#[derive(Debug, Clone)]
+pub struct StreamFile {
+    /// The file's name within the trace (its path when given alone).
+    pub name: String,
+    pub bytes: Vec<u8>,
+}
+
+/// A CTF trace in memory: its layout and its streams.
+#[derive(Debug, Clone)]
+pub struct CtfTrace {
+    pub metadata: Metadata,
+    pub streams: Vec<StreamFile>,
+}
+
+impl CtfTrace {
+    /// Opens a trace directory, or a stream file whose directory holds the metadata.
+    pub fn open(path: &Path) -> Result<Self, CtfError> {
+        if path.is_dir() {
+            return Self::open_dir(path);
+        }
+        let metadata = metadata_beside(path).ok_or_else(|| CtfError::NoMetadata {
+            stream: path.to_owned(),
+        })?;
+        Self::open_stream(path, &metadata)
+    }
+
+    /// Opens a directory: `metadata` plus every other file in it as a stream, in name order.
+    pub fn open_dir(dir: &Path) -> Result<Self, CtfError> {
+        let io_error = |source| CtfError::Io {
+            path: dir.to_owned(),
+            source,
+        };
+        let metadata = read_metadata(&dir.join(METADATA_FILE))?;
+        let mut paths = Vec::new();
+        for entry in fs::read_dir(dir).map_err(io_error)? {
+            let entry = entry.map_err(io_error)?;
+            let is_file = entry.file_type().map_err(io_error)?.is_file();
+            if is_file && entry.file_name() != METADATA_FILE {
+                paths.push(entry.path());
+            }
+        }
+        if paths.is_empty() {
+            return Err(CtfError::NoStreams {
+                dir: dir.to_owned(),
+            });
+        }
+        paths.sort();
+        let streams = paths
+            .iter()
+            .map(|path| {
+                let name = path
+                    .file_name()
+                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
+                read_stream(path, name)
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(CtfTrace { metadata, streams })
+    }
+
+    /// Opens one stream file with the metadata at `metadata_path`.
+    pub fn open_stream(stream_path: &Path, metadata_path: &Path) -> Result<Self, CtfError> {
+        let metadata = read_metadata(metadata_path)?;
+        let stream = read_stream(stream_path, stream_path.display().to_string())?;
+        Ok(CtfTrace {
+            metadata,
+            streams: vec![stream],
+        })
+    }
+}
+
+fn read_metadata(path: &Path) -> Result<Metadata, CtfError> {
+    let bytes = fs::read(path).map_err(|source| CtfError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    let text = String::from_utf8(bytes)
+        .ok()
+        .filter(|text| looks_like_metadata(text.as_bytes()))
+        .ok_or_else(|| CtfError::NotText {
+            path: path.to_owned(),
+        })?;
+    parse_metadata(&text).map_err(|error| CtfError::Metadata {
+        path: path.to_owned(),
+        error,
+    })
+}
+
+fn read_stream(path: &Path, name: String) -> Result<StreamFile, CtfError> {
+    let bytes = fs::read(path).map_err(|source| CtfError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    Ok(StreamFile { name, bytes })
+}
+
+/// Whether `head` (the start of a file) is plain-text CTF metadata.
+pub fn looks_like_metadata(head: &[u8]) -> bool {
+    let start = head
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .unwrap_or(head.len());
+    head[start..].starts_with(METADATA_SIGNATURE)
+}
+
+/// Whether `path` is a directory holding CTF metadata.
+pub fn looks_like_dir(path: &Path) -> bool {
+    path.is_dir() && file_looks_like_metadata(&path.join(METADATA_FILE))
+}
+
+/// The metadata file next to a stream file, if its directory is a CTF trace.
+pub fn metadata_beside(stream_path: &Path) -> Option<PathBuf> {
+    let dir = stream_path.parent()?;
+    let dir = if dir.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        dir
+    };
+    let metadata = dir.join(METADATA_FILE);
+    let is_stream = stream_path.file_name()? != METADATA_FILE;
+    (is_stream && file_looks_like_metadata(&metadata)).then_some(metadata)
+}
+
+fn file_looks_like_metadata(path: &Path) -> bool {
+    let mut head = [0u8; 64];
+    let Ok(mut file) = fs::File::open(path) else {
+        return false;
+    };
+    let mut filled = 0;
+    while filled < head.len() {
+        match file.read(&mut head[filled..]) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => filled += n,
+        }
+    }
+    looks_like_metadata(&head[..filled])
+}
