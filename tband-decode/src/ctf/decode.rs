@@ -430,3 +430,155 @@ fn align(data: &[u8], pos: &mut usize, align_bytes: usize) -> Result<(), OutOfDa
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctf::parse_metadata;
+
+    fn decode_all<'a>(
+        meta: &'a Metadata,
+        data: &'a [u8],
+    ) -> Vec<Result<(EventRecord<'a>, Vec<Value<'a>>), Problem>> {
+        let mut decoder = StreamDecoder::new(meta, data);
+        let mut values = Vec::new();
+        let mut out = Vec::new();
+        while let Some(next) = decoder.next_event(&mut values) {
+            out.push(next.map(|record| (record, values.clone())));
+        }
+        out
+    }
+
+    #[test]
+    fn unwraps_a_narrow_timestamp_and_converts_cycles_with_the_clock() {
+        let meta = parse_metadata(
+            "/* CTF 1.8 */
+            typealias integer { size = 8; } := u8;
+            clock { name = c; freq = 1000; };
+            trace { byte_order = le; };
+            stream { event.header := struct { integer { size = 8; map = clock.c.value; } timestamp; u8 id; }; };
+            event { name = tick; id = 7; };",
+        )
+        .unwrap();
+        let data = [250, 7, 5, 7, 5, 7, 4, 7, 255, 7];
+        let cycles: Vec<u64> = decode_all(&meta, &data)
+            .into_iter()
+            .map(|e| e.unwrap().0.cycles)
+            .collect();
+        assert_eq!(cycles, [250, 261, 261, 516, 767]);
+        let first = decode_all(&meta, &data[..2]).remove(0).unwrap().0;
+        assert_eq!(first.ns, 250_000_000);
+    }
+
+    #[test]
+    fn decodes_every_supported_type() {
+        let meta = parse_metadata(
+            "/* CTF 1.8 */
+            typealias integer { size = 8; signed = false; } := u8;
+            typealias integer { size = 16; signed = true; byte_order = be; } := s16be;
+            typealias integer { size = 32; align = 32; signed = false; } := u32;
+            typealias integer { size = 24; signed = true; } := s24;
+            typealias integer { size = 8; encoding = ASCII; } := char;
+            trace { byte_order = le; };
+            stream { event.header := struct { u8 id; }; };
+            event {
+                name = all;
+                id = 1;
+                fields := struct {
+                    s16be minus_two;
+                    u32 aligned;
+                    s24 small;
+                    enum : u8 { OFF, ON } mode;
+                    string text;
+                    u8 count;
+                    char chars[count];
+                    u8 list[2];
+                    struct { u8 a; char name[4]; } point;
+                };
+            };",
+        )
+        .unwrap();
+        // id, padding (the struct aligns to its widest member), s16be -2, padding
+        let mut data = vec![1, 0, 0, 0, 0xff, 0xfe, 0, 0];
+        data.extend_from_slice(&0xdead_beef_u32.to_le_bytes());
+        data.extend_from_slice(&[0xfe, 0xff, 0xff]); // s24 -2
+        data.push(1); // ON
+        data.extend_from_slice(b"hi\0");
+        data.push(3);
+        data.extend_from_slice(b"a\0c");
+        data.extend_from_slice(&[9, 8]);
+        data.extend_from_slice(&[5, b'x', b'y', 0, 0]);
+        let events = decode_all(&meta, &data);
+        assert_eq!(events.len(), 1);
+        let (record, values) = events[0].as_ref().unwrap();
+        assert_eq!(record.offset, 0);
+        assert_eq!(
+            values,
+            &[
+                Value::Signed(-2),
+                Value::Unsigned(0xdead_beef),
+                Value::Signed(-2),
+                Value::Enum {
+                    value: 1,
+                    label: Some("ON")
+                },
+                Value::String(b"hi"),
+                Value::Unsigned(3),
+                Value::String(b"a"),
+                Value::Array(vec![Value::Unsigned(9), Value::Unsigned(8)]),
+                Value::Struct(vec![
+                    ("a", Value::Unsigned(5)),
+                    ("name", Value::String(b"xy"))
+                ]),
+            ]
+        );
+        assert_eq!(
+            FieldsDisplay { class: record.class, values }.to_string(),
+            "{ minus_two = -2, aligned = 3735928559, small = -2, mode = ( \"ON\" : container = 1 ), \
+             text = \"hi\", count = 3, chars = \"a\", list = [ [0] = 9, [1] = 8 ], point = { a = 5, name = \"xy\" } }"
+        );
+    }
+
+    #[test]
+    fn reports_damage_and_stops() {
+        let meta = parse_metadata(
+            "/* CTF 1.8 */
+            typealias integer { size = 8; } := u8;
+            trace { byte_order = le; };
+            stream { event.header := struct { u8 id; }; };
+            event { name = seq; id = 1; fields := struct { u8 n; u8 data[n]; }; };
+            event { name = str; id = 2; fields := struct { string s; }; };",
+        )
+        .unwrap();
+        let problem = |data: &[u8]| decode_all(&meta, data).pop().unwrap().unwrap_err();
+
+        let long_sequence = problem(&[2, b'a', 0, 1, 200, 1, 2]);
+        assert_eq!(long_sequence.kind, ProblemKind::TruncatedEvent);
+        assert_eq!(long_sequence.offset, 3);
+        assert_eq!(
+            long_sequence.detail,
+            "the stream ends inside event `seq` (id 0x1)"
+        );
+
+        let open_string = problem(&[2, b'a', b'b']);
+        assert_eq!(open_string.kind, ProblemKind::TruncatedEvent);
+
+        let unknown = problem(&[1, 0, 9, 1, 2]);
+        assert_eq!(unknown.kind, ProblemKind::UnknownEventId);
+        assert_eq!(unknown.offset, 2);
+        assert_eq!(decode_all(&meta, &[1, 0, 9, 1, 2]).len(), 2);
+    }
+
+    #[test]
+    fn quotes_text_like_babeltrace() {
+        assert_eq!(Value::String(b"a\"b\\c\n").to_string(), r#""a\"b\\c\x0a""#);
+        assert_eq!(
+            Value::Enum {
+                value: -3,
+                label: None
+            }
+            .to_string(),
+            "( <unknown> : container = -3 )"
+        );
+    }
+}

@@ -626,6 +626,12 @@ impl<'s> Parser<'s> {
                     }
                     Length::Field(index)
                 }
+                Tok::Ident(_) => {
+                    return Err(MetadataError::new(
+                        line,
+                        format!("only the first dimension of `{name}` may be a sequence length"),
+                    ))
+                }
                 other => {
                     return Err(MetadataError::new(
                         line,
@@ -838,5 +844,201 @@ fn describe(tok: Option<Tok<'_>>) -> String {
         Some(Tok::Int(n)) => format!("`{n}`"),
         Some(Tok::Str(text)) => format!("\"{text}\""),
         Some(Tok::Punct(p)) => format!("`{p}`"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ZEPHYR_METADATA: &str = include_str!(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/conformance/zephyr_ctf/hello_sem/metadata"
+    ));
+
+    /// A trace/stream preamble with a one-byte id and a 32-bit timestamp, then `rest`.
+    fn with_preamble(rest: &str) -> String {
+        format!(
+            "/* CTF 1.8 */\n\
+             typealias integer {{ size = 8; align = 8; signed = false; }} := uint8_t;\n\
+             typealias integer {{ size = 32; align = 8; signed = false; }} := uint32_t;\n\
+             trace {{ major = 1; minor = 8; byte_order = le; }};\n\
+             stream {{ event.header := struct {{ uint32_t timestamp; uint8_t id; }}; }};\n\
+             {rest}"
+        )
+    }
+
+    fn error_of(text: &str) -> String {
+        parse_metadata(text).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn parses_zephyrs_metadata() {
+        let meta = parse_metadata(ZEPHYR_METADATA).unwrap();
+        assert_eq!(meta.byte_order, ByteOrder::Little);
+        assert_eq!(meta.events.len(), 34);
+        let names: Vec<&str> = meta
+            .event_header
+            .fields
+            .iter()
+            .map(|f| f.name.as_str())
+            .collect();
+        assert_eq!(names, ["timestamp", "id"]);
+        assert_eq!(meta.header_id_field, 1);
+        assert_eq!(meta.header_timestamp_field, Some(0));
+        assert_eq!(meta.clock, Clock::default_ns());
+
+        let name_set = meta.event_class(0x1a).unwrap();
+        assert_eq!(name_set.name, "thread_name_set");
+        let Type::Array { element, length } = &name_set.fields.fields[1].ty else {
+            panic!("name is not an array: {:?}", name_set.fields.fields[1].ty);
+        };
+        assert_eq!(*length, 20);
+        assert!(matches!(&**element, Type::Integer(int) if int.is_char()));
+        assert_eq!(
+            meta.event_class(0x25).unwrap().name,
+            "semaphore_take_blocking"
+        );
+        assert_eq!(meta.event_class(0x1f), None);
+        let Type::Integer(prio) = &meta.event_class(0x12).unwrap().fields.fields[2].ty else {
+            panic!("prio is not an integer");
+        };
+        assert!(prio.signed);
+        assert_eq!(prio.byte_order, Some(ByteOrder::Little));
+    }
+
+    #[test]
+    fn parses_aliases_enums_sequences_strings_and_clocks() {
+        let meta = parse_metadata(
+            "/* CTF 1.8 */
+            typealias integer { size = 16; align = 16; signed = 0; byte_order = be; base = hex; } := unsigned short;
+            typedef integer { size = 64; align = 8; signed = true; } s64[2];
+            enum state : unsigned short { IDLE, RUNNING = 5, BLOCKED = 7 ... 9, \"LAST\" };
+            clock { name = cycles; freq = 1000000; offset_s = 2; offset = 500; };
+            trace { byte_order = be; };
+            stream {
+                event.header := struct {
+                    enum : integer { size = 8; } { a, b } id;
+                    integer { size = 32; map = clock.cycles.value; } timestamp;
+                };
+            };
+            event {
+                name = \"big\";
+                id = 1;
+                fields := struct {
+                    unsigned short count, other;
+                    enum state st;
+                    string label;
+                    s64 pair;
+                    integer { size = 8; encoding = UTF8; } text[count];
+                    struct { unsigned short x; } align(64) nested[3];
+                };
+            };",
+        )
+        .unwrap();
+        assert_eq!(meta.header_id_field, 0);
+        assert_eq!(meta.clock.freq_hz, 1_000_000);
+        assert_eq!(meta.clock.to_ns(1_000), 2_001_500_000);
+
+        let fields = &meta.event_class(1).unwrap().fields.fields;
+        let names: Vec<&str> = fields.iter().map(|f| f.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["count", "other", "st", "label", "pair", "text", "nested"]
+        );
+        let Type::Integer(count) = &fields[0].ty else {
+            panic!()
+        };
+        assert_eq!(
+            (count.size_bytes, count.align_bytes, count.byte_order),
+            (2, 2, Some(ByteOrder::Big))
+        );
+        let Type::Enum(state) = &fields[2].ty else {
+            panic!()
+        };
+        assert_eq!(state.label_of(0), Some("IDLE"));
+        assert_eq!(state.label_of(8), Some("BLOCKED"));
+        assert_eq!(state.label_of(10), Some("LAST"));
+        assert_eq!(state.label_of(6), None);
+        assert_eq!(fields[3].ty, Type::String);
+        assert!(matches!(&fields[4].ty, Type::Array { length: 2, .. }));
+        assert!(matches!(
+            &fields[5].ty,
+            Type::Sequence {
+                length_field: 0,
+                ..
+            }
+        ));
+        assert!(
+            matches!(&fields[6].ty, Type::Array { length: 3, element } if element.align_bytes() == 8)
+        );
+    }
+
+    #[test]
+    fn events_may_be_declared_in_any_order_with_any_hex_case() {
+        let meta = parse_metadata(&with_preamble(
+            "event { name = b; id = 0x2B; };\nevent { name = a; id = 0x2a; };",
+        ))
+        .unwrap();
+        assert_eq!(meta.event_class(0x2a).unwrap().name, "a");
+        assert_eq!(meta.event_class(0x2b).unwrap().name, "b");
+        assert_eq!(meta.event_class_by_name("b").unwrap().id, 0x2b);
+    }
+
+    #[test]
+    fn refuses_what_it_cannot_decode_naming_the_line() {
+        let cases = [
+            (
+                with_preamble("event {\n name = x;\n id = 1;\n fields := struct { variant <id> v; };\n};"),
+                "metadata line 9: variant types are not supported",
+            ),
+            (
+                with_preamble("event { name = x; id = 1;\n fields := struct { uint64_t big; }; };"),
+                "metadata line 7: unknown type `uint64_t`",
+            ),
+            (
+                with_preamble("event { name = x; id = 1; };\nevent { name = y; id = 1; };"),
+                "metadata line 7: event id 0x1 is used by both `x` and `y`",
+            ),
+            (
+                with_preamble("event { name = x; };"),
+                "metadata line 6: event `x` has no id",
+            ),
+            (
+                with_preamble("event { name = x; id = 1;\n fields := struct { integer { size = 12; } odd; }; };"),
+                "metadata line 7: integer size 12 is not supported (only whole bytes up to 64 bits)",
+            ),
+            (
+                with_preamble("event { name = x; id = 1;\n fields := struct { uint8_t data[n]; }; };"),
+                "metadata line 7: sequence length `n` is not an earlier field of the same struct",
+            ),
+            (
+                "/* CTF 1.8 */\ntrace {\n byte_order = le;\n packet.header := struct { };\n};".to_owned(),
+                "metadata line 4: packet headers (trace packet.header) are not supported",
+            ),
+            (
+                "/* CTF 1.8 */\ntrace {\n major = 1;\n};".to_owned(),
+                "metadata line 2: the trace block has no byte_order",
+            ),
+            (
+                "/* CTF 1.8 */\ntrace { byte_order = le; };\nstream { id = 0; };".to_owned(),
+                "metadata line 3: the stream block has no event.header, so events cannot be told apart",
+            ),
+            (
+                "/* CTF 1.8 */\ntrace { byte_order = le; };\nstream { event.header := struct { }; };".to_owned(),
+                "metadata line 3: the event header has no integer `id` field",
+            ),
+            (
+                "/* CTF 1.8 */\ntrace { byte_order = le; }".to_owned(),
+                "metadata line 2: expected `;` but found the end of the metadata",
+            ),
+            (
+                "/* CTF 1.8 */\nfoo bar;".to_owned(),
+                "metadata line 2: unexpected `foo` at top level",
+            ),
+        ];
+        for (text, expected) in cases {
+            assert_eq!(error_of(&text), expected, "for:\n{text}");
+        }
     }
 }
