@@ -1,24 +1,22 @@
 //! Decodes a CTF event stream (events back to back, no packet framing) with the layout from
-//! the metadata. Field values borrow strings from the stream; the caller supplies the vector
-//! they are written into, so decoding allocates nothing per event for scalar and string fields.
+//! the metadata. Field values borrow from the stream; the caller supplies the vector they are
+//! written into, so decoding allocates nothing per event (except to check nested structs).
 
 use std::fmt;
 
-use super::types::{ByteOrder, EventClass, IntegerType, Metadata, StructType, Type};
+use super::types::{ByteOrder, EnumType, EventClass, IntegerType, Metadata, StructType, Type};
 
-/// One decoded field value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One decoded field value. Values are `Copy`: strings borrow the stream, and arrays and
+/// structs are decoded from the stream again when their items are asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Value<'a> {
     Unsigned(u64),
     Signed(i64),
     /// Text up to the first NUL: a NUL-terminated string, or an array/sequence of characters.
     String(&'a [u8]),
-    Enum {
-        value: i128,
-        label: Option<&'a str>,
-    },
-    Array(Vec<Value<'a>>),
-    Struct(Vec<(&'a str, Value<'a>)>),
+    Enum(EnumValue<'a>),
+    Array(ArrayValue<'a>),
+    Struct(StructValue<'a>),
 }
 
 impl Value<'_> {
@@ -27,7 +25,7 @@ impl Value<'_> {
         match *self {
             Value::Unsigned(v) => Some(v),
             Value::Signed(v) => u64::try_from(v).ok(),
-            Value::Enum { value, .. } => u64::try_from(value).ok(),
+            Value::Enum(e) => u64::try_from(e.value()).ok(),
             _ => None,
         }
     }
@@ -37,7 +35,7 @@ impl Value<'_> {
         match *self {
             Value::Unsigned(v) => i64::try_from(v).ok(),
             Value::Signed(v) => Some(v),
-            Value::Enum { value, .. } => i64::try_from(value).ok(),
+            Value::Enum(e) => i64::try_from(e.value()).ok(),
             _ => None,
         }
     }
@@ -50,6 +48,114 @@ impl Value<'_> {
     }
 }
 
+/// An enum field: its integer and the type that names it.
+#[derive(Clone, Copy)]
+pub struct EnumValue<'a> {
+    raw: u64,
+    ty: &'a EnumType,
+}
+
+impl<'a> EnumValue<'a> {
+    pub fn value(&self) -> i128 {
+        if self.ty.container.signed {
+            i128::from(sign_extend(self.raw, &self.ty.container))
+        } else {
+            i128::from(self.raw)
+        }
+    }
+
+    pub fn label(&self) -> Option<&'a str> {
+        self.ty.label_of(self.value())
+    }
+}
+
+impl PartialEq for EnumValue<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.value() == other.value() && self.label() == other.label()
+    }
+}
+
+impl Eq for EnumValue<'_> {}
+
+impl fmt::Debug for EnumValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}({:?})", self.value(), self.label())
+    }
+}
+
+/// An array or sequence of non-character elements, already checked to lie within the stream.
+#[derive(Clone, Copy)]
+pub struct ArrayValue<'a> {
+    data: &'a [u8],
+    pos: usize,
+    element: &'a Type,
+    length: usize,
+}
+
+impl<'a> ArrayValue<'a> {
+    pub fn len(&self) -> usize {
+        self.length
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.length == 0
+    }
+
+    pub fn items(&self) -> Vec<Value<'a>> {
+        let mut pos = self.pos;
+        (0..self.length)
+            .map_while(|_| decode_value(self.data, &mut pos, self.element).ok())
+            .collect()
+    }
+}
+
+impl PartialEq for ArrayValue<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.items() == other.items()
+    }
+}
+
+impl Eq for ArrayValue<'_> {}
+
+impl fmt::Debug for ArrayValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.items()).finish()
+    }
+}
+
+/// A struct nested in an event's fields, already checked to lie within the stream.
+#[derive(Clone, Copy)]
+pub struct StructValue<'a> {
+    data: &'a [u8],
+    pos: usize,
+    ty: &'a StructType,
+}
+
+impl<'a> StructValue<'a> {
+    pub fn fields(&self) -> Vec<(&'a str, Value<'a>)> {
+        let mut values = Vec::with_capacity(self.ty.fields.len());
+        let mut pos = self.pos;
+        // Checked when the event was decoded, so this reads every field.
+        let _ = decode_struct(self.data, &mut pos, self.ty, &mut values);
+        let names = self.ty.fields.iter().map(|f| f.name.as_str());
+        names.zip(values).collect()
+    }
+}
+
+impl PartialEq for StructValue<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.fields() == other.fields()
+    }
+}
+
+impl Eq for StructValue<'_> {}
+
+impl fmt::Debug for StructValue<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.fields()).finish()
+    }
+}
+
 /// babeltrace-style text: integers in decimal, strings quoted, `[ [0] = .. ]`, `{ a = .. }`.
 impl fmt::Display for Value<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -57,21 +163,21 @@ impl fmt::Display for Value<'_> {
             Value::Unsigned(v) => write!(f, "{v}"),
             Value::Signed(v) => write!(f, "{v}"),
             Value::String(bytes) => write_quoted(f, bytes),
-            Value::Enum { value, label } => match label {
-                Some(label) => write!(f, "( \"{label}\" : container = {value} )"),
-                None => write!(f, "( <unknown> : container = {value} )"),
+            Value::Enum(e) => match e.label() {
+                Some(label) => write!(f, "( \"{label}\" : container = {} )", e.value()),
+                None => write!(f, "( <unknown> : container = {} )", e.value()),
             },
-            Value::Array(items) => {
+            Value::Array(array) => {
                 f.write_str("[")?;
-                for (i, item) in items.iter().enumerate() {
+                for (i, item) in array.items().iter().enumerate() {
                     let sep = if i == 0 { " " } else { ", " };
                     write!(f, "{sep}[{i}] = {item}")?;
                 }
                 f.write_str(" ]")
             }
-            Value::Struct(members) => {
-                let pairs = members.iter().map(|(name, value)| (*name, value));
-                write_members(f, pairs)
+            Value::Struct(s) => {
+                let members = s.fields();
+                write_members(f, members.iter().map(|(name, value)| (*name, value)))
             }
         }
     }
@@ -185,7 +291,13 @@ pub struct StreamDecoder<'a> {
     clock: u64,
     /// Bits of the header timestamp field (64 or more: never wraps).
     timestamp_bits: u32,
+    /// The clock's scale and offset, for converting without 128-bit division when exact.
+    ns_per_cycle: Option<u64>,
+    offset_ns: i64,
     header: Vec<Value<'a>>,
+    header_layout: Option<FlatLayout<'a>>,
+    /// Flat layouts of the event classes' payloads, by index into `Metadata::events`.
+    payload_layouts: Vec<Option<FlatLayout<'a>>>,
     finished: bool,
 }
 
@@ -204,7 +316,15 @@ impl<'a> StreamDecoder<'a> {
             pos: 0,
             clock: 0,
             timestamp_bits,
+            ns_per_cycle: meta.clock.whole_ns_per_cycle(),
+            offset_ns: meta.clock.to_ns(0),
             header: Vec::with_capacity(meta.event_header.fields.len()),
+            header_layout: FlatLayout::of(&meta.event_header),
+            payload_layouts: meta
+                .events
+                .iter()
+                .map(|e| FlatLayout::of(&e.fields))
+                .collect(),
             finished: false,
         }
     }
@@ -244,9 +364,14 @@ impl<'a> StreamDecoder<'a> {
         };
         self.header.clear();
         let mut pos = start;
-        let mut header = std::mem::take(&mut self.header);
-        let decoded = decode_struct(self.data, &mut pos, &meta.event_header, &mut header);
-        self.header = header;
+        let header_layout = self.header_layout.as_ref();
+        let decoded = decode_fields(
+            self.data,
+            &mut pos,
+            &meta.event_header,
+            header_layout,
+            &mut self.header,
+        );
         if decoded.is_err() {
             let left = self.data.len() - start;
             return Err(truncated(format!(
@@ -254,7 +379,7 @@ impl<'a> StreamDecoder<'a> {
             )));
         }
         let id = self.header[meta.header_id_field].as_u64();
-        let Some(class) = id.and_then(|id| meta.event_class(id)) else {
+        let Some((index, class)) = id.and_then(|id| meta.event_class_with_index(id)) else {
             let shown = id.map_or_else(|| "negative".to_owned(), |id| format!("{id:#x}"));
             let left = self.data.len() - start;
             return Err(Problem {
@@ -271,7 +396,8 @@ impl<'a> StreamDecoder<'a> {
             }
         }
         fields.clear();
-        if decode_struct(self.data, &mut pos, &class.fields, fields).is_err() {
+        let layout = self.payload_layouts.get(index).and_then(Option::as_ref);
+        if decode_fields(self.data, &mut pos, &class.fields, layout, fields).is_err() {
             return Err(truncated(format!(
                 "the stream ends inside event `{}` (id {:#x})",
                 class.name, class.id
@@ -281,9 +407,18 @@ impl<'a> StreamDecoder<'a> {
         Ok(EventRecord {
             offset: start as u64,
             cycles: self.clock,
-            ns: meta.clock.to_ns(self.clock),
+            ns: self.clock_ns(),
             class,
         })
+    }
+
+    fn clock_ns(&self) -> i64 {
+        let scaled = self
+            .ns_per_cycle
+            .and_then(|k| self.clock.checked_mul(k))
+            .and_then(|ns| i64::try_from(ns).ok())
+            .and_then(|ns| ns.checked_add(self.offset_ns));
+        scaled.unwrap_or_else(|| self.meta.clock.to_ns(self.clock))
     }
 
     /// The header timestamp holds the low bits of the clock: a value below the current low bits
@@ -301,6 +436,78 @@ impl<'a> StreamDecoder<'a> {
         }
         self.clock = high | (raw & low_mask);
     }
+}
+
+/// Where each field of a struct lies once the struct's start is aligned: known in advance when
+/// every field is an integer, an enum or a character array, which is what embedded tracers emit.
+struct FlatLayout<'a> {
+    align_bytes: usize,
+    size: usize,
+    fields: Vec<FlatField<'a>>,
+}
+
+struct FlatField<'a> {
+    offset: usize,
+    kind: FlatKind<'a>,
+}
+
+enum FlatKind<'a> {
+    Integer(&'a IntegerType),
+    Enum(&'a EnumType),
+    Chars(usize),
+}
+
+impl<'a> FlatLayout<'a> {
+    fn of(ty: &'a StructType) -> Option<Self> {
+        let mut size = 0usize;
+        let mut fields = Vec::with_capacity(ty.fields.len());
+        for field in &ty.fields {
+            let (kind, len) = match &field.ty {
+                Type::Integer(int) => (FlatKind::Integer(int), int.size_bytes),
+                Type::Enum(e) => (FlatKind::Enum(e), e.container.size_bytes),
+                Type::Array { element, length } => match &**element {
+                    Type::Integer(int) if int.is_char() => (FlatKind::Chars(*length), *length),
+                    _ => return None,
+                },
+                _ => return None,
+            };
+            let offset = size.checked_next_multiple_of(field.ty.align_bytes())?;
+            size = offset.checked_add(len)?;
+            fields.push(FlatField { offset, kind });
+        }
+        Some(FlatLayout {
+            align_bytes: ty.align_bytes,
+            size,
+            fields,
+        })
+    }
+}
+
+/// Appends one value per field of `ty` to `out`, through its flat layout when it has one.
+fn decode_fields<'a>(
+    data: &'a [u8],
+    pos: &mut usize,
+    ty: &'a StructType,
+    layout: Option<&FlatLayout<'a>>,
+    out: &mut Vec<Value<'a>>,
+) -> Result<(), OutOfData> {
+    let Some(layout) = layout else {
+        return decode_struct(data, pos, ty, out);
+    };
+    align(data, pos, layout.align_bytes)?;
+    let end = pos.checked_add(layout.size).ok_or(OutOfData)?;
+    let bytes = data.get(*pos..end).ok_or(OutOfData)?;
+    for field in &layout.fields {
+        let at = bytes.get(field.offset..).ok_or(OutOfData)?;
+        let value = match field.kind {
+            FlatKind::Integer(int) => integer_value(read_raw(at, int)?, int),
+            FlatKind::Enum(e) => enum_value(read_raw(at, &e.container)?, e),
+            FlatKind::Chars(len) => chars_value(at.get(..len).ok_or(OutOfData)?),
+        };
+        out.push(value);
+    }
+    *pos = end;
+    Ok(())
 }
 
 /// Appends one value per field of `ty` to `out`.
@@ -333,26 +540,8 @@ fn decode_struct<'a>(
 
 fn decode_value<'a>(data: &'a [u8], pos: &mut usize, ty: &'a Type) -> Result<Value<'a>, OutOfData> {
     match ty {
-        Type::Integer(int) => {
-            let raw = read_integer(data, pos, int)?;
-            Ok(if int.signed {
-                Value::Signed(sign_extend(raw, int))
-            } else {
-                Value::Unsigned(raw)
-            })
-        }
-        Type::Enum(e) => {
-            let raw = read_integer(data, pos, &e.container)?;
-            let value = if e.container.signed {
-                i128::from(sign_extend(raw, &e.container))
-            } else {
-                i128::from(raw)
-            };
-            Ok(Value::Enum {
-                value,
-                label: e.label_of(value),
-            })
-        }
+        Type::Integer(int) => Ok(integer_value(read_integer(data, pos, int)?, int)),
+        Type::Enum(e) => Ok(enum_value(read_integer(data, pos, &e.container)?, e)),
         Type::String => {
             let rest = data.get(*pos..).ok_or(OutOfData)?;
             let len = memchr::memchr(0, rest).ok_or(OutOfData)?;
@@ -361,16 +550,20 @@ fn decode_value<'a>(data: &'a [u8], pos: &mut usize, ty: &'a Type) -> Result<Val
         }
         Type::Array { element, length } => decode_run(data, pos, element, *length as u64),
         Type::Sequence { .. } => Err(OutOfData),
-        Type::Struct(s) => {
-            let mut values = Vec::with_capacity(s.fields.len());
-            decode_struct(data, pos, s, &mut values)?;
-            let names = s.fields.iter().map(|f| f.name.as_str());
-            Ok(Value::Struct(names.zip(values).collect()))
+        Type::Struct(ty) => {
+            let start = *pos;
+            let mut scratch = Vec::with_capacity(ty.fields.len());
+            decode_struct(data, pos, ty, &mut scratch)?;
+            Ok(Value::Struct(StructValue {
+                data,
+                pos: start,
+                ty,
+            }))
         }
     }
 }
 
-/// `length` elements of `element`: text for character elements, a list otherwise.
+/// `length` elements of `element`: text for character elements, a checked array otherwise.
 fn decode_run<'a>(
     data: &'a [u8],
     pos: &mut usize,
@@ -388,22 +581,32 @@ fn decode_run<'a>(
             let end = pos.checked_add(length).ok_or(OutOfData)?;
             let bytes = data.get(*pos..end).ok_or(OutOfData)?;
             *pos = end;
-            let text_len = memchr::memchr(0, bytes).unwrap_or(bytes.len());
-            return Ok(Value::String(&bytes[..text_len]));
+            return Ok(chars_value(bytes));
         }
     }
-    let mut items = Vec::with_capacity(length.min(1024));
+    let start = *pos;
     for _ in 0..length {
-        items.push(decode_value(data, pos, element)?);
+        decode_value(data, pos, element)?;
     }
-    Ok(Value::Array(items))
+    Ok(Value::Array(ArrayValue {
+        data,
+        pos: start,
+        element,
+        length,
+    }))
 }
 
 fn read_integer(data: &[u8], pos: &mut usize, int: &IntegerType) -> Result<u64, OutOfData> {
     align(data, pos, int.align_bytes)?;
-    let end = pos.checked_add(int.size_bytes).ok_or(OutOfData)?;
-    let bytes = data.get(*pos..end).ok_or(OutOfData)?;
-    *pos = end;
+    let raw = read_raw(data.get(*pos..).ok_or(OutOfData)?, int)?;
+    *pos += int.size_bytes;
+    Ok(raw)
+}
+
+/// The integer at the start of `bytes`.
+#[inline]
+fn read_raw(bytes: &[u8], int: &IntegerType) -> Result<u64, OutOfData> {
+    let bytes = bytes.get(..int.size_bytes).ok_or(OutOfData)?;
     Ok(match (int.byte_order, bytes) {
         (_, &[b]) => u64::from(b),
         (Some(ByteOrder::Big), _) => bytes.iter().fold(0, |acc, &b| (acc << 8) | u64::from(b)),
@@ -413,6 +616,24 @@ fn read_integer(data: &[u8], pos: &mut usize, int: &IntegerType) -> Result<u64, 
             .rev()
             .fold(0, |acc, &b| (acc << 8) | u64::from(b)),
     })
+}
+
+fn integer_value<'a>(raw: u64, int: &IntegerType) -> Value<'a> {
+    if int.signed {
+        Value::Signed(sign_extend(raw, int))
+    } else {
+        Value::Unsigned(raw)
+    }
+}
+
+fn enum_value(raw: u64, ty: &EnumType) -> Value<'_> {
+    Value::Enum(EnumValue { raw, ty })
+}
+
+/// Characters up to the first NUL.
+fn chars_value(bytes: &[u8]) -> Value<'_> {
+    let text_len = memchr::memchr(0, bytes).unwrap_or(bytes.len());
+    Value::String(&bytes[..text_len])
 }
 
 fn sign_extend(raw: u64, int: &IntegerType) -> i64 {
@@ -513,24 +734,35 @@ mod tests {
         let (record, values) = events[0].as_ref().unwrap();
         assert_eq!(record.offset, 0);
         assert_eq!(
-            values,
-            &[
+            values[..3],
+            [
                 Value::Signed(-2),
                 Value::Unsigned(0xdead_beef),
-                Value::Signed(-2),
-                Value::Enum {
-                    value: 1,
-                    label: Some("ON")
-                },
+                Value::Signed(-2)
+            ]
+        );
+        let Value::Enum(mode) = values[3] else {
+            panic!("{:?}", values[3])
+        };
+        assert_eq!((mode.value(), mode.label()), (1, Some("ON")));
+        assert_eq!(
+            values[4..7],
+            [
                 Value::String(b"hi"),
                 Value::Unsigned(3),
-                Value::String(b"a"),
-                Value::Array(vec![Value::Unsigned(9), Value::Unsigned(8)]),
-                Value::Struct(vec![
-                    ("a", Value::Unsigned(5)),
-                    ("name", Value::String(b"xy"))
-                ]),
+                Value::String(b"a")
             ]
+        );
+        let Value::Array(list) = values[7] else {
+            panic!("{:?}", values[7])
+        };
+        assert_eq!(list.items(), [Value::Unsigned(9), Value::Unsigned(8)]);
+        let Value::Struct(point) = values[8] else {
+            panic!("{:?}", values[8])
+        };
+        assert_eq!(
+            point.fields(),
+            [("a", Value::Unsigned(5)), ("name", Value::String(b"xy"))]
         );
         assert_eq!(
             FieldsDisplay { class: record.class, values }.to_string(),
@@ -572,12 +804,19 @@ mod tests {
     #[test]
     fn quotes_text_like_babeltrace() {
         assert_eq!(Value::String(b"a\"b\\c\n").to_string(), r#""a\"b\\c\x0a""#);
+        let ty = EnumType {
+            container: IntegerType {
+                size_bytes: 1,
+                signed: true,
+                align_bytes: 1,
+                byte_order: None,
+                encoding: crate::ctf::Encoding::None,
+                clock: None,
+            },
+            mappings: Vec::new(),
+        };
         assert_eq!(
-            Value::Enum {
-                value: -3,
-                label: None
-            }
-            .to_string(),
+            enum_value(0xfd, &ty).to_string(),
             "( <unknown> : container = -3 )"
         );
     }

@@ -159,6 +159,12 @@ impl Clock {
         }
     }
 
+    /// Nanoseconds per cycle, when that is a whole number (nanosecond or microsecond clocks).
+    pub fn whole_ns_per_cycle(&self) -> Option<u64> {
+        let freq = self.freq_hz.max(1);
+        (1_000_000_000 % freq == 0).then(|| 1_000_000_000 / freq)
+    }
+
     /// Nanoseconds from the clock's origin for a value in cycles (saturating).
     pub fn to_ns(&self, cycles: u64) -> i64 {
         let freq = i128::from(self.freq_hz.max(1));
@@ -185,9 +191,14 @@ pub struct Metadata {
 
 impl Metadata {
     pub fn event_class(&self, id: u64) -> Option<&EventClass> {
+        self.event_class_with_index(id).map(|(_, class)| class)
+    }
+
+    /// The event class with this id and its index in `events`.
+    pub fn event_class_with_index(&self, id: u64) -> Option<(usize, &EventClass)> {
         let slot = usize::try_from(id).ok()?;
         let index = (*self.event_by_id.get(slot)?)?;
-        self.events.get(index)
+        Some((index, self.events.get(index)?))
     }
 
     pub fn event_class_by_name(&self, name: &str) -> Option<&EventClass> {
