@@ -1,5 +1,7 @@
 //! Command-line arguments every tband tool shares for naming its inputs.
 
+use std::path::PathBuf;
+
 use clap::Args;
 
 use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
@@ -7,19 +9,26 @@ use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
 #[derive(Args, Clone, Debug)]
 pub struct InputArgs {
     /// Trace files: binary or hex text, `-` for stdin. Append `@CORE` to say
-    /// which core a stream was recorded on (e.g. `trace_c1.bin@1`).
+    /// which core a stream was recorded on (e.g. `trace_c1.bin@1`). A CTF
+    /// trace (Zephyr) is its directory, or its stream files.
     #[arg(value_name = "TRACE", required = true)]
     pub inputs: Vec<String>,
 
     /// Read the inputs as this format instead of recognising it.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
+
+    /// The CTF metadata file for CTF stream files (not needed when the
+    /// metadata is beside them or a trace directory is given).
+    #[arg(long, value_name = "FILE")]
+    pub ctf_metadata: Option<PathBuf>,
 }
 
 impl InputArgs {
     pub fn options(&self) -> OpenOptions {
         OpenOptions {
             format: self.input_format,
+            ctf_metadata: self.ctf_metadata.clone(),
         }
     }
 

@@ -2,9 +2,11 @@
 //! and the raw events available for another pass.
 
 use std::fmt;
+use std::path::{Path, PathBuf};
 
 use tband::{FieldValue, Record};
 
+use crate::ctf::{self, CtfError, CtfTrace};
 use crate::frames::FrameError;
 use crate::input::{Input, InputError, InputSpec};
 use crate::interpret;
@@ -16,6 +18,9 @@ use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 pub enum InputFormat {
     /// COBS frames of the tband wire format (also the reference C tracer's).
     Tband,
+    /// Common Trace Format (Zephyr's tracing): a directory with `metadata`
+    /// and stream files, or a stream file (metadata beside it or given).
+    Ctf,
 }
 
 impl InputFormat {
@@ -27,6 +32,7 @@ impl InputFormat {
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Tband => "tband",
+            InputFormat::Ctf => "ctf",
         }
     }
 }
@@ -36,12 +42,15 @@ impl InputFormat {
 pub struct OpenOptions {
     /// Force a format instead of recognising it.
     pub format: Option<InputFormat>,
+    /// The CTF metadata file for CTF stream files given without their directory.
+    pub ctf_metadata: Option<PathBuf>,
 }
 
 /// Why a trace could not be opened.
 #[derive(Debug)]
 pub enum TraceError {
     Input(InputError),
+    Ctf(CtfError),
     /// Inputs of different formats were given together.
     MixedFormats(String, String),
     /// Nothing in the inputs decoded.
@@ -56,6 +65,7 @@ impl fmt::Display for TraceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TraceError::Input(e) => e.fmt(f),
+            TraceError::Ctf(e) => e.fmt(f),
             TraceError::MixedFormats(a, b) => {
                 write!(f, "{a} and {b} are traces of different formats; open them separately")
             }
@@ -94,7 +104,7 @@ pub struct EventRow<'a> {
     pub ts_ns: Option<u64>,
     pub core_id: u32,
     pub name: &'a str,
-    pub args: &'a [(&'static str, ArgValue<'a>)],
+    pub args: &'a [(&'a str, ArgValue<'a>)],
 }
 
 /// An opened trace.
@@ -102,11 +112,16 @@ pub struct Trace {
     pub format: InputFormat,
     pub model: Model,
     inputs: Vec<Input>,
+    /// The decoded layout and streams of a CTF trace.
+    ctf: Option<CtfTrace>,
 }
 
 impl Trace {
     /// Opens the inputs named on a command line (`PATH`, `PATH@CORE`, `-`).
     pub fn open(args: &[String], options: &OpenOptions) -> Result<Trace, TraceError> {
+        if let Some(ctf) = open_ctf(args, options)? {
+            return Trace::from_ctf(ctf, args);
+        }
         let inputs = args
             .iter()
             .map(|a| Input::open(&InputSpec::parse(a)))
@@ -135,6 +150,16 @@ impl Trace {
         };
         let model = match format {
             InputFormat::Tband => interpret::build_model(&tband_streams(&inputs), info),
+            InputFormat::Ctf => {
+                let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
+                let metadata = options.ctf_metadata.as_deref().ok_or_else(|| {
+                    TraceError::Ctf(CtfError::NoMetadata {
+                        stream: names.join(", "),
+                    })
+                })?;
+                let ctf = CtfTrace::from_inputs(metadata, inputs).map_err(TraceError::Ctf)?;
+                return Trace::from_ctf(ctf, &names);
+            }
         };
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
@@ -151,6 +176,28 @@ impl Trace {
             format,
             model,
             inputs,
+            ctf: None,
+        })
+    }
+
+    fn from_ctf(ctf: CtfTrace, args: &[String]) -> Result<Trace, TraceError> {
+        let info = TraceInfo {
+            sources: args.to_vec(),
+            ..TraceInfo::default()
+        };
+        let model = ctf::build_model(&ctf, info);
+        if model.info.events == 0 {
+            return Err(TraceError::NothingDecoded {
+                names: args.join(", "),
+                bytes: ctf.streams.iter().map(|s| s.bytes.len() as u64).sum(),
+                invalid: model.info.invalid_frames,
+            });
+        }
+        Ok(Trace {
+            format: InputFormat::Ctf,
+            model,
+            inputs: Vec::new(),
+            ctf: Some(ctf),
         })
     }
 
@@ -165,8 +212,43 @@ impl Trace {
                 let mut visitor = RowVisitor { f: &mut f };
                 sequencer::sequence(&tband_streams(&self.inputs), &clock, &mut visitor);
             }
+            InputFormat::Ctf => {
+                if let Some(trace) = &self.ctf {
+                    ctf::for_each_event(trace, f);
+                }
+            }
         }
     }
+}
+
+/// The CTF trace the arguments name, if they name one: a trace directory, or stream files
+/// with their metadata beside them or given by `--ctf-metadata`.
+fn open_ctf(args: &[String], options: &OpenOptions) -> Result<Option<CtfTrace>, TraceError> {
+    let metadata = match (&options.ctf_metadata, args) {
+        (Some(metadata), _) => metadata.clone(),
+        (None, [dir]) if ctf::looks_like_dir(Path::new(dir)) => {
+            return CtfTrace::open_dir(Path::new(dir))
+                .map(Some)
+                .map_err(TraceError::Ctf);
+        }
+        (None, [first, ..]) => {
+            let beside = InputSpec::parse(first)
+                .path
+                .and_then(|path| ctf::metadata_beside(&path));
+            match beside {
+                Some(metadata) => metadata,
+                None => return Ok(None),
+            }
+        }
+        (None, []) => return Ok(None),
+    };
+    let streams = args
+        .iter()
+        .map(|a| Input::open(&InputSpec::parse(a)))
+        .collect::<Result<Vec<_>, _>>()?;
+    CtfTrace::from_inputs(&metadata, streams)
+        .map(Some)
+        .map_err(TraceError::Ctf)
 }
 
 fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
 use tband_decode::ctf::{self, CtfTrace, Metadata, Problem, ProblemKind, StreamDecoder};
+use tband_decode::input::{Input, InputSpec};
 
 const ZEPHYR_CTF: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -140,27 +141,31 @@ fn a_stream_file_opens_with_the_metadata_beside_it_or_given() {
     assert_eq!(ctf::metadata_beside(&dir.join("metadata")), None);
 
     let beside = CtfTrace::open(&stream).unwrap();
-    let given = CtfTrace::open_stream(&stream, &trace_dir("workload").join("metadata")).unwrap();
-    assert_eq!(beside.streams[0].bytes, given.streams[0].bytes);
+    let input = Input::open(&InputSpec::parse(stream.to_str().unwrap())).unwrap();
+    let given =
+        CtfTrace::from_inputs(&trace_dir("workload").join("metadata"), vec![input]).unwrap();
+    assert_eq!(*beside.streams[0].bytes, *given.streams[0].bytes);
     assert_eq!(beside.metadata.events, given.metadata.events);
 }
 
 #[test]
 fn opening_something_else_gives_one_clear_sentence() {
     let listing = Path::new(ZEPHYR_CTF).join("hello_sem.listing.txt");
-    let err = CtfTrace::open_stream(&trace_dir("hello_sem").join("channel0_0"), &listing)
-        .unwrap_err()
+    let err = CtfTrace::from_inputs(&listing, Vec::new())
+        .err()
+        .expect("opening fails")
         .to_string();
     assert!(
         err.ends_with("is not plain-text CTF metadata (packetized metadata is not supported)"),
         "{err}"
     );
     let err = CtfTrace::open(Path::new("/nonexistent/trace"))
-        .unwrap_err()
+        .err()
+        .expect("opening fails")
         .to_string();
     assert_eq!(
         err,
-        "no CTF metadata for /nonexistent/trace: give the metadata file's path"
+        "no CTF metadata for /nonexistent/trace: give the metadata file with --ctf-metadata"
     );
 }
 
@@ -194,7 +199,7 @@ fn every_truncation_keeps_the_intact_prefix_and_reports_the_cut_event() {
 #[test]
 fn an_undeclared_event_id_stops_the_stream_with_a_problem() {
     let trace = CtfTrace::open(&trace_dir("workload")).unwrap();
-    let mut bytes = trace.streams[0].bytes.clone();
+    let mut bytes = trace.streams[0].bytes.to_vec();
     // Event 3 starts at 29 + 29 bytes (two thread switches); its id byte follows the timestamp.
     bytes[58 + 4] = 0x34;
     let (events, problems) = decode_all(&trace.metadata, &bytes);
@@ -223,7 +228,7 @@ proptest! {
     #[test]
     fn corrupted_recordings_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>()), 1..16)) {
         let trace = CtfTrace::open(&trace_dir("hello_sem")).unwrap();
-        let mut bytes = trace.streams[0].bytes.clone();
+        let mut bytes = trace.streams[0].bytes.to_vec();
         for (index, value) in flips {
             let i = index.index(bytes.len());
             bytes[i] = value;

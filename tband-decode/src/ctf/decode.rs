@@ -239,6 +239,8 @@ pub struct EventRecord<'a> {
     /// `cycles` converted to nanoseconds from the clock's origin.
     pub ns: i64,
     pub class: &'a EventClass,
+    /// Index of `class` in [`Metadata::events`].
+    pub class_index: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -409,6 +411,7 @@ impl<'a> StreamDecoder<'a> {
             cycles: self.clock,
             ns: self.clock_ns(),
             class,
+            class_index: index,
         })
     }
 

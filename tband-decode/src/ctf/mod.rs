@@ -6,6 +6,7 @@
 //! changes here.
 
 mod decode;
+mod import;
 mod lexer;
 mod tsdl;
 mod types;
@@ -15,7 +16,10 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
+use crate::input::{Input, InputError, InputSpec};
+
 pub use decode::{EventRecord, FieldsDisplay, Problem, ProblemKind, StreamDecoder, Value};
+pub use import::{build_model, for_each_event};
 pub use tsdl::parse_metadata;
 pub use types::{
     ByteOrder, Clock, Encoding, EnumMapping, EnumType, EventClass, Field, IntegerType, Metadata,
@@ -59,16 +63,18 @@ impl std::error::Error for MetadataError {}
 #[derive(Debug)]
 pub enum CtfError {
     Io { path: PathBuf, source: io::Error },
+    Input(InputError),
     Metadata { path: PathBuf, error: MetadataError },
     NotText { path: PathBuf },
     NoStreams { dir: PathBuf },
-    NoMetadata { stream: PathBuf },
+    NoMetadata { stream: String },
 }
 
 impl fmt::Display for CtfError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             CtfError::Io { path, source } => write!(f, "cannot read {}: {source}", path.display()),
+            CtfError::Input(e) => e.fmt(f),
             CtfError::Metadata { path, error } => write!(f, "{}: {error}", path.display()),
             CtfError::NotText { path } => write!(
                 f,
@@ -84,8 +90,7 @@ impl fmt::Display for CtfError {
             }
             CtfError::NoMetadata { stream } => write!(
                 f,
-                "no CTF metadata for {}: give the metadata file's path",
-                stream.display()
+                "no CTF metadata for {stream}: give the metadata file with --ctf-metadata"
             ),
         }
     }
@@ -93,19 +98,11 @@ impl fmt::Display for CtfError {
 
 impl std::error::Error for CtfError {}
 
-/// One stream file of a trace.
-#[derive(Debug, Clone)]
-pub struct StreamFile {
-    /// The file's name within the trace (its path when given alone).
-    pub name: String,
-    pub bytes: Vec<u8>,
-}
-
-/// A CTF trace in memory: its layout and its streams.
-#[derive(Debug, Clone)]
+/// A CTF trace: its layout and its streams (each stream is one core: its `@CORE`
+/// suffix, else its position).
 pub struct CtfTrace {
     pub metadata: Metadata,
-    pub streams: Vec<StreamFile>,
+    pub streams: Vec<Input>,
 }
 
 impl CtfTrace {
@@ -115,9 +112,10 @@ impl CtfTrace {
             return Self::open_dir(path);
         }
         let metadata = metadata_beside(path).ok_or_else(|| CtfError::NoMetadata {
-            stream: path.to_owned(),
+            stream: path.display().to_string(),
         })?;
-        Self::open_stream(path, &metadata)
+        let stream = open_input(&path.display().to_string())?;
+        Self::from_inputs(&metadata, vec![stream])
     }
 
     /// Opens a directory: `metadata` plus every other file in it as a stream, in name order.
@@ -126,7 +124,6 @@ impl CtfTrace {
             path: dir.to_owned(),
             source,
         };
-        let metadata = read_metadata(&dir.join(METADATA_FILE))?;
         let mut paths = Vec::new();
         for entry in fs::read_dir(dir).map_err(io_error)? {
             let entry = entry.map_err(io_error)?;
@@ -143,25 +140,28 @@ impl CtfTrace {
         paths.sort();
         let streams = paths
             .iter()
-            .map(|path| {
-                let name = path
-                    .file_name()
-                    .map_or_else(String::new, |n| n.to_string_lossy().into_owned());
-                read_stream(path, name)
-            })
+            .map(|path| open_input(&path.display().to_string()))
             .collect::<Result<_, _>>()?;
+        Self::from_inputs(&dir.join(METADATA_FILE), streams)
+    }
+
+    /// Stream inputs (files, `-` for stdin, `@CORE` suffixes) with the metadata at `metadata_path`.
+    pub fn from_inputs(metadata_path: &Path, streams: Vec<Input>) -> Result<Self, CtfError> {
+        let metadata = read_metadata(metadata_path)?;
         Ok(CtfTrace { metadata, streams })
     }
 
-    /// Opens one stream file with the metadata at `metadata_path`.
-    pub fn open_stream(stream_path: &Path, metadata_path: &Path) -> Result<Self, CtfError> {
-        let metadata = read_metadata(metadata_path)?;
-        let stream = read_stream(stream_path, stream_path.display().to_string())?;
-        Ok(CtfTrace {
-            metadata,
-            streams: vec![stream],
-        })
+    /// The core each stream was recorded on.
+    pub fn stream_core(&self, index: usize) -> u32 {
+        let stream = self.streams.get(index);
+        stream
+            .and_then(|s| s.core)
+            .unwrap_or_else(|| u32::try_from(index).unwrap_or(u32::MAX))
     }
+}
+
+fn open_input(arg: &str) -> Result<Input, CtfError> {
+    Input::open(&InputSpec::parse(arg)).map_err(CtfError::Input)
 }
 
 fn read_metadata(path: &Path) -> Result<Metadata, CtfError> {
@@ -179,14 +179,6 @@ fn read_metadata(path: &Path) -> Result<Metadata, CtfError> {
         path: path.to_owned(),
         error,
     })
-}
-
-fn read_stream(path: &Path, name: String) -> Result<StreamFile, CtfError> {
-    let bytes = fs::read(path).map_err(|source| CtfError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    Ok(StreamFile { name, bytes })
 }
 
 /// Whether `head` (the start of a file) is plain-text CTF metadata.

@@ -1,0 +1,555 @@
+//! What Zephyr's CTF events mean: the importer that turns a decoded CTF trace into model-builder
+//! calls, and the raw-event rows for ad-hoc queries.
+//!
+//! Events are recognised by their metadata names and fields by their names, so a trace whose
+//! metadata adds events still imports: the ones not interpreted here are only raw events.
+//! Each stream file is one core (Zephyr writes a single stream).
+
+use std::collections::{HashMap, HashSet};
+
+use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
+use super::types::EventClass;
+use super::CtfTrace;
+use crate::model::{
+    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
+    StateReason, TaskStateKind, TraceInfo,
+};
+use crate::trace::{ArgValue, EventRow};
+
+/// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
+const UNNAMED_THREAD: &[u8] = b"unknown";
+
+/// Builds the model of a CTF trace.
+pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
+    let meta = &trace.metadata;
+    let first = first_event(trace);
+    info.format = "ctf".into();
+    info.ns_per_tick = meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1);
+    info.ns_per_tick_known = true;
+    info.first_ts_raw = first.map_or(0, |(cycles, _)| cycles);
+    let first_ns = first.map_or(0, |(_, ns)| ns);
+    let mut importer = Importer {
+        b: ModelBuilder::new(info),
+        roles: meta.events.iter().map(Role::of).collect(),
+        named_threads: HashSet::new(),
+        isr_depth: 0,
+        mutex_depth: HashMap::new(),
+        markers: HashMap::new(),
+        events: 0,
+        problems: 0,
+    };
+    let mut last_ns = vec![0u64; trace.streams.len()];
+    for_each_merged(trace, |stream, item| match item {
+        Merged::Event(record, values) => {
+            let t = since(first_ns, record.ns);
+            if let Some(last) = last_ns.get_mut(stream) {
+                *last = t;
+            }
+            importer.event(t, trace.stream_core(stream), record, values);
+        }
+        Merged::Problem(problem) => {
+            let t = last_ns.get(stream).copied().unwrap_or(0);
+            let name = trace.streams.get(stream).map_or("", |s| s.name.as_str());
+            importer.problem(t, trace.stream_core(stream), name, problem);
+        }
+    });
+    importer.finish()
+}
+
+/// Most fields an event row carries (Zephyr's events have at most seven).
+const MAX_ROW_ARGS: usize = 32;
+
+/// Calls `f` with every decoded event in time order, with its fields as arguments.
+pub fn for_each_event(trace: &CtfTrace, mut f: impl FnMut(&EventRow<'_>)) {
+    let first_ns = first_event(trace).map_or(0, |(_, ns)| ns);
+    for_each_merged(trace, |stream, item| {
+        let Merged::Event(record, values) = item else {
+            return;
+        };
+        let texts: Vec<String> = values
+            .iter()
+            .filter(|v| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_)))
+            .map(Value::to_string)
+            .collect();
+        let mut compound = texts.iter();
+        let mut args = [("", ArgValue::Int(0)); MAX_ROW_ARGS];
+        let fields = record.class.fields.fields.iter().zip(values);
+        for (slot, (field, value)) in args.iter_mut().zip(fields) {
+            let arg = match *value {
+                Value::Unsigned(v) => ArgValue::UInt(v),
+                Value::Signed(v) => ArgValue::Int(v),
+                Value::String(bytes) => ArgValue::Str(bytes),
+                _ => ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())),
+            };
+            *slot = (field.name.as_str(), arg);
+        }
+        f(&EventRow {
+            ts_ns: Some(since(first_ns, record.ns)),
+            core_id: trace.stream_core(stream),
+            name: &record.class.name,
+            args: &args[..values.len().min(MAX_ROW_ARGS)],
+        });
+    });
+}
+
+fn since(first_ns: i64, ns: i64) -> u64 {
+    u64::try_from(ns.saturating_sub(first_ns)).unwrap_or(0)
+}
+
+/// The clock value (cycles, ns) of the earliest first event among the streams.
+fn first_event(trace: &CtfTrace) -> Option<(u64, i64)> {
+    let mut values = Vec::new();
+    trace
+        .streams
+        .iter()
+        .filter_map(|stream| {
+            let mut decoder = StreamDecoder::new(&trace.metadata, &stream.bytes);
+            let record = decoder.next_event(&mut values)?.ok()?;
+            Some((record.cycles, record.ns))
+        })
+        .min_by_key(|&(_, ns)| ns)
+}
+
+/// One stream being read: its decoder and the event it is positioned on.
+struct Cursor<'a> {
+    decoder: StreamDecoder<'a>,
+    values: Vec<Value<'a>>,
+    current: Option<EventRecord<'a>>,
+}
+
+enum Merged<'r, 'a> {
+    Event(&'r EventRecord<'a>, &'r [Value<'a>]),
+    /// The stream is damaged here and ends.
+    Problem(&'r Problem),
+}
+
+/// Calls `f` with the events of all streams merged in time order (equal times keep stream
+/// order) and with the problems that end damaged streams, each with its stream's index.
+fn for_each_merged<'a>(trace: &'a CtfTrace, mut f: impl FnMut(usize, Merged<'_, 'a>)) {
+    let mut cursors: Vec<Cursor<'a>> = trace
+        .streams
+        .iter()
+        .map(|stream| Cursor {
+            decoder: StreamDecoder::new(&trace.metadata, &stream.bytes),
+            values: Vec::new(),
+            current: None,
+        })
+        .collect();
+    for (stream, cursor) in cursors.iter_mut().enumerate() {
+        advance(stream, cursor, &mut f);
+    }
+    loop {
+        let next = cursors
+            .iter()
+            .enumerate()
+            .filter_map(|(stream, c)| c.current.map(|record| (record.ns, stream)))
+            .min();
+        let Some((_, stream)) = next else {
+            return;
+        };
+        let cursor = &mut cursors[stream];
+        if let Some(record) = cursor.current {
+            f(stream, Merged::Event(&record, &cursor.values));
+        }
+        advance(stream, cursor, &mut f);
+    }
+}
+
+fn advance<'a>(stream: usize, cursor: &mut Cursor<'a>, f: &mut impl FnMut(usize, Merged<'_, 'a>)) {
+    cursor.current = match cursor.decoder.next_event(&mut cursor.values) {
+        Some(Ok(record)) => Some(record),
+        Some(Err(problem)) => {
+            f(stream, Merged::Problem(&problem));
+            None
+        }
+        None => None,
+    };
+}
+
+/// What an event class means to the model, with the positions of the fields it needs.
+#[derive(Clone, Copy)]
+enum Role {
+    /// Only a raw event.
+    Raw,
+    SwitchedIn(Thread),
+    /// Any other event about a thread, which may carry its name.
+    ThreadSeen(Thread),
+    Created(Thread),
+    Info {
+        thread: Thread,
+        stack_size: usize,
+    },
+    PrioritySet {
+        thread: Thread,
+        prio: usize,
+    },
+    Suspended(Thread),
+    Resumed(Thread),
+    Aborted(Thread),
+    Pending(Thread),
+    IsrEnter,
+    IsrExit,
+    Idle,
+    ObjectInit {
+        id: usize,
+        kind: QueueKind,
+    },
+    SemGive {
+        id: usize,
+    },
+    SemTakeBlocking {
+        id: usize,
+    },
+    SemTakeExit {
+        id: usize,
+        ret: usize,
+    },
+    SemReset {
+        id: usize,
+    },
+    MutexLockBlocking {
+        id: usize,
+    },
+    MutexLockExit {
+        id: usize,
+        ret: usize,
+    },
+    MutexUnlock {
+        id: usize,
+    },
+    /// A timer operation, as an instant on the timer's marker track.
+    Timer {
+        id: usize,
+        what: &'static str,
+    },
+    /// `named_event`: an instant on the marker track of that name.
+    Named {
+        name: usize,
+    },
+}
+
+#[derive(Clone, Copy)]
+struct Thread {
+    id: usize,
+    name: Option<usize>,
+}
+
+impl Role {
+    fn of(class: &EventClass) -> Role {
+        let field = |name: &str| class.fields.field_index(name);
+        let thread = field("thread_id").map(|id| Thread {
+            id,
+            name: field("name"),
+        });
+        let id = field("id");
+        match (class.name.as_str(), thread, id) {
+            ("thread_switched_in", Some(t), _) => Role::SwitchedIn(t),
+            ("thread_create", Some(t), _) => Role::Created(t),
+            ("thread_info", Some(thread), _) => match field("stack_size") {
+                Some(stack_size) => Role::Info { thread, stack_size },
+                None => Role::ThreadSeen(thread),
+            },
+            ("thread_priority_set", Some(thread), _) => match field("prio") {
+                Some(prio) => Role::PrioritySet { thread, prio },
+                None => Role::ThreadSeen(thread),
+            },
+            ("thread_suspend", Some(t), _) => Role::Suspended(t),
+            ("thread_resume" | "thread_ready" | "thread_wakeup", Some(t), _) => Role::Resumed(t),
+            ("thread_abort", Some(t), _) => Role::Aborted(t),
+            ("thread_pending", Some(t), _) => Role::Pending(t),
+            (_, Some(t), _) => Role::ThreadSeen(t),
+            ("isr_enter", ..) => Role::IsrEnter,
+            ("isr_exit", ..) => Role::IsrExit,
+            ("idle", ..) => Role::Idle,
+            ("semaphore_init", _, Some(id)) => Role::ObjectInit {
+                id,
+                kind: QueueKind::CountingSemaphore,
+            },
+            ("mutex_init", _, Some(id)) => Role::ObjectInit {
+                id,
+                kind: QueueKind::RecursiveMutex,
+            },
+            ("semaphore_give_enter", _, Some(id)) => Role::SemGive { id },
+            ("semaphore_take_blocking", _, Some(id)) => Role::SemTakeBlocking { id },
+            ("semaphore_take_exit", _, Some(id)) => match field("ret") {
+                Some(ret) => Role::SemTakeExit { id, ret },
+                None => Role::Raw,
+            },
+            ("semaphore_reset", _, Some(id)) => Role::SemReset { id },
+            ("mutex_lock_blocking", _, Some(id)) => Role::MutexLockBlocking { id },
+            ("mutex_lock_exit", _, Some(id)) => match field("ret") {
+                Some(ret) => Role::MutexLockExit { id, ret },
+                None => Role::Raw,
+            },
+            ("mutex_unlock_enter", _, Some(id)) => Role::MutexUnlock { id },
+            ("timer_init", _, Some(id)) => Role::Timer { id, what: "init" },
+            ("timer_start", _, Some(id)) => Role::Timer { id, what: "start" },
+            ("timer_stop", _, Some(id)) => Role::Timer { id, what: "stop" },
+            ("timer_status_sync_exit", _, Some(id)) => Role::Timer { id, what: "status" },
+            ("named_event", ..) => match field("name") {
+                Some(name) => Role::Named { name },
+                None => Role::Raw,
+            },
+            _ => Role::Raw,
+        }
+    }
+}
+
+struct Importer {
+    b: ModelBuilder,
+    /// By index into the metadata's event classes.
+    roles: Vec<Role>,
+    /// Threads whose real name has been seen (Zephyr says "unknown" until then).
+    named_threads: HashSet<u32>,
+    /// ISRs open now: Zephyr does not say which interrupt, so nesting depth is the ISR id.
+    isr_depth: u32,
+    /// Lock count of each held mutex (Zephyr mutexes are recursive).
+    mutex_depth: HashMap<u32, u32>,
+    /// Marker ids by track name.
+    markers: HashMap<String, u32>,
+    events: u64,
+    problems: u64,
+}
+
+impl Importer {
+    fn event(&mut self, t: u64, core: u32, record: &EventRecord<'_>, values: &[Value<'_>]) {
+        self.events += 1;
+        self.b.event_at(core, t);
+        let Some(&role) = self.roles.get(record.class_index) else {
+            return;
+        };
+        let int = |i: usize| values.get(i).and_then(Value::as_u64);
+        let id32 = |i: usize| int(i).and_then(|v| u32::try_from(v).ok());
+        let signed = |i: usize| values.get(i).and_then(Value::as_i64);
+        let from_isr = self.b.in_isr(core);
+        match role {
+            Role::Raw => {}
+            Role::SwitchedIn(thread) => {
+                if let Some(task) = self.thread(thread, values) {
+                    self.b.task_switched_in(t, core, task);
+                }
+            }
+            Role::ThreadSeen(thread) => {
+                self.thread(thread, values);
+            }
+            Role::Created(thread) => {
+                if let Some(task) = self.thread(thread, values) {
+                    self.b.task_created(t, task);
+                }
+            }
+            Role::Info { thread, stack_size } => {
+                if let (Some(task), Some(size)) = (self.thread(thread, values), id32(stack_size)) {
+                    self.b.set_task_stack_size(task, size);
+                }
+            }
+            Role::PrioritySet { thread, prio } => {
+                if let (Some(task), Some(prio)) = (self.thread(thread, values), signed(prio)) {
+                    // Cooperative (negative) Zephyr priorities have no place in the
+                    // model's unsigned priority: they show as 0, the highest.
+                    let priority = u32::try_from(prio.max(0)).unwrap_or(u32::MAX);
+                    self.b.task_priority(t, task, priority, PriorityCause::Set);
+                }
+            }
+            Role::Suspended(thread) => {
+                if let Some(task) = self.thread(thread, values) {
+                    self.b.task_suspended(t, task);
+                }
+            }
+            Role::Resumed(thread) => {
+                if let Some(task) = self.thread(thread, values) {
+                    self.b.task_ready(t, core, task);
+                }
+            }
+            Role::Aborted(thread) => {
+                if let Some(task) = self.thread(thread, values) {
+                    self.b.task_deleted(t, task);
+                }
+            }
+            Role::Pending(thread) => {
+                let task = self.thread(thread, values);
+                if task.is_some() && task == self.b.running_task(core) {
+                    self.b.current_task_announces(
+                        t,
+                        core,
+                        TaskStateKind::Blocked,
+                        StateReason::None,
+                        None,
+                    );
+                }
+            }
+            Role::IsrEnter => {
+                let isr = self.isr_depth;
+                if isr == 0 {
+                    self.b.set_isr_name(core, 0, b"isr");
+                } else {
+                    self.b
+                        .set_isr_name(core, isr, format!("isr nested {isr}").as_bytes());
+                }
+                self.b.isr_enter(t, core, isr);
+                self.isr_depth += 1;
+            }
+            Role::IsrExit => {
+                self.isr_depth = self.isr_depth.saturating_sub(1);
+                self.b.isr_exit(t, core, self.isr_depth);
+            }
+            Role::Idle => {
+                if let Some(task) = self.b.running_task(core) {
+                    self.b.set_idle_task(core, task);
+                }
+            }
+            Role::ObjectInit { id, kind } => {
+                if let Some(queue) = id32(id) {
+                    self.object(queue, kind);
+                }
+            }
+            Role::SemGive { id } => {
+                if let Some(queue) = id32(id) {
+                    self.object(queue, QueueKind::CountingSemaphore);
+                    self.b
+                        .queue_op(t, core, queue, QueueOpKind::Send, from_isr, None);
+                }
+            }
+            Role::SemTakeBlocking { id } | Role::MutexLockBlocking { id } => {
+                if let Some(queue) = id32(id) {
+                    let (kind, reason) = match role {
+                        Role::SemTakeBlocking { .. } => {
+                            (QueueKind::CountingSemaphore, StateReason::Semaphore)
+                        }
+                        _ => (QueueKind::RecursiveMutex, StateReason::Mutex),
+                    };
+                    self.object(queue, kind);
+                    self.b.current_task_announces(
+                        t,
+                        core,
+                        TaskStateKind::Blocked,
+                        reason,
+                        Some(queue),
+                    );
+                }
+            }
+            Role::SemTakeExit { id, ret } => {
+                if let (Some(queue), Some(0)) = (id32(id), signed(ret)) {
+                    self.object(queue, QueueKind::CountingSemaphore);
+                    self.b
+                        .queue_op(t, core, queue, QueueOpKind::Receive, from_isr, None);
+                }
+            }
+            Role::SemReset { id } => {
+                if let Some(queue) = id32(id) {
+                    self.object(queue, QueueKind::CountingSemaphore);
+                    self.b
+                        .queue_op(t, core, queue, QueueOpKind::Reset, from_isr, None);
+                }
+            }
+            Role::MutexLockExit { id, ret } => {
+                if let (Some(queue), Some(0)) = (id32(id), signed(ret)) {
+                    self.object(queue, QueueKind::RecursiveMutex);
+                    *self.mutex_depth.entry(queue).or_default() += 1;
+                    self.b
+                        .queue_op(t, core, queue, QueueOpKind::Receive, from_isr, Some(0));
+                }
+            }
+            Role::MutexUnlock { id } => {
+                if let Some(queue) = id32(id) {
+                    self.object(queue, QueueKind::RecursiveMutex);
+                    let depth = self.mutex_depth.entry(queue).or_default();
+                    *depth = depth.saturating_sub(1);
+                    let free = u32::from(*depth == 0);
+                    self.b
+                        .queue_op(t, core, queue, QueueOpKind::Send, from_isr, Some(free));
+                }
+            }
+            Role::Timer { id, what } => {
+                if let Some(timer) = int(id) {
+                    let marker = self.marker(&format!("timer {timer:#x}"));
+                    let fields = record.class.fields.fields.iter().zip(values).skip(1);
+                    let mut msg = what.to_owned();
+                    for (field, value) in fields {
+                        msg.push_str(&format!(" {}={value}", field.name));
+                    }
+                    let msg = self.b.intern(msg.as_bytes());
+                    self.b.marker_instant(t, marker, None, msg);
+                }
+            }
+            Role::Named { name } => {
+                if let Some(Value::String(name_bytes)) = values.get(name) {
+                    let marker = self.marker(&String::from_utf8_lossy(name_bytes));
+                    let args: Vec<String> = record
+                        .class
+                        .fields
+                        .fields
+                        .iter()
+                        .zip(values)
+                        .filter(|(field, _)| field.name != "name")
+                        .map(|(field, value)| format!("{}={value}", field.name))
+                        .collect();
+                    let msg = self.b.intern(args.join(" ").as_bytes());
+                    self.b.marker_instant(t, marker, None, msg);
+                }
+            }
+        }
+    }
+
+    /// The task id of a thread event, taking the name it carries.
+    fn thread(&mut self, thread: Thread, values: &[Value<'_>]) -> Option<u32> {
+        let task = values
+            .get(thread.id)
+            .and_then(Value::as_u64)
+            .and_then(|v| u32::try_from(v).ok())?;
+        if let Some(Value::String(name)) = thread.name.and_then(|i| values.get(i)) {
+            let real = !name.is_empty() && *name != UNNAMED_THREAD;
+            if real || !self.named_threads.contains(&task) {
+                self.b.set_task_name(task, name);
+                if real {
+                    self.named_threads.insert(task);
+                }
+            }
+        }
+        Some(task)
+    }
+
+    fn object(&mut self, queue: u32, kind: QueueKind) {
+        self.b.set_queue_kind(queue, kind);
+        let what = if kind.is_mutex() {
+            "mutex"
+        } else {
+            "semaphore"
+        };
+        self.b
+            .set_queue_name(queue, format!("{what} {queue:#x}").as_bytes());
+    }
+
+    fn marker(&mut self, name: &str) -> u32 {
+        if let Some(&id) = self.markers.get(name) {
+            return id;
+        }
+        let id = self.markers.len() as u32;
+        self.markers.insert(name.to_owned(), id);
+        self.b
+            .set_marker_name(id, None, MarkerKind::Event, name.as_bytes());
+        id
+    }
+
+    fn problem(&mut self, t: u64, core: u32, stream: &str, problem: &Problem) {
+        self.problems += 1;
+        let kind = match problem.kind {
+            ProblemKind::UnknownEventId => AnomalyKind::UnknownEvent,
+            ProblemKind::TruncatedEvent => AnomalyKind::InvalidFrame,
+        };
+        self.b.anomaly(
+            t,
+            t,
+            Some(core),
+            kind,
+            1,
+            format!("{stream} byte {}: {}", problem.offset, problem.detail),
+        );
+    }
+
+    fn finish(mut self) -> Model {
+        let info = self.b.info_mut();
+        info.events = self.events;
+        info.invalid_frames = self.problems;
+        self.b.finish()
+    }
+}
