@@ -1,20 +1,23 @@
 //! CTF stream decode throughput on a large stream built from the shipped Zephyr recording.
 //!
 //! `cargo bench -p tband-decode --bench ctf_import [-- SIZE_MB]` (default 100 MB): repeats the
-//! `workload` stream, shifting each copy's timestamps so time keeps running forward, then decodes
-//! every event with all its fields and prints MB/s and events/s (best of several runs), by the
-//! wall clock and by the thread's own CPU time (the two differ when other work shares the cores).
+//! `workload` stream, shifting each copy's timestamps so time keeps running forward, then
+//! decodes every event with all its fields, and imports the stream into the model, printing
+//! MB/s for each (best of several runs) by the wall clock and by the thread's own CPU time
+//! (the two differ when other work shares the cores).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tband_decode::ctf::{CtfTrace, Metadata, StreamDecoder, Type};
+use tband_decode::ctf::{self, CtfTrace, Metadata, StreamDecoder, Type};
+use tband_decode::input::{Bytes, Input};
+use tband_decode::model::TraceInfo;
 
 const RECORDING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/conformance/zephyr_ctf/workload"
 );
-const RUNS: usize = 5;
+const RUNS: usize = 3;
 
 /// Copies of the shipped stream, each one's timestamps moved on by `period_ns` times its number.
 fn build_stream(meta: &Metadata, original: &[u8], target_bytes: usize, period_ns: u32) -> Vec<u8> {
@@ -73,41 +76,68 @@ fn thread_cpu_time() -> Option<Duration> {
     Some(Duration::from_nanos(ns))
 }
 
-fn main() {
-    let size_mb: usize = std::env::args()
-        .skip(1)
-        .find_map(|arg| arg.parse().ok())
-        .unwrap_or(100);
-    let trace = CtfTrace::open(Path::new(RECORDING)).expect("the shipped recording opens");
-    let meta = &trace.metadata;
-    let six_seconds_ns = 6_000_000_000u64 as u32;
-    let stream = build_stream(meta, &trace.streams[0].bytes, size_mb << 20, six_seconds_ns);
+/// Runs `work` several times and prints its best throughput over `bytes`, by the wall clock
+/// and by this thread's CPU time.
+fn measure(what: &str, bytes: usize, mut work: impl FnMut() -> String) {
     let mut best_wall = Duration::MAX;
     let mut best_cpu = Duration::MAX;
-    let mut result = (0, 0);
+    let mut outcome = String::new();
     for _ in 0..RUNS {
         let (wall_start, cpu_start) = (Instant::now(), thread_cpu_time());
-        result = decode(meta, &stream);
+        outcome = work();
         best_wall = best_wall.min(wall_start.elapsed());
         if let (Some(start), Some(end)) = (cpu_start, thread_cpu_time()) {
             best_cpu = best_cpu.min(end.saturating_sub(start));
         }
     }
-    let mb = stream.len() as f64 / 1e6;
-    let (events, checksum) = result;
-    println!(
-        "ctf decode: {mb:.1} MB, {events} events, best of {RUNS} runs (checksum {checksum:x})"
-    );
-    for (what, time) in [("wall clock", best_wall), ("thread CPU time", best_cpu)] {
-        if time == Duration::MAX {
-            continue;
+    let mb = bytes as f64 / 1e6;
+    println!("{what}: {mb:.1} MB, best of {RUNS} runs ({outcome})");
+    for (clock, time) in [("wall clock", best_wall), ("thread CPU time", best_cpu)] {
+        if time != Duration::MAX {
+            let secs = time.as_secs_f64();
+            println!("  by {clock}: {:.1} ms, {:.0} MB/s", secs * 1e3, mb / secs);
         }
-        let secs = time.as_secs_f64();
-        println!(
-            "  by {what}: {:.1} ms, {:.0} MB/s, {:.1} M events/s",
-            secs * 1e3,
-            mb / secs,
-            events as f64 / secs / 1e6
-        );
     }
+}
+
+fn main() {
+    let size_mb: usize = std::env::args()
+        .skip(1)
+        .find_map(|arg| arg.parse().ok())
+        .unwrap_or(100);
+    let recording = CtfTrace::open(Path::new(RECORDING)).expect("the shipped recording opens");
+    let six_seconds_ns = 6_000_000_000u64 as u32;
+    let stream = build_stream(
+        &recording.metadata,
+        &recording.streams[0].bytes,
+        size_mb << 20,
+        six_seconds_ns,
+    );
+    let bytes = stream.len();
+    let trace = CtfTrace {
+        metadata: recording.metadata,
+        streams: vec![Input {
+            name: "built".into(),
+            core: None,
+            bytes: Bytes::Owned(stream),
+            was_hex: false,
+        }],
+    };
+    measure("ctf decode (every event, every field)", bytes, || {
+        let (events, checksum) = decode(&trace.metadata, &trace.streams[0].bytes);
+        format!("{events} events, checksum {checksum:x}")
+    });
+    measure(
+        "ctf import (decode + interpret into the model)",
+        bytes,
+        || {
+            let model = ctf::build_model(&trace, TraceInfo::default());
+            format!(
+                "{} events, {} sched slices, {} queue ops",
+                model.info.events,
+                model.sched_slices.len(),
+                model.queue_ops.len()
+            )
+        },
+    );
 }

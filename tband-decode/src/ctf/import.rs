@@ -31,7 +31,9 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
     let mut importer = Importer {
         b: ModelBuilder::new(info),
         roles: meta.events.iter().map(Role::of).collect(),
-        named_threads: HashSet::new(),
+        thread_names: HashMap::new(),
+        objects: HashSet::new(),
+        isr_names: 0,
         isr_depth: 0,
         mutex_depth: HashMap::new(),
         markers: HashMap::new(),
@@ -299,8 +301,12 @@ struct Importer {
     b: ModelBuilder,
     /// By index into the metadata's event classes.
     roles: Vec<Role>,
-    /// Threads whose real name has been seen (Zephyr says "unknown" until then).
-    named_threads: HashSet<u32>,
+    /// The name each thread was given last.
+    thread_names: HashMap<u32, Box<[u8]>>,
+    /// Semaphores and mutexes already named.
+    objects: HashSet<u32>,
+    /// ISR ids (nesting depths) already named.
+    isr_names: u32,
     /// ISRs open now: Zephyr does not say which interrupt, so nesting depth is the ISR id.
     isr_depth: u32,
     /// Lock count of each held mutex (Zephyr mutexes are recursive).
@@ -379,11 +385,13 @@ impl Importer {
             }
             Role::IsrEnter => {
                 let isr = self.isr_depth;
-                if isr == 0 {
-                    self.b.set_isr_name(core, 0, b"isr");
-                } else {
-                    self.b
-                        .set_isr_name(core, isr, format!("isr nested {isr}").as_bytes());
+                if isr >= self.isr_names {
+                    let name = match isr {
+                        0 => "isr".to_owned(),
+                        nested => format!("isr nested {nested}"),
+                    };
+                    self.b.set_isr_name(core, isr, name.as_bytes());
+                    self.isr_names = isr + 1;
                 }
                 self.b.isr_enter(t, core, isr);
                 self.isr_depth += 1;
@@ -490,33 +498,33 @@ impl Importer {
         }
     }
 
-    /// The task id of a thread event, taking the name it carries.
+    /// The task id of a thread event, taking the name it carries. Zephyr's placeholder for a
+    /// thread without a name never replaces a real one.
     fn thread(&mut self, thread: Thread, values: &[Value<'_>]) -> Option<u32> {
         let task = values
             .get(thread.id)
             .and_then(Value::as_u64)
             .and_then(|v| u32::try_from(v).ok())?;
         if let Some(Value::String(name)) = thread.name.and_then(|i| values.get(i)) {
-            let real = !name.is_empty() && *name != UNNAMED_THREAD;
-            if real || !self.named_threads.contains(&task) {
+            let known = self.thread_names.get(&task);
+            let placeholder = name.is_empty() || *name == UNNAMED_THREAD;
+            let changed = known.is_none_or(|known| **known != **name);
+            if changed && (known.is_none() || !placeholder) {
                 self.b.set_task_name(task, name);
-                if real {
-                    self.named_threads.insert(task);
-                }
+                self.thread_names.insert(task, Box::from(*name));
             }
         }
         Some(task)
     }
 
+    /// Names a semaphore or mutex the first time it is seen.
     fn object(&mut self, queue: u32, kind: QueueKind) {
-        self.b.set_queue_kind(queue, kind);
-        let what = if kind.is_mutex() {
-            "mutex"
-        } else {
-            "semaphore"
-        };
-        self.b
-            .set_queue_name(queue, format!("{what} {queue:#x}").as_bytes());
+        if self.objects.insert(queue) {
+            self.b.set_queue_kind(queue, kind);
+            let what = if kind.is_mutex() { "mutex" } else { "semaphore" };
+            self.b
+                .set_queue_name(queue, format!("{what} {queue:#x}").as_bytes());
+        }
     }
 
     fn marker(&mut self, name: &str) -> u32 {
