@@ -1,5 +1,6 @@
 //! `tband-decode`: prints the events of tband traces.
 
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
@@ -8,10 +9,13 @@ use std::process::ExitCode;
 use clap::{CommandFactory, Parser, Subcommand};
 use tband::Event;
 use tband_decode::cli::InputArgs;
+use tband_decode::ctf;
 use tband_decode::input::{Input, InputSpec};
 use tband_decode::listing::{self, TimeUnit};
+use tband_decode::model::Model;
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_decode::summary::write_summary;
+use tband_decode::trace::InputFormat;
 
 /// Decode tband traces (COBS frames of varint-encoded events, as written by the
 /// tband firmware tracer or the reference C tracer) and print their events.
@@ -107,12 +111,6 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     if cli.summary {
         return summarize(cli);
     }
-    let inputs = cli
-        .input
-        .inputs
-        .iter()
-        .map(|arg| Input::open(&InputSpec::parse(arg)).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
     let to_terminal = cli.output.is_none() && io::stdout().is_terminal();
     let mode = if cli.stats {
         Mode::Stats
@@ -121,6 +119,18 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     } else {
         Mode::Json
     };
+    let ctf_metadata = cli.input.ctf_metadata.as_deref();
+    if cli.input.input_format == Some(InputFormat::Ctf)
+        || ctf::locate(&cli.input.inputs, ctf_metadata).is_some()
+    {
+        return list_ctf(cli, mode);
+    }
+    let inputs = cli
+        .input
+        .inputs
+        .iter()
+        .map(|arg| Input::open(&InputSpec::parse(arg)).map_err(|e| e.to_string()))
+        .collect::<Result<Vec<_>, _>>()?;
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
     let mut per_input = Vec::new();
@@ -157,6 +167,67 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the events of a CTF trace (Zephyr): their fields as the metadata names them.
+fn list_ctf(cli: &Cli, mode: Mode) -> Result<ExitCode, String> {
+    let trace = cli.input.open().map_err(|e| e.to_string())?;
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let mut written = Ok(());
+    let mut previous_ns = None;
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    trace.for_each_event(|row| {
+        if written.is_err() {
+            return;
+        }
+        written = match mode {
+            Mode::Json => ctf::write_json_row(&mut out, row),
+            Mode::Pretty => {
+                let line = ctf::write_pretty_row(&mut out, row, previous_ns);
+                previous_ns = row.ts_ns;
+                line
+            }
+            Mode::Stats => {
+                match counts.get_mut(row.name) {
+                    Some(n) => *n += 1,
+                    None => {
+                        counts.insert(row.name.to_owned(), 1);
+                    }
+                }
+                Ok(())
+            }
+        };
+    });
+    if let (Mode::Stats, Ok(())) = (mode, &written) {
+        written = write_ctf_stats(&mut out, &trace.model, &counts);
+    }
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn write_ctf_stats(
+    out: &mut impl Write,
+    model: &Model,
+    counts: &BTreeMap<String, u64>,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} events, {} damaged streams",
+        model.info.events, model.info.invalid_frames
+    )?;
+    writeln!(out, "\nevents by kind:")?;
+    for (name, n) in counts {
+        writeln!(out, "  {name:<32}{n:>12}")?;
+    }
+    if !model.anomalies.is_empty() {
+        writeln!(out, "\ndamage:")?;
+        for anomaly in &model.anomalies {
+            writeln!(out, "  {}: {}", anomaly.kind.as_str(), anomaly.detail)?;
+        }
+    }
+    Ok(())
 }
 
 /// The timer resolution, if the stream states one.

@@ -2,7 +2,7 @@
 //! and the raw events available for another pass.
 
 use std::fmt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use tband::{FieldValue, Record};
 
@@ -119,7 +119,8 @@ pub struct Trace {
 impl Trace {
     /// Opens the inputs named on a command line (`PATH`, `PATH@CORE`, `-`).
     pub fn open(args: &[String], options: &OpenOptions) -> Result<Trace, TraceError> {
-        if let Some(ctf) = open_ctf(args, options)? {
+        let ctf_metadata = options.ctf_metadata.as_deref();
+        if let Some(ctf) = ctf::open_args(args, ctf_metadata).map_err(TraceError::Ctf)? {
             return Trace::from_ctf(ctf, args);
         }
         let inputs = args
@@ -219,36 +220,6 @@ impl Trace {
             }
         }
     }
-}
-
-/// The CTF trace the arguments name, if they name one: a trace directory, or stream files
-/// with their metadata beside them or given by `--ctf-metadata`.
-fn open_ctf(args: &[String], options: &OpenOptions) -> Result<Option<CtfTrace>, TraceError> {
-    let metadata = match (&options.ctf_metadata, args) {
-        (Some(metadata), _) => metadata.clone(),
-        (None, [dir]) if ctf::looks_like_dir(Path::new(dir)) => {
-            return CtfTrace::open_dir(Path::new(dir))
-                .map(Some)
-                .map_err(TraceError::Ctf);
-        }
-        (None, [first, ..]) => {
-            let beside = InputSpec::parse(first)
-                .path
-                .and_then(|path| ctf::metadata_beside(&path));
-            match beside {
-                Some(metadata) => metadata,
-                None => return Ok(None),
-            }
-        }
-        (None, []) => return Ok(None),
-    };
-    let streams = args
-        .iter()
-        .map(|a| Input::open(&InputSpec::parse(a)))
-        .collect::<Result<Vec<_>, _>>()?;
-    CtfTrace::from_inputs(&metadata, streams)
-        .map(Some)
-        .map_err(TraceError::Ctf)
 }
 
 fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {

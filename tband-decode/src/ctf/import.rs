@@ -521,7 +521,11 @@ impl Importer {
     fn object(&mut self, queue: u32, kind: QueueKind) {
         if self.objects.insert(queue) {
             self.b.set_queue_kind(queue, kind);
-            let what = if kind.is_mutex() { "mutex" } else { "semaphore" };
+            let what = if kind.is_mutex() {
+                "mutex"
+            } else {
+                "semaphore"
+            };
             self.b
                 .set_queue_name(queue, format!("{what} {queue:#x}").as_bytes());
         }

@@ -8,6 +8,7 @@
 mod decode;
 mod import;
 mod lexer;
+mod listing;
 mod tsdl;
 mod types;
 
@@ -20,6 +21,7 @@ use crate::input::{Input, InputError, InputSpec};
 
 pub use decode::{EventRecord, FieldsDisplay, Problem, ProblemKind, StreamDecoder, Value};
 pub use import::{build_model, for_each_event};
+pub use listing::{write_json_row, write_pretty_row};
 pub use tsdl::parse_metadata;
 pub use types::{
     ByteOrder, Clock, Encoding, EnumMapping, EnumType, EventClass, Field, IntegerType, Metadata,
@@ -179,6 +181,51 @@ fn read_metadata(path: &Path) -> Result<Metadata, CtfError> {
         path: path.to_owned(),
         error,
     })
+}
+
+/// Where the metadata of a CTF trace named on a command line is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Location {
+    /// A trace directory.
+    Dir(PathBuf),
+    /// Stream inputs, with this metadata file.
+    Streams { metadata: PathBuf },
+}
+
+/// Whether command-line inputs name a CTF trace: a trace directory, or stream files with their
+/// metadata beside them or given (`ctf_metadata`).
+pub fn locate(args: &[String], ctf_metadata: Option<&Path>) -> Option<Location> {
+    if let Some(metadata) = ctf_metadata {
+        return Some(Location::Streams {
+            metadata: metadata.to_owned(),
+        });
+    }
+    match args {
+        [dir] if looks_like_dir(Path::new(dir)) => Some(Location::Dir(PathBuf::from(dir))),
+        [first, ..] => {
+            let path = InputSpec::parse(first).path?;
+            metadata_beside(&path).map(|metadata| Location::Streams { metadata })
+        }
+        [] => None,
+    }
+}
+
+/// Opens the CTF trace that command-line inputs name, if they name one (see [`locate`]).
+pub fn open_args(
+    args: &[String],
+    ctf_metadata: Option<&Path>,
+) -> Result<Option<CtfTrace>, CtfError> {
+    match locate(args, ctf_metadata) {
+        None => Ok(None),
+        Some(Location::Dir(dir)) => CtfTrace::open_dir(&dir).map(Some),
+        Some(Location::Streams { metadata }) => {
+            let streams = args
+                .iter()
+                .map(|a| open_input(a))
+                .collect::<Result<_, _>>()?;
+            CtfTrace::from_inputs(&metadata, streams).map(Some)
+        }
+    }
 }
 
 /// Whether `head` (the start of a file) is plain-text CTF metadata.
