@@ -1,6 +1,7 @@
 //! CTF stream decode throughput on a large stream built from the shipped Zephyr recording.
 //!
-//! `cargo bench -p tband-decode --bench ctf_import [-- SIZE_MB]` (default 100 MB): repeats the
+//! `cargo bench -p tband-decode --bench ctf_import [-- SIZE_MB] [decode|import]` (default 100 MB,
+//! both stages): repeats the
 //! `workload` stream, shifting each copy's timestamps so time keeps running forward, then
 //! decodes every event with all its fields, and imports the stream into the model, printing
 //! MB/s for each (best of several runs) by the wall clock and by the thread's own CPU time
@@ -101,10 +102,12 @@ fn measure(what: &str, bytes: usize, mut work: impl FnMut() -> String) {
 }
 
 fn main() {
-    let size_mb: usize = std::env::args()
-        .skip(1)
-        .find_map(|arg| arg.parse().ok())
-        .unwrap_or(100);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let size_mb: usize = args.iter().find_map(|arg| arg.parse().ok()).unwrap_or(100);
+    let only = |stage: &str| {
+        let named = ["decode", "import"];
+        !args.iter().any(|a| named.contains(&a.as_str())) || args.iter().any(|a| a == stage)
+    };
     let recording = CtfTrace::open(Path::new(RECORDING)).expect("the shipped recording opens");
     let six_seconds_ns = 6_000_000_000u64 as u32;
     let stream = build_stream(
@@ -123,21 +126,25 @@ fn main() {
             was_hex: false,
         }],
     };
-    measure("ctf decode (every event, every field)", bytes, || {
-        let (events, checksum) = decode(&trace.metadata, &trace.streams[0].bytes);
-        format!("{events} events, checksum {checksum:x}")
-    });
-    measure(
-        "ctf import (decode + interpret into the model)",
-        bytes,
-        || {
-            let model = ctf::build_model(&trace, TraceInfo::default());
-            format!(
-                "{} events, {} sched slices, {} queue ops",
-                model.info.events,
-                model.sched_slices.len(),
-                model.queue_ops.len()
-            )
-        },
-    );
+    if only("decode") {
+        measure("ctf decode (every event, every field)", bytes, || {
+            let (events, checksum) = decode(&trace.metadata, &trace.streams[0].bytes);
+            format!("{events} events, checksum {checksum:x}")
+        });
+    }
+    if only("import") {
+        measure(
+            "ctf import (decode + interpret into the model)",
+            bytes,
+            || {
+                let model = ctf::build_model(&trace, TraceInfo::default());
+                format!(
+                    "{} events, {} sched slices, {} queue ops",
+                    model.info.events,
+                    model.sched_slices.len(),
+                    model.queue_ops.len()
+                )
+            },
+        );
+    }
 }

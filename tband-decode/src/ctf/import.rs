@@ -5,13 +5,13 @@
 //! metadata adds events still imports: the ones not interpreted here are only raw events.
 //! Each stream file is one core (Zephyr writes a single stream).
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::EventClass;
 use super::CtfTrace;
 use crate::model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
+    AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
     StateReason, TaskStateKind, TraceInfo,
 };
 use crate::trace::{ArgValue, EventRow};
@@ -31,11 +31,11 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
     let mut importer = Importer {
         b: ModelBuilder::new(info),
         roles: meta.events.iter().map(Role::of).collect(),
-        thread_names: HashMap::new(),
-        objects: HashSet::new(),
+        thread_names: IdMap::default(),
+        objects: IdMap::default(),
         isr_names: 0,
         isr_depth: 0,
-        mutex_depth: HashMap::new(),
+        mutex_depth: IdMap::default(),
         markers: HashMap::new(),
         events: 0,
         problems: 0,
@@ -302,15 +302,15 @@ struct Importer {
     /// By index into the metadata's event classes.
     roles: Vec<Role>,
     /// The name each thread was given last.
-    thread_names: HashMap<u32, Box<[u8]>>,
+    thread_names: IdMap<u32, Box<[u8]>>,
     /// Semaphores and mutexes already named.
-    objects: HashSet<u32>,
+    objects: IdMap<u32, ()>,
     /// ISR ids (nesting depths) already named.
     isr_names: u32,
     /// ISRs open now: Zephyr does not say which interrupt, so nesting depth is the ISR id.
     isr_depth: u32,
     /// Lock count of each held mutex (Zephyr mutexes are recursive).
-    mutex_depth: HashMap<u32, u32>,
+    mutex_depth: IdMap<u32, u32>,
     /// Marker ids by track name.
     markers: HashMap<String, u32>,
     events: u64,
@@ -519,7 +519,7 @@ impl Importer {
 
     /// Names a semaphore or mutex the first time it is seen.
     fn object(&mut self, queue: u32, kind: QueueKind) {
-        if self.objects.insert(queue) {
+        if self.objects.insert(queue, ()).is_none() {
             self.b.set_queue_kind(queue, kind);
             let what = if kind.is_mutex() {
                 "mutex"

@@ -20,7 +20,7 @@ use super::{
 /// A cheap hasher for small keys (a pathological trace only slows its own
 /// decoding; nothing here is exposed to other inputs).
 #[derive(Default)]
-pub(super) struct IdHasher(u64);
+pub(crate) struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -47,7 +47,7 @@ impl Hasher for IdHasher {
     }
 }
 
-pub(super) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Default)]
 struct TaskTrack {

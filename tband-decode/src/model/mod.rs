@@ -11,6 +11,7 @@ mod builder;
 mod id_table;
 mod strings;
 
+pub(crate) use builder::IdMap;
 pub use builder::ModelBuilder;
 pub use strings::{StrId, Strings};
 
