@@ -15,7 +15,7 @@ use tband_decode::listing::{self, TimeUnit};
 use tband_decode::model::Model;
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_decode::summary::write_summary;
-use tband_decode::trace::InputFormat;
+use tband_decode::trace::{EventRow, InputFormat};
 
 /// Decode tband traces (COBS frames of varint-encoded events, as written by the
 /// tband firmware tracer or the reference C tracer) and print their events.
@@ -176,6 +176,8 @@ fn list_ctf(cli: &Cli, mode: Mode) -> Result<ExitCode, String> {
     let mut written = Ok(());
     let mut previous_ns = None;
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let info = &trace.model.info;
+    let clock_origin_ns = info.first_ts_raw.saturating_mul(info.ns_per_tick);
     trace.for_each_event(|row| {
         if written.is_err() {
             return;
@@ -183,8 +185,13 @@ fn list_ctf(cli: &Cli, mode: Mode) -> Result<ExitCode, String> {
         written = match mode {
             Mode::Json => ctf::write_json_row(&mut out, row),
             Mode::Pretty => {
-                let line = ctf::write_pretty_row(&mut out, row, previous_ns);
-                previous_ns = row.ts_ns;
+                // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
+                let on_clock = EventRow {
+                    ts_ns: row.ts_ns.map(|t| t.saturating_add(clock_origin_ns)),
+                    ..*row
+                };
+                let line = ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
+                previous_ns = on_clock.ts_ns;
                 line
             }
             Mode::Stats => {

@@ -90,3 +90,38 @@ fn unusable_metadata_is_one_sentence_and_a_failure() {
         "{stderr}"
     );
 }
+
+#[test]
+fn pretty_times_are_on_the_trace_clock_when_the_first_event_is_late() {
+    // Drop the 18 events at boot: the stream then starts at 0.51 s.
+    let trace =
+        tband_decode::ctf::CtfTrace::open(std::path::Path::new(&format!("{ZEPHYR_CTF}hello_sem")))
+            .unwrap();
+    let bytes = &trace.streams[0].bytes;
+    let mut decoder = tband_decode::ctf::StreamDecoder::new(&trace.metadata, bytes);
+    let mut values = Vec::new();
+    for _ in 0..18 {
+        decoder.next_event(&mut values).unwrap().unwrap();
+    }
+    let dir = std::env::temp_dir().join(format!("tband-ctf-late-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("channel0_0"), &bytes[decoder.position()..]).unwrap();
+    std::fs::copy(
+        format!("{ZEPHYR_CTF}hello_sem/metadata"),
+        dir.join("metadata"),
+    )
+    .unwrap();
+    let (ok, stdout, stderr) = run(&["--pretty", dir.to_str().unwrap()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(ok, "{stderr}");
+
+    let listing = std::fs::read_to_string(format!("{ZEPHYR_CTF}hello_sem.listing.txt")).unwrap();
+    let expected: Vec<&str> = listing.lines().skip(18).collect();
+    let ours: Vec<&str> = stdout.lines().collect();
+    assert_eq!(ours.len(), expected.len());
+    assert_eq!(
+        ours[0],
+        expected[0].replace("(+0.510000000)", "(+?.?????????)")
+    );
+    assert_eq!(ours[1..], expected[1..]);
+}

@@ -6,8 +6,8 @@ use std::io::{self, Write};
 use crate::listing::write_json_str;
 use crate::trace::{ArgValue, EventRow};
 
-/// `[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) name: { field = value, ... }`, times since the first
-/// event, the delta to the previous event (`+?.?????????` for the first).
+/// `[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) name: { field = value, ... }`: the row's time, then the
+/// delta to the previous event (`+?.?????????` for the first).
 pub fn write_pretty_row(
     out: &mut impl Write,
     row: &EventRow<'_>,
