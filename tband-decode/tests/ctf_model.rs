@@ -240,3 +240,34 @@ fn a_damaged_stream_keeps_its_intact_events_and_shows_the_damage() {
         anomaly.detail
     );
 }
+
+#[test]
+fn several_streams_are_one_core_each_merged_in_time_order() {
+    let dir = std::env::temp_dir().join(format!("tband-ctf-two-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (stream, from) in [("channel0_0", "hello_sem"), ("channel1_0", "workload")] {
+        std::fs::copy(format!("{ZEPHYR_CTF}{from}/channel0_0"), dir.join(stream)).unwrap();
+    }
+    std::fs::copy(
+        format!("{ZEPHYR_CTF}hello_sem/metadata"),
+        dir.join("metadata"),
+    )
+    .unwrap();
+    let trace = Trace::open(&[dir.display().to_string()], &OpenOptions::default());
+    std::fs::remove_dir_all(&dir).unwrap();
+    let trace = trace.unwrap();
+    let m = &trace.model;
+    assert_eq!(m.info.events, 284 + 9530);
+    assert_eq!(m.cores.len(), 2);
+    let per_core = |core| m.sched_slices.iter().filter(|s| s.core_id == core).count();
+    assert_eq!((per_core(0), per_core(1)), (61, 1285));
+    let mut last = 0;
+    let mut cores = [0usize; 2];
+    trace.for_each_event(|row| {
+        let ts = row.ts_ns.unwrap();
+        assert!(ts >= last, "events in time order");
+        last = ts;
+        cores[row.core_id as usize] += 1;
+    });
+    assert_eq!(cores, [284, 9530]);
+}
