@@ -573,8 +573,10 @@ fn decode_run<'a>(
     element: &'a Type,
     length: u64,
 ) -> Result<Value<'a>, OutOfData> {
+    // Every element but an empty struct takes a byte at least; a run longer than what is left
+    // is damage (and bounds the work a corrupt length can cause).
     let remaining = data.len().saturating_sub(*pos) as u64;
-    if length > remaining && !matches!(element, Type::Struct(s) if s.fields.is_empty()) {
+    if length > remaining {
         return Err(OutOfData);
     }
     let length = usize::try_from(length).map_err(|_| OutOfData)?;
