@@ -565,3 +565,137 @@ impl Importer {
         self.b.finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ctf::parse_metadata;
+    use crate::input::{Bytes, Input};
+    use crate::model::{IsrKey, TaskKind};
+
+    /// Zephyr-style metadata with events the shipped recordings lack: priorities, aborts,
+    /// named events (newer Zephyr) and an application's own event.
+    const METADATA: &str = "/* CTF 1.8 */
+        typealias integer { size = 8; align = 8; signed = true; } := int8_t;
+        typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+        typealias integer { size = 32; align = 8; signed = false; } := uint32_t;
+        typealias integer { size = 32; align = 8; signed = true; } := int32_t;
+        typealias integer { size = 8; align = 8; signed = false; encoding = ASCII; } := ctf_bounded_string_t;
+        struct event_header { uint32_t timestamp; uint8_t id; };
+        trace { major = 1; minor = 8; byte_order = le; };
+        stream { event.header := struct event_header; };
+        event { name = thread_switched_in; id = 0x11; fields := struct { uint32_t thread_id; ctf_bounded_string_t name[4]; }; };
+        event { name = thread_priority_set; id = 0x12; fields := struct { uint32_t thread_id; ctf_bounded_string_t name[4]; int8_t prio; }; };
+        event { name = thread_abort; id = 0x14; fields := struct { uint32_t thread_id; ctf_bounded_string_t name[4]; }; };
+        event { name = isr_enter; id = 0x1B; };
+        event { name = isr_exit; id = 0x1C; };
+        event { name = mutex_lock_exit; id = 0x2B; fields := struct { uint32_t id; uint32_t timeout; int32_t ret; }; };
+        event { name = mutex_unlock_enter; id = 0x2C; fields := struct { uint32_t id; }; };
+        event { name = named_event; id = 0x70; fields := struct { ctf_bounded_string_t name[8]; uint32_t arg0; uint32_t arg1; }; };
+        event { name = my_app_event; id = 0x80; fields := struct { uint32_t value; }; };";
+
+    struct Stream(Vec<u8>);
+
+    impl Stream {
+        fn event(&mut self, ts: u32, id: u8, payload: &[&[u8]]) -> &mut Self {
+            self.0.extend_from_slice(&ts.to_le_bytes());
+            self.0.push(id);
+            for part in payload {
+                self.0.extend_from_slice(part);
+            }
+            self
+        }
+    }
+
+    fn model_of(stream: Stream) -> (Model, Vec<String>) {
+        let trace = CtfTrace {
+            metadata: parse_metadata(METADATA).unwrap(),
+            streams: vec![Input {
+                name: "stream".into(),
+                core: None,
+                bytes: Bytes::Owned(stream.0),
+                was_hex: false,
+            }],
+        };
+        let mut rows = Vec::new();
+        for_each_event(&trace, |row| rows.push(row.name.to_owned()));
+        (build_model(&trace, TraceInfo::default()), rows)
+    }
+
+    #[test]
+    fn priorities_aborts_nested_isrs_recursive_mutexes_and_named_events() {
+        let a = 0x100u32.to_le_bytes();
+        let mutex = 0x200u32.to_le_bytes();
+        let ok = 0i32.to_le_bytes();
+        let forever = u32::MAX.to_le_bytes();
+        let mut s = Stream(Vec::new());
+        s.event(1000, 0x11, &[&a, b"a\0\0\0"])
+            .event(1000, 0x12, &[&a, b"a\0\0\0", &[5]])
+            .event(2000, 0x12, &[&a, b"a\0\0\0", &[(-3i8) as u8]])
+            .event(3000, 0x2B, &[&mutex, &forever, &ok])
+            .event(3500, 0x2B, &[&mutex, &forever, &ok])
+            .event(4000, 0x2C, &[&mutex])
+            .event(4500, 0x2C, &[&mutex])
+            .event(5000, 0x1B, &[])
+            .event(5100, 0x1B, &[])
+            .event(5200, 0x1C, &[])
+            .event(5300, 0x1C, &[])
+            .event(
+                6000,
+                0x70,
+                &[b"phase\0\0\0", &7u32.to_le_bytes(), &8u32.to_le_bytes()],
+            )
+            .event(6500, 0x80, &[&42u32.to_le_bytes()])
+            .event(7000, 0x14, &[&a, b"a\0\0\0"]);
+        let (m, rows) = model_of(s);
+        assert_eq!(m.info.events, 14);
+        assert_eq!(rows.len(), 14);
+        assert_eq!(rows[12], "my_app_event");
+        assert!(m.anomalies.is_empty(), "{:?}", m.anomalies);
+
+        let priorities: Vec<_> = m
+            .task_priorities
+            .iter()
+            .map(|p| (p.ts_ns, p.priority))
+            .collect();
+        assert_eq!(priorities, [(0, 5), (1000, 0)]);
+
+        // Locked twice, unlocked twice: one hold, from the first lock to the last unlock.
+        let holds: Vec<_> = m
+            .mutex_holds
+            .iter()
+            .map(|h| (h.task_id, h.start_ns, h.end_ns))
+            .collect();
+        assert_eq!(holds, [(0x100, 2000, 3500)]);
+
+        let isrs: Vec<_> = m
+            .isr_slices
+            .iter()
+            .map(|s| (s.isr_id, s.depth, s.start_ns, s.end_ns))
+            .collect();
+        assert_eq!(isrs, [(0, 0, 4000, 4300), (1, 1, 4100, 4200)]);
+        assert_eq!(
+            m.isr(IsrKey {
+                core_id: 0,
+                isr_id: 1
+            })
+            .unwrap()
+            .name,
+            "isr nested 1"
+        );
+
+        assert_eq!(m.markers.len(), 1);
+        assert_eq!(m.markers[0].name, "phase");
+        let instant = m.marker_instants[0];
+        assert_eq!(
+            (instant.ts_ns, m.strings.get(instant.msg)),
+            (5000, "arg0=7 arg1=8")
+        );
+
+        let task = m.task(0x100).unwrap();
+        assert_eq!(
+            (task.name.as_str(), task.kind, task.deleted_ns),
+            ("a", TaskKind::Normal, Some(6000))
+        );
+    }
+}
