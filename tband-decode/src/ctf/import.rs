@@ -128,6 +128,18 @@ enum Merged<'r, 'a> {
 /// Calls `f` with the events of all streams merged in time order (equal times keep stream
 /// order) and with the problems that end damaged streams, each with its stream's index.
 fn for_each_merged<'a>(trace: &'a CtfTrace, mut f: impl FnMut(usize, Merged<'_, 'a>)) {
+    if let [only] = trace.streams.as_slice() {
+        // Nothing to merge: the common case (Zephyr writes one stream) without the bookkeeping.
+        let mut decoder = StreamDecoder::new(&trace.metadata, &only.bytes);
+        let mut values = Vec::new();
+        while let Some(next) = decoder.next_event(&mut values) {
+            match next {
+                Ok(record) => f(0, Merged::Event(&record, &values)),
+                Err(problem) => f(0, Merged::Problem(&problem)),
+            }
+        }
+        return;
+    }
     let mut cursors: Vec<Cursor<'a>> = trace
         .streams
         .iter()
