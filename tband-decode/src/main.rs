@@ -22,6 +22,9 @@ use tband_decode::trace::{EventRow, InputFormat};
 ///
 /// Output is the canonical JSON listing (one object per frame) when stdout is
 /// not a terminal, and a readable one-line-per-event form on a terminal.
+///
+/// Zephyr CTF traces (a directory with `metadata` and stream files) are read
+/// too: JSON lines, or babeltrace2-style lines on a terminal.
 #[derive(Parser)]
 #[command(name = "tband-decode", version, args_conflicts_with_subcommands = true)]
 struct Cli {
