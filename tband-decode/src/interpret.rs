@@ -99,10 +99,15 @@ struct InvalidRun {
 }
 
 impl Interpreter {
+    #[inline]
     fn close_invalid_run(&mut self, stream: usize) {
-        let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) else {
-            return;
-        };
+        if let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) {
+            self.report_invalid_run(stream, run);
+        }
+    }
+
+    #[cold]
+    fn report_invalid_run(&mut self, stream: usize, run: InvalidRun) {
         let (kind, what) = if run.unknown_id {
             (
                 AnomalyKind::UnknownEvent,
@@ -188,8 +193,7 @@ impl Visitor for Interpreter {
             b.core_seen(core);
             return;
         }
-        let previous_event = b.last_event_on(core);
-        b.event_at(core, t);
+        let previous_event = b.event_at(core, t);
         match rec.event {
             Event::DroppedEvtCnt { cnt } => {
                 b.dropped_total(t, core, u64::from(cnt), previous_event)

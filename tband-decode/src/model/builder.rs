@@ -240,9 +240,11 @@ impl ModelBuilder {
 
     /// Records that an event happened on `core` at `t` (every timed event
     /// calls this, so that loss regions start at the last event before them).
-    pub fn event_at(&mut self, core: u32, t: u64) {
-        self.cores.entry(core).last_event_ns = Some(t);
+    /// Returns the time of the event before it on that core.
+    #[inline]
+    pub fn event_at(&mut self, core: u32, t: u64) -> Option<u64> {
         self.last_ns = self.last_ns.max(t);
+        self.cores.entry(core).last_event_ns.replace(t)
     }
 
     /// Time of the latest event seen on `core`.
