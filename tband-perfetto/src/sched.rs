@@ -1,0 +1,459 @@
+//! Scheduling and interrupts as kernel (ftrace) events: per core, a stream of
+//! `FtraceEventBundle`s with context switches, wake-ups and IRQ entry/exit,
+//! so that Perfetto fills its native `sched`, `thread_state` and IRQ tables.
+
+use std::collections::HashMap;
+use std::io::{self, Write};
+
+use tband_decode::model::{IsrSlice, Model, StateReason, TaskState, TaskStateKind};
+
+use crate::protos::ftrace_event_bundle::CompactSched;
+use crate::protos::{
+    FtraceEvent, FtraceEventBundle, IrqHandlerEntryFtraceEvent, IrqHandlerExitFtraceEvent,
+    SchedSwitchFtraceEvent, SchedWakingFtraceEvent, TracePacket,
+};
+use crate::threads::{PriorityCursor, Threads, IDLE_TID};
+use crate::writer::PacketWriter;
+
+/// How context switches and wake-ups are written.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum SchedEncoding {
+    /// Parallel delta-encoded arrays (`compact_sched`), as Perfetto itself
+    /// records them: a few bytes per switch.
+    #[default]
+    Compact,
+    /// One `sched_switch` / `sched_waking` event message each, with both
+    /// tasks spelled out: larger, but readable by any ftrace-aware tool.
+    Events,
+}
+
+/// Events per bundle before it is written out.
+const BUNDLE_EVENTS: usize = 4096;
+
+/// Linux task-state bits of `prev_state`, in the layout Perfetto assumes when
+/// the trace names no kernel version.
+const STATE_RUNNABLE: i64 = 0;
+const STATE_SLEEPING: i64 = 1;
+const STATE_STOPPED: i64 = 4;
+const STATE_DEAD: i64 = 16;
+const STATE_PREEMPTED: i64 = 0x800;
+
+/// Kernel trace flag: the event happened in hard-interrupt context.
+const FLAG_HARDIRQ: u32 = 0x08;
+
+/// What one core's stream holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CpuCounts {
+    pub switches: u64,
+    pub wakings: u64,
+    pub irqs: u64,
+}
+
+/// The `prev_state` of a task leaving the core for `state`.
+fn prev_state(state: Option<(TaskStateKind, StateReason)>) -> i64 {
+    match state {
+        None | Some((TaskStateKind::Running, _)) => STATE_RUNNABLE,
+        Some((TaskStateKind::Ready, StateReason::Preempted)) => STATE_RUNNABLE | STATE_PREEMPTED,
+        Some((TaskStateKind::Ready, _)) => STATE_RUNNABLE,
+        Some((TaskStateKind::Blocked, _)) => STATE_SLEEPING,
+        Some((TaskStateKind::Suspended, _)) => STATE_STOPPED,
+        Some((TaskStateKind::Deleted, _)) => STATE_DEAD,
+    }
+}
+
+/// Whether a task-state row is a wake-up (a task made ready by something
+/// other than being preempted).
+pub fn is_waking(s: &TaskState) -> bool {
+    s.state == TaskStateKind::Ready && s.reason != StateReason::Preempted
+}
+
+/// The thread on a core, as a switch names it.
+#[derive(Clone, Copy)]
+struct OnCpu<'m> {
+    task_id: Option<u32>,
+    tid: i32,
+    comm: &'m str,
+    prio: i32,
+}
+
+/// Writes the ftrace bundles of core `cpu`.
+pub fn write_cpu<W: Write>(
+    model: &Model,
+    threads: &Threads<'_>,
+    cpu: u32,
+    encoding: SchedEncoding,
+    out: &mut PacketWriter<W>,
+) -> io::Result<CpuCounts> {
+    let idle_comm = model
+        .cores
+        .iter()
+        .find(|c| c.core_id == cpu)
+        .and_then(|c| c.idle_task_id)
+        .map_or("swapper", |t| threads.comm(t));
+    let idle = OnCpu {
+        task_id: None,
+        tid: IDLE_TID,
+        comm: idle_comm,
+        prio: threads.linux_prio(None),
+    };
+    let mut pass = CpuPass {
+        model,
+        threads,
+        bundle: Bundle::new(cpu, encoding),
+        counts: CpuCounts::default(),
+        states: StateCursor::new(model),
+        prios: PriorityCursor::new(model),
+        isrs: model
+            .isr_slices
+            .iter()
+            .filter(|s| s.core_id == cpu)
+            .peekable(),
+        isr_open: Vec::new(),
+        current: idle,
+        last_isr_ts: 0,
+    };
+    // End of the running slice, when it ends before the trace does.
+    let mut running_until: Option<u64> = None;
+    for s in model.sched_slices.iter().filter(|s| s.core_id == cpu) {
+        if let Some(end) = running_until.filter(|&end| end < s.start_ns) {
+            pass.advance(end, out)?;
+            pass.switch(end, idle, out)?;
+        }
+        pass.advance(s.start_ns, out)?;
+        let next = OnCpu {
+            task_id: Some(s.task_id),
+            tid: threads.tid(s.task_id),
+            comm: threads.comm(s.task_id),
+            prio: threads.linux_prio(pass.prios.at(
+                threads,
+                s.start_ns,
+                threads.task_index(s.task_id),
+            )),
+        };
+        pass.switch(s.start_ns, next, out)?;
+        running_until = (!s.truncated).then_some(s.end_ns);
+    }
+    if let Some(end) = running_until {
+        pass.advance(end, out)?;
+        pass.switch(end, idle, out)?;
+    }
+    pass.advance(u64::MAX, out)?;
+    pass.bundle.flush(out)?;
+    Ok(pass.counts)
+}
+
+/// One walk over the model for one core.
+struct CpuPass<'m, 't, I: Iterator<Item = &'m IsrSlice>> {
+    model: &'m Model,
+    threads: &'t Threads<'m>,
+    bundle: Bundle<'m>,
+    counts: CpuCounts,
+    states: StateCursor<'m>,
+    prios: PriorityCursor<'m>,
+    isrs: std::iter::Peekable<I>,
+    /// Exit times and irq numbers of the ISRs executing, innermost last.
+    isr_open: Vec<(u64, i32)>,
+    current: OnCpu<'m>,
+    last_isr_ts: u64,
+}
+
+impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
+    /// Switches from the current thread to `next` (nothing if it is already current).
+    fn switch<W: Write>(
+        &mut self,
+        ts: u64,
+        next: OnCpu<'m>,
+        out: &mut PacketWriter<W>,
+    ) -> io::Result<()> {
+        if next.tid == self.current.tid {
+            return Ok(());
+        }
+        let prev = self.current;
+        let state = if prev.tid == IDLE_TID {
+            STATE_RUNNABLE
+        } else {
+            prev_state(self.states.current_of(self.threads, prev.task_id))
+        };
+        self.bundle.switch(ts, prev, state, next);
+        self.counts.switches += 1;
+        self.current = next;
+        self.bundle.flush_if_full(out)
+    }
+
+    /// Emits everything on this core that happens at or before `t`, in time
+    /// order: ISR exits, wake-ups, ISR entries.
+    fn advance<W: Write>(&mut self, t: u64, out: &mut PacketWriter<W>) -> io::Result<()> {
+        loop {
+            let exit = self
+                .isr_open
+                .last()
+                .map(|&(end, _)| end)
+                .filter(|&e| e <= t);
+            let entry = self.isrs.peek().map(|s| s.start_ns).filter(|&s| s <= t);
+            let state = self.states.peek_start().filter(|&s| s <= t);
+            let Some(now) = [exit, state, entry].into_iter().flatten().min() else {
+                return Ok(());
+            };
+            if exit == Some(now) {
+                if let Some((end, irq)) = self.isr_open.pop() {
+                    let ts = end.max(self.last_isr_ts);
+                    self.last_isr_ts = ts;
+                    self.bundle.irq_exit(ts, self.current.tid, irq);
+                }
+            } else if state == Some(now) {
+                if let Some((row, target_cpu)) = self.states.next_row(self.threads) {
+                    if is_waking(row) && target_cpu == self.bundle.cpu {
+                        self.waking(row)?;
+                    }
+                }
+            } else if let Some(isr) = self.isrs.next() {
+                let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
+                let name = self
+                    .model
+                    .isr(tband_decode::model::IsrKey {
+                        core_id: isr.core_id,
+                        isr_id: isr.isr_id,
+                    })
+                    .map_or("", |i| i.name.as_str());
+                self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
+                self.bundle
+                    .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
+                self.counts.irqs += 1;
+                self.isr_open.push((isr.end_ns, irq));
+            }
+            self.bundle.flush_if_full(out)?;
+        }
+    }
+
+    fn waking(&mut self, row: &TaskState) -> io::Result<()> {
+        let idx = self.threads.task_index(row.task_id);
+        let woken = OnCpu {
+            task_id: Some(row.task_id),
+            tid: self.threads.tid(row.task_id),
+            comm: self.threads.comm(row.task_id),
+            prio: self
+                .threads
+                .linux_prio(self.prios.at(self.threads, row.start_ns, idx)),
+        };
+        let flags = if row.woken_by_isr.is_some() {
+            FLAG_HARDIRQ
+        } else {
+            0
+        };
+        self.bundle
+            .waking(row.start_ns, self.current.tid, woken, flags);
+        self.counts.wakings += 1;
+        Ok(())
+    }
+}
+
+/// Walks `model.task_states` in time order, keeping each task's current state
+/// and the core it last ran on.
+struct StateCursor<'m> {
+    model: &'m Model,
+    next: usize,
+    /// By task index.
+    current: Vec<Option<(TaskStateKind, StateReason)>>,
+    last_core: Vec<Option<u32>>,
+}
+
+impl<'m> StateCursor<'m> {
+    fn new(model: &'m Model) -> Self {
+        StateCursor {
+            model,
+            next: 0,
+            current: vec![None; model.tasks.len()],
+            last_core: vec![None; model.tasks.len()],
+        }
+    }
+
+    fn peek_start(&self) -> Option<u64> {
+        self.model.task_states.get(self.next).map(|s| s.start_ns)
+    }
+
+    /// Consumes the next row; returns it with the core it wakes the task on
+    /// (the interrupted core for an ISR wake-up, else where the task last ran).
+    fn next_row(&mut self, threads: &Threads<'_>) -> Option<(&'m TaskState, u32)> {
+        let row = self.model.task_states.get(self.next)?;
+        self.next += 1;
+        let idx = threads.task_index(row.task_id);
+        let last_core = idx.and_then(|i| self.last_core.get_mut(i));
+        let target = row
+            .woken_by_isr
+            .map(|k| k.core_id)
+            .or_else(|| last_core.as_ref().and_then(|c| **c))
+            .unwrap_or(0);
+        if let (Some(slot), Some(core)) = (last_core, row.core_id) {
+            *slot = Some(core);
+        }
+        if let Some(slot) = idx.and_then(|i| self.current.get_mut(i)) {
+            *slot = Some((row.state, row.reason));
+        }
+        Some((row, target))
+    }
+
+    fn current_of(
+        &self,
+        threads: &Threads<'_>,
+        task_id: Option<u32>,
+    ) -> Option<(TaskStateKind, StateReason)> {
+        let idx = threads.task_index(task_id?)?;
+        self.current.get(idx).copied().flatten()
+    }
+}
+
+/// The bundle being filled for one core.
+struct Bundle<'m> {
+    cpu: u32,
+    encoding: SchedEncoding,
+    events: Vec<FtraceEvent>,
+    compact: CompactSched,
+    /// Positions of task names in `compact.intern_table`.
+    comm_index: HashMap<&'m str, u32>,
+    last_switch_ts: u64,
+    last_waking_ts: u64,
+    len: usize,
+}
+
+impl<'m> Bundle<'m> {
+    fn new(cpu: u32, encoding: SchedEncoding) -> Self {
+        Bundle {
+            cpu,
+            encoding,
+            events: Vec::new(),
+            compact: CompactSched::default(),
+            comm_index: HashMap::new(),
+            last_switch_ts: 0,
+            last_waking_ts: 0,
+            len: 0,
+        }
+    }
+
+    fn comm(&mut self, comm: &'m str) -> u32 {
+        let table = &mut self.compact.intern_table;
+        *self.comm_index.entry(comm).or_insert_with(|| {
+            table.push(comm.to_owned());
+            (table.len() - 1) as u32
+        })
+    }
+
+    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>) {
+        self.len += 1;
+        match self.encoding {
+            SchedEncoding::Compact => {
+                let comm = self.comm(next.comm);
+                let c = &mut self.compact;
+                c.switch_timestamp
+                    .push(ts.saturating_sub(self.last_switch_ts));
+                self.last_switch_ts = ts;
+                c.switch_prev_state.push(prev_state);
+                c.switch_next_pid.push(next.tid);
+                c.switch_next_prio.push(next.prio);
+                c.switch_next_comm_index.push(comm);
+            }
+            SchedEncoding::Events => self.events.push(FtraceEvent {
+                timestamp: Some(ts),
+                pid: Some(prev.tid as u32),
+                sched_switch: Some(SchedSwitchFtraceEvent {
+                    prev_comm: Some(prev.comm.to_owned()),
+                    prev_pid: Some(prev.tid),
+                    prev_prio: Some(prev.prio),
+                    prev_state: Some(prev_state),
+                    next_comm: Some(next.comm.to_owned()),
+                    next_pid: Some(next.tid),
+                    next_prio: Some(next.prio),
+                }),
+                ..Default::default()
+            }),
+        }
+    }
+
+    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
+        self.len += 1;
+        match self.encoding {
+            SchedEncoding::Compact => {
+                let comm = self.comm(woken.comm);
+                let c = &mut self.compact;
+                c.waking_timestamp
+                    .push(ts.saturating_sub(self.last_waking_ts));
+                self.last_waking_ts = ts;
+                c.waking_pid.push(woken.tid);
+                c.waking_target_cpu.push(self.cpu as i32);
+                c.waking_prio.push(woken.prio);
+                c.waking_comm_index.push(comm);
+                c.waking_common_flags.push(flags);
+            }
+            SchedEncoding::Events => self.events.push(FtraceEvent {
+                timestamp: Some(ts),
+                pid: Some(waker_tid as u32),
+                common_flags: Some(flags),
+                sched_waking: Some(SchedWakingFtraceEvent {
+                    comm: Some(woken.comm.to_owned()),
+                    pid: Some(woken.tid),
+                    prio: Some(woken.prio),
+                    success: Some(1),
+                    target_cpu: Some(self.cpu as i32),
+                }),
+                ..Default::default()
+            }),
+        }
+    }
+
+    fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &str) {
+        self.len += 1;
+        self.events.push(FtraceEvent {
+            timestamp: Some(ts),
+            pid: Some(current_tid as u32),
+            common_flags: Some(FLAG_HARDIRQ),
+            irq_handler_entry: Some(IrqHandlerEntryFtraceEvent {
+                irq: Some(irq),
+                name: Some(name.to_owned()),
+            }),
+            ..Default::default()
+        });
+    }
+
+    fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
+        self.len += 1;
+        self.events.push(FtraceEvent {
+            timestamp: Some(ts),
+            pid: Some(current_tid as u32),
+            common_flags: Some(FLAG_HARDIRQ),
+            irq_handler_exit: Some(IrqHandlerExitFtraceEvent {
+                irq: Some(irq),
+                ret: Some(1),
+            }),
+            ..Default::default()
+        });
+    }
+
+    fn flush_if_full<W: Write>(&mut self, out: &mut PacketWriter<W>) -> io::Result<()> {
+        if self.len >= BUNDLE_EVENTS {
+            self.flush(out)?;
+        }
+        Ok(())
+    }
+
+    fn flush<W: Write>(&mut self, out: &mut PacketWriter<W>) -> io::Result<()> {
+        if self.len == 0 {
+            return Ok(());
+        }
+        let compact = std::mem::take(&mut self.compact);
+        let has_compact =
+            !compact.switch_timestamp.is_empty() || !compact.waking_timestamp.is_empty();
+        out.write(&TracePacket {
+            trusted_packet_sequence_id: Some(crate::FTRACE_SEQUENCE_ID),
+            ftrace_events: Some(FtraceEventBundle {
+                cpu: Some(self.cpu),
+                event: std::mem::take(&mut self.events),
+                compact_sched: has_compact.then_some(compact),
+            }),
+            ..Default::default()
+        })?;
+        self.comm_index.clear();
+        self.last_switch_ts = 0;
+        self.last_waking_ts = 0;
+        self.len = 0;
+        Ok(())
+    }
+}
