@@ -143,7 +143,12 @@ fn conformance_recordings_pass_the_official_schema_checks() {
         "baremetal_longstr",
     ] {
         let input = recording(&format!("{name}.bin"));
-        convert_and_check(&dir, &[input.clone()], &format!("{name}.pftrace"), &[]);
+        convert_and_check(
+            &dir,
+            std::slice::from_ref(&input),
+            &format!("{name}.pftrace"),
+            &[],
+        );
         convert_and_check(
             &dir,
             &[input],
