@@ -457,3 +457,207 @@ impl<'m> Bundle<'m> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+    use tband_decode::model::{Core, Isr, IsrKey, SchedSlice, Task, TaskKind};
+
+    use crate::protos::Trace;
+
+    fn task(task_id: u32, name: &str, kind: TaskKind) -> Task {
+        Task {
+            task_id,
+            name: name.into(),
+            kind,
+            created_ns: None,
+            deleted_ns: None,
+            stack_size: None,
+        }
+    }
+
+    fn slice(task_id: u32, start_ns: u64, end_ns: u64, truncated: bool) -> SchedSlice {
+        SchedSlice {
+            start_ns,
+            end_ns,
+            task_id,
+            core_id: 0,
+            truncated,
+        }
+    }
+
+    fn state(task_id: u32, start_ns: u64, state: TaskStateKind, reason: StateReason) -> TaskState {
+        TaskState {
+            start_ns,
+            end_ns: start_ns,
+            task_id,
+            state,
+            reason,
+            queue_id: None,
+            core_id: (state == TaskStateKind::Running).then_some(0),
+            woken_by_isr: None,
+            truncated: false,
+        }
+    }
+
+    /// One core: idle (id 1), A (2) and B (3). A runs, is preempted by B,
+    /// B blocks, a gap with nothing known, A runs to the end. An ISR wakes B
+    /// and a nested ISR runs inside it.
+    fn model() -> Model {
+        use StateReason as R;
+        use TaskStateKind as S;
+        let mut m = Model::default();
+        m.info.format = "tband".into();
+        m.info.duration_ns = 100;
+        m.cores = vec![Core {
+            core_id: 0,
+            idle_task_id: Some(1),
+        }];
+        m.tasks = vec![
+            task(1, "IDLE", TaskKind::Idle),
+            task(2, "A", TaskKind::Normal),
+            task(3, "B", TaskKind::Normal),
+        ];
+        m.sched_slices = vec![
+            slice(1, 0, 10, false),
+            slice(2, 10, 30, false),
+            slice(3, 30, 40, false),
+            slice(2, 50, 100, true),
+        ];
+        m.task_states = vec![
+            state(2, 10, S::Running, R::None),
+            state(3, 20, S::Ready, R::Woken),
+            state(2, 30, S::Ready, R::Preempted),
+            state(3, 30, S::Running, R::None),
+            state(3, 40, S::Blocked, R::QueueReceive),
+            state(2, 50, S::Running, R::None),
+        ];
+        m.task_states[1].woken_by_isr = Some(IsrKey {
+            core_id: 0,
+            isr_id: 5,
+        });
+        m.isrs = vec![Isr {
+            core_id: 0,
+            isr_id: 5,
+            name: "UART".into(),
+        }];
+        m.isr_slices = vec![
+            IsrSlice {
+                start_ns: 18,
+                end_ns: 25,
+                core_id: 0,
+                isr_id: 5,
+                depth: 0,
+                truncated: false,
+            },
+            IsrSlice {
+                start_ns: 19,
+                end_ns: 21,
+                core_id: 0,
+                isr_id: 5,
+                depth: 1,
+                truncated: false,
+            },
+        ];
+        m
+    }
+
+    fn bundles(encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
+        let m = model();
+        let threads = Threads::new(&m);
+        let mut w = PacketWriter::new(Vec::new());
+        let counts = write_cpu(&m, &threads, 0, encoding, &mut w).unwrap();
+        let trace = Trace::decode(w.into_inner().as_slice()).unwrap();
+        let bundles = trace
+            .packet
+            .into_iter()
+            .filter_map(|p| p.ftrace_events)
+            .collect();
+        (bundles, counts)
+    }
+
+    #[test]
+    fn full_events_chain_switches_and_map_states() {
+        let (bundles, counts) = bundles(SchedEncoding::Events);
+        assert_eq!(
+            counts,
+            CpuCounts {
+                switches: 4,
+                wakings: 1,
+                irqs: 2
+            }
+        );
+        let events: Vec<_> = bundles.iter().flat_map(|b| b.event.iter()).collect();
+        let switches: Vec<_> = events
+            .iter()
+            .filter_map(|e| Some((e.timestamp?, e.sched_switch.clone()?)))
+            .map(|(ts, s)| {
+                (
+                    ts,
+                    s.prev_pid.unwrap(),
+                    s.prev_state.unwrap(),
+                    s.next_pid.unwrap(),
+                )
+            })
+            .collect();
+        // IDLE's first slice adds no switch (tid 0 is already current); the
+        // gap 40..50 is idle; A's last slice stays open.
+        assert_eq!(
+            switches,
+            [
+                (10, 0, STATE_RUNNABLE, 3),
+                (30, 3, STATE_RUNNABLE | STATE_PREEMPTED, 4),
+                (40, 4, STATE_SLEEPING, 0),
+                (50, 0, STATE_RUNNABLE, 3),
+            ]
+        );
+        let waking = events
+            .iter()
+            .find_map(|e| e.sched_waking.as_ref().map(|w| (e, w)))
+            .unwrap();
+        assert_eq!(waking.0.common_flags, Some(FLAG_HARDIRQ));
+        assert_eq!(waking.1.pid, Some(4));
+        // B (priority unknown) maps to the least important priority.
+        assert_eq!(waking.1.prio, Some(0));
+        let irqs: Vec<_> = events
+            .iter()
+            .filter_map(|e| match (&e.irq_handler_entry, &e.irq_handler_exit) {
+                (Some(_), _) => Some(("entry", e.timestamp.unwrap())),
+                (_, Some(_)) => Some(("exit", e.timestamp.unwrap())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            irqs,
+            [("entry", 18), ("entry", 19), ("exit", 21), ("exit", 25)]
+        );
+    }
+
+    #[test]
+    fn compact_encoding_holds_the_same_switches() {
+        let (bundles, counts) = bundles(SchedEncoding::Compact);
+        assert_eq!(counts.switches, 4);
+        let c = bundles[0].compact_sched.as_ref().unwrap();
+        assert_eq!(c.switch_timestamp, [10, 20, 10, 10]);
+        assert_eq!(c.switch_next_pid, [3, 4, 0, 3]);
+        assert_eq!(
+            c.switch_prev_state,
+            [
+                STATE_RUNNABLE,
+                STATE_RUNNABLE | STATE_PREEMPTED,
+                STATE_SLEEPING,
+                STATE_RUNNABLE
+            ]
+        );
+        let names: Vec<_> = c
+            .switch_next_comm_index
+            .iter()
+            .map(|&i| c.intern_table[i as usize].as_str())
+            .collect();
+        assert_eq!(names, ["A", "B", "IDLE", "A"]);
+        assert_eq!(c.waking_pid, [4]);
+        assert_eq!(c.waking_common_flags, [FLAG_HARDIRQ]);
+        assert_eq!(bundles[0].cpu, Some(0));
+    }
+}
