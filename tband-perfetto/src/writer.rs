@@ -38,9 +38,9 @@ impl<W: Write> PacketWriter<W> {
         self.buf.clear();
         self.buf.push(TRACE_PACKET_TAG);
         prost::encoding::encode_varint(packet.encoded_len() as u64, &mut self.buf);
-        packet
-            .encode(&mut self.buf)
-            .map_err(|e| io::Error::other(e.to_string()))?;
+        // The buffer grows as needed, so the length check of `encode` (a
+        // second walk over the packet) is not needed.
+        packet.encode_raw(&mut self.buf);
         self.out.write_all(&self.buf)?;
         self.packets += 1;
         self.bytes += self.buf.len() as u64;

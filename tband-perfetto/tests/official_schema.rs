@@ -163,3 +163,38 @@ fn conformance_recordings_pass_the_official_schema_checks() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_simulated_two_core_trace_with_losses_passes_the_official_schema_checks() {
+    if !python_ready() {
+        return;
+    }
+    let dir =
+        std::env::temp_dir().join(format!("tband-perfetto-schema-sim-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = tband_sim::Config {
+        size: 512 << 10,
+        cores: 2,
+        drops: Some(tband_sim::DropConfig::default()),
+        ..tband_sim::Config::default()
+    };
+    let (streams, _) = tband_sim::generate(&config).unwrap();
+    let base = dir.join("sim.bin");
+    let inputs: Vec<String> = streams
+        .iter()
+        .enumerate()
+        .map(|(core, bytes)| {
+            let path = tband_sim::core_file_name(&base, core as u32, config.cores);
+            std::fs::write(&path, bytes).unwrap();
+            format!("{}@{core}", path.display())
+        })
+        .collect();
+    convert_and_check(&dir, &inputs, "sim.pftrace", &[]);
+    convert_and_check(
+        &dir,
+        &inputs,
+        "sim.events.pftrace",
+        &["--sched-format", "events"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
