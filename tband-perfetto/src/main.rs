@@ -32,7 +32,8 @@ struct Cli {
     input: InputArgs,
 
     /// Write to FILE (default: the first input's name + `.pftrace`, or
-    /// `.pftrace.gz` with --gzip). A name ending in `.gz` is gzip-compressed.
+    /// `.pftrace.gz` with --gzip; `-` for stdout). A name ending in `.gz` is
+    /// gzip-compressed.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
@@ -102,8 +103,16 @@ fn run(cli: &Cli) -> Result<(), String> {
         SchedFormat::Compact => SchedEncoding::Compact,
         SchedFormat::Events => SchedEncoding::Events,
     };
+    let to_stdout = output.as_os_str() == "-";
+    if to_stdout && (cli.serve || cli.open) {
+        return Err("--serve and --open need an output file, not stdout".into());
+    }
     let cannot_write = |e: io::Error| format!("cannot write {}: {e}", output.display());
-    let file = Output::create(&output).map_err(cannot_write)?;
+    let file = if to_stdout {
+        Output::stdout()
+    } else {
+        Output::create(&output).map_err(cannot_write)?
+    };
     let mut writer = PacketWriter::new(file);
     let stats =
         tband_perfetto::export(&trace.model, encoding, &mut writer).map_err(cannot_write)?;
@@ -138,7 +147,7 @@ fn output_path(cli: &Cli) -> Result<PathBuf, String> {
             PathBuf::from(format!("{file}.pftrace"))
         }
     };
-    if cli.gzip && path.extension().is_none_or(|e| e != "gz") {
+    if cli.gzip && path.as_os_str() != "-" && path.extension().is_none_or(|e| e != "gz") {
         path.as_mut_os_string().push(".gz");
     }
     Ok(path)

@@ -12,6 +12,8 @@ pub const IDLE_TID: i32 = 0;
 /// Thread ids and priorities of a model's tasks.
 pub struct Threads<'m> {
     model: &'m Model,
+    /// Thread id by task index.
+    tids: Vec<i32>,
     /// Highest RTOS priority in the trace, for inverting priorities.
     max_priority: u32,
     rtos_higher_is_more_important: bool,
@@ -19,8 +21,18 @@ pub struct Threads<'m> {
 
 impl<'m> Threads<'m> {
     pub fn new(model: &'m Model) -> Self {
+        let tids = model
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| match t.kind {
+                TaskKind::Idle => IDLE_TID,
+                _ => i32::try_from(i).map_or(i32::MAX, |i| i.saturating_add(2)),
+            })
+            .collect();
         Threads {
             model,
+            tids,
             max_priority: model
                 .task_priorities
                 .iter()
@@ -44,11 +56,9 @@ impl<'m> Threads<'m> {
     /// The thread id of a task: 0 for idle tasks, else 2 + its index (so no
     /// task shares the process id).
     pub fn tid(&self, task_id: u32) -> i32 {
-        match self.task_index(task_id) {
-            Some(i) if self.model.tasks[i].kind == TaskKind::Idle => IDLE_TID,
-            Some(i) => i32::try_from(i).map_or(i32::MAX, |i| i.saturating_add(2)),
-            None => IDLE_TID,
-        }
+        self.task_index(task_id)
+            .and_then(|i| self.tids.get(i).copied())
+            .unwrap_or(IDLE_TID)
     }
 
     /// The name Perfetto shows for a task.

@@ -62,13 +62,18 @@ impl<W: Write> PacketWriter<W> {
     }
 }
 
-/// An output file, gzip-compressed or not.
+/// Where a trace goes: a file (gzip-compressed or not) or stdout.
 pub enum Output {
     Plain(BufWriter<File>),
     Gzip(GzEncoder<BufWriter<File>>),
+    Stdout(BufWriter<io::Stdout>),
 }
 
 impl Output {
+    pub fn stdout() -> Output {
+        Output::Stdout(BufWriter::with_capacity(1 << 20, io::stdout()))
+    }
+
     /// Creates `path`, compressing when its name ends in `.gz`.
     pub fn create(path: &Path) -> io::Result<Output> {
         let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
@@ -84,6 +89,7 @@ impl Output {
         match self {
             Output::Plain(mut f) => f.flush(),
             Output::Gzip(g) => g.finish()?.flush(),
+            Output::Stdout(mut s) => s.flush(),
         }
     }
 }
@@ -93,6 +99,7 @@ impl Write for Output {
         match self {
             Output::Plain(f) => f.write(buf),
             Output::Gzip(g) => g.write(buf),
+            Output::Stdout(s) => s.write(buf),
         }
     }
 
@@ -100,6 +107,7 @@ impl Write for Output {
         match self {
             Output::Plain(f) => f.flush(),
             Output::Gzip(g) => g.flush(),
+            Output::Stdout(s) => s.flush(),
         }
     }
 }

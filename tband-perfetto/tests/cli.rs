@@ -82,6 +82,30 @@ fn gzip_output_decompresses_to_the_same_trace() {
 }
 
 #[test]
+fn dash_writes_the_trace_to_stdout() {
+    let dir = temp_dir("stdout");
+    let file = dir.join("t.pftrace");
+    assert!(bin()
+        .arg(SMALL)
+        .arg("-o")
+        .arg(&file)
+        .output()
+        .unwrap()
+        .status
+        .success());
+    let out = bin().arg(SMALL).args(["-o", "-"]).output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(out.stdout, std::fs::read(&file).unwrap());
+    let serve = bin()
+        .arg(SMALL)
+        .args(["-o", "-", "--serve"])
+        .output()
+        .unwrap();
+    assert!(!serve.status.success());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_file_that_is_no_trace_fails_with_one_sentence() {
     let dir = temp_dir("bad");
     let bad = dir.join("bad.bin");
