@@ -163,7 +163,14 @@ fn serve(file: &Path, port: u16, open: bool) -> Result<(), String> {
     }
     eprintln!("serving {} (Ctrl-C to stop)", file.display());
     if open {
-        launch_browser(&url)?;
+        // The launcher may only return once the browser has the page, which
+        // needs the server running: wait for it beside the server.
+        std::thread::spawn(move || {
+            if let Err(message) = launch_browser(&url) {
+                eprintln!("tband-perfetto: {message}");
+                std::process::exit(1);
+            }
+        });
     }
     server.run().map_err(|e| format!("serving failed: {e}"))
 }

@@ -205,3 +205,26 @@ fn serve_answers_the_perfetto_ui_with_cors_headers() {
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn open_without_a_browser_launcher_fails_with_one_sentence() {
+    let dir = temp_dir("open");
+    // An empty PATH: no xdg-open (or open) to be found.
+    let out = bin()
+        .arg(SMALL)
+        .arg("-o")
+        .arg(dir.join("t.pftrace"))
+        .args(["--open", "--port", "0"])
+        .env("PATH", &dir)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let errors: Vec<_> = stderr
+        .lines()
+        .filter(|l| l.starts_with("tband-perfetto: "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains("browser"), "{stderr}");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
