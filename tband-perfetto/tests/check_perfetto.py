@@ -12,7 +12,8 @@ ships, then checks that
   - the time each thread is scheduled equals the model's,
   - every IRQ entry has its exit and every slice begin its end, per track,
   - every interned name and every track used was defined first,
-  - the counts of wake-ups, IRQs, slices, instants and counter values equal
+  - the counts of switches to tasks, wake-ups, IRQs, slices, instants and
+    counter values equal
     the model's (EXPECTED.json, written by the Rust test from the model).
 Prints one line per problem and exits 1 if there is any.
 """
@@ -142,6 +143,9 @@ def check(trace, expected, problems):
                     problems.add(f"packet[{n}]: counter value on a track that is no counter")
 
     check_sched(switches_by_cpu, duration, expected, problems)
+    switches_to_tasks = sum(
+        1 for switches in switches_by_cpu.values() for s in switches if s[2] != 0
+    )
 
     irqs = 0
     for cpu, events in irq_by_cpu.items():
@@ -172,6 +176,7 @@ def check(trace, expected, problems):
             problems.add(f"track {track}: {depth} slice begins without an end")
 
     counts = {
+        "switches_to_tasks": switches_to_tasks,
         "threads": len(threads),
         "wakings": wakings,
         "irqs": irqs,

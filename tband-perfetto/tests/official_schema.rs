@@ -82,6 +82,7 @@ fn expected(model: &Model) -> serde_json::Value {
     json!({
         "duration_ns": model.info.duration_ns,
         "sched_ns_by_tid": sched_ns,
+        "switches_to_tasks": model.sched_slices.iter().filter(|s| !is_idle(s.task_id)).count(),
         "threads": model.tasks.iter().filter(|t| t.kind != TaskKind::Idle).count(),
         "wakings": wakings,
         "irqs": model.isr_slices.len(),
