@@ -303,3 +303,147 @@ impl<'o, 'm, W: Write> Sequence<'o, 'm, W> {
         self.event(ts, Type::Counter, track, None, Some(value), Vec::new())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use prost::Message;
+    use tband_decode::model::{
+        Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp, QueueOpKind, Task, TaskKind,
+    };
+
+    use crate::protos::Trace;
+
+    fn model() -> Model {
+        let mut m = Model::default();
+        m.info.format = "tband".into();
+        m.tasks = vec![Task {
+            task_id: 4,
+            name: "worker".into(),
+            kind: TaskKind::Normal,
+            created_ns: None,
+            deleted_ns: None,
+            stack_size: None,
+        }];
+        m.markers = vec![
+            Marker {
+                marker_id: 1,
+                task_id: None,
+                kind: MarkerKind::Event,
+                name: "boot".into(),
+            },
+            Marker {
+                marker_id: 2,
+                task_id: Some(4),
+                kind: MarkerKind::Event,
+                name: "job".into(),
+            },
+        ];
+        let msg = m.strings.intern(b"step");
+        for (start_ns, end_ns) in [(10, 20), (30, 40)] {
+            m.marker_spans.push(MarkerSpan {
+                start_ns,
+                end_ns,
+                marker_id: 2,
+                task_id: Some(4),
+                msg,
+                depth: 0,
+                truncated: end_ns == 40,
+            });
+        }
+        m.marker_instants.push(MarkerInstant {
+            ts_ns: 5,
+            marker_id: 1,
+            task_id: None,
+            msg: StrId::EMPTY,
+        });
+        m.queues = vec![Queue {
+            queue_id: 9,
+            name: "rx".into(),
+            kind: QueueKind::Queue,
+            capacity: Some(4),
+            high_water: 1,
+        }];
+        for (ts_ns, op, len_after) in [
+            (1, QueueOpKind::Send, Some(1)),
+            (2, QueueOpKind::Receive, None),
+        ] {
+            m.queue_ops.push(QueueOp {
+                ts_ns,
+                queue_id: 9,
+                op,
+                from_isr: false,
+                task_id: Some(4),
+                core_id: 0,
+                len_after,
+            });
+        }
+        m
+    }
+
+    #[test]
+    fn markers_and_levels_land_on_their_tracks_with_names_interned_once() {
+        let m = model();
+        let threads = Threads::new(&m);
+        let mut w = PacketWriter::new(Vec::new());
+        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        assert_eq!(
+            counts,
+            EventCounts {
+                slices: 2,
+                instants: 1,
+                counter_values: 1
+            }
+        );
+        let trace = Trace::decode(w.into_inner().as_slice()).unwrap();
+        let packets = &trace.packet;
+        assert_eq!(
+            packets[0].sequence_flags,
+            Some(SEQ_INCREMENTAL_STATE_CLEARED)
+        );
+        assert!(packets[1..]
+            .iter()
+            .all(|p| p.sequence_flags == Some(SEQ_NEEDS_INCREMENTAL_STATE)));
+
+        let track = |name: &str| {
+            packets
+                .iter()
+                .filter_map(|p| p.track_descriptor.as_ref())
+                .find(|d| d.name.as_deref() == Some(name))
+                .unwrap_or_else(|| panic!("no track {name}"))
+        };
+        let thread_uuid = packets
+            .iter()
+            .filter_map(|p| p.track_descriptor.as_ref())
+            .find(|d| d.thread.is_some())
+            .and_then(|d| d.uuid);
+        // A task-local marker hangs under its task's thread track; a global
+        // one in the Markers group.
+        assert_eq!(track("job").parent_uuid, thread_uuid);
+        assert_eq!(track("boot").parent_uuid, track("Markers").uuid);
+        assert!(track("rx").counter.is_some());
+
+        let names: Vec<_> = packets
+            .iter()
+            .filter_map(|p| p.interned_data.as_ref())
+            .flat_map(|i| i.event_names.iter())
+            .map(|n| n.name.as_deref().unwrap())
+            .collect();
+        assert_eq!(names, ["step", "boot"]);
+        let job_events: Vec<_> = packets
+            .iter()
+            .filter_map(|p| Some((p.timestamp?, p.track_event.as_ref()?)))
+            .filter(|(_, e)| e.track_uuid == track("job").uuid)
+            .map(|(ts, e)| (ts, e.r#type(), e.name_iid, e.debug_annotations.len()))
+            .collect();
+        assert_eq!(
+            job_events,
+            [
+                (10, Type::SliceBegin, Some(1), 0),
+                (20, Type::SliceEnd, None, 0),
+                (30, Type::SliceBegin, Some(1), 1),
+                (40, Type::SliceEnd, None, 0),
+            ]
+        );
+    }
+}

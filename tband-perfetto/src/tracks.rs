@@ -14,15 +14,12 @@ use crate::threads::{Threads, PID};
 
 /// Track uuids, by the index of the model row they belong to.
 pub struct Tracks {
-    pub process: u64,
-    /// By task index (none for idle tasks).
-    pub thread: Vec<Option<u64>>,
     /// Why a task waits (blocked / suspended slices), by task index.
     pub wait: Vec<Option<u64>>,
     /// RTOS priority counter, by task index.
     pub priority: Vec<Option<u64>>,
     /// By index in `model.markers`.
-    pub marker: Vec<u64>,
+    marker: Vec<u64>,
     marker_index: HashMap<(u32, Option<u32>, MarkerKind), usize>,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
@@ -60,7 +57,7 @@ impl Tracks {
         let has_priority = task_has(&mut model.task_priorities.iter().map(|p| p.task_id));
 
         let firmware = firmware_name(model);
-        let process = d.add(TrackDescriptor {
+        d.add(TrackDescriptor {
             process: Some(ProcessDescriptor {
                 pid: Some(PID),
                 process_name: Some(firmware),
@@ -188,8 +185,6 @@ impl Tracks {
         });
 
         let tracks = Tracks {
-            process,
-            thread,
             wait,
             priority,
             marker,
