@@ -58,8 +58,37 @@ fn main() {
         cpu_seconds().zip(cpu0).map(|(a, b)| a - b),
     );
     println!(
-        "decode + model: {open_s:.2} s wall, {} events",
+        "decode + model: {open_s:.2} s wall ({:.2} s CPU), {} events",
+        open_cpu.unwrap_or(f64::NAN),
         trace.model.info.events
+    );
+
+    // The two halves of the export, timed apart (to a sink).
+    let threads = tband_perfetto::threads::Threads::new(&trace.model);
+    let mut sink = PacketWriter::new(std::io::sink());
+    let (cpu1, t1) = (cpu_seconds(), Instant::now());
+    for core in &trace.model.cores {
+        tband_perfetto::sched::write_cpu(
+            &trace.model,
+            &threads,
+            core.core_id,
+            SchedEncoding::Compact,
+            &mut sink,
+        )
+        .unwrap();
+    }
+    let sched_s = t1.elapsed().as_secs_f64();
+    let sched_cpu = cpu_seconds().zip(cpu1).map(|(a, b)| a - b);
+    let sched_packets = sink.packets();
+    let (cpu2, t2) = (cpu_seconds(), Instant::now());
+    tband_perfetto::events::write_track_events(&trace.model, &threads, &mut sink).unwrap();
+    let events_s = t2.elapsed().as_secs_f64();
+    let events_cpu = cpu_seconds().zip(cpu2).map(|(a, b)| a - b);
+    println!(
+        "scheduling bundles: {sched_s:.2} s wall ({:.2} s CPU), {sched_packets} packets; track events: {events_s:.2} s wall ({:.2} s CPU), {} packets",
+        sched_cpu.unwrap_or(f64::NAN),
+        events_cpu.unwrap_or(f64::NAN),
+        sink.packets() - sched_packets,
     );
 
     for (name, encoding, gzip) in [

@@ -2,7 +2,6 @@
 //! `FtraceEventBundle`s with context switches, wake-ups and IRQ entry/exit,
 //! so that Perfetto fills its native `sched`, `thread_state` and IRQ tables.
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use tband_decode::model::{IsrSlice, Model, StateReason, TaskState, TaskStateKind};
@@ -26,6 +25,9 @@ pub enum SchedEncoding {
     /// tasks spelled out: larger, but readable by any ftrace-aware tool.
     Events,
 }
+
+/// A task name not yet in the bundle's intern table.
+const UNSET: u32 = u32::MAX;
 
 /// Events per bundle before it is written out.
 const BUNDLE_EVENTS: usize = 4096;
@@ -70,7 +72,8 @@ pub fn is_waking(s: &TaskState) -> bool {
 /// The thread on a core, as a switch names it.
 #[derive(Clone, Copy)]
 struct OnCpu<'m> {
-    task_id: Option<u32>,
+    /// Index in `model.tasks`.
+    task: Option<usize>,
     tid: i32,
     comm: &'m str,
     prio: i32,
@@ -84,22 +87,22 @@ pub fn write_cpu<W: Write>(
     encoding: SchedEncoding,
     out: &mut PacketWriter<W>,
 ) -> io::Result<CpuCounts> {
-    let idle_comm = model
+    let idle_task = model
         .cores
         .iter()
         .find(|c| c.core_id == cpu)
         .and_then(|c| c.idle_task_id)
-        .map_or("swapper", |t| threads.comm(t));
+        .and_then(|t| threads.task_index(t));
     let idle = OnCpu {
-        task_id: None,
+        task: idle_task,
         tid: IDLE_TID,
-        comm: idle_comm,
+        comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
         prio: threads.linux_prio(None),
     };
     let mut pass = CpuPass {
         model,
         threads,
-        bundle: Bundle::new(cpu, encoding),
+        bundle: Bundle::new(cpu, encoding, model.tasks.len()),
         counts: CpuCounts::default(),
         states: StateCursor::new(model),
         prios: PriorityCursor::new(model),
@@ -120,15 +123,12 @@ pub fn write_cpu<W: Write>(
             pass.switch(end, idle, out)?;
         }
         pass.advance(s.start_ns, out)?;
+        let task = threads.task_index(s.task_id);
         let next = OnCpu {
-            task_id: Some(s.task_id),
-            tid: threads.tid(s.task_id),
-            comm: threads.comm(s.task_id),
-            prio: threads.linux_prio(pass.prios.at(
-                threads,
-                s.start_ns,
-                threads.task_index(s.task_id),
-            )),
+            task,
+            tid: threads.tid_at(task),
+            comm: threads.comm_at(task),
+            prio: threads.linux_prio(pass.prios.at(threads, s.start_ns, task)),
         };
         pass.switch(s.start_ns, next, out)?;
         running_until = (!s.truncated).then_some(s.end_ns);
@@ -146,7 +146,7 @@ pub fn write_cpu<W: Write>(
 struct CpuPass<'m, 't, I: Iterator<Item = &'m IsrSlice>> {
     model: &'m Model,
     threads: &'t Threads<'m>,
-    bundle: Bundle<'m>,
+    bundle: Bundle,
     counts: CpuCounts,
     states: StateCursor<'m>,
     prios: PriorityCursor<'m>,
@@ -172,7 +172,7 @@ impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
         let state = if prev.tid == IDLE_TID {
             STATE_RUNNABLE
         } else {
-            prev_state(self.states.current_of(self.threads, prev.task_id))
+            prev_state(self.states.current_of(prev.task))
         };
         self.bundle.switch(ts, prev, state, next);
         self.counts.switches += 1;
@@ -228,9 +228,9 @@ impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
     fn waking(&mut self, row: &TaskState) -> io::Result<()> {
         let idx = self.threads.task_index(row.task_id);
         let woken = OnCpu {
-            task_id: Some(row.task_id),
-            tid: self.threads.tid(row.task_id),
-            comm: self.threads.comm(row.task_id),
+            task: idx,
+            tid: self.threads.tid_at(idx),
+            comm: self.threads.comm_at(idx),
             prio: self
                 .threads
                 .linux_prio(self.prios.at(self.threads, row.start_ns, idx)),
@@ -292,56 +292,62 @@ impl<'m> StateCursor<'m> {
         Some((row, target))
     }
 
-    fn current_of(
-        &self,
-        threads: &Threads<'_>,
-        task_id: Option<u32>,
-    ) -> Option<(TaskStateKind, StateReason)> {
-        let idx = threads.task_index(task_id?)?;
-        self.current.get(idx).copied().flatten()
+    fn current_of(&self, task: Option<usize>) -> Option<(TaskStateKind, StateReason)> {
+        self.current.get(task?).copied().flatten()
     }
 }
 
 /// The bundle being filled for one core.
-struct Bundle<'m> {
+struct Bundle {
     cpu: u32,
     encoding: SchedEncoding,
     events: Vec<FtraceEvent>,
     compact: CompactSched,
-    /// Positions of task names in `compact.intern_table`.
-    comm_index: HashMap<&'m str, u32>,
+    /// Position of each task's name in `compact.intern_table`, by task index
+    /// (the last slot is for a core without a known idle task); `UNSET` if
+    /// not in the table yet.
+    comm_index: Vec<u32>,
+    /// The slots of `comm_index` that are set.
+    comm_set: Vec<usize>,
     last_switch_ts: u64,
     last_waking_ts: u64,
     len: usize,
 }
 
-impl<'m> Bundle<'m> {
-    fn new(cpu: u32, encoding: SchedEncoding) -> Self {
+impl Bundle {
+    fn new(cpu: u32, encoding: SchedEncoding, tasks: usize) -> Self {
         Bundle {
             cpu,
             encoding,
             events: Vec::new(),
             compact: CompactSched::default(),
-            comm_index: HashMap::new(),
+            comm_index: vec![UNSET; tasks + 1],
+            comm_set: Vec::new(),
             last_switch_ts: 0,
             last_waking_ts: 0,
             len: 0,
         }
     }
 
-    fn comm(&mut self, comm: &'m str) -> u32 {
-        let table = &mut self.compact.intern_table;
-        *self.comm_index.entry(comm).or_insert_with(|| {
-            table.push(comm.to_owned());
-            (table.len() - 1) as u32
-        })
+    fn comm(&mut self, on_cpu: &OnCpu<'_>) -> u32 {
+        let slot = on_cpu
+            .task
+            .filter(|&t| t < self.comm_index.len())
+            .unwrap_or(self.comm_index.len() - 1);
+        if self.comm_index[slot] == UNSET {
+            let table = &mut self.compact.intern_table;
+            table.push(on_cpu.comm.to_owned());
+            self.comm_index[slot] = (table.len() - 1) as u32;
+            self.comm_set.push(slot);
+        }
+        self.comm_index[slot]
     }
 
-    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>) {
+    fn switch(&mut self, ts: u64, prev: OnCpu<'_>, prev_state: i64, next: OnCpu<'_>) {
         self.len += 1;
         match self.encoding {
             SchedEncoding::Compact => {
-                let comm = self.comm(next.comm);
+                let comm = self.comm(&next);
                 let c = &mut self.compact;
                 c.switch_timestamp
                     .push(ts.saturating_sub(self.last_switch_ts));
@@ -368,11 +374,11 @@ impl<'m> Bundle<'m> {
         }
     }
 
-    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
+    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'_>, flags: u32) {
         self.len += 1;
         match self.encoding {
             SchedEncoding::Compact => {
-                let comm = self.comm(woken.comm);
+                let comm = self.comm(&woken);
                 let c = &mut self.compact;
                 c.waking_timestamp
                     .push(ts.saturating_sub(self.last_waking_ts));
@@ -450,7 +456,9 @@ impl<'m> Bundle<'m> {
             }),
             ..Default::default()
         })?;
-        self.comm_index.clear();
+        for slot in self.comm_set.drain(..) {
+            self.comm_index[slot] = UNSET;
+        }
         self.last_switch_ts = 0;
         self.last_waking_ts = 0;
         self.len = 0;

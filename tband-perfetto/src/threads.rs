@@ -9,11 +9,18 @@ pub const PID: i32 = 1;
 /// Linux's idle ("swapper") thread id; every core's idle task maps to it.
 pub const IDLE_TID: i32 = 0;
 
+/// Task ids below this are looked up in a table.
+const MAX_TABLE_ID: u32 = 1 << 16;
+const NO_TASK: u32 = u32::MAX;
+
 /// Thread ids and priorities of a model's tasks.
 pub struct Threads<'m> {
     model: &'m Model,
     /// Thread id by task index.
     tids: Vec<i32>,
+    /// Task index by task id, when ids are small enough for a table
+    /// (`NO_TASK` for ids without a task); else looked up by binary search.
+    index_by_id: Option<Vec<u32>>,
     /// Highest RTOS priority in the trace, for inverting priorities.
     max_priority: u32,
     rtos_higher_is_more_important: bool,
@@ -30,9 +37,21 @@ impl<'m> Threads<'m> {
                 _ => i32::try_from(i).map_or(i32::MAX, |i| i.saturating_add(2)),
             })
             .collect();
+        let index_by_id = model
+            .tasks
+            .last()
+            .filter(|t| t.task_id < MAX_TABLE_ID)
+            .map(|last| {
+                let mut table = vec![NO_TASK; last.task_id as usize + 1];
+                for (i, t) in model.tasks.iter().enumerate() {
+                    table[t.task_id as usize] = i as u32;
+                }
+                table
+            });
         Threads {
             model,
             tids,
+            index_by_id,
             max_priority: model
                 .task_priorities
                 .iter()
@@ -47,23 +66,43 @@ impl<'m> Threads<'m> {
 
     /// Index of a task in `model.tasks`.
     pub fn task_index(&self, task_id: u32) -> Option<usize> {
-        self.model
-            .tasks
-            .binary_search_by_key(&task_id, |t| t.task_id)
-            .ok()
+        match &self.index_by_id {
+            Some(table) => table
+                .get(task_id as usize)
+                .filter(|&&i| i != NO_TASK)
+                .map(|&i| i as usize),
+            None => self
+                .model
+                .tasks
+                .binary_search_by_key(&task_id, |t| t.task_id)
+                .ok(),
+        }
     }
 
     /// The thread id of a task: 0 for idle tasks, else 2 + its index (so no
     /// task shares the process id).
     pub fn tid(&self, task_id: u32) -> i32 {
-        self.task_index(task_id)
+        self.tid_at(self.task_index(task_id))
+    }
+
+    /// The thread id of the task at `task_index` (0 for none).
+    pub fn tid_at(&self, task_index: Option<usize>) -> i32 {
+        task_index
             .and_then(|i| self.tids.get(i).copied())
             .unwrap_or(IDLE_TID)
     }
 
     /// The name Perfetto shows for a task.
     pub fn comm(&self, task_id: u32) -> &'m str {
-        self.model.task(task_id).map_or("", |t| t.name.as_str())
+        self.comm_at(self.task_index(task_id))
+    }
+
+    /// The name of the task at `task_index` (empty for none).
+    pub fn comm_at(&self, task_index: Option<usize>) -> &'m str {
+        let model: &'m Model = self.model;
+        task_index
+            .and_then(|i| model.tasks.get(i))
+            .map_or("", |t| t.name.as_str())
     }
 
     /// An RTOS priority as a Linux priority (lower is more important). An
@@ -162,7 +201,18 @@ mod tests {
         assert_eq!(t.tid(7), 3);
         assert_eq!(t.tid(9), 4);
         assert_eq!(t.tid(42), IDLE_TID);
+        assert_eq!(t.task_index(8), None);
         assert!((0..3).all(|i| t.tid(m.tasks[i].task_id) != PID));
+    }
+
+    #[test]
+    fn large_task_ids_are_found_without_a_table() {
+        let mut m = model();
+        m.tasks.push(task(1 << 30, TaskKind::Normal));
+        let t = Threads::new(&m);
+        assert_eq!(t.task_index(1 << 30), Some(3));
+        assert_eq!(t.task_index(9), Some(2));
+        assert_eq!(t.task_index(8), None);
     }
 
     #[test]

@@ -3,8 +3,6 @@
 //! wait reasons, priorities, markers, queue fill levels, mutex holders and
 //! trace health. Tracks exist only where the model has data for them.
 
-use std::collections::HashMap;
-
 use tband_decode::model::{MarkerKind, Model, TaskKind, TaskStateKind};
 
 use crate::protos::counter_descriptor::Unit;
@@ -20,12 +18,20 @@ pub struct Tracks {
     pub priority: Vec<Option<u64>>,
     /// By index in `model.markers`.
     marker: Vec<u64>,
-    marker_index: HashMap<(u32, Option<u32>, MarkerKind), usize>,
+    /// Marker keys and their index in `model.markers`, sorted by key.
+    marker_index: Vec<(MarkerKey, usize)>,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
     pub mutex: Vec<Option<u64>>,
     pub health: Option<u64>,
+}
+
+/// What identifies a marker: id, owning task (none = global), kind.
+type MarkerKey = (u32, Option<u32>, u8);
+
+fn marker_key(marker_id: u32, task_id: Option<u32>, kind: MarkerKind) -> MarkerKey {
+    (marker_id, task_id, kind as u8)
 }
 
 /// Whether a task-state row is shown on the task's wait-reason track.
@@ -152,10 +158,10 @@ impl Tracks {
         }
 
         let mut marker = Vec::with_capacity(model.markers.len());
-        let mut marker_index = HashMap::new();
+        let mut marker_index = Vec::with_capacity(model.markers.len());
         let mut markers_group = None;
         for (i, m) in model.markers.iter().enumerate() {
-            marker_index.insert((m.marker_id, m.task_id, m.kind), i);
+            marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i));
             let owner = m.task_id.and_then(|t| threads.task_index(t));
             let parent = match owner.and_then(|o| thread[o]) {
                 Some(t) => t,
@@ -184,6 +190,7 @@ impl Tracks {
             uuid
         });
 
+        marker_index.sort_unstable();
         let tracks = Tracks {
             wait,
             priority,
@@ -203,7 +210,12 @@ impl Tracks {
         task_id: Option<u32>,
         kind: MarkerKind,
     ) -> Option<(u64, usize)> {
-        let i = *self.marker_index.get(&(marker_id, task_id, kind))?;
+        let key = marker_key(marker_id, task_id, kind);
+        let pos = self
+            .marker_index
+            .binary_search_by_key(&key, |&(k, _)| k)
+            .ok()?;
+        let i = self.marker_index[pos].1;
         Some((*self.marker.get(i)?, i))
     }
 }
