@@ -37,7 +37,8 @@ struct Cli {
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Gzip-compress the output (implied by an output name ending in `.gz`).
+    /// Gzip-compress the output (implied by an output name ending in `.gz`;
+    /// with `-o -`, compresses stdout).
     #[arg(long)]
     gzip: bool,
 
@@ -109,7 +110,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     }
     let cannot_write = |e: io::Error| format!("cannot write {}: {e}", output.display());
     let file = if to_stdout {
-        Output::stdout()
+        Output::stdout(cli.gzip)
     } else {
         Output::create(&output).map_err(cannot_write)?
     };

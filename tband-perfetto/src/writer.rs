@@ -62,34 +62,40 @@ impl<W: Write> PacketWriter<W> {
     }
 }
 
-/// Where a trace goes: a file (gzip-compressed or not) or stdout.
+/// Where a trace goes: a file or stdout, gzip-compressed or not.
 pub enum Output {
-    Plain(BufWriter<File>),
-    Gzip(GzEncoder<BufWriter<File>>),
-    Stdout(BufWriter<io::Stdout>),
+    Plain(Box<dyn Write>),
+    Gzip(GzEncoder<Box<dyn Write>>),
 }
 
 impl Output {
-    pub fn stdout() -> Output {
-        Output::Stdout(BufWriter::with_capacity(1 << 20, io::stdout()))
-    }
-
     /// Creates `path`, compressing when its name ends in `.gz`.
     pub fn create(path: &Path) -> io::Result<Output> {
         let file = BufWriter::with_capacity(1 << 20, File::create(path)?);
-        Ok(if path.extension().is_some_and(|e| e == "gz") {
-            Output::Gzip(GzEncoder::new(file, Compression::fast()))
-        } else {
-            Output::Plain(file)
-        })
+        let gzip = path.extension().is_some_and(|e| e == "gz");
+        Ok(Output::new(Box::new(file), gzip))
     }
 
-    /// Flushes everything (and ends the gzip stream) to the file.
+    pub fn stdout(gzip: bool) -> Output {
+        Output::new(
+            Box::new(BufWriter::with_capacity(1 << 20, io::stdout())),
+            gzip,
+        )
+    }
+
+    fn new(sink: Box<dyn Write>, gzip: bool) -> Output {
+        if gzip {
+            Output::Gzip(GzEncoder::new(sink, Compression::fast()))
+        } else {
+            Output::Plain(sink)
+        }
+    }
+
+    /// Flushes everything (and ends the gzip stream).
     pub fn finish(self) -> io::Result<()> {
         match self {
-            Output::Plain(mut f) => f.flush(),
+            Output::Plain(mut w) => w.flush(),
             Output::Gzip(g) => g.finish()?.flush(),
-            Output::Stdout(mut s) => s.flush(),
         }
     }
 }
@@ -97,17 +103,15 @@ impl Output {
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
         match self {
-            Output::Plain(f) => f.write(buf),
+            Output::Plain(w) => w.write(buf),
             Output::Gzip(g) => g.write(buf),
-            Output::Stdout(s) => s.write(buf),
         }
     }
 
     fn flush(&mut self) -> io::Result<()> {
         match self {
-            Output::Plain(f) => f.flush(),
+            Output::Plain(w) => w.flush(),
             Output::Gzip(g) => g.flush(),
-            Output::Stdout(s) => s.flush(),
         }
     }
 }
