@@ -203,7 +203,7 @@ impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
             } else if state == Some(now) {
                 if let Some((row, target_cpu)) = self.states.next_row(self.threads) {
                     if is_waking(row) && target_cpu == self.bundle.cpu {
-                        self.waking(row)?;
+                        self.waking(row);
                     }
                 }
             } else if let Some(isr) = self.isrs.next() {
@@ -225,7 +225,7 @@ impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
         }
     }
 
-    fn waking(&mut self, row: &TaskState) -> io::Result<()> {
+    fn waking(&mut self, row: &TaskState) {
         let idx = self.threads.task_index(row.task_id);
         let woken = OnCpu {
             task: idx,
@@ -243,7 +243,6 @@ impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
         self.bundle
             .waking(row.start_ns, self.current.tid, woken, flags);
         self.counts.wakings += 1;
-        Ok(())
     }
 }
 
