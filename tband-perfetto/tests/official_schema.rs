@@ -17,6 +17,10 @@ const CONFORMANCE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../shared/conformance/tband"
 );
+const ZEPHYR: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/conformance/zephyr_ctf"
+);
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/check_perfetto.py");
 
 /// Whether the checker can run here; says why not otherwise.
@@ -156,6 +160,14 @@ fn conformance_recordings_pass_the_official_schema_checks() {
             &format!("{name}.events.pftrace.gz"),
             &["--sched-format", "events"],
         );
+    }
+    for name in ["hello_sem", "workload"] {
+        let input = Path::new(ZEPHYR)
+            .join(name)
+            .join("channel0_0")
+            .display()
+            .to_string();
+        convert_and_check(&dir, &[input], &format!("zephyr_{name}.pftrace"), &[]);
     }
     for kind in ["2core", "2core_snap"] {
         let inputs =
