@@ -178,6 +178,37 @@ fn conformance_recordings_pass_the_official_schema_checks() {
 }
 
 #[test]
+fn a_damaged_recording_passes_the_official_schema_checks() {
+    if !python_ready() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "tband-perfetto-schema-damaged-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut bytes = std::fs::read(recording("freertos_lossy.bin")).unwrap();
+    // Overwrite one byte in 100 with arbitrary values (a fixed LCG sequence).
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    for _ in 0..bytes.len() / 100 {
+        x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+        let at = (x >> 33) as usize % bytes.len();
+        bytes[at] = (x >> 17) as u8;
+    }
+    let damaged = dir.join("damaged.bin");
+    std::fs::write(&damaged, &bytes).unwrap();
+    let input = damaged.display().to_string();
+    convert_and_check(&dir, std::slice::from_ref(&input), "damaged.pftrace", &[]);
+    convert_and_check(
+        &dir,
+        &[input],
+        "damaged.events.pftrace",
+        &["--sched-format", "events"],
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn a_simulated_two_core_trace_with_losses_passes_the_official_schema_checks() {
     if !python_ready() {
         return;
