@@ -1,0 +1,20 @@
+-- Marker spans per marker track and message, in a trace exported by tband-perfetto.
+--
+-- Marker tracks are named after their marker; task-local ones sit under the
+-- task's thread, global ones in the "Markers" group.
+--
+-- Columns:
+--   marker     the marker track's name
+--   message    the span's name (its message, or the marker name)
+--   count      spans
+--   total_ns, min_ns, max_ns   span durations
+SELECT t.name AS marker, s.name AS message, COUNT(*) AS count,
+  SUM(s.dur) AS total_ns, MIN(s.dur) AS min_ns, MAX(s.dur) AS max_ns
+FROM slice s
+JOIN track t ON t.id = s.track_id
+WHERE t.name NOT IN ('Wait reason', 'Trace health')
+  AND t.type NOT GLOB '*irq*'
+  AND s.dur >= 0
+  AND NOT EXISTS (SELECT 1 FROM track g WHERE g.id = t.parent_id AND g.name = 'Mutex holders')
+GROUP BY t.name, s.name
+ORDER BY total_ns DESC;

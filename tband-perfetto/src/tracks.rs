@@ -1,0 +1,286 @@
+//! The named tracks beside Perfetto's own CPU and thread tracks: one process
+//! track for the firmware, a track per task, and under them (or under a group)
+//! wait reasons, priorities, markers, queue fill levels, mutex holders and
+//! trace health. Tracks exist only where the model has data for them.
+
+use tband_decode::model::{MarkerKind, Model, TaskKind, TaskStateKind};
+
+use crate::protos::counter_descriptor::Unit;
+use crate::protos::track_descriptor::ChildTracksOrdering;
+use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
+use crate::threads::{Threads, PID};
+
+/// Track uuids, by the index of the model row they belong to.
+pub struct Tracks {
+    /// Why a task waits (blocked / suspended slices), by task index.
+    pub wait: Vec<Option<u64>>,
+    /// RTOS priority counter, by task index.
+    pub priority: Vec<Option<u64>>,
+    /// By index in `model.markers`.
+    marker: Vec<u64>,
+    /// Marker keys and their index in `model.markers`, sorted by key.
+    marker_index: Vec<(MarkerKey, usize)>,
+    /// Fill-level counter, by queue index.
+    pub queue_level: Vec<Option<u64>>,
+    /// Holder slices, by queue index (mutexes only).
+    pub mutex: Vec<Option<u64>>,
+    pub health: Option<u64>,
+}
+
+/// What identifies a marker: id, owning task (none = global), kind.
+type MarkerKey = (u32, Option<u32>, u8);
+
+fn marker_key(marker_id: u32, task_id: Option<u32>, kind: MarkerKind) -> MarkerKey {
+    (marker_id, task_id, kind as u8)
+}
+
+/// Whether a task-state row is shown on the task's wait-reason track.
+pub fn is_wait(state: TaskStateKind) -> bool {
+    matches!(state, TaskStateKind::Blocked | TaskStateKind::Suspended)
+}
+
+impl Tracks {
+    /// Assigns uuids and describes every track, parents before children.
+    pub fn new(model: &Model, threads: &Threads<'_>) -> (Tracks, Vec<TrackDescriptor>) {
+        let mut d = Describer::default();
+        let n_tasks = model.tasks.len();
+        let task_has = |rows: &mut dyn Iterator<Item = u32>| {
+            let mut has = vec![false; n_tasks];
+            for task_id in rows {
+                if let Some(i) = threads.task_index(task_id) {
+                    has[i] = true;
+                }
+            }
+            has
+        };
+        let has_wait = task_has(
+            &mut model
+                .task_states
+                .iter()
+                .filter(|s| is_wait(s.state))
+                .map(|s| s.task_id),
+        );
+        let has_priority = task_has(&mut model.task_priorities.iter().map(|p| p.task_id));
+
+        let firmware = firmware_name(model);
+        d.add(TrackDescriptor {
+            process: Some(ProcessDescriptor {
+                pid: Some(PID),
+                process_name: Some(firmware),
+            }),
+            child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+            sibling_order_rank: Some(0),
+            ..Default::default()
+        });
+
+        let mut thread = vec![None; n_tasks];
+        let mut wait = vec![None; n_tasks];
+        let mut priority = vec![None; n_tasks];
+        for (i, task) in model.tasks.iter().enumerate() {
+            if task.kind == TaskKind::Idle {
+                continue;
+            }
+            let t = d.add(TrackDescriptor {
+                thread: Some(ThreadDescriptor {
+                    pid: Some(PID),
+                    tid: Some(threads.tid(task.task_id).into()),
+                    thread_name: Some(task.name.clone()),
+                }),
+                child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+                sibling_order_rank: Some(rank(i)),
+                ..Default::default()
+            });
+            thread[i] = Some(t);
+            if has_wait[i] {
+                wait[i] =
+                    Some(d.child(t, 0, "Wait reason", "Why the task is blocked or suspended"));
+            }
+            if has_priority[i] {
+                priority[i] = Some(d.counter(
+                    t,
+                    1,
+                    "Priority",
+                    "RTOS priority (as the firmware numbers it)",
+                    Unit::Unspecified,
+                ));
+            }
+        }
+
+        let mut group_rank = 1;
+        let mut group = |d: &mut Describer, name: &str| {
+            group_rank += 1;
+            d.add(TrackDescriptor {
+                name: Some(name.to_owned()),
+                child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+                sibling_order_rank: Some(group_rank),
+                ..Default::default()
+            })
+        };
+
+        let has_level: Vec<bool> = {
+            let mut has = vec![false; model.queues.len()];
+            for op in model.queue_ops.iter().filter(|o| o.len_after.is_some()) {
+                if let Some(i) = queue_index(model, op.queue_id) {
+                    has[i] = true;
+                }
+            }
+            has
+        };
+        let mut queue_level = vec![None; model.queues.len()];
+        if has_level.contains(&true) {
+            let g = group(&mut d, "Queues");
+            for (i, q) in model.queues.iter().enumerate() {
+                if has_level[i] {
+                    let desc = format!(
+                        "Items in {} {} after each operation",
+                        q.kind.as_str(),
+                        q.name
+                    );
+                    queue_level[i] = Some(d.counter(g, rank(i), &q.name, &desc, Unit::Count));
+                }
+            }
+        }
+
+        let mut mutex = vec![None; model.queues.len()];
+        let mut has_hold = vec![false; model.queues.len()];
+        for h in &model.mutex_holds {
+            if let Some(i) = queue_index(model, h.queue_id) {
+                has_hold[i] = true;
+            }
+        }
+        if has_hold.contains(&true) {
+            let g = group(&mut d, "Mutex holders");
+            for (i, q) in model.queues.iter().enumerate() {
+                if has_hold[i] {
+                    mutex[i] = Some(d.child(g, rank(i), &q.name, "Which task holds the mutex"));
+                }
+            }
+        }
+
+        let mut marker = Vec::with_capacity(model.markers.len());
+        let mut marker_index = Vec::with_capacity(model.markers.len());
+        let mut markers_group = None;
+        for (i, m) in model.markers.iter().enumerate() {
+            marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i));
+            let owner = m.task_id.and_then(|t| threads.task_index(t));
+            let parent = match owner.and_then(|o| thread[o]) {
+                Some(t) => t,
+                // Global markers, and those of idle tasks (which have no thread track).
+                None => *markers_group.get_or_insert_with(|| group(&mut d, "Markers")),
+            };
+            let name = match owner {
+                Some(o) if thread[o].is_none() => format!("{}: {}", model.tasks[o].name, m.name),
+                _ => m.name.clone(),
+            };
+            let r = rank(i).saturating_add(2);
+            marker.push(match m.kind {
+                MarkerKind::Event => d.child(parent, r, &name, "Marker spans and instants"),
+                MarkerKind::Value => {
+                    d.counter(parent, r, &name, "Marker values", Unit::Unspecified)
+                }
+            });
+        }
+
+        let health = (!model.anomalies.is_empty()).then(|| {
+            let uuid = group(&mut d, "Trace health");
+            d.descriptors
+                .last_mut()
+                .expect("the group was just added")
+                .description = Some("Lost events and other damage found while decoding".into());
+            uuid
+        });
+
+        marker_index.sort_unstable();
+        let tracks = Tracks {
+            wait,
+            priority,
+            marker,
+            marker_index,
+            queue_level,
+            mutex,
+            health,
+        };
+        (tracks, d.descriptors)
+    }
+
+    /// The track of a marker, and the marker's index in `model.markers`.
+    pub fn marker(
+        &self,
+        marker_id: u32,
+        task_id: Option<u32>,
+        kind: MarkerKind,
+    ) -> Option<(u64, usize)> {
+        let key = marker_key(marker_id, task_id, kind);
+        let pos = self
+            .marker_index
+            .binary_search_by_key(&key, |&(k, _)| k)
+            .ok()?;
+        let i = self.marker_index[pos].1;
+        Some((*self.marker.get(i)?, i))
+    }
+}
+
+fn queue_index(model: &Model, queue_id: u32) -> Option<usize> {
+    model
+        .queues
+        .binary_search_by_key(&queue_id, |q| q.queue_id)
+        .ok()
+}
+
+fn rank(i: usize) -> i32 {
+    i32::try_from(i).unwrap_or(i32::MAX)
+}
+
+/// The process name: the first input's file name without its extension.
+pub fn firmware_name(model: &Model) -> String {
+    let source = model
+        .info
+        .sources
+        .first()
+        .map_or("firmware", |s| s.as_str());
+    let file = std::path::Path::new(source.split('@').next().unwrap_or(source));
+    file.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty() && s != "-")
+        .unwrap_or_else(|| "firmware".to_owned())
+}
+
+/// Hands out uuids (small numbers, so that every track event stays short).
+#[derive(Default)]
+struct Describer {
+    descriptors: Vec<TrackDescriptor>,
+}
+
+impl Describer {
+    fn add(&mut self, mut desc: TrackDescriptor) -> u64 {
+        let uuid = self.descriptors.len() as u64 + 1;
+        desc.uuid = Some(uuid);
+        self.descriptors.push(desc);
+        uuid
+    }
+
+    fn child(&mut self, parent: u64, rank: i32, name: &str, description: &str) -> u64 {
+        self.add(TrackDescriptor {
+            parent_uuid: Some(parent),
+            name: Some(name.to_owned()),
+            description: Some(description.to_owned()),
+            sibling_order_rank: Some(rank),
+            ..Default::default()
+        })
+    }
+
+    fn counter(
+        &mut self,
+        parent: u64,
+        rank: i32,
+        name: &str,
+        description: &str,
+        unit: Unit,
+    ) -> u64 {
+        let uuid = self.child(parent, rank, name, description);
+        self.descriptors[uuid as usize - 1].counter = Some(CounterDescriptor {
+            unit: Some(unit as i32),
+        });
+        uuid
+    }
+}
