@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as Process, ExitCode};
 
 use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use tband_decode::chrome_json::write_chrome_json;
 use tband_decode::cli::InputArgs;
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::{TraceServer, DEFAULT_PORT};
@@ -42,7 +43,12 @@ struct Cli {
     #[arg(long)]
     gzip: bool,
 
-    /// How context switches and wake-ups are written.
+    /// What to write: Perfetto protobuf, or the Chrome trace-event JSON that
+    /// chrome://tracing, Tracy's import-chrome and speedscope read.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Perfetto)]
+    format: OutputFormat,
+
+    /// How context switches and wake-ups are written (Perfetto format).
     #[arg(long, value_enum, default_value_t = SchedFormat::Compact)]
     sched_format: SchedFormat,
 
@@ -58,6 +64,14 @@ struct Cli {
     /// Port to serve on (the Perfetto UI only fetches from port 9001).
     #[arg(long, default_value_t = DEFAULT_PORT, value_name = "PORT")]
     port: u16,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum OutputFormat {
+    /// Perfetto protobuf (`.pftrace`), with native scheduling and IRQ data.
+    Perfetto,
+    /// Chrome trace-event JSON (`.json`).
+    ChromeJson,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -114,22 +128,32 @@ fn run(cli: &Cli) -> Result<(), String> {
     } else {
         Output::create(&output).map_err(cannot_write)?
     };
-    let mut writer = PacketWriter::new(file);
-    let stats =
-        tband_perfetto::export(&trace.model, encoding, &mut writer).map_err(cannot_write)?;
-    writer.into_inner().finish().map_err(cannot_write)?;
-    eprintln!(
-        "wrote {}: {} packets, {} bytes; {} context switches, {} wake-ups, {} IRQs, {} slices, {} instants, {} counter values",
-        output.display(),
-        stats.packets,
-        stats.bytes,
-        stats.sched.switches,
-        stats.sched.wakings,
-        stats.sched.irqs,
-        stats.events.slices,
-        stats.events.instants,
-        stats.events.counter_values,
-    );
+    if cli.format == OutputFormat::ChromeJson {
+        let mut out = io::BufWriter::new(file);
+        write_chrome_json(&mut out, &trace.model).map_err(cannot_write)?;
+        out.into_inner()
+            .map_err(|e| cannot_write(e.into_error()))?
+            .finish()
+            .map_err(cannot_write)?;
+        eprintln!("wrote {} (Chrome trace-event JSON)", output.display());
+    } else {
+        let mut writer = PacketWriter::new(file);
+        let stats =
+            tband_perfetto::export(&trace.model, encoding, &mut writer).map_err(cannot_write)?;
+        writer.into_inner().finish().map_err(cannot_write)?;
+        eprintln!(
+            "wrote {}: {} packets, {} bytes; {} context switches, {} wake-ups, {} IRQs, {} slices, {} instants, {} counter values",
+            output.display(),
+            stats.packets,
+            stats.bytes,
+            stats.sched.switches,
+            stats.sched.wakings,
+            stats.sched.irqs,
+            stats.events.slices,
+            stats.events.instants,
+            stats.events.counter_values,
+        );
+    }
     if cli.serve || cli.open {
         serve(&output, cli.port, cli.open)?;
     }
@@ -145,7 +169,11 @@ fn output_path(cli: &Cli) -> Result<PathBuf, String> {
             if file == "-" {
                 return Err("reading the trace from stdin needs an output name (-o FILE)".into());
             }
-            PathBuf::from(format!("{file}.pftrace"))
+            let extension = match cli.format {
+                OutputFormat::Perfetto => "pftrace",
+                OutputFormat::ChromeJson => "json",
+            };
+            PathBuf::from(format!("{file}.{extension}"))
         }
     };
     if cli.gzip && path.as_os_str() != "-" && path.extension().is_none_or(|e| e != "gz") {

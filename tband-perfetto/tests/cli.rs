@@ -52,6 +52,40 @@ fn default_output_is_the_input_name_with_pftrace() {
 }
 
 #[test]
+fn chrome_json_output_is_valid_json_with_the_models_slices() {
+    let dir = temp_dir("chrome");
+    let input = dir.join("small.bin");
+    std::fs::copy(SMALL, &input).unwrap();
+    let out = bin()
+        .args(["--format", "chrome-json"])
+        .arg(&input)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(dir.join("small.bin.json")).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let events = json["traceEvents"].as_array().expect("a traceEvents array");
+    let model = tband_decode::Trace::open(&[SMALL.to_string()], &Default::default())
+        .unwrap()
+        .model;
+    let complete = |cat: &str| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["cat"] == cat)
+            .count()
+    };
+    // Each run slice is shown on its task's thread and on its core's.
+    assert_eq!(complete("sched"), 2 * model.sched_slices.len());
+    assert_eq!(complete("isr"), model.isr_slices.len());
+    assert_eq!(complete("marker"), model.marker_spans.len());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
 fn gzip_output_decompresses_to_the_same_trace() {
     let dir = temp_dir("gzip");
     let plain = dir.join("t.pftrace");
