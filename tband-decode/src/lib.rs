@@ -4,6 +4,7 @@
 //! The wire format itself (schema, varints, COBS) is defined once in the
 //! `tband` crate; this crate reads it from files, stdin or hex text.
 
+pub mod analysis;
 pub mod chrome_json;
 pub mod cli;
 pub mod ctf;
