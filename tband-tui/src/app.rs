@@ -1,0 +1,653 @@
+//! The viewer's state and what keys and the mouse do to it.
+
+use std::collections::BTreeSet;
+
+use ratatui::crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+use tband_decode::analysis::Analysis;
+use tband_decode::Model;
+
+use crate::rows::{Body, Group, Row, Timeline};
+use crate::track::Columns;
+
+/// One selectable line of the row list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Entry {
+    Header(Group),
+    Row(usize),
+}
+
+/// An item of a row picked for the details panel.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Item {
+    /// Position in the interval track of line `line`.
+    Interval { line: usize, pos: usize },
+    /// Position in the row's instant ticks.
+    Tick(usize),
+    /// Position in the row's samples.
+    Sample(usize),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pick {
+    pub row: usize,
+    pub item: Item,
+}
+
+/// Where things landed on screen in the last frame, for the mouse and for
+/// steps of one column.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Geometry {
+    /// Columns of the timeline part.
+    pub timeline_x: u16,
+    pub timeline_width: u16,
+    /// Screen line → entry index, for the row list.
+    pub lines: Vec<(u16, usize)>,
+    /// How many entries fit on screen.
+    pub rows_height: u16,
+}
+
+pub struct App {
+    pub model: Model,
+    pub timeline: Timeline,
+    pub analysis: Analysis,
+    /// What is open, for the title line.
+    pub title: String,
+    /// The visible time range, `start..end`.
+    pub start: u64,
+    pub end: u64,
+    pub cursor: u64,
+    /// Index into [`App::entries`].
+    pub selected: usize,
+    /// First entry shown.
+    pub scroll: usize,
+    pub collapsed: BTreeSet<Group>,
+    pub filter: String,
+    pub editing_filter: bool,
+    /// Up to two measuring marks.
+    pub marks: Vec<u64>,
+    pub picked: Option<Pick>,
+    pub show_help: bool,
+    pub show_summary: bool,
+    pub quit: bool,
+    pub geometry: Geometry,
+    /// Column and view start when a drag began.
+    drag: Option<(u16, u64)>,
+}
+
+impl App {
+    pub fn new(model: Model, title: String) -> App {
+        let timeline = Timeline::new(&model);
+        let analysis = Analysis::of(&model);
+        let mut app = App {
+            model,
+            timeline,
+            analysis,
+            title,
+            start: 0,
+            end: 1,
+            cursor: 0,
+            selected: 0,
+            scroll: 0,
+            collapsed: BTreeSet::new(),
+            filter: String::new(),
+            editing_filter: false,
+            marks: Vec::new(),
+            picked: None,
+            show_help: false,
+            show_summary: false,
+            quit: false,
+            geometry: Geometry {
+                timeline_width: 80,
+                ..Geometry::default()
+            },
+            drag: None,
+        };
+        app.fit();
+        app
+    }
+
+    /// The end of time as drawn: one past the last event.
+    pub fn full_end(&self) -> u64 {
+        self.model.info.duration_ns.saturating_add(1)
+    }
+
+    pub fn columns(&self) -> Columns {
+        Columns::new(self.start, self.end, self.geometry.timeline_width.into())
+    }
+
+    /// Shows `start..end`, kept inside the trace and at least a few ns wide.
+    pub fn set_view(&mut self, start: u64, end: u64) {
+        let full = self.full_end();
+        let min_span = u64::from(self.geometry.timeline_width).clamp(1, full);
+        let span = end.saturating_sub(start).clamp(min_span, full);
+        self.start = start.min(full - span);
+        self.end = self.start + span;
+    }
+
+    pub fn fit(&mut self) {
+        self.set_view(0, self.full_end());
+    }
+
+    fn span(&self) -> u64 {
+        self.end - self.start
+    }
+
+    /// Zooms by `factor_num / factor_den` around time `anchor`, keeping it
+    /// on the same column.
+    fn zoom_around(&mut self, anchor: u64, num: u64, den: u64) {
+        let span = u128::from(self.span());
+        let new_span = (span * u128::from(num) / u128::from(den)).min(u128::from(u64::MAX)) as u64;
+        let anchor = anchor.clamp(self.start, self.end);
+        let left = u128::from(anchor - self.start) * u128::from(new_span) / span.max(1);
+        let start = anchor.saturating_sub(left as u64);
+        self.set_view(start, start.saturating_add(new_span));
+    }
+
+    fn zoom_anchor(&self) -> u64 {
+        if (self.start..self.end).contains(&self.cursor) {
+            self.cursor
+        } else {
+            self.start + self.span() / 2
+        }
+    }
+
+    pub fn zoom_in(&mut self) {
+        self.zoom_around(self.zoom_anchor(), 1, 2);
+    }
+
+    pub fn zoom_out(&mut self) {
+        self.zoom_around(self.zoom_anchor(), 2, 1);
+    }
+
+    /// Pans by `num / den` of the visible span (negative: to earlier times).
+    pub fn pan(&mut self, num: i64, den: u64) {
+        let step = self.span() / den * num.unsigned_abs();
+        let start = if num < 0 {
+            self.start.saturating_sub(step)
+        } else {
+            self.start.saturating_add(step)
+        };
+        self.set_view(start, start.saturating_add(self.span()));
+    }
+
+    /// Time at the left edge of a timeline column.
+    pub fn time_at_column(&self, column: u16) -> u64 {
+        self.columns().bound(column.into())
+    }
+
+    fn column_ns(&self) -> u64 {
+        self.columns().column_ns().max(1)
+    }
+
+    /// Moves the cursor by `columns` and scrolls the view to keep it shown.
+    pub fn move_cursor(&mut self, columns: i64) {
+        let step = self.column_ns() * columns.unsigned_abs();
+        self.cursor = if columns < 0 {
+            self.cursor.saturating_sub(step)
+        } else {
+            self.cursor.saturating_add(step).min(self.full_end() - 1)
+        };
+        self.reveal(self.cursor);
+    }
+
+    /// Pans (keeping the zoom) so that time `t` is in view.
+    pub fn reveal(&mut self, t: u64) {
+        if t < self.start || t >= self.end {
+            let span = self.span();
+            self.set_view(
+                t.saturating_sub(span / 2),
+                t.saturating_sub(span / 2) + span,
+            );
+        }
+    }
+
+    /// The selectable lines: group headers and the rows of expanded groups
+    /// that match the filter.
+    pub fn entries(&self) -> Vec<Entry> {
+        let filter = self.filter.to_lowercase();
+        let mut entries = Vec::new();
+        for group in Group::ALL {
+            let rows: Vec<usize> = self
+                .timeline
+                .rows
+                .iter()
+                .enumerate()
+                .filter(|(_, r)| r.group == group && r.label.to_lowercase().contains(&filter))
+                .map(|(i, _)| i)
+                .collect();
+            if rows.is_empty() {
+                continue;
+            }
+            entries.push(Entry::Header(group));
+            if !self.collapsed.contains(&group) {
+                entries.extend(rows.into_iter().map(Entry::Row));
+            }
+        }
+        entries
+    }
+
+    pub fn selected_entry(&self) -> Option<Entry> {
+        self.entries().get(self.selected).copied()
+    }
+
+    fn selected_row(&self) -> Option<usize> {
+        match self.selected_entry()? {
+            Entry::Row(r) => Some(r),
+            Entry::Header(_) => None,
+        }
+    }
+
+    fn select(&mut self, index: usize) {
+        let count = self.entries().len();
+        self.selected = index.min(count.saturating_sub(1));
+        let height = usize::from(self.geometry.rows_height.max(1));
+        if self.selected < self.scroll {
+            self.scroll = self.selected;
+        } else if self.selected >= self.scroll + height {
+            self.scroll = self.selected + 1 - height;
+        }
+    }
+
+    fn move_selection(&mut self, by: i64) {
+        let index = if by < 0 {
+            self.selected.saturating_sub(by.unsigned_abs() as usize)
+        } else {
+            self.selected.saturating_add(by as usize)
+        };
+        self.select(index);
+    }
+
+    fn toggle_group(&mut self) {
+        let group = match self.selected_entry() {
+            Some(Entry::Header(g)) => g,
+            Some(Entry::Row(r)) => self.timeline.rows[r].group,
+            None => return,
+        };
+        if !self.collapsed.remove(&group) {
+            self.collapsed.insert(group);
+        }
+        let header = self
+            .entries()
+            .iter()
+            .position(|e| *e == Entry::Header(group))
+            .unwrap_or(0);
+        self.select(header);
+    }
+
+    /// Picks the item of `row` under time `t` (within one column).
+    pub fn pick_at(&mut self, row: usize, t: u64) {
+        let slack = self.column_ns();
+        let m = &self.model;
+        self.picked = self.timeline.rows.get(row).and_then(|r| {
+            match &r.body {
+                Body::Intervals { lines, ticks } => {
+                    let tick = ticks
+                        .as_ref()
+                        .and_then(|tr| tr.at(m, t, slack))
+                        .map(Item::Tick);
+                    let covering = lines.iter().enumerate().rev().find_map(|(line, tr)| {
+                        tr.at(m, t, 0).map(|pos| Item::Interval { line, pos })
+                    });
+                    let near = || {
+                        lines.iter().enumerate().find_map(|(line, tr)| {
+                            tr.at(m, t, slack).map(|pos| Item::Interval { line, pos })
+                        })
+                    };
+                    tick.or(covering).or_else(near)
+                }
+                Body::Samples(tr) => tr.near(m, t, slack).map(Item::Sample),
+            }
+            .map(|item| Pick { row, item })
+        });
+    }
+
+    /// Start time of a picked item.
+    pub fn item_time(&self, pick: Pick) -> Option<u64> {
+        let row = self.timeline.rows.get(pick.row)?;
+        let m = &self.model;
+        match (&row.body, pick.item) {
+            (Body::Intervals { lines, .. }, Item::Interval { line, pos }) => {
+                lines.get(line)?.get(m, pos).map(|(_, s)| s.start)
+            }
+            (Body::Intervals { ticks, .. }, Item::Tick(pos)) => {
+                ticks.as_ref()?.get(m, pos).map(|(_, s)| s.start)
+            }
+            (Body::Samples(tr), Item::Sample(pos)) => tr.get(m, pos).map(|(_, t, _)| t),
+            _ => None,
+        }
+    }
+
+    /// Moves the cursor to the next (or previous) item on the selected row
+    /// and picks it.
+    pub fn step_event(&mut self, forward: bool) {
+        let Some(row_index) = self.selected_row() else {
+            return;
+        };
+        let row: &Row = &self.timeline.rows[row_index];
+        let m = &self.model;
+        let t = self.cursor;
+        let mut candidates: Vec<Item> = Vec::new();
+        match &row.body {
+            Body::Intervals { lines, ticks } => {
+                for (line, tr) in lines.iter().enumerate() {
+                    let pos = if forward {
+                        tr.next_after(m, t)
+                    } else {
+                        tr.prev_before(m, t)
+                    };
+                    candidates.extend(pos.map(|pos| Item::Interval { line, pos }));
+                }
+                if let Some(tr) = ticks {
+                    let pos = if forward {
+                        tr.next_after(m, t)
+                    } else {
+                        tr.prev_before(m, t)
+                    };
+                    candidates.extend(pos.map(Item::Tick));
+                }
+            }
+            Body::Samples(tr) => {
+                let pos = if forward {
+                    tr.next_after(m, t)
+                } else {
+                    tr.prev_before(m, t)
+                };
+                candidates.extend(pos.map(Item::Sample));
+            }
+        }
+        let timed = candidates.into_iter().filter_map(|item| {
+            let pick = Pick {
+                row: row_index,
+                item,
+            };
+            self.item_time(pick).map(|t| (t, pick))
+        });
+        let best = if forward {
+            timed.min_by_key(|&(t, _)| t)
+        } else {
+            timed.max_by_key(|&(t, _)| t)
+        };
+        if let Some((t, pick)) = best {
+            self.cursor = t;
+            self.picked = Some(pick);
+            self.reveal(t);
+        }
+    }
+
+    fn mark(&mut self) {
+        if self.marks.len() == 2 {
+            self.marks.clear();
+        }
+        self.marks.push(self.cursor);
+    }
+
+    /// The measured interval between the two marks.
+    pub fn measured(&self) -> Option<u64> {
+        match self.marks[..] {
+            [a, b] => Some(a.abs_diff(b)),
+            _ => None,
+        }
+    }
+
+    pub fn on_key(&mut self, key: KeyEvent) {
+        if key.kind == KeyEventKind::Release {
+            return;
+        }
+        if self.editing_filter {
+            self.on_filter_key(key);
+            return;
+        }
+        let shift = key.modifiers.contains(KeyModifiers::SHIFT);
+        match key.code {
+            KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.quit = true,
+            KeyCode::Char('q') => self.quit = true,
+            KeyCode::Char('?') => self.show_help = !self.show_help,
+            KeyCode::Esc => {
+                self.show_help = false;
+                self.picked = None;
+                self.marks.clear();
+            }
+            KeyCode::Char('+' | '=' | 'w') => self.zoom_in(),
+            KeyCode::Char('-' | 's') => self.zoom_out(),
+            KeyCode::Char('a' | 'h') => self.pan(-1, 8),
+            KeyCode::Char('d' | 'l') => self.pan(1, 8),
+            KeyCode::Char('A' | 'H') => self.pan(-1, 2),
+            KeyCode::Char('D' | 'L') => self.pan(1, 2),
+            KeyCode::Left => self.pan(-1, if shift { 2 } else { 8 }),
+            KeyCode::Right => self.pan(1, if shift { 2 } else { 8 }),
+            KeyCode::Home | KeyCode::Char('g') => {
+                let span = self.span();
+                self.set_view(0, span);
+                self.cursor = 0;
+            }
+            KeyCode::End | KeyCode::Char('G') => {
+                let span = self.span();
+                let end = self.full_end();
+                self.set_view(end - span, end);
+                self.cursor = end - 1;
+            }
+            KeyCode::Char('f' | '0') => self.fit(),
+            KeyCode::Char(',') => self.move_cursor(-1),
+            KeyCode::Char('.') => self.move_cursor(1),
+            KeyCode::Char('<') => self.move_cursor(-10),
+            KeyCode::Char('>') => self.move_cursor(10),
+            KeyCode::Up | KeyCode::Char('k') => self.move_selection(-1),
+            KeyCode::Down | KeyCode::Char('j') => self.move_selection(1),
+            KeyCode::PageUp => self.move_selection(-i64::from(self.geometry.rows_height.max(1))),
+            KeyCode::PageDown => self.move_selection(i64::from(self.geometry.rows_height.max(1))),
+            KeyCode::Char(' ') => self.toggle_group(),
+            KeyCode::Enter => match self.selected_entry() {
+                Some(Entry::Header(_)) => self.toggle_group(),
+                Some(Entry::Row(row)) => self.pick_at(row, self.cursor),
+                None => {}
+            },
+            KeyCode::Char('n') => self.step_event(true),
+            KeyCode::Char('N') => self.step_event(false),
+            KeyCode::Char('m') => self.mark(),
+            KeyCode::Char('t') => self.show_summary = !self.show_summary,
+            KeyCode::Char('/') => {
+                self.editing_filter = true;
+                self.filter.clear();
+                self.select(0);
+            }
+            _ => {}
+        }
+    }
+
+    fn on_filter_key(&mut self, key: KeyEvent) {
+        match key.code {
+            KeyCode::Enter => self.editing_filter = false,
+            KeyCode::Esc => {
+                self.editing_filter = false;
+                self.filter.clear();
+            }
+            KeyCode::Backspace => {
+                self.filter.pop();
+            }
+            KeyCode::Char(c) => self.filter.push(c),
+            _ => {}
+        }
+        self.scroll = 0;
+        self.select(0);
+    }
+
+    pub fn on_mouse(&mut self, ev: MouseEvent) {
+        let g = &self.geometry;
+        let in_timeline = ev.column >= g.timeline_x && ev.column < g.timeline_x + g.timeline_width;
+        let column = ev.column.saturating_sub(g.timeline_x);
+        let entry = g.lines.iter().find(|&&(y, _)| y == ev.row).map(|&(_, e)| e);
+        match ev.kind {
+            MouseEventKind::ScrollUp if in_timeline => {
+                self.zoom_around(self.time_at_column(column), 1, 2)
+            }
+            MouseEventKind::ScrollDown if in_timeline => {
+                self.zoom_around(self.time_at_column(column), 2, 1)
+            }
+            MouseEventKind::Down(MouseButton::Left) => {
+                if let Some(e) = entry {
+                    self.select(e);
+                }
+                if in_timeline {
+                    self.cursor = self.time_at_column(column);
+                    self.drag = Some((ev.column, self.start));
+                    if let Some(row) = self.selected_row() {
+                        self.pick_at(row, self.cursor);
+                    }
+                } else if matches!(self.selected_entry(), Some(Entry::Header(_))) {
+                    self.toggle_group();
+                }
+            }
+            MouseEventKind::Drag(MouseButton::Left) => {
+                if let Some((from, start)) = self.drag {
+                    let ns = self.column_ns();
+                    let span = self.span();
+                    let delta = u64::from(from.abs_diff(ev.column)) * ns;
+                    let new_start = if ev.column > from {
+                        start.saturating_sub(delta)
+                    } else {
+                        start.saturating_add(delta)
+                    };
+                    self.set_view(new_start, new_start.saturating_add(span));
+                }
+            }
+            MouseEventKind::Up(MouseButton::Left) => self.drag = None,
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ratatui::crossterm::event::KeyEventState;
+
+    fn app() -> App {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../shared/conformance/tband/freertos_small.bin"
+        );
+        let model = tband_decode::Trace::open(&[path.to_string()], &Default::default())
+            .unwrap()
+            .model;
+        App::new(model, "freertos_small.bin".into())
+    }
+
+    fn key(app: &mut App, code: KeyCode) {
+        app.on_key(KeyEvent {
+            code,
+            modifiers: KeyModifiers::NONE,
+            kind: KeyEventKind::Press,
+            state: KeyEventState::NONE,
+        });
+    }
+
+    fn chars(app: &mut App, text: &str) {
+        for c in text.chars() {
+            key(app, KeyCode::Char(c));
+        }
+    }
+
+    #[test]
+    fn zoom_keeps_cursor_column_and_fit_restores() {
+        let mut a = app();
+        let full = a.full_end();
+        a.cursor = full / 4;
+        chars(&mut a, "+");
+        assert_eq!(a.end - a.start, full / 2);
+        assert_eq!(a.columns().column_of(a.cursor), 20, "cursor stays at 1/4");
+        chars(&mut a, "www");
+        assert_eq!(a.end - a.start, full / 16);
+        chars(&mut a, "s");
+        assert_eq!(a.end - a.start, full / 8);
+        chars(&mut a, "f");
+        assert_eq!((a.start, a.end), (0, full));
+        chars(&mut a, "-");
+        assert_eq!(
+            (a.start, a.end),
+            (0, full),
+            "cannot zoom out past the trace"
+        );
+    }
+
+    #[test]
+    fn pan_stays_inside_trace() {
+        let mut a = app();
+        chars(&mut a, "ww");
+        let span = a.end - a.start;
+        key(&mut a, KeyCode::Home);
+        assert_eq!(a.start, 0);
+        chars(&mut a, "d");
+        assert_eq!(a.start, span / 8);
+        key(&mut a, KeyCode::Left);
+        key(&mut a, KeyCode::Left);
+        assert_eq!(a.start, 0);
+        key(&mut a, KeyCode::End);
+        assert_eq!(a.end, a.full_end());
+        chars(&mut a, "l");
+        assert_eq!(a.end, a.full_end());
+        assert_eq!(a.end - a.start, span);
+    }
+
+    #[test]
+    fn next_event_walks_the_selected_row() {
+        let mut a = app();
+        let entries = a.entries();
+        let core = entries.iter().position(|e| *e == Entry::Row(0)).unwrap();
+        a.selected = core;
+        a.cursor = 0;
+        chars(&mut a, "n");
+        let first = a
+            .model
+            .sched_slices
+            .iter()
+            .find(|s| !a.model.is_idle(s.task_id))
+            .unwrap();
+        assert_eq!(a.cursor, first.start_ns);
+        assert!(a.picked.is_some());
+        chars(&mut a, "n");
+        assert!(a.cursor > first.start_ns);
+        chars(&mut a, "N");
+        assert_eq!(a.cursor, first.start_ns);
+    }
+
+    #[test]
+    fn filter_collapse_and_marks() {
+        let mut a = app();
+        chars(&mut a, "/prod");
+        key(&mut a, KeyCode::Enter);
+        let labels: Vec<String> = a
+            .entries()
+            .iter()
+            .filter_map(|e| match e {
+                Entry::Row(r) => Some(a.timeline.rows[*r].label.clone()),
+                Entry::Header(_) => None,
+            })
+            .collect();
+        assert!(!labels.is_empty());
+        assert!(
+            labels.iter().all(|l| l.to_lowercase().contains("prod")),
+            "{labels:?}"
+        );
+        key(&mut a, KeyCode::Char('/'));
+        key(&mut a, KeyCode::Esc);
+        let all = a.entries().len();
+        a.selected = 0;
+        chars(&mut a, " ");
+        assert!(
+            a.entries().len() < all,
+            "collapsing the first group hides its rows"
+        );
+        chars(&mut a, " ");
+        assert_eq!(a.entries().len(), all);
+
+        a.cursor = 1_000;
+        chars(&mut a, "m");
+        a.cursor = 4_000;
+        chars(&mut a, "m");
+        assert_eq!(a.measured(), Some(3_000));
+        chars(&mut a, "m");
+        assert_eq!(a.marks, [4_000]);
+    }
+}

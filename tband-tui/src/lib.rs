@@ -1,0 +1,10 @@
+//! A terminal timeline of a trace model: rows, level-of-detail summaries,
+//! drawing and key handling, all testable without a terminal.
+
+pub mod app;
+pub mod details;
+pub mod render;
+pub mod rows;
+pub mod summary;
+pub mod time;
+pub mod track;

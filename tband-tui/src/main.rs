@@ -1,0 +1,135 @@
+//! `tband-tui`: a terminal timeline of a trace.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::Parser;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use ratatui::crossterm::execute;
+use ratatui::layout::Rect;
+use tband_decode::cli::InputArgs;
+use tband_tui::app::App;
+use tband_tui::render::{draw, draw_buffer, to_text};
+use tband_tui::time::parse_range;
+
+/// Show a trace as a terminal timeline: which task ran on which core, ISRs,
+/// task states, markers, values and queue levels. Zoom with + and -, pan with
+/// a and d, press ? for all keys.
+#[derive(Parser, Debug)]
+#[command(name = "tband-tui", version)]
+struct Cli {
+    #[command(flatten)]
+    input: InputArgs,
+
+    /// Print one frame of this size (e.g. 120x40) as plain text and exit.
+    #[arg(long, value_name = "WIDTHxHEIGHT", value_parser = parse_size)]
+    snapshot: Option<(u16, u16)>,
+
+    /// The time range to show first, as START..END (e.g. 10ms..15ms, ..2s).
+    #[arg(long, value_name = "START..END")]
+    range: Option<String>,
+
+    /// Open with the summary pane (CPU %, ISRs, queues) shown.
+    #[arg(long)]
+    summary: bool,
+}
+
+fn parse_size(text: &str) -> Result<(u16, u16), String> {
+    let bad = || format!("`{text}` is not a size; write it like 120x40");
+    let (w, h) = text.split_once(['x', 'X']).ok_or_else(bad)?;
+    let w: u16 = w.trim().parse().map_err(|_| bad())?;
+    let h: u16 = h.trim().parse().map_err(|_| bad())?;
+    if w == 0 || h == 0 {
+        return Err(bad());
+    }
+    Ok((w, h))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(&cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("tband-tui: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: &Cli) -> Result<(), String> {
+    let range = cli
+        .range
+        .as_deref()
+        .map(parse_range)
+        .transpose()
+        .map_err(|e| e.to_string())?;
+    let model = cli.input.open().map_err(|e| e.to_string())?.model;
+    let title = cli.input.inputs.join(" ");
+    let mut app = App::new(model, title);
+    app.show_summary = cli.summary;
+
+    let apply_range = |app: &mut App| {
+        if let Some((start, end)) = range {
+            let start = start.unwrap_or(0);
+            let end = end.unwrap_or(app.full_end());
+            app.set_view(start, end);
+            app.cursor = app.start;
+        }
+    };
+
+    if let Some((width, height)) = cli.snapshot {
+        let area = Rect::new(0, 0, width, height);
+        let mut buf = Buffer::empty(area);
+        // The first pass learns the timeline width the range is laid out on.
+        app.geometry = draw_buffer(&mut buf, area, &app);
+        apply_range(&mut app);
+        let mut buf = Buffer::empty(area);
+        draw_buffer(&mut buf, area, &app);
+        io::stdout()
+            .write_all(to_text(&buf).as_bytes())
+            .map_err(|e| format!("cannot write the snapshot: {e}"))?;
+        return Ok(());
+    }
+
+    let mut terminal = ratatui::try_init().map_err(|e| format!("cannot use the terminal: {e}"))?;
+    let result = (|| -> io::Result<()> {
+        execute!(io::stdout(), EnableMouseCapture)?;
+        let mut first = true;
+        while !app.quit {
+            terminal.draw(|frame| app.geometry = draw(frame, &app))?;
+            if first {
+                apply_range(&mut app);
+                first = false;
+                if range.is_some() {
+                    continue;
+                }
+            }
+            if !event::poll(Duration::from_millis(500))? {
+                continue;
+            }
+            match event::read()? {
+                Event::Key(key) => app.on_key(key),
+                Event::Mouse(mouse) => app.on_mouse(mouse),
+                _ => {}
+            }
+        }
+        Ok(())
+    })();
+    let _ = execute!(io::stdout(), DisableMouseCapture);
+    ratatui::restore();
+    result.map_err(|e| format!("terminal error: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes() {
+        assert_eq!(parse_size("120x40"), Ok((120, 40)));
+        assert!(parse_size("120").is_err());
+        assert!(parse_size("0x10").is_err());
+    }
+}

@@ -1,0 +1,558 @@
+//! Drawing one frame: title, time axis with anomalies and marks, the rows,
+//! and the details, summary, help and filter overlays.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
+use ratatui::Frame;
+use tband_decode::model::{Model, StrId, TaskStateKind};
+
+use crate::app::{App, Entry, Geometry};
+use crate::details::details;
+use crate::rows::{Body, Row};
+use crate::summary::{cpu_lines, isr_queue_lines};
+use crate::time::{axis_label, exact, short, tick_step};
+use crate::track::{Cell, Columns, IntervalSource, IntervalTrack, SampleCell, SampleTrack};
+
+/// Every key the viewer knows, as shown by `?` (and in the book).
+pub const KEYMAP: &[(&str, &str)] = &[
+    (
+        "+ = w / wheel up",
+        "zoom in around the cursor (wheel: the pointer)",
+    ),
+    ("- s / wheel down", "zoom out"),
+    ("a d / h l / ← →", "pan by 1/8 of the view"),
+    ("A D / H L / ⇧← ⇧→", "pan by half the view"),
+    ("drag", "pan"),
+    ("Home g / End G", "jump to the start / end"),
+    ("f 0", "fit the whole trace"),
+    (", . / < >", "move the cursor 1 / 10 columns"),
+    ("click", "set the cursor, select the row and item"),
+    ("↑ ↓ / k j / PgUp PgDn", "select a row"),
+    ("Enter", "details of the item under the cursor"),
+    ("n N", "next / previous item on the selected row"),
+    ("Space", "collapse or expand the row's group"),
+    ("/", "filter rows by name (Enter keeps, Esc clears)"),
+    ("m", "mark the cursor; two marks measure"),
+    ("t", "summary: CPU %, ISRs, queues"),
+    ("Esc", "close details, clear marks and help"),
+    ("?", "this help"),
+    ("q Ctrl-C", "quit"),
+];
+
+const LABEL_MIN: u16 = 12;
+const LABEL_MAX: u16 = 26;
+const DETAILS_WIDTH: u16 = 38;
+const PALETTE: [Color; 10] = [
+    Color::Green,
+    Color::Cyan,
+    Color::Yellow,
+    Color::Magenta,
+    Color::Blue,
+    Color::LightRed,
+    Color::LightGreen,
+    Color::LightCyan,
+    Color::LightYellow,
+    Color::LightMagenta,
+];
+const SPARK: [&str; 9] = [" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"];
+
+fn colour(code: u32) -> Color {
+    PALETTE[code as usize % PALETTE.len()]
+}
+
+/// Draws the whole frame and returns where the rows landed.
+pub fn draw(frame: &mut Frame, app: &App) -> Geometry {
+    let area = frame.area();
+    let buf = frame.buffer_mut();
+    draw_buffer(buf, area, app)
+}
+
+/// Draws into a buffer (the frame's, or one for a plain-text snapshot).
+pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
+    if area.width < 30 || area.height < 6 {
+        buf.set_stringn(
+            area.x,
+            area.y,
+            "terminal too small",
+            area.width.into(),
+            Style::new(),
+        );
+        return Geometry::default();
+    }
+    let status_y = area.bottom() - 1;
+    let summary_h = if app.show_summary {
+        let lines = cpu_lines(app).len().max(isr_queue_lines(app).len()) as u16 + 2;
+        lines.min((area.height - 4) / 2)
+    } else {
+        0
+    };
+    let details_w = if app.picked.is_some() && area.width >= DETAILS_WIDTH + 40 {
+        DETAILS_WIDTH
+    } else {
+        0
+    };
+    let main = Rect::new(
+        area.x,
+        area.y + 1,
+        area.width - details_w,
+        area.height - 2 - summary_h,
+    );
+    let label_w = app
+        .timeline
+        .rows
+        .iter()
+        .map(|r| r.label.chars().count() as u16 + 3)
+        .max()
+        .unwrap_or(0)
+        .clamp(LABEL_MIN, LABEL_MAX)
+        .min(main.width / 3);
+    let timeline_x = main.x + label_w;
+    let timeline_width = main.width - label_w;
+    let cols = Columns::new(app.start, app.end, timeline_width.into());
+
+    draw_title(buf, Rect::new(area.x, area.y, area.width, 1), app);
+    draw_axis(buf, timeline_x, main.y, &cols, app);
+    buf.set_string(
+        main.x,
+        main.y + 1,
+        "time",
+        Style::new().add_modifier(Modifier::DIM),
+    );
+
+    let rows_top = main.y + 2;
+    let rows_height = main.bottom().saturating_sub(rows_top);
+    let mut geometry = Geometry {
+        timeline_x,
+        timeline_width,
+        lines: Vec::new(),
+        rows_height: 0,
+    };
+    let entries = app.entries();
+    let mut y = rows_top;
+    let mut scratch = Scratch::default();
+    for (index, entry) in entries.iter().enumerate().skip(app.scroll) {
+        if y >= rows_top + rows_height {
+            break;
+        }
+        let selected = index == app.selected;
+        let label_style = if selected {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        };
+        geometry.lines.push((y, index));
+        geometry.rows_height += 1;
+        match *entry {
+            Entry::Header(group) => {
+                let mark = if app.collapsed.contains(&group) {
+                    "▸"
+                } else {
+                    "▾"
+                };
+                let text = format!("{mark} {}", group.title());
+                buf.set_stringn(
+                    main.x,
+                    y,
+                    &text,
+                    label_w.into(),
+                    label_style.add_modifier(Modifier::BOLD),
+                );
+                y += 1;
+            }
+            Entry::Row(r) => {
+                let row = &app.timeline.rows[r];
+                let label = format!("  {}", row.label);
+                buf.set_stringn(main.x, y, &label, usize::from(label_w) - 1, label_style);
+                let height = (row.height() as u16).min(rows_top + rows_height - y);
+                for line in 0..height {
+                    draw_row_line(
+                        buf,
+                        timeline_x,
+                        y + line,
+                        &cols,
+                        app,
+                        row,
+                        line.into(),
+                        &mut scratch,
+                    );
+                }
+                y += height.max(1);
+            }
+        }
+    }
+    highlight_cursor(buf, timeline_x, rows_top, y, &cols, app);
+
+    if details_w > 0 {
+        draw_details(
+            buf,
+            Rect::new(main.right(), main.y, details_w, main.height),
+            app,
+        );
+    }
+    if summary_h > 0 {
+        draw_summary(
+            buf,
+            Rect::new(area.x, main.bottom(), area.width, summary_h),
+            app,
+        );
+    }
+    draw_status(buf, Rect::new(area.x, status_y, area.width, 1), app);
+    if app.show_help {
+        draw_help(buf, area);
+    }
+    geometry
+}
+
+/// Reused per-frame buffers, so drawing a row allocates nothing per column.
+#[derive(Default)]
+struct Scratch {
+    cells: Vec<Cell>,
+    ticks: Vec<Cell>,
+    samples: Vec<SampleCell>,
+}
+
+fn draw_title(buf: &mut Buffer, area: Rect, app: &App) {
+    let mut text = format!(
+        " {}  {}..{} ({})  cursor {}",
+        app.title,
+        short(app.start),
+        short(app.end),
+        short(app.end - app.start),
+        exact(app.cursor)
+    );
+    match app.marks[..] {
+        [a] => text.push_str(&format!("  mark {}", short(a))),
+        [a, b] => text.push_str(&format!(
+            "  marks {}..{} Δ {}",
+            short(a.min(b)),
+            short(a.max(b)),
+            short(a.abs_diff(b))
+        )),
+        _ => {}
+    }
+    buf.set_style(area, Style::new().add_modifier(Modifier::REVERSED));
+    buf.set_stringn(area.x, area.y, text, area.width.into(), Style::new());
+}
+
+/// Labels on one line, the rule with ticks, anomalies (`!`) and marks
+/// (`A`, `B`) below it.
+fn draw_axis(buf: &mut Buffer, x: u16, y: u16, cols: &Columns, app: &App) {
+    let width = cols.width as u16;
+    let step = tick_step(cols.span_ns().saturating_mul(12) / cols.width as u64);
+    let mut next_free = 0u16;
+    let rule_style = Style::new().add_modifier(Modifier::DIM);
+    for c in 0..width {
+        buf.set_string(x + c, y + 1, "─", rule_style);
+    }
+    let mut t = cols.start.div_ceil(step).saturating_mul(step);
+    while t < cols.end {
+        let c = cols.column_of(t) as u16;
+        buf.set_string(x + c, y + 1, "┬", rule_style);
+        let label = axis_label(t, step);
+        let len = label.chars().count() as u16;
+        if c >= next_free && c + len <= width {
+            buf.set_string(x + c, y, &label, Style::new());
+            next_free = c + len + 1;
+        }
+        t = match t.checked_add(step) {
+            Some(t) => t,
+            None => break,
+        };
+    }
+    let mut cells = Vec::new();
+    app.timeline.anomalies.cells(&app.model, cols, &mut cells);
+    let bad = Style::new()
+        .fg(Color::LightRed)
+        .add_modifier(Modifier::BOLD);
+    for (c, cell) in cells.iter().enumerate() {
+        if !cell.is_empty() {
+            buf.set_string(x + c as u16, y + 1, "!", bad);
+        }
+    }
+    for (mark, name) in app.marks.iter().zip(["A", "B"]) {
+        if (cols.start..cols.end).contains(mark) {
+            let c = cols.column_of(*mark) as u16;
+            buf.set_string(x + c, y + 1, name, Style::new().fg(Color::Yellow));
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_row_line(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    cols: &Columns,
+    app: &App,
+    row: &Row,
+    line: usize,
+    scratch: &mut Scratch,
+) {
+    let m = &app.model;
+    match &row.body {
+        Body::Intervals { lines, ticks } => {
+            if let Some(track) = lines.get(line) {
+                track.cells(m, cols, &mut scratch.cells);
+                draw_cells(buf, x, y, cols, m, track, &scratch.cells, row.idle_from);
+            }
+            if line == 0 {
+                if let Some(ticks) = ticks {
+                    ticks.cells(m, cols, &mut scratch.ticks);
+                    for (c, cell) in scratch.ticks.iter().enumerate() {
+                        if cell.starts > 0 {
+                            buf.set_string(x + c as u16, y, "|", Style::new().fg(Color::Yellow));
+                        }
+                    }
+                }
+            }
+        }
+        Body::Samples(track) => {
+            track.cells(m, cols, &mut scratch.samples);
+            draw_samples(buf, x, y, track, &scratch.samples);
+        }
+    }
+}
+
+/// The text a block of this code shows.
+fn block_name(m: &Model, source: IntervalSource, code: u32) -> &str {
+    match source {
+        IntervalSource::SchedSlices => m.task(code).map_or("?", |t| t.name.as_str()),
+        IntervalSource::MarkerSpans => m.strings.get(StrId(code)),
+        _ => "",
+    }
+}
+
+fn state_glyph(code: u32) -> (&'static str, Color) {
+    const RUNNING: u32 = TaskStateKind::Running as u32;
+    const READY: u32 = TaskStateKind::Ready as u32;
+    const BLOCKED: u32 = TaskStateKind::Blocked as u32;
+    const SUSPENDED: u32 = TaskStateKind::Suspended as u32;
+    match code {
+        RUNNING => ("█", Color::Green),
+        READY => ("▒", Color::Yellow),
+        BLOCKED => ("─", Color::Red),
+        SUSPENDED => ("╌", Color::Magenta),
+        _ => (" ", Color::Reset),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+fn draw_cells(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    cols: &Columns,
+    m: &Model,
+    track: &IntervalTrack,
+    cells: &[Cell],
+    idle_from: Option<u64>,
+) {
+    match track.source {
+        IntervalSource::SchedSlices | IntervalSource::MarkerSpans => {
+            draw_blocks(buf, x, y, cols, m, track.source, cells, idle_from)
+        }
+        IntervalSource::TaskStates => {
+            for (c, cell) in cells.iter().enumerate() {
+                if cell.covered_ns > 0 {
+                    let (glyph, fg) = state_glyph(cell.code);
+                    buf.set_string(x + c as u16, y, glyph, Style::new().fg(fg));
+                }
+            }
+        }
+        IntervalSource::IsrSlices | IntervalSource::MarkerInstants | IntervalSource::Anomalies => {
+            for (c, cell) in cells.iter().enumerate() {
+                if !cell.is_empty() {
+                    let glyph = if cell.fraction() >= 0.5 { "█" } else { "▄" };
+                    let style = Style::new().fg(if cell.code > 0 {
+                        Color::LightMagenta
+                    } else {
+                        Color::Magenta
+                    });
+                    buf.set_string(x + c as u16, y, glyph, style);
+                }
+            }
+        }
+    }
+}
+
+/// Named blocks (tasks on a core, marker spans): runs of columns mostly
+/// covered by one code show its name, then `█`; columns only partly covered
+/// show `▂`; uncovered time after `idle_from` shows `·` (idle).
+#[allow(clippy::too_many_arguments)]
+fn draw_blocks(
+    buf: &mut Buffer,
+    x: u16,
+    y: u16,
+    cols: &Columns,
+    m: &Model,
+    source: IntervalSource,
+    cells: &[Cell],
+    idle_from: Option<u64>,
+) {
+    let full = |c: &Cell| c.covered_ns > 0 && c.fraction() >= 0.5;
+    let mut c = 0;
+    while c < cells.len() {
+        let cell = cells[c];
+        if full(&cell) {
+            let mut end = c + 1;
+            while end < cells.len() && full(&cells[end]) && cells[end].code == cell.code {
+                end += 1;
+            }
+            let fg = colour(cell.code);
+            let name = block_name(m, source, cell.code);
+            let mut chars = name.chars();
+            for col in c..end {
+                let (text, style) = match chars.next() {
+                    Some(ch) if end - c >= 2 => {
+                        (ch.to_string(), Style::new().fg(Color::Black).bg(fg))
+                    }
+                    _ => ("█".to_string(), Style::new().fg(fg)),
+                };
+                buf.set_string(x + col as u16, y, text, style);
+            }
+            c = end;
+            continue;
+        }
+        if cell.covered_ns > 0 {
+            buf.set_string(x + c as u16, y, "▂", Style::new().fg(colour(cell.code)));
+        } else if idle_from.is_some_and(|from| cols.bound(c + 1) > from) {
+            buf.set_string(
+                x + c as u16,
+                y,
+                "·",
+                Style::new().add_modifier(Modifier::DIM),
+            );
+        }
+        c += 1;
+    }
+}
+
+fn draw_samples(buf: &mut Buffer, x: u16, y: u16, track: &SampleTrack, cells: &[SampleCell]) {
+    let range = track.max.saturating_sub(track.min);
+    let style = Style::new().fg(Color::Cyan);
+    for (c, cell) in cells.iter().enumerate() {
+        let Some(level) = cell.level() else {
+            continue;
+        };
+        let index = if range == 0 {
+            4
+        } else {
+            let above = i128::from(level) - i128::from(track.min);
+            1 + (above * 7 / i128::from(range)).clamp(0, 7) as usize
+        };
+        buf.set_string(x + c as u16, y, SPARK[index], style);
+    }
+}
+
+fn highlight_cursor(buf: &mut Buffer, x: u16, top: u16, bottom: u16, cols: &Columns, app: &App) {
+    if !(cols.start..cols.end).contains(&app.cursor) {
+        return;
+    }
+    let c = x + cols.column_of(app.cursor) as u16;
+    for y in top..bottom {
+        if let Some(cell) = buf.cell_mut((c, y)) {
+            cell.set_bg(Color::DarkGray);
+        }
+    }
+}
+
+fn draw_details(buf: &mut Buffer, area: Rect, app: &App) {
+    let Some(pick) = app.picked else {
+        return;
+    };
+    let block = Block::new().borders(Borders::LEFT).title(" details ");
+    let inner = block.inner(area);
+    block.render(area, buf);
+    for (i, (field, value)) in details(app, pick).iter().enumerate() {
+        let y = inner.y + i as u16;
+        if y >= inner.bottom() {
+            break;
+        }
+        buf.set_stringn(
+            inner.x + 1,
+            y,
+            format!("{field:<9}{value}"),
+            usize::from(inner.width.saturating_sub(1)),
+            Style::new(),
+        );
+    }
+}
+
+fn draw_summary(buf: &mut Buffer, area: Rect, app: &App) {
+    let block = Block::new().borders(Borders::TOP).title(" summary (t) ");
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let half = inner.width / 2;
+    for (column, lines) in [(0, cpu_lines(app)), (half, isr_queue_lines(app))] {
+        for (i, line) in lines.iter().enumerate().take(inner.height.into()) {
+            buf.set_stringn(
+                inner.x + column,
+                inner.y + i as u16,
+                line,
+                half.into(),
+                Style::new(),
+            );
+        }
+    }
+}
+
+fn draw_status(buf: &mut Buffer, area: Rect, app: &App) {
+    let text = if app.editing_filter {
+        format!("/{}▏  (Enter keeps, Esc clears)", app.filter)
+    } else {
+        let anomalies = app.model.anomalies.len();
+        let mut text = String::from("? keys  q quit");
+        if !app.filter.is_empty() {
+            text.push_str(&format!("  filter: {}", app.filter));
+        }
+        if anomalies > 0 {
+            text.push_str(&format!("  ! {anomalies} anomalies on the axis"));
+        }
+        text
+    };
+    buf.set_stringn(
+        area.x,
+        area.y,
+        text,
+        area.width.into(),
+        Style::new().add_modifier(Modifier::DIM),
+    );
+}
+
+fn draw_help(buf: &mut Buffer, area: Rect) {
+    let width = 64.min(area.width);
+    let height = (KEYMAP.len() as u16 + 2).min(area.height);
+    let popup = Rect::new(
+        area.x + (area.width - width) / 2,
+        area.y + (area.height - height) / 2,
+        width,
+        height,
+    );
+    Clear.render(popup, buf);
+    let text: Vec<ratatui::text::Line> = KEYMAP
+        .iter()
+        .map(|(keys, what)| format!("{keys:<22}{what}").into())
+        .collect();
+    Paragraph::new(text)
+        .block(Block::bordered().title(" keys (? closes) "))
+        .render(popup, buf);
+}
+
+/// A buffer as plain text, one line per row, trailing spaces removed.
+pub fn to_text(buf: &Buffer) -> String {
+    let area = buf.area;
+    let mut out = String::new();
+    for y in area.top()..area.bottom() {
+        let mut line = String::new();
+        for x in area.left()..area.right() {
+            if let Some(cell) = buf.cell((x, y)) {
+                line.push_str(cell.symbol());
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}

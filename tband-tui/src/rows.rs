@@ -1,0 +1,265 @@
+//! The timeline's rows, built once from the model: one per core (who ran),
+//! per ISR, per task (its states), per event marker (nested spans and
+//! instants), per value marker and per queue (fill level).
+
+use std::collections::BTreeMap;
+
+use tband_decode::model::{MarkerKind, Model};
+
+use crate::track::{indices, IntervalSource, IntervalTrack, SampleSource, SampleTrack};
+
+/// Nested spans deeper than this share the last line.
+const MAX_SPAN_LINES: usize = 4;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Group {
+    Cores,
+    Isrs,
+    Tasks,
+    Markers,
+    Values,
+    Queues,
+}
+
+impl Group {
+    pub const ALL: [Group; 6] = [
+        Group::Cores,
+        Group::Isrs,
+        Group::Tasks,
+        Group::Markers,
+        Group::Values,
+        Group::Queues,
+    ];
+
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::Cores => "cores",
+            Group::Isrs => "ISRs",
+            Group::Tasks => "task states",
+            Group::Markers => "markers",
+            Group::Values => "values",
+            Group::Queues => "queue levels",
+        }
+    }
+}
+
+/// What a row draws.
+#[derive(Clone, Debug)]
+pub enum Body {
+    /// One interval track per line; `ticks` are instants drawn on line 0.
+    Intervals {
+        lines: Vec<IntervalTrack>,
+        ticks: Option<IntervalTrack>,
+    },
+    Samples(SampleTrack),
+}
+
+#[derive(Clone, Debug)]
+pub struct Row {
+    pub group: Group,
+    pub label: String,
+    pub body: Body,
+    /// For core rows: from when on uncovered time is idle time (before the
+    /// first switch nothing is known).
+    pub idle_from: Option<u64>,
+}
+
+impl Row {
+    pub fn height(&self) -> usize {
+        match &self.body {
+            Body::Intervals { lines, .. } => lines.len().max(1),
+            Body::Samples(_) => 1,
+        }
+    }
+
+    fn intervals(group: Group, label: String, track: IntervalTrack) -> Row {
+        Row {
+            group,
+            label,
+            body: Body::Intervals {
+                lines: vec![track],
+                ticks: None,
+            },
+            idle_from: None,
+        }
+    }
+}
+
+/// All rows, in group order, plus the anomalies drawn on the time axis.
+#[derive(Clone, Debug)]
+pub struct Timeline {
+    pub rows: Vec<Row>,
+    pub anomalies: IntervalTrack,
+}
+
+fn group_by<K: Ord, T>(rows: &[T], key: impl Fn(&T) -> K) -> BTreeMap<K, Vec<u32>> {
+    let mut groups: BTreeMap<K, Vec<u32>> = BTreeMap::new();
+    for (i, r) in rows.iter().enumerate() {
+        groups.entry(key(r)).or_default().push(i as u32);
+    }
+    groups
+}
+
+impl Timeline {
+    pub fn new(m: &Model) -> Timeline {
+        let mut rows = Vec::new();
+
+        // Idle time is left uncovered in core rows, so a column's covered
+        // share is its busy share and its dominant task a real one.
+        let mut sched = group_by(&m.sched_slices, |s| s.core_id);
+        for core in &m.cores {
+            sched.entry(core.core_id).or_default();
+        }
+        for (core_id, mut items) in sched {
+            let idle_from = items
+                .iter()
+                .map(|&i| m.sched_slices[i as usize].start_ns)
+                .min();
+            items.retain(|&i| !m.is_idle(m.sched_slices[i as usize].task_id));
+            let track = IntervalTrack::new(m, IntervalSource::SchedSlices, items);
+            let mut row = Row::intervals(Group::Cores, format!("core {core_id}"), track);
+            row.idle_from = idle_from;
+            rows.push(row);
+        }
+
+        let mut isr_slices = group_by(&m.isr_slices, |s| (s.core_id, s.isr_id));
+        for isr in &m.isrs {
+            let items = isr_slices
+                .remove(&(isr.core_id, isr.isr_id))
+                .unwrap_or_default();
+            let track = IntervalTrack::new(m, IntervalSource::IsrSlices, items);
+            let label = format!("c{} {}", isr.core_id, isr.name);
+            rows.push(Row::intervals(Group::Isrs, label, track));
+        }
+
+        let mut states = group_by(&m.task_states, |s| s.task_id);
+        for task in &m.tasks {
+            let items = states.remove(&task.task_id).unwrap_or_default();
+            let track = IntervalTrack::new(m, IntervalSource::TaskStates, items);
+            rows.push(Row::intervals(Group::Tasks, task.name.clone(), track));
+        }
+
+        let mut spans = group_by(&m.marker_spans, |s| {
+            (
+                s.marker_id,
+                s.task_id,
+                (s.depth as usize).min(MAX_SPAN_LINES - 1),
+            )
+        });
+        let mut instants = group_by(&m.marker_instants, |i| (i.marker_id, i.task_id));
+        let mut values = group_by(&m.marker_values, |v| (v.marker_id, v.task_id));
+        for marker in &m.markers {
+            let key = (marker.marker_id, marker.task_id);
+            let label = match marker.task_id.and_then(|t| m.task(t)) {
+                Some(task) => format!("{}/{}", task.name, marker.name),
+                None => marker.name.clone(),
+            };
+            match marker.kind {
+                MarkerKind::Event => {
+                    let lines: Vec<IntervalTrack> = (0..MAX_SPAN_LINES)
+                        .map_while(|depth| spans.remove(&(key.0, key.1, depth)))
+                        .map(|items| IntervalTrack::new(m, IntervalSource::MarkerSpans, items))
+                        .collect();
+                    let ticks = instants
+                        .remove(&key)
+                        .map(|items| IntervalTrack::new(m, IntervalSource::MarkerInstants, items));
+                    if lines.is_empty() && ticks.is_none() {
+                        continue;
+                    }
+                    rows.push(Row {
+                        group: Group::Markers,
+                        label,
+                        body: Body::Intervals { lines, ticks },
+                        idle_from: None,
+                    });
+                }
+                MarkerKind::Value => {
+                    let Some(items) = values.remove(&key) else {
+                        continue;
+                    };
+                    let track = SampleTrack::new(m, SampleSource::MarkerValues, items);
+                    rows.push(Row {
+                        group: Group::Values,
+                        label,
+                        body: Body::Samples(track),
+                        idle_from: None,
+                    });
+                }
+            }
+        }
+
+        let mut levels = group_by(&m.queue_ops, |op| op.queue_id);
+        for queue in &m.queues {
+            let Some(items) = levels.remove(&queue.queue_id) else {
+                continue;
+            };
+            let track = SampleTrack::new(m, SampleSource::QueueLevels, items);
+            if track.is_empty() {
+                continue;
+            }
+            rows.push(Row {
+                group: Group::Queues,
+                label: queue.name.clone(),
+                body: Body::Samples(track),
+                idle_from: None,
+            });
+        }
+
+        let anomalies = IntervalTrack::new(
+            m,
+            IntervalSource::Anomalies,
+            indices(&m.anomalies, |_| true),
+        );
+        Timeline { rows, anomalies }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(name: &str) -> Model {
+        let path = format!(
+            "{}/../../shared/conformance/tband/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        tband_decode::Trace::open(&[path], &Default::default())
+            .unwrap()
+            .model
+    }
+
+    #[test]
+    fn freertos_rows() {
+        let m = open("freertos_small.bin");
+        let t = Timeline::new(&m);
+        let labels = |g: Group| -> Vec<&str> {
+            t.rows
+                .iter()
+                .filter(|r| r.group == g)
+                .map(|r| r.label.as_str())
+                .collect()
+        };
+        assert_eq!(labels(Group::Cores), ["core 0"]);
+        assert_eq!(labels(Group::Isrs), ["c0 SimIRQ"]);
+        assert_eq!(labels(Group::Tasks).len(), m.tasks.len());
+        assert!(labels(Group::Markers).contains(&"MyEvts"));
+        assert!(labels(Group::Markers).contains(&"mytask1/marker 0"));
+        assert!(
+            !labels(Group::Markers).contains(&"T1Evts"),
+            "unused markers are left out"
+        );
+        assert_eq!(
+            labels(Group::Values),
+            ["MyVals", "ProdNeg", "mytask1/marker 0", "consumer/marker 1"]
+        );
+        assert!(labels(Group::Queues).contains(&"my_q1"));
+        // Nested spans get their own lines.
+        let task_marker = t
+            .rows
+            .iter()
+            .find(|r| r.label == "mytask1/marker 0")
+            .unwrap();
+        assert!(task_marker.height() > 1);
+        assert!(!t.anomalies.is_empty());
+    }
+}

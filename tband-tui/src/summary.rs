@@ -1,0 +1,101 @@
+//! The summary pane's text: per-core load, per-task CPU time, ISR counts
+//! and worst durations, queue high-water marks — all from the shared
+//! [`Analysis`](tband_decode::analysis::Analysis).
+
+use tband_decode::analysis::load_percent;
+use tband_decode::model::{IsrKey, Model};
+
+use crate::app::App;
+use crate::time::short;
+
+fn cut(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+fn task_name(m: &Model, task_id: u32) -> String {
+    m.task(task_id)
+        .map_or(format!("task {task_id}"), |t| t.name.clone())
+}
+
+/// Cores and tasks (left half of the pane).
+pub fn cpu_lines(app: &App) -> Vec<String> {
+    let a = &app.analysis;
+    let mut out = Vec::new();
+    out.push(format!("{:<16}{:>8}{:>10}", "core", "load %", "isr"));
+    for c in &a.cores {
+        out.push(format!(
+            "{:<16}{:>8.2}{:>10}",
+            format!("core {}", c.core_id),
+            app.analysis.core_load(c.core_id),
+            short(c.isr_ns)
+        ));
+    }
+    out.push(format!(
+        "{:<16}{:>8}{:>10}{:>10}{:>8}",
+        "task", "cpu %", "run", "isr", "slices"
+    ));
+    for t in &a.tasks {
+        let name = task_name(&app.model, t.task_id);
+        let load = if t.idle {
+            format!("({:.2})", load_percent(t.run_ns, a.duration_ns))
+        } else {
+            format!("{:.2}", a.task_load(t.task_id))
+        };
+        out.push(format!(
+            "{:<16}{:>8}{:>10}{:>10}{:>8}",
+            cut(&name, 15),
+            load,
+            short(t.run_ns),
+            short(t.isr_ns),
+            t.slices
+        ));
+    }
+    out
+}
+
+/// ISRs and queues (right half of the pane).
+pub fn isr_queue_lines(app: &App) -> Vec<String> {
+    let a = &app.analysis;
+    let m = &app.model;
+    let mut out = Vec::new();
+    if !a.isrs.is_empty() {
+        out.push(format!(
+            "{:<18}{:>7}{:>10}{:>10}",
+            "isr", "count", "max", "total"
+        ));
+    }
+    for s in &a.isrs {
+        let IsrKey { core_id, isr_id } = s.key;
+        let name = m
+            .isr(s.key)
+            .map_or(format!("isr {isr_id}"), |i| i.name.clone());
+        out.push(format!(
+            "{:<18}{:>7}{:>10}{:>10}",
+            cut(&format!("c{core_id} {name}"), 17),
+            s.count,
+            short(s.max_ns),
+            short(s.total_ns)
+        ));
+    }
+    if !a.queues.is_empty() {
+        out.push(format!("{:<18}{:>7}{:>10}", "queue", "ops", "high-water"));
+    }
+    for q in &a.queues {
+        let name = m
+            .queue(q.queue_id)
+            .map_or(format!("queue {}", q.queue_id), |q| q.name.clone());
+        out.push(format!(
+            "{:<18}{:>7}{:>10}",
+            cut(&name, 17),
+            q.ops,
+            q.high_water
+        ));
+    }
+    out
+}

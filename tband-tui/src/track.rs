@@ -1,0 +1,746 @@
+//! Tracks: the time-ordered items one timeline line draws, and their
+//! level-of-detail summaries.
+//!
+//! A track holds indices into one model table, never copies of its rows. For
+//! drawing, a track turns a time range into one [`Cell`] (or [`SampleCell`])
+//! per terminal column. When few items fall in the range they are walked
+//! exactly; otherwise the cells are merged from precomputed per-bucket
+//! summaries, picking the pyramid level whose buckets are at most one column
+//! wide, so the cost of a frame grows with its width, not with the trace.
+
+use tband_decode::model::Model;
+
+/// Items in view up to this many per column are walked one by one.
+const EXACT_ITEMS_PER_COLUMN: usize = 8;
+/// Items per finest bucket, on average.
+const ITEMS_PER_BUCKET: usize = 8;
+/// The finest level has at most this many buckets.
+const MAX_BUCKETS: usize = 1 << 18;
+
+/// The model table an interval track indexes, and what its code means.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntervalSource {
+    /// `sched_slices`; code = task id.
+    SchedSlices,
+    /// `task_states`; code = [`state_code`].
+    TaskStates,
+    /// `isr_slices`; code = nesting depth.
+    IsrSlices,
+    /// `marker_spans`; code = message string id.
+    MarkerSpans,
+    /// `marker_instants` (zero-length); code = message string id.
+    MarkerInstants,
+    /// `anomalies`; code = kind as a number.
+    Anomalies,
+}
+
+/// One item of an interval track.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: u64,
+    pub end: u64,
+    pub code: u32,
+}
+
+impl IntervalSource {
+    fn span(self, m: &Model, i: u32) -> Option<Span> {
+        let i = i as usize;
+        Some(match self {
+            IntervalSource::SchedSlices => {
+                let s = m.sched_slices.get(i)?;
+                Span {
+                    start: s.start_ns,
+                    end: s.end_ns,
+                    code: s.task_id,
+                }
+            }
+            IntervalSource::TaskStates => {
+                let s = m.task_states.get(i)?;
+                Span {
+                    start: s.start_ns,
+                    end: s.end_ns,
+                    code: s.state as u32,
+                }
+            }
+            IntervalSource::IsrSlices => {
+                let s = m.isr_slices.get(i)?;
+                Span {
+                    start: s.start_ns,
+                    end: s.end_ns,
+                    code: s.depth,
+                }
+            }
+            IntervalSource::MarkerSpans => {
+                let s = m.marker_spans.get(i)?;
+                Span {
+                    start: s.start_ns,
+                    end: s.end_ns,
+                    code: s.msg.0,
+                }
+            }
+            IntervalSource::MarkerInstants => {
+                let s = m.marker_instants.get(i)?;
+                Span {
+                    start: s.ts_ns,
+                    end: s.ts_ns,
+                    code: s.msg.0,
+                }
+            }
+            IntervalSource::Anomalies => {
+                let a = m.anomalies.get(i)?;
+                Span {
+                    start: a.start_ns,
+                    end: a.end_ns,
+                    code: a.kind as u32,
+                }
+            }
+        })
+    }
+}
+
+/// What one column of an interval track holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Cell {
+    /// Time covered by items.
+    pub covered_ns: u64,
+    /// The time this cell stands for.
+    pub width_ns: u64,
+    /// The code covering the most time (or of the first zero-length item).
+    pub code: u32,
+    code_ns: u64,
+    /// Items that start in this cell.
+    pub starts: u32,
+}
+
+impl Cell {
+    pub fn is_empty(&self) -> bool {
+        self.covered_ns == 0 && self.starts == 0
+    }
+
+    /// The share of the cell's time covered, 0.0..=1.0.
+    pub fn fraction(&self) -> f64 {
+        if self.width_ns == 0 {
+            0.0
+        } else {
+            (self.covered_ns as f64 / self.width_ns as f64).min(1.0)
+        }
+    }
+
+    /// Adds `ns` of `code`. The dominant code is kept by comparing pieces as
+    /// they come, which is exact unless one code's time is split around
+    /// another's inside the cell.
+    fn add(&mut self, code: u32, ns: u64, starts: u32) {
+        if self.is_empty() || code == self.code {
+            self.code = code;
+            self.code_ns += ns;
+        } else if ns > self.code_ns {
+            self.code = code;
+            self.code_ns = ns;
+        }
+        self.covered_ns += ns;
+        self.starts = self.starts.saturating_add(starts);
+    }
+
+    fn merge(&mut self, other: &Cell) {
+        let starts = self.starts.saturating_add(other.starts);
+        if !other.is_empty() {
+            self.add(other.code, other.code_ns, 0);
+            self.covered_ns += other.covered_ns - other.code_ns;
+        }
+        self.starts = starts;
+        self.width_ns += other.width_ns;
+    }
+}
+
+/// Column boundaries of a view: `width` columns over `start..end`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Columns {
+    pub start: u64,
+    pub end: u64,
+    pub width: usize,
+}
+
+impl Columns {
+    pub fn new(start: u64, end: u64, width: usize) -> Columns {
+        Columns {
+            start,
+            end: end.max(start + 1),
+            width: width.max(1),
+        }
+    }
+
+    pub fn span_ns(&self) -> u64 {
+        self.end - self.start
+    }
+
+    /// Start time of column `c` (column `width` is the end of the view).
+    pub fn bound(&self, c: usize) -> u64 {
+        let offset = u128::from(self.span_ns()) * c as u128 / self.width as u128;
+        self.start + offset as u64
+    }
+
+    /// The column holding time `t` (clamped to the view).
+    pub fn column_of(&self, t: u64) -> usize {
+        if t <= self.start {
+            return 0;
+        }
+        let offset = u128::from(t - self.start) * self.width as u128 / u128::from(self.span_ns());
+        (offset as usize).min(self.width - 1)
+    }
+
+    /// Nanoseconds per column, rounded up.
+    pub fn column_ns(&self) -> u64 {
+        self.span_ns().div_ceil(self.width as u64)
+    }
+}
+
+/// Bucket pyramid: level 0 has the finest buckets, each next level halves
+/// their number by merging pairs.
+#[derive(Clone, Debug)]
+struct Pyramid<B> {
+    bucket_ns: u64,
+    levels: Vec<Vec<B>>,
+}
+
+impl<B: Clone + Default> Pyramid<B> {
+    fn new(items: usize, duration_ns: u64) -> Pyramid<B> {
+        let buckets = (items / ITEMS_PER_BUCKET)
+            .max(1)
+            .next_power_of_two()
+            .min(MAX_BUCKETS);
+        Pyramid {
+            bucket_ns: (duration_ns + 1).div_ceil(buckets as u64).max(1),
+            levels: vec![vec![B::default(); buckets]],
+        }
+    }
+
+    fn build_levels(&mut self, merge: impl Fn(&B, &B) -> B) {
+        while let Some(last) = self.levels.last().filter(|l| l.len() > 1) {
+            let next = last.chunks(2).map(|p| merge(&p[0], &p[1])).collect();
+            self.levels.push(next);
+        }
+    }
+
+    /// The coarsest level whose buckets are at most `column_ns` wide.
+    fn level_for(&self, column_ns: u64) -> usize {
+        let mut level = 0;
+        while level + 1 < self.levels.len() && self.bucket_ns << (level + 1) <= column_ns {
+            level += 1;
+        }
+        level
+    }
+
+    /// For each column, the buckets of `level` whose start lies in it (or,
+    /// when buckets are wider than columns, the one bucket holding the
+    /// column's start).
+    fn for_each_column(&self, cols: &Columns, mut f: impl FnMut(usize, &[B], u64)) {
+        let level = self.level_for(cols.column_ns());
+        let bucket_ns = self.bucket_ns << level;
+        let buckets = &self.levels[level];
+        for c in 0..cols.width {
+            let (from, to) = (cols.bound(c), cols.bound(c + 1));
+            let first = (from.div_ceil(bucket_ns) as usize).min(buckets.len());
+            let last = (to.div_ceil(bucket_ns) as usize).min(buckets.len());
+            if first < last {
+                f(c, &buckets[first..last], bucket_ns);
+            } else if let Some(b) = buckets.get((from / bucket_ns) as usize) {
+                f(c, std::slice::from_ref(b), bucket_ns);
+            }
+        }
+    }
+}
+
+/// Intervals (or instants) of one table that do not overlap each other, in
+/// start order, with their summaries.
+#[derive(Clone, Debug)]
+pub struct IntervalTrack {
+    pub source: IntervalSource,
+    items: Vec<u32>,
+    lod: Pyramid<Cell>,
+}
+
+impl IntervalTrack {
+    /// A track of the given rows of `source`'s table (sorted here by start).
+    pub fn new(m: &Model, source: IntervalSource, mut items: Vec<u32>) -> IntervalTrack {
+        items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
+        let mut lod = Pyramid::<Cell>::new(items.len(), m.info.duration_ns);
+        let bucket_ns = lod.bucket_ns;
+        let level0 = &mut lod.levels[0];
+        for span in items.iter().filter_map(|&i| source.span(m, i)) {
+            for_each_piece(span, bucket_ns, level0.len(), |b, ns, starts| {
+                level0[b].add(span.code, ns, starts);
+            });
+        }
+        for cell in level0.iter_mut() {
+            cell.width_ns = bucket_ns;
+        }
+        lod.build_levels(|a, b| {
+            let mut m = *a;
+            m.merge(b);
+            m
+        });
+        IntervalTrack { source, items, lod }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The item at position `pos` (in start order) and its model row index.
+    pub fn get(&self, m: &Model, pos: usize) -> Option<(u32, Span)> {
+        let i = *self.items.get(pos)?;
+        Some((i, self.source.span(m, i)?))
+    }
+
+    fn start(&self, m: &Model, pos: usize) -> u64 {
+        self.get(m, pos).map_or(0, |(_, s)| s.start)
+    }
+
+    /// Positions of the items that overlap `from..to` (or are instants inside it).
+    fn range(&self, m: &Model, from: u64, to: u64) -> std::ops::Range<usize> {
+        let end = self
+            .items
+            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < to));
+        let mut begin = self
+            .items
+            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < from));
+        if begin > 0 && self.get(m, begin - 1).is_some_and(|(_, s)| s.end > from) {
+            begin -= 1;
+        }
+        begin..end.max(begin)
+    }
+
+    /// One cell per column of the view.
+    pub fn cells(&self, m: &Model, cols: &Columns, out: &mut Vec<Cell>) {
+        out.clear();
+        out.extend((0..cols.width).map(|c| Cell {
+            width_ns: cols.bound(c + 1) - cols.bound(c),
+            ..Cell::default()
+        }));
+        let range = self.range(m, cols.start, cols.end);
+        if range.len() <= EXACT_ITEMS_PER_COLUMN * cols.width {
+            for pos in range {
+                let Some((_, span)) = self.get(m, pos) else {
+                    continue;
+                };
+                let first = cols.column_of(span.start);
+                let last = if span.end > span.start {
+                    cols.column_of(span.end - 1)
+                } else {
+                    first
+                };
+                for (c, cell) in out.iter_mut().enumerate().take(last + 1).skip(first) {
+                    let overlap = span
+                        .end
+                        .min(cols.bound(c + 1))
+                        .saturating_sub(span.start.max(cols.bound(c)));
+                    let starts = u32::from(c == first && span.start >= cols.start);
+                    cell.add(span.code, overlap, starts);
+                }
+            }
+        } else {
+            self.lod.for_each_column(cols, |c, buckets, _| {
+                let mut merged = Cell::default();
+                for b in buckets {
+                    merged.merge(b);
+                }
+                out[c] = merged;
+            });
+        }
+    }
+
+    /// The item covering time `t`, or failing that the nearest one within
+    /// `slack_ns` (so zero-length and very short items can be picked).
+    pub fn at(&self, m: &Model, t: u64, slack_ns: u64) -> Option<usize> {
+        let range = self.range(
+            m,
+            t.saturating_sub(slack_ns),
+            t.saturating_add(slack_ns) + 1,
+        );
+        let distance = |pos: usize| {
+            self.get(m, pos).map_or(u64::MAX, |(_, s)| {
+                if s.start <= t && t < s.end.max(s.start + 1) {
+                    0
+                } else {
+                    s.start.abs_diff(t).min(s.end.abs_diff(t))
+                }
+            })
+        };
+        range.min_by_key(|&pos| distance(pos))
+    }
+
+    /// The first item starting after `t`.
+    pub fn next_after(&self, m: &Model, t: u64) -> Option<usize> {
+        let pos = self
+            .items
+            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start <= t));
+        (pos < self.items.len()).then_some(pos)
+    }
+
+    /// The last item starting before `t`.
+    pub fn prev_before(&self, m: &Model, t: u64) -> Option<usize> {
+        let pos = self
+            .items
+            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < t));
+        pos.checked_sub(1)
+    }
+
+    /// Time of the first item.
+    pub fn first_start(&self, m: &Model) -> Option<u64> {
+        (!self.is_empty()).then(|| self.start(m, 0))
+    }
+}
+
+/// Splits a span into pieces per bucket: `f(bucket, ns, starts_here)`.
+fn for_each_piece(span: Span, bucket_ns: u64, buckets: usize, mut f: impl FnMut(usize, u64, u32)) {
+    let first = (span.start / bucket_ns) as usize;
+    if first >= buckets {
+        return;
+    }
+    if span.end <= span.start {
+        f(first, 0, 1);
+        return;
+    }
+    let last = (((span.end - 1) / bucket_ns) as usize).min(buckets - 1);
+    for b in first..=last {
+        let from = (b as u64 * bucket_ns).max(span.start);
+        let to = ((b as u64 + 1) * bucket_ns).min(span.end);
+        f(b, to.saturating_sub(from), u32::from(b == first));
+    }
+}
+
+/// The model table a sample track indexes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SampleSource {
+    /// `marker_values`.
+    MarkerValues,
+    /// `queue_ops` with a known fill level (`len_after`).
+    QueueLevels,
+}
+
+impl SampleSource {
+    fn sample(self, m: &Model, i: u32) -> Option<(u64, i64)> {
+        let i = i as usize;
+        match self {
+            SampleSource::MarkerValues => m.marker_values.get(i).map(|v| (v.ts_ns, v.value)),
+            SampleSource::QueueLevels => {
+                let op = m.queue_ops.get(i)?;
+                Some((op.ts_ns, i64::from(op.len_after?)))
+            }
+        }
+    }
+}
+
+/// What one column of a sample track holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SampleCell {
+    pub min: i64,
+    pub max: i64,
+    /// The last sample in the cell.
+    pub last: i64,
+    pub count: u32,
+    /// The value in force when the cell starts (the last sample before it).
+    pub carried: Option<i64>,
+}
+
+impl Default for SampleCell {
+    fn default() -> Self {
+        SampleCell {
+            min: i64::MAX,
+            max: i64::MIN,
+            last: 0,
+            count: 0,
+            carried: None,
+        }
+    }
+}
+
+impl SampleCell {
+    fn add(&mut self, v: i64) {
+        self.min = self.min.min(v);
+        self.max = self.max.max(v);
+        self.last = v;
+        self.count = self.count.saturating_add(1);
+    }
+
+    fn merge(&mut self, o: &SampleCell) {
+        if o.count > 0 {
+            self.min = self.min.min(o.min);
+            self.max = self.max.max(o.max);
+            self.last = o.last;
+            self.count = self.count.saturating_add(o.count);
+        }
+    }
+
+    /// The highest value shown in this cell: the samples' maximum, or the
+    /// value carried into it.
+    pub fn level(&self) -> Option<i64> {
+        if self.count > 0 {
+            Some(self.max.max(self.carried.unwrap_or(i64::MIN)))
+        } else {
+            self.carried
+        }
+    }
+}
+
+/// Values over time (value markers, queue fill levels) in time order.
+#[derive(Clone, Debug)]
+pub struct SampleTrack {
+    pub source: SampleSource,
+    items: Vec<u32>,
+    lod: Pyramid<SampleCell>,
+    /// Smallest and largest value of the whole track.
+    pub min: i64,
+    pub max: i64,
+}
+
+impl SampleTrack {
+    pub fn new(m: &Model, source: SampleSource, mut items: Vec<u32>) -> SampleTrack {
+        items.retain(|&i| source.sample(m, i).is_some());
+        items.sort_by_key(|&i| source.sample(m, i).map_or(0, |(t, _)| t));
+        let mut lod = Pyramid::<SampleCell>::new(items.len(), m.info.duration_ns);
+        let (mut min, mut max) = (i64::MAX, i64::MIN);
+        let bucket_ns = lod.bucket_ns;
+        let level0 = &mut lod.levels[0];
+        for (t, v) in items.iter().filter_map(|&i| source.sample(m, i)) {
+            min = min.min(v);
+            max = max.max(v);
+            let b = ((t / bucket_ns) as usize).min(level0.len() - 1);
+            level0[b].add(v);
+        }
+        lod.build_levels(|a, b| {
+            let mut m = *a;
+            m.merge(b);
+            m
+        });
+        SampleTrack {
+            source,
+            items,
+            lod,
+            min: min.min(max),
+            max: max.max(min),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.items.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.items.is_empty()
+    }
+
+    /// The sample at position `pos` and its model row index.
+    pub fn get(&self, m: &Model, pos: usize) -> Option<(u32, u64, i64)> {
+        let i = *self.items.get(pos)?;
+        let (t, v) = self.source.sample(m, i)?;
+        Some((i, t, v))
+    }
+
+    fn first_at_or_after(&self, m: &Model, t: u64) -> usize {
+        self.items
+            .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts < t))
+    }
+
+    /// The value in force at time `t` (the last sample at or before it).
+    pub fn value_at(&self, m: &Model, t: u64) -> Option<i64> {
+        let pos = self
+            .items
+            .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts <= t));
+        pos.checked_sub(1)
+            .and_then(|p| self.get(m, p))
+            .map(|(_, _, v)| v)
+    }
+
+    pub fn cells(&self, m: &Model, cols: &Columns, out: &mut Vec<SampleCell>) {
+        out.clear();
+        out.resize(cols.width, SampleCell::default());
+        let begin = self.first_at_or_after(m, cols.start);
+        let end = self.first_at_or_after(m, cols.end);
+        let mut carried = begin
+            .checked_sub(1)
+            .and_then(|p| self.get(m, p))
+            .map(|(_, _, v)| v);
+        if end - begin <= EXACT_ITEMS_PER_COLUMN * cols.width {
+            for pos in begin..end {
+                if let Some((_, t, v)) = self.get(m, pos) {
+                    out[cols.column_of(t)].add(v);
+                }
+            }
+        } else {
+            self.lod.for_each_column(cols, |c, buckets, _| {
+                for b in buckets {
+                    out[c].merge(b);
+                }
+            });
+        }
+        for cell in out.iter_mut() {
+            cell.carried = carried;
+            if cell.count > 0 {
+                carried = Some(cell.last);
+            }
+        }
+    }
+
+    pub fn next_after(&self, m: &Model, t: u64) -> Option<usize> {
+        let pos = self
+            .items
+            .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts <= t));
+        (pos < self.items.len()).then_some(pos)
+    }
+
+    pub fn prev_before(&self, m: &Model, t: u64) -> Option<usize> {
+        self.first_at_or_after(m, t).checked_sub(1)
+    }
+
+    /// The sample nearest to `t` within `slack_ns`.
+    pub fn near(&self, m: &Model, t: u64, slack_ns: u64) -> Option<usize> {
+        let begin = self.first_at_or_after(m, t.saturating_sub(slack_ns));
+        let end = self.first_at_or_after(m, t.saturating_add(slack_ns) + 1);
+        (begin..end).min_by_key(|&p| self.get(m, p).map_or(u64::MAX, |(_, ts, _)| ts.abs_diff(t)))
+    }
+}
+
+/// Indices of the rows of a table that satisfy `keep`.
+pub fn indices<T>(rows: &[T], keep: impl Fn(&T) -> bool) -> Vec<u32> {
+    rows.iter()
+        .enumerate()
+        .filter(|(_, r)| keep(r))
+        .map(|(i, _)| i as u32)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband_decode::model::{SchedSlice, Task, TaskKind};
+
+    fn model(slices: &[(u64, u64, u32)], duration_ns: u64) -> Model {
+        let mut m = Model::default();
+        m.info.duration_ns = duration_ns;
+        m.sched_slices = slices
+            .iter()
+            .map(|&(start_ns, end_ns, task_id)| SchedSlice {
+                start_ns,
+                end_ns,
+                task_id,
+                core_id: 0,
+                truncated: false,
+            })
+            .collect();
+        m.tasks = (1..=3)
+            .map(|task_id| Task {
+                task_id,
+                name: format!("t{task_id}"),
+                kind: TaskKind::Normal,
+                created_ns: None,
+                deleted_ns: None,
+                stack_size: None,
+            })
+            .collect();
+        m
+    }
+
+    fn track(m: &Model) -> IntervalTrack {
+        IntervalTrack::new(
+            m,
+            IntervalSource::SchedSlices,
+            indices(&m.sched_slices, |_| true),
+        )
+    }
+
+    #[test]
+    fn columns_split_time_exactly() {
+        let cols = Columns::new(100, 200, 3);
+        assert_eq!(
+            (0..=3).map(|c| cols.bound(c)).collect::<Vec<_>>(),
+            [100, 133, 166, 200]
+        );
+        assert_eq!(cols.column_of(0), 0);
+        assert_eq!(cols.column_of(133), 1);
+        assert_eq!(cols.column_of(199), 2);
+        assert_eq!(cols.column_of(500), 2);
+    }
+
+    #[test]
+    fn exact_cells_cover_and_pick_dominant() {
+        let m = model(&[(0, 30, 1), (30, 35, 2), (35, 100, 3)], 100);
+        let t = track(&m);
+        let mut cells = Vec::new();
+        t.cells(&m, &Columns::new(0, 100, 4), &mut cells);
+        let summary: Vec<_> = cells
+            .iter()
+            .map(|c| (c.code, c.covered_ns, c.starts))
+            .collect();
+        assert_eq!(summary, [(1, 25, 1), (3, 25, 2), (3, 25, 0), (3, 25, 0)]);
+        assert_eq!(cells[1].fraction(), 1.0);
+    }
+
+    #[test]
+    fn summaries_agree_with_exact_walk() {
+        // 4000 alternating slices with gaps; a narrow view forces the summaries.
+        let slices: Vec<_> = (0..4000u64)
+            .map(|i| {
+                (
+                    i * 100,
+                    i * 100 + if i % 2 == 0 { 70 } else { 20 },
+                    1 + (i % 2) as u32,
+                )
+            })
+            .collect();
+        let m = model(&slices, 400_000);
+        let t = track(&m);
+        let cols = Columns::new(0, 400_000, 10);
+        let mut lod = Vec::new();
+        t.cells(&m, &cols, &mut lod);
+        // Each column: 45% covered, task 1 dominant; every slice counted once.
+        for cell in &lod {
+            assert_eq!(cell.code, 1);
+            assert!((cell.fraction() - 0.45).abs() < 0.02, "{}", cell.fraction());
+        }
+        assert_eq!(lod.iter().map(|c| c.starts).sum::<u32>(), 4000);
+        assert!(t.lod.levels.len() > 1);
+    }
+
+    #[test]
+    fn picking_and_stepping() {
+        let m = model(&[(0, 30, 1), (30, 35, 2), (50, 100, 3)], 100);
+        let t = track(&m);
+        assert_eq!(t.at(&m, 31, 0), Some(1));
+        assert_eq!(t.at(&m, 40, 0), None);
+        assert_eq!(t.at(&m, 40, 6), Some(1));
+        assert_eq!(t.next_after(&m, 30), Some(2));
+        assert_eq!(t.next_after(&m, 50), None);
+        assert_eq!(t.prev_before(&m, 30), Some(0));
+        assert_eq!(t.prev_before(&m, 0), None);
+    }
+
+    #[test]
+    fn samples_carry_values_into_empty_columns() {
+        let mut m = Model::default();
+        m.info.duration_ns = 100;
+        m.marker_values = [(10, 5), (12, -3), (70, 9)]
+            .iter()
+            .map(|&(ts_ns, value)| tband_decode::model::MarkerValue {
+                ts_ns,
+                marker_id: 0,
+                task_id: None,
+                value,
+            })
+            .collect();
+        let t = SampleTrack::new(&m, SampleSource::MarkerValues, vec![0, 1, 2]);
+        assert_eq!((t.min, t.max), (-3, 9));
+        let mut cells = Vec::new();
+        t.cells(&m, &Columns::new(0, 100, 4), &mut cells);
+        let levels: Vec<_> = cells.iter().map(|c| c.level()).collect();
+        assert_eq!(levels, [Some(5), Some(-3), Some(9), Some(9)]);
+        t.cells(&m, &Columns::new(20, 60, 2), &mut cells);
+        assert_eq!(cells[0].level(), Some(-3));
+        assert_eq!(t.value_at(&m, 11), Some(5));
+        assert_eq!(t.value_at(&m, 5), None);
+    }
+}
