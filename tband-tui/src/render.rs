@@ -355,7 +355,11 @@ fn draw_cells(
         }
         IntervalSource::TaskStates => {
             for (c, cell) in cells.iter().enumerate() {
-                if cell.covered_ns > 0 {
+                const RUNNING: u32 = TaskStateKind::Running as u32;
+                if cell.code != RUNNING && cell.has(RUNNING) {
+                    // Short runs stay visible when another state dominates.
+                    buf.set_string(x + c as u16, y, "▌", Style::new().fg(Color::Green));
+                } else if cell.covered_ns > 0 {
                     let (glyph, fg) = state_glyph(cell.code);
                     buf.set_string(x + c as u16, y, glyph, Style::new().fg(fg));
                 }

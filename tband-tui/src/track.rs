@@ -110,6 +110,8 @@ pub struct Cell {
     code_ns: u64,
     /// Items that start in this cell.
     pub starts: u32,
+    /// Bit `code` set for every code present (codes above 31 share bit 31).
+    pub seen: u32,
 }
 
 impl Cell {
@@ -139,6 +141,12 @@ impl Cell {
         }
         self.covered_ns += ns;
         self.starts = self.starts.saturating_add(starts);
+        self.seen |= 1 << code.min(31);
+    }
+
+    /// Whether some item with `code` (below 31) is in the cell.
+    pub fn has(&self, code: u32) -> bool {
+        self.seen & (1 << code.min(31)) != 0
     }
 
     fn merge(&mut self, other: &Cell) {
@@ -148,6 +156,7 @@ impl Cell {
             self.covered_ns += other.covered_ns - other.code_ns;
         }
         self.starts = starts;
+        self.seen |= other.seen;
         self.width_ns += other.width_ns;
     }
 }
@@ -179,13 +188,15 @@ impl Columns {
         self.start + offset as u64
     }
 
-    /// The column holding time `t` (clamped to the view).
+    /// The column holding time `t` (clamped to the view): the last column
+    /// whose [`bound`](Self::bound) is at or before `t`.
     pub fn column_of(&self, t: u64) -> usize {
         if t <= self.start {
             return 0;
         }
-        let offset = u128::from(t - self.start) * self.width as u128 / u128::from(self.span_ns());
-        (offset as usize).min(self.width - 1)
+        let past = u128::from(t - self.start) + 1;
+        let column = (past * self.width as u128).div_ceil(u128::from(self.span_ns())) - 1;
+        (column as usize).min(self.width - 1)
     }
 
     /// Nanoseconds per column, rounded up.
@@ -661,7 +672,9 @@ mod tests {
             [100, 133, 166, 200]
         );
         assert_eq!(cols.column_of(0), 0);
+        assert_eq!(cols.column_of(132), 0);
         assert_eq!(cols.column_of(133), 1);
+        assert_eq!(cols.column_of(166), 2);
         assert_eq!(cols.column_of(199), 2);
         assert_eq!(cols.column_of(500), 2);
     }
@@ -678,6 +691,7 @@ mod tests {
             .collect();
         assert_eq!(summary, [(1, 25, 1), (3, 25, 2), (3, 25, 0), (3, 25, 0)]);
         assert_eq!(cells[1].fraction(), 1.0);
+        assert!(cells[1].has(1) && cells[1].has(2) && !cells[2].has(1));
     }
 
     #[test]
