@@ -557,7 +557,10 @@ mod tests {
         chars(&mut a, "+");
         assert_eq!(a.end - a.start, full / 2);
         let at = (a.cursor - a.start) * 4;
-        assert!(at.abs_diff(a.end - a.start) <= 4, "the cursor stays at 1/4 of the view");
+        assert!(
+            at.abs_diff(a.end - a.start) <= 4,
+            "the cursor stays at 1/4 of the view"
+        );
         chars(&mut a, "www");
         assert_eq!(a.end - a.start, full / 16);
         chars(&mut a, "s");

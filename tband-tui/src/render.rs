@@ -526,7 +526,7 @@ fn draw_status(buf: &mut Buffer, area: Rect, app: &App) {
 }
 
 fn draw_help(buf: &mut Buffer, area: Rect) {
-    let width = 64.min(area.width);
+    let width = 76.min(area.width);
     let height = (KEYMAP.len() as u16 + 2).min(area.height);
     let popup = Rect::new(
         area.x + (area.width - width) / 2,
@@ -537,7 +537,7 @@ fn draw_help(buf: &mut Buffer, area: Rect) {
     Clear.render(popup, buf);
     let text: Vec<ratatui::text::Line> = KEYMAP
         .iter()
-        .map(|(keys, what)| format!("{keys:<22}{what}").into())
+        .map(|(keys, what)| format!("{keys:<23}{what}").into())
         .collect();
     Paragraph::new(text)
         .block(Block::bordered().title(" keys (? closes) "))

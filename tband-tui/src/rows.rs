@@ -106,9 +106,12 @@ impl Timeline {
 
         // Idle time is left uncovered in core rows, so a column's covered
         // share is its busy share and its dominant task a real one.
+        // Without any scheduling (bare metal) core rows would say nothing.
         let mut sched = group_by(&m.sched_slices, |s| s.core_id);
-        for core in &m.cores {
-            sched.entry(core.core_id).or_default();
+        if !m.sched_slices.is_empty() {
+            for core in &m.cores {
+                sched.entry(core.core_id).or_default();
+            }
         }
         for (core_id, mut items) in sched {
             let idle_from = items

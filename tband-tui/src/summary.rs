@@ -84,14 +84,14 @@ pub fn isr_queue_lines(app: &App) -> Vec<String> {
         ));
     }
     if !a.queues.is_empty() {
-        out.push(format!("{:<18}{:>7}{:>10}", "queue", "ops", "high-water"));
+        out.push(format!("{:<18}{:>7}{:>11}", "queue", "ops", "high-water"));
     }
     for q in &a.queues {
         let name = m
             .queue(q.queue_id)
             .map_or(format!("queue {}", q.queue_id), |q| q.name.clone());
         out.push(format!(
-            "{:<18}{:>7}{:>10}",
+            "{:<18}{:>7}{:>11}",
             cut(&name, 17),
             q.ops,
             q.high_water

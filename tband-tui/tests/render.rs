@@ -1,0 +1,241 @@
+//! Full frames of the conformance recordings, drawn on ratatui's
+//! `TestBackend` and compared with the frames in `tests/frames/` (set
+//! `UPDATE_FRAMES=1` to rewrite them after a deliberate change). Each frame
+//! is also checked against the model: every ISR execution, task slice,
+//! running state and marker instant in view is drawn where it happened.
+
+use std::path::PathBuf;
+
+use ratatui::backend::TestBackend;
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use tband_decode::model::TaskStateKind;
+use tband_tui::app::{App, Entry};
+use tband_tui::render::{draw, to_text};
+use tband_tui::rows::Body;
+use tband_tui::time::parse_range;
+
+fn recording(name: &str) -> String {
+    format!(
+        "{}/../../shared/conformance/tband/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+fn open(inputs: &[&str]) -> App {
+    let args: Vec<String> = inputs.iter().map(|i| recording(i)).collect();
+    let model = tband_decode::Trace::open(&args, &Default::default())
+        .unwrap()
+        .model;
+    App::new(model, inputs.join(" "))
+}
+
+fn render(app: &mut App, width: u16, height: u16) -> Buffer {
+    let mut terminal = Terminal::new(TestBackend::new(width, height)).unwrap();
+    terminal.draw(|f| app.geometry = draw(f, app)).unwrap();
+    terminal.draw(|f| app.geometry = draw(f, app)).unwrap();
+    terminal.backend().buffer().clone()
+}
+
+fn compare(name: &str, buf: &Buffer) {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/frames")
+        .join(format!("{name}.txt"));
+    let text = to_text(buf);
+    if std::env::var_os("UPDATE_FRAMES").is_some() {
+        std::fs::write(&path, &text).unwrap();
+    }
+    let expected = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (run with UPDATE_FRAMES=1)", path.display()));
+    assert_eq!(
+        text,
+        expected,
+        "frame {name} differs from {}",
+        path.display()
+    );
+}
+
+fn symbol(buf: &Buffer, x: u16, y: u16) -> &str {
+    buf.cell((x, y)).map_or("", |c| c.symbol())
+}
+
+/// Checks that what the model says happened in view is drawn where it happened.
+fn check_against_model(app: &App, buf: &Buffer) -> usize {
+    let m = &app.model;
+    let cols = app.columns();
+    let x0 = app.geometry.timeline_x;
+    let entries = app.entries();
+    let mut checked = 0;
+    let in_view = |s: u64, e: u64| s >= cols.start && e < cols.end;
+    let col = |t: u64| x0 + cols.column_of(t) as u16;
+    let whole_columns = |s: u64, e: u64| e.saturating_sub(s) >= 2 * cols.column_ns();
+    for &(y, index) in &app.geometry.lines {
+        let Some(Entry::Row(r)) = entries.get(index) else {
+            continue;
+        };
+        let row = &app.timeline.rows[*r];
+        let Body::Intervals { lines, ticks } = &row.body else {
+            continue;
+        };
+        if let Some(ticks) = ticks {
+            for pos in 0..ticks.len() {
+                let (_, span) = ticks.get(m, pos).unwrap();
+                if in_view(span.start, span.start) {
+                    assert_eq!(
+                        symbol(buf, col(span.start), y),
+                        "|",
+                        "{} instant",
+                        row.label
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        let Some(track) = lines.first() else {
+            continue;
+        };
+        for pos in 0..track.len() {
+            let (i, span) = track.get(m, pos).unwrap();
+            if !in_view(span.start, span.end) {
+                continue;
+            }
+            let mid = span.start + (span.end - span.start) / 2;
+            let drawn = symbol(buf, col(mid), y);
+            use tband_tui::track::IntervalSource::*;
+            match track.source {
+                IsrSlices => {
+                    assert!(
+                        ["█", "▄", "|"].contains(&symbol(buf, col(span.start), y)),
+                        "{} ISR at {}",
+                        row.label,
+                        span.start
+                    );
+                    checked += 1;
+                }
+                SchedSlices if whole_columns(span.start, span.end) => {
+                    assert!(
+                        !["", " ", "·"].contains(&drawn),
+                        "{}: task {} at {} drawn as {drawn:?}",
+                        row.label,
+                        span.code,
+                        span.start
+                    );
+                    checked += 1;
+                }
+                TaskStates if whole_columns(span.start, span.end) => {
+                    let state = m.task_states[i as usize].state;
+                    let expected = match state {
+                        TaskStateKind::Running => "█",
+                        TaskStateKind::Ready => "▒",
+                        TaskStateKind::Blocked => "─",
+                        TaskStateKind::Suspended => "╌",
+                        TaskStateKind::Deleted => " ",
+                    };
+                    assert!(
+                        drawn == expected || drawn == "▌",
+                        "{}: {} at {} drawn as {drawn:?}",
+                        row.label,
+                        state.as_str(),
+                        span.start
+                    );
+                    checked += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    checked
+}
+
+fn press(app: &mut App, code: KeyCode) {
+    app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+}
+
+#[test]
+fn freertos_whole_trace() {
+    let mut app = open(&["freertos_small.bin"]);
+    let buf = render(&mut app, 140, 56);
+    compare("freertos_small", &buf);
+    assert!(check_against_model(&app, &buf) > 100);
+}
+
+#[test]
+fn freertos_zoomed_with_details() {
+    let mut app = open(&["freertos_small.bin"]);
+    render(&mut app, 140, 40);
+    let (start, end) = parse_range("36.95ms..37.35ms").unwrap();
+    app.set_view(start.unwrap(), end.unwrap());
+    // Select the core row and pick the block under the cursor.
+    app.cursor = 37_000_000;
+    press(&mut app, KeyCode::Down);
+    press(&mut app, KeyCode::Enter);
+    assert!(app.picked.is_some());
+    let buf = render(&mut app, 140, 40);
+    compare("freertos_small_zoomed", &buf);
+    assert!(check_against_model(&app, &buf) > 5);
+    let text = to_text(&buf);
+    assert!(
+        text.contains("task     consumer"),
+        "details panel names the task"
+    );
+}
+
+#[test]
+fn freertos_summary_and_help() {
+    let mut app = open(&["freertos_small.bin"]);
+    press(&mut app, KeyCode::Char('t'));
+    compare("freertos_small_summary", &render(&mut app, 140, 50));
+    press(&mut app, KeyCode::Char('?'));
+    compare("freertos_small_help", &render(&mut app, 100, 30));
+}
+
+#[test]
+fn lossy_trace_shows_anomalies_on_the_axis() {
+    let mut app = open(&["freertos_lossy.bin"]);
+    let buf = render(&mut app, 140, 50);
+    compare("freertos_lossy", &buf);
+    check_against_model(&app, &buf);
+    let axis = to_text(&buf).lines().nth(2).unwrap().to_string();
+    assert!(axis.matches('!').count() > 10, "{axis}");
+}
+
+#[test]
+fn baremetal_recordings() {
+    for (name, inputs) in [
+        ("baremetal_basic", &["baremetal_basic.bin"][..]),
+        (
+            "baremetal_2core",
+            &["baremetal_2core_c0.bin@0", "baremetal_2core_c1.bin@1"][..],
+        ),
+        (
+            "baremetal_2core_snap",
+            &[
+                "baremetal_2core_snap_c0.bin@0",
+                "baremetal_2core_snap_c1.bin@1",
+            ][..],
+        ),
+    ] {
+        let mut app = open(inputs);
+        let buf = render(&mut app, 120, 36);
+        compare(name, &buf);
+        check_against_model(&app, &buf);
+    }
+    // Both cores' ISRs get rows of their own.
+    let app = open(&["baremetal_2core_c0.bin@0", "baremetal_2core_c1.bin@1"]);
+    let isr_rows: Vec<_> = app
+        .timeline
+        .rows
+        .iter()
+        .filter(|r| r.group == tband_tui::rows::Group::Isrs)
+        .map(|r| r.label.as_str())
+        .collect();
+    assert!(
+        isr_rows.iter().any(|l| l.starts_with("c0 ")),
+        "{isr_rows:?}"
+    );
+    assert!(
+        isr_rows.iter().any(|l| l.starts_with("c1 ")),
+        "{isr_rows:?}"
+    );
+}
