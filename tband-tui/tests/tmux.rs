@@ -1,0 +1,137 @@
+//! End to end: the real binary in a tmux pseudo-terminal, driven with
+//! `send-keys` and read with `capture-pane` — open, zoom, pan, select, quit.
+
+use std::process::{Command, Output};
+use std::thread::sleep;
+use std::time::{Duration, Instant};
+
+/// A tmux server of its own, killed when the test ends.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    fn run(&self, args: &[&str]) -> Output {
+        Command::new("tmux")
+            .arg("-L")
+            .arg(&self.socket)
+            .args(args)
+            .output()
+            .expect("tmux runs")
+    }
+
+    fn screen(&self) -> String {
+        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "tui"]).stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        let mut args = vec!["send-keys", "-t", "tui"];
+        args.extend_from_slice(keys);
+        assert!(self.run(&args).status.success());
+    }
+
+    /// Waits until the screen satisfies `ok`, returning it.
+    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            let screen = self.screen();
+            if ok(&screen) {
+                return screen;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
+            sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn alive(&self) -> bool {
+        self.run(&["has-session", "-t", "tui"]).status.success()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.run(&["kill-server"]);
+    }
+}
+
+/// The view span from the title line, e.g. `(44.92ms)`.
+fn span(screen: &str) -> String {
+    let title = screen.lines().next().unwrap_or("");
+    let open = title.find('(').unwrap_or(0);
+    let close = title.find(')').unwrap_or(0);
+    title.get(open..=close).unwrap_or("").to_string()
+}
+
+fn view_start(screen: &str) -> String {
+    let title = screen.lines().next().unwrap_or("");
+    title
+        .split_whitespace()
+        .find(|w| w.contains("..") && !w.contains('/'))
+        .and_then(|w| w.split("..").next())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn open_zoom_pan_select_quit() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/conformance/tband/freertos_small.bin"
+    );
+    let tmux = Tmux {
+        socket: format!("tband-tui-test-{}", std::process::id()),
+    };
+    let command = format!("{} {trace}", env!("CARGO_BIN_EXE_tband-tui"));
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "tui",
+        "-x",
+        "140",
+        "-y",
+        "45",
+        &command,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+
+    let screen = tmux.wait_for("the first frame", |s| s.contains("? keys"));
+    assert_eq!(span(&screen), "(89.84ms)", "{screen}");
+    assert!(
+        screen.contains("core 0") && screen.contains("c0 SimIRQ"),
+        "{screen}"
+    );
+
+    tmux.keys(&["+"]);
+    let screen = tmux.wait_for("zoom in", |s| span(s) == "(44.92ms)");
+    let start = view_start(&screen);
+    tmux.keys(&["w"]);
+    tmux.wait_for("zoom in again", |s| span(s) == "(22.46ms)");
+    tmux.keys(&["d"]);
+    let screen = tmux.wait_for("pan right", |s| view_start(s) != start);
+    let panned = view_start(&screen);
+    tmux.keys(&["Left"]);
+    tmux.wait_for("pan left", |s| view_start(s) != panned);
+
+    // Select the core row, jump to its next slice: the details panel opens.
+    tmux.keys(&["j", "n"]);
+    let screen = tmux.wait_for("the details panel", |s| s.contains("│ details"));
+    assert!(screen.contains("task "), "{screen}");
+    assert!(screen.contains("duration"), "{screen}");
+
+    tmux.keys(&["?"]);
+    tmux.wait_for("the key help", |s| s.contains("keys (? closes)"));
+    tmux.keys(&["?", "q"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tmux.alive() {
+        assert!(Instant::now() < deadline, "q did not quit");
+        sleep(Duration::from_millis(50));
+    }
+}
