@@ -72,6 +72,7 @@ pub struct App {
     pub show_summary: bool,
     pub quit: bool,
     pub geometry: Geometry,
+    entries: Vec<Entry>,
     /// Column and view start when a drag began.
     drag: Option<(u16, u64)>,
 }
@@ -102,8 +103,10 @@ impl App {
                 timeline_width: 80,
                 ..Geometry::default()
             },
+            entries: Vec::new(),
             drag: None,
         };
+        app.refresh_entries();
         app.fit();
         app
     }
@@ -205,9 +208,14 @@ impl App {
 
     /// The selectable lines: group headers and the rows of expanded groups
     /// that match the filter.
-    pub fn entries(&self) -> Vec<Entry> {
+    pub fn entries(&self) -> &[Entry] {
+        &self.entries
+    }
+
+    /// Recomputes [`App::entries`] after the filter or a group changed.
+    fn refresh_entries(&mut self) {
         let filter = self.filter.to_lowercase();
-        let mut entries = Vec::new();
+        self.entries.clear();
         for group in Group::ALL {
             let rows: Vec<usize> = self
                 .timeline
@@ -220,12 +228,11 @@ impl App {
             if rows.is_empty() {
                 continue;
             }
-            entries.push(Entry::Header(group));
+            self.entries.push(Entry::Header(group));
             if !self.collapsed.contains(&group) {
-                entries.extend(rows.into_iter().map(Entry::Row));
+                self.entries.extend(rows.into_iter().map(Entry::Row));
             }
         }
-        entries
     }
 
     pub fn selected_entry(&self) -> Option<Entry> {
@@ -268,6 +275,7 @@ impl App {
         if !self.collapsed.remove(&group) {
             self.collapsed.insert(group);
         }
+        self.refresh_entries();
         let header = self
             .entries()
             .iter()
@@ -450,6 +458,7 @@ impl App {
             KeyCode::Char('/') => {
                 self.editing_filter = true;
                 self.filter.clear();
+                self.refresh_entries();
                 self.select(0);
             }
             _ => {}
@@ -469,6 +478,7 @@ impl App {
             KeyCode::Char(c) => self.filter.push(c),
             _ => {}
         }
+        self.refresh_entries();
         self.scroll = 0;
         self.select(0);
     }
@@ -597,7 +607,7 @@ mod tests {
     #[test]
     fn next_event_walks_the_selected_row() {
         let mut a = app();
-        let entries = a.entries();
+        let entries = a.entries().to_vec();
         let core = entries.iter().position(|e| *e == Entry::Row(0)).unwrap();
         a.selected = core;
         a.cursor = 0;

@@ -11,7 +11,7 @@ use tband_decode::model::{Model, StrId, TaskStateKind};
 use crate::app::{App, Entry, Geometry};
 use crate::details::details;
 use crate::rows::{Body, Row};
-use crate::summary::{cpu_lines, isr_queue_lines};
+use crate::summary::{cpu_lines, isr_queue_lines, line_counts};
 use crate::time::{axis_label, exact, short, tick_step};
 use crate::track::{Cell, Columns, IntervalSource, IntervalTrack, SampleCell, SampleTrack};
 
@@ -83,8 +83,10 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
     }
     let status_y = area.bottom() - 1;
     let summary_h = if app.show_summary {
-        let lines = cpu_lines(app).len().max(isr_queue_lines(app).len()) as u16 + 2;
-        lines.min((area.height - 4) / 2)
+        let (left, right) = line_counts(app);
+        (left.max(right) as u16)
+            .saturating_add(2)
+            .min((area.height - 4) / 2)
     } else {
         0
     };
@@ -99,13 +101,7 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
         area.width - details_w,
         area.height - 2 - summary_h,
     );
-    let label_w = app
-        .timeline
-        .rows
-        .iter()
-        .map(|r| r.label.chars().count() as u16 + 3)
-        .max()
-        .unwrap_or(0)
+    let label_w = (app.timeline.longest_label.min(usize::from(LABEL_MAX)) as u16 + 3)
         .clamp(LABEL_MIN, LABEL_MAX)
         .min(main.width / 3);
     let timeline_x = main.x + label_w;
@@ -489,8 +485,12 @@ fn draw_summary(buf: &mut Buffer, area: Rect, app: &App) {
     let inner = block.inner(area);
     block.render(area, buf);
     let half = inner.width / 2;
-    for (column, lines) in [(0, cpu_lines(app)), (half, isr_queue_lines(app))] {
-        for (i, line) in lines.iter().enumerate().take(inner.height.into()) {
+    let limit = usize::from(inner.height);
+    for (column, lines) in [
+        (0, cpu_lines(app, limit)),
+        (half, isr_queue_lines(app, limit)),
+    ] {
+        for (i, line) in lines.iter().enumerate() {
             buf.set_stringn(
                 inner.x + column,
                 inner.y + i as u16,

@@ -90,6 +90,8 @@ impl Row {
 pub struct Timeline {
     pub rows: Vec<Row>,
     pub anomalies: IntervalTrack,
+    /// Characters in the longest row label.
+    pub longest_label: usize,
 }
 
 fn group_by<K: Ord, T>(rows: &[T], key: impl Fn(&T) -> K) -> BTreeMap<K, Vec<u32>> {
@@ -213,7 +215,16 @@ impl Timeline {
             IntervalSource::Anomalies,
             indices(&m.anomalies, |_| true),
         );
-        Timeline { rows, anomalies }
+        let longest_label = rows
+            .iter()
+            .map(|r| r.label.chars().count())
+            .max()
+            .unwrap_or(0);
+        Timeline {
+            rows,
+            anomalies,
+            longest_label,
+        }
     }
 }
 

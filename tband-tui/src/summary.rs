@@ -23,8 +23,18 @@ fn task_name(m: &Model, task_id: u32) -> String {
         .map_or(format!("task {task_id}"), |t| t.name.clone())
 }
 
-/// Cores and tasks (left half of the pane).
-pub fn cpu_lines(app: &App) -> Vec<String> {
+/// How many lines [`cpu_lines`] and [`isr_queue_lines`] have in full.
+pub fn line_counts(app: &App) -> (usize, usize) {
+    let a = &app.analysis;
+    let headers = |n: usize| usize::from(n > 0);
+    (
+        2 + a.cores.len() + a.tasks.len(),
+        headers(a.isrs.len()) + a.isrs.len() + headers(a.queues.len()) + a.queues.len(),
+    )
+}
+
+/// Cores and tasks (left half of the pane), at most `limit` lines.
+pub fn cpu_lines(app: &App, limit: usize) -> Vec<String> {
     let a = &app.analysis;
     let mut out = Vec::new();
     out.push(format!("{:<16}{:>8}{:>10}", "core", "load %", "isr"));
@@ -40,7 +50,7 @@ pub fn cpu_lines(app: &App) -> Vec<String> {
         "{:<16}{:>8}{:>10}{:>10}{:>8}",
         "task", "cpu %", "run", "isr", "slices"
     ));
-    for t in &a.tasks {
+    for t in a.tasks.iter().take(limit.saturating_sub(out.len())) {
         let name = task_name(&app.model, t.task_id);
         let load = if t.idle {
             format!("({:.2})", load_percent(t.run_ns, a.duration_ns))
@@ -56,11 +66,12 @@ pub fn cpu_lines(app: &App) -> Vec<String> {
             t.slices
         ));
     }
+    out.truncate(limit);
     out
 }
 
-/// ISRs and queues (right half of the pane).
-pub fn isr_queue_lines(app: &App) -> Vec<String> {
+/// ISRs and queues (right half of the pane), at most `limit` lines.
+pub fn isr_queue_lines(app: &App, limit: usize) -> Vec<String> {
     let a = &app.analysis;
     let m = &app.model;
     let mut out = Vec::new();
@@ -70,7 +81,7 @@ pub fn isr_queue_lines(app: &App) -> Vec<String> {
             "isr", "count", "max", "total"
         ));
     }
-    for s in &a.isrs {
+    for s in a.isrs.iter().take(limit) {
         let IsrKey { core_id, isr_id } = s.key;
         let name = m
             .isr(s.key)
@@ -86,7 +97,7 @@ pub fn isr_queue_lines(app: &App) -> Vec<String> {
     if !a.queues.is_empty() {
         out.push(format!("{:<18}{:>7}{:>11}", "queue", "ops", "high-water"));
     }
-    for q in &a.queues {
+    for q in a.queues.iter().take(limit) {
         let name = m
             .queue(q.queue_id)
             .map_or(format!("queue {}", q.queue_id), |q| q.name.clone());
@@ -97,5 +108,6 @@ pub fn isr_queue_lines(app: &App) -> Vec<String> {
             q.high_water
         ));
     }
+    out.truncate(limit);
     out
 }

@@ -271,9 +271,13 @@ pub struct IntervalTrack {
 }
 
 impl IntervalTrack {
-    /// A track of the given rows of `source`'s table (sorted here by start).
+    /// A track of the given rows of `source`'s table, in table order. The
+    /// model keeps its interval tables sorted by start, except anomalies
+    /// (by end), which are sorted here.
     pub fn new(m: &Model, source: IntervalSource, mut items: Vec<u32>) -> IntervalTrack {
-        items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
+        if source == IntervalSource::Anomalies {
+            items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
+        }
         let mut lod = Pyramid::<Cell>::new(items.len(), m.info.duration_ns);
         let bucket_ns = lod.bucket_ns;
         let level0 = &mut lod.levels[0];
@@ -511,8 +515,8 @@ pub struct SampleTrack {
 
 impl SampleTrack {
     pub fn new(m: &Model, source: SampleSource, mut items: Vec<u32>) -> SampleTrack {
+        // Tables of samples are in time order; keep only rows with a value.
         items.retain(|&i| source.sample(m, i).is_some());
-        items.sort_by_key(|&i| source.sample(m, i).map_or(0, |(t, _)| t));
         let mut lod = Pyramid::<SampleCell>::new(items.len(), m.info.duration_ns);
         let (mut min, mut max) = (i64::MAX, i64::MIN);
         let bucket_ns = lod.bucket_ns;

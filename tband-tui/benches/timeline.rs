@@ -1,0 +1,133 @@
+//! Timeline benchmark on a (large) trace: time to the first frame including
+//! decoding, redraw time after zoom and pan, and peak memory.
+//!
+//! `cargo bench -p tband-tui --bench timeline -- TRACE... [--size WxH]`
+//! (make big traces with `tband-sim --size 1G -o /tmp/trace.bin`).
+
+use std::time::{Duration, Instant};
+
+use ratatui::buffer::Buffer;
+use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::layout::Rect;
+use tband_tui::app::App;
+use tband_tui::render::draw_buffer;
+
+fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1e3
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut inputs = Vec::new();
+    let mut size = (200u16, 60u16);
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--size" => {
+                let s = it.next().expect("--size WxH");
+                let (w, h) = s.split_once('x').expect("--size WxH");
+                size = (w.parse().expect("width"), h.parse().expect("height"));
+            }
+            "--bench" => {}
+            other => inputs.push(other.to_string()),
+        }
+    }
+    if inputs.is_empty() {
+        eprintln!("usage: cargo bench -p tband-tui --bench timeline -- TRACE... [--size WxH]");
+        std::process::exit(2);
+    }
+    let file_bytes: u64 = inputs
+        .iter()
+        .map(|p| std::fs::metadata(p.split('@').next().unwrap_or(p)).map_or(0, |m| m.len()))
+        .sum();
+
+    let area = Rect::new(0, 0, size.0, size.1);
+    let started = Instant::now();
+    let model = tband_decode::Trace::open(&inputs, &Default::default())
+        .unwrap_or_else(|e| panic!("{e}"))
+        .model;
+    let decoded = started.elapsed();
+    let rss_decoded = peak_rss_bytes().unwrap_or(0);
+    let events = model.info.events;
+    let mut app = App::new(model, inputs.join(" "));
+    let prepared = started.elapsed();
+    let mut buf = Buffer::empty(area);
+    app.geometry = draw_buffer(&mut buf, area, &app);
+    let first_frame = started.elapsed();
+
+    // Keystrokes: zoom in deep around the middle, pan both ways, step
+    // through events, zoom back out, fit; each followed by a full redraw.
+    app.cursor = app.full_end() / 2;
+    let mut keys: Vec<KeyCode> = Vec::new();
+    keys.extend(std::iter::repeat_n(KeyCode::Char('+'), 24));
+    keys.extend(std::iter::repeat_n(KeyCode::Char('d'), 10));
+    keys.extend(std::iter::repeat_n(KeyCode::Char('a'), 10));
+    keys.extend([
+        KeyCode::Down,
+        KeyCode::Char('n'),
+        KeyCode::Char('n'),
+        KeyCode::Char('N'),
+    ]);
+    keys.extend(std::iter::repeat_n(KeyCode::Char('-'), 24));
+    keys.extend(std::iter::repeat_n(KeyCode::Char('d'), 5));
+    keys.extend([
+        KeyCode::Char('f'),
+        KeyCode::Char('t'),
+        KeyCode::End,
+        KeyCode::Home,
+    ]);
+    let mut times = Vec::with_capacity(keys.len());
+    for code in keys {
+        let t = Instant::now();
+        app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
+        buf.reset();
+        app.geometry = draw_buffer(&mut buf, area, &app);
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let mean = times.iter().sum::<Duration>() / times.len() as u32;
+    let p50 = times[times.len() / 2];
+    let max = times[times.len() - 1];
+    let rss = peak_rss_bytes().unwrap_or(0);
+
+    println!(
+        "trace            {} ({:.1} MB, {} events, {} rows)",
+        inputs.join(" "),
+        file_bytes as f64 / 1e6,
+        events,
+        app.timeline.rows.len()
+    );
+    println!("decode + model   {:>9.1} ms", ms(decoded));
+    println!("rows + summaries {:>9.1} ms", ms(prepared - decoded));
+    println!(
+        "first frame      {:>9.1} ms (total from start, {}x{})",
+        ms(first_frame),
+        size.0,
+        size.1
+    );
+    println!(
+        "redraw per key   mean {:.2} ms, median {:.2} ms, max {:.2} ms ({} keys)",
+        ms(mean),
+        ms(p50),
+        ms(max),
+        times.len()
+    );
+    let ratio = |b: u64| b as f64 / file_bytes.max(1) as f64;
+    println!(
+        "peak RSS         {:>9.1} MB ({:.2}x the trace file)",
+        rss as f64 / 1e6,
+        ratio(rss)
+    );
+    println!(
+        "  of which decode{:>9.1} MB ({:.2}x, peak when the model was built)",
+        rss_decoded as f64 / 1e6,
+        ratio(rss_decoded)
+    );
+}
