@@ -664,4 +664,45 @@ mod tests {
         chars(&mut a, "m");
         assert_eq!(a.marks, [4_000]);
     }
+
+    fn mouse(app: &mut App, kind: MouseEventKind, column: u16, row: u16) {
+        app.on_mouse(MouseEvent {
+            kind,
+            column,
+            row,
+            modifiers: KeyModifiers::NONE,
+        });
+    }
+
+    #[test]
+    fn wheel_zooms_at_the_pointer_and_drag_pans() {
+        let mut a = app();
+        a.geometry = Geometry {
+            timeline_x: 20,
+            timeline_width: 100,
+            lines: vec![(5, 1)],
+            rows_height: 1,
+        };
+        let at = a.time_at_column(75);
+        mouse(&mut a, MouseEventKind::ScrollUp, 20 + 75, 5);
+        assert_eq!(a.end - a.start, a.full_end() / 2);
+        assert!(
+            a.time_at_column(75).abs_diff(at) <= a.column_ns(),
+            "the pointer's time stays put"
+        );
+        let start = a.start;
+        mouse(&mut a, MouseEventKind::Down(MouseButton::Left), 60, 5);
+        assert_eq!(a.selected, 1, "the click selects the row");
+        assert_eq!(a.cursor, a.time_at_column(40));
+        mouse(&mut a, MouseEventKind::Drag(MouseButton::Left), 50, 5);
+        assert_eq!(
+            a.start,
+            start + 10 * a.column_ns(),
+            "dragging left shows later times"
+        );
+        mouse(&mut a, MouseEventKind::Up(MouseButton::Left), 50, 5);
+        mouse(&mut a, MouseEventKind::ScrollDown, 20 + 75, 5);
+        mouse(&mut a, MouseEventKind::ScrollDown, 20 + 75, 5);
+        assert_eq!((a.start, a.end), (0, a.full_end()));
+    }
 }
