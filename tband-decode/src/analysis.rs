@@ -7,7 +7,7 @@
 //! duration`. Idle tasks count as idle, never as load. A core's load is its
 //! non-idle run time plus all its depth-0 ISR time, over the duration.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::model::{IsrKey, Model};
 
@@ -96,7 +96,7 @@ pub fn load_percent(part: u64, whole: u64) -> f64 {
 
 impl Analysis {
     pub fn of(m: &Model) -> Analysis {
-        let mut task_cores: BTreeMap<(u32, u32), TaskCoreTime> = BTreeMap::new();
+        let mut task_cores: HashMap<(u32, u32), TaskCoreTime> = HashMap::new();
         let mut cores: BTreeMap<u32, CoreTime> = m
             .cores
             .iter()
@@ -164,18 +164,22 @@ impl Analysis {
                 e.run_ns = e.run_ns.saturating_add(run_ns);
                 e.isr_ns = e.isr_ns.saturating_add(isr_ns);
                 e.slices += 1;
-                let core = cores.entry(core_id).or_insert_with(|| CoreTime {
-                    core_id,
-                    ..CoreTime::default()
-                });
-                if m.is_idle(s.task_id) {
-                    core.idle_run_ns = core.idle_run_ns.saturating_add(run_ns);
-                } else {
-                    core.busy_run_ns = core.busy_run_ns.saturating_add(run_ns);
-                }
             }
         }
 
+        let mut task_cores: Vec<TaskCoreTime> = task_cores.into_values().collect();
+        task_cores.sort_unstable_by_key(|t| (t.task_id, t.core_id));
+        for tc in &task_cores {
+            let core = cores.entry(tc.core_id).or_insert_with(|| CoreTime {
+                core_id: tc.core_id,
+                ..CoreTime::default()
+            });
+            if m.is_idle(tc.task_id) {
+                core.idle_run_ns = core.idle_run_ns.saturating_add(tc.run_ns);
+            } else {
+                core.busy_run_ns = core.busy_run_ns.saturating_add(tc.run_ns);
+            }
+        }
         let mut tasks: BTreeMap<u32, TaskTime> = m
             .tasks
             .iter()
@@ -190,7 +194,7 @@ impl Analysis {
                 )
             })
             .collect();
-        for tc in task_cores.values() {
+        for tc in &task_cores {
             let t = tasks.entry(tc.task_id).or_insert_with(|| TaskTime {
                 task_id: tc.task_id,
                 idle: m.is_idle(tc.task_id),
@@ -253,7 +257,7 @@ impl Analysis {
 
         Analysis {
             duration_ns: m.info.duration_ns,
-            task_cores: task_cores.into_values().collect(),
+            task_cores,
             tasks: tasks.into_values().collect(),
             cores: cores.into_values().collect(),
             isrs: isrs.into_values().collect(),

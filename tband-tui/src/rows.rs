@@ -2,9 +2,10 @@
 //! per ISR, per task (its states), per event marker (nested spans and
 //! instants), per value marker and per queue (fill level).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::Hash;
 
-use tband_decode::model::{MarkerKind, Model};
+use tband_decode::model::{MarkerKind, Model, TaskKind};
 
 use crate::track::{indices, IntervalSource, IntervalTrack, SampleSource, SampleTrack};
 
@@ -94,8 +95,9 @@ pub struct Timeline {
     pub longest_label: usize,
 }
 
-fn group_by<K: Ord, T>(rows: &[T], key: impl Fn(&T) -> K) -> BTreeMap<K, Vec<u32>> {
-    let mut groups: BTreeMap<K, Vec<u32>> = BTreeMap::new();
+/// Indices of `rows` grouped by key, each group in table order.
+fn group_by<K: Eq + Hash, T>(rows: &[T], key: impl Fn(&T) -> K) -> HashMap<K, Vec<u32>> {
+    let mut groups: HashMap<K, Vec<u32>> = HashMap::new();
     for (i, r) in rows.iter().enumerate() {
         groups.entry(key(r)).or_default().push(i as u32);
     }
@@ -109,18 +111,23 @@ impl Timeline {
         // Idle time is left uncovered in core rows, so a column's covered
         // share is its busy share and its dominant task a real one.
         // Without any scheduling (bare metal) core rows would say nothing.
-        let mut sched = group_by(&m.sched_slices, |s| s.core_id);
+        let mut sched: BTreeMap<u32, Vec<u32>> = group_by(&m.sched_slices, |s| s.core_id)
+            .into_iter()
+            .collect();
         if !m.sched_slices.is_empty() {
             for core in &m.cores {
                 sched.entry(core.core_id).or_default();
             }
         }
+        let idle_tasks: Vec<u32> = m
+            .tasks
+            .iter()
+            .filter(|t| t.kind == TaskKind::Idle)
+            .map(|t| t.task_id)
+            .collect();
         for (core_id, mut items) in sched {
-            let idle_from = items
-                .iter()
-                .map(|&i| m.sched_slices[i as usize].start_ns)
-                .min();
-            items.retain(|&i| !m.is_idle(m.sched_slices[i as usize].task_id));
+            let idle_from = items.first().map(|&i| m.sched_slices[i as usize].start_ns);
+            items.retain(|&i| !idle_tasks.contains(&m.sched_slices[i as usize].task_id));
             let track = IntervalTrack::new(m, IntervalSource::SchedSlices, items);
             let mut row = Row::intervals(Group::Cores, format!("core {core_id}"), track);
             row.idle_from = idle_from;
