@@ -66,7 +66,14 @@ fn run(cli: &Cli) -> Result<(), String> {
         .transpose()
         .map_err(|e| e.to_string())?;
     let model = cli.input.open().map_err(|e| e.to_string())?.model;
-    let title = cli.input.inputs.join(" ");
+    // File names only: the title line has little room.
+    let title = cli
+        .input
+        .inputs
+        .iter()
+        .map(|i| i.rsplit('/').next().unwrap_or(i))
+        .collect::<Vec<_>>()
+        .join(" ");
     let mut app = App::new(model, title);
     app.show_summary = cli.summary;
 

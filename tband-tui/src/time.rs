@@ -126,7 +126,7 @@ pub fn axis_label(t: u64, step: u64) -> String {
     };
     let mut decimals = 0usize;
     let mut place = scale;
-    while place > 1 && step % place != 0 {
+    while place > 1 && !step.is_multiple_of(place) {
         place /= 10;
         decimals += 1;
     }
