@@ -19,6 +19,19 @@ fn peak_rss_bytes() -> Option<u64> {
     Some(kb * 1024)
 }
 
+/// CPU time this thread has run, in ns. The machine may be shared: CPU time
+/// says what the work costs, wall time what it cost here and now.
+fn cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+fn cpu_ms(from: u64, to: u64) -> f64 {
+    to.saturating_sub(from) as f64 / 1e6
+}
+
 fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1e3
 }
@@ -50,17 +63,21 @@ fn main() {
 
     let area = Rect::new(0, 0, size.0, size.1);
     let started = Instant::now();
+    let cpu_start = cpu_ns();
     let model = tband_decode::Trace::open(&inputs, &Default::default())
         .unwrap_or_else(|e| panic!("{e}"))
         .model;
     let decoded = started.elapsed();
+    let cpu_decoded = cpu_ns();
     let rss_decoded = peak_rss_bytes().unwrap_or(0);
     let events = model.info.events;
     let mut app = App::new(model, inputs.join(" "));
     let prepared = started.elapsed();
+    let cpu_prepared = cpu_ns();
     let mut buf = Buffer::empty(area);
     app.geometry = draw_buffer(&mut buf, area, &app);
     let first_frame = started.elapsed();
+    let cpu_first_frame = cpu_ns();
 
     // Keystrokes: zoom in deep around the middle, pan both ways, step
     // through events, zoom back out, fit; each followed by a full redraw.
@@ -84,17 +101,23 @@ fn main() {
         KeyCode::Home,
     ]);
     let mut times = Vec::with_capacity(keys.len());
+    let mut cpu_times = Vec::with_capacity(keys.len());
     for code in keys {
         let t = Instant::now();
+        let cpu = cpu_ns();
         app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
         buf.reset();
         app.geometry = draw_buffer(&mut buf, area, &app);
+        cpu_times.push(cpu_ns() - cpu);
         times.push(t.elapsed());
     }
     times.sort();
+    cpu_times.sort();
     let mean = times.iter().sum::<Duration>() / times.len() as u32;
     let p50 = times[times.len() / 2];
     let max = times[times.len() - 1];
+    let cpu_mean = cpu_times.iter().sum::<u64>() as f64 / cpu_times.len() as f64 / 1e6;
+    let cpu_max = cpu_times[cpu_times.len() - 1] as f64 / 1e6;
     let rss = peak_rss_bytes().unwrap_or(0);
 
     println!(
@@ -104,16 +127,27 @@ fn main() {
         events,
         app.timeline.rows.len()
     );
-    println!("decode + model   {:>9.1} ms", ms(decoded));
-    println!("rows + summaries {:>9.1} ms", ms(prepared - decoded));
-    println!(
-        "first frame      {:>9.1} ms (total from start, {}x{})",
-        ms(first_frame),
-        size.0,
-        size.1
+    println!("                     wall ms     cpu ms");
+    let row = |what: &str, wall: Duration, cpu: f64| {
+        println!("{what:<17}{:>11.1}{cpu:>11.1}", ms(wall));
+    };
+    row("decode + model", decoded, cpu_ms(cpu_start, cpu_decoded));
+    row(
+        "rows + summaries",
+        prepared - decoded,
+        cpu_ms(cpu_decoded, cpu_prepared),
+    );
+    row(
+        "first frame",
+        first_frame,
+        cpu_ms(cpu_start, cpu_first_frame),
     );
     println!(
-        "redraw per key   mean {:.2} ms, median {:.2} ms, max {:.2} ms ({} keys)",
+        "(first frame: from start, including decoding, {}x{})",
+        size.0, size.1
+    );
+    println!(
+        "redraw per key   wall mean {:.2} ms, median {:.2} ms, max {:.2} ms; cpu mean {cpu_mean:.2} ms, max {cpu_max:.2} ms ({} keys)",
         ms(mean),
         ms(p50),
         ms(max),
