@@ -278,23 +278,76 @@ impl IntervalTrack {
         if source == IntervalSource::Anomalies {
             items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
         }
-        let mut lod = Pyramid::<Cell>::new(items.len(), m.info.duration_ns);
-        let bucket_ns = lod.bucket_ns;
-        let level0 = &mut lod.levels[0];
-        for span in items.iter().filter_map(|&i| source.span(m, i)) {
-            for_each_piece(span, bucket_ns, level0.len(), |b, ns, starts| {
-                level0[b].add(span.code, ns, starts);
-            });
+        let mut track = IntervalTrack::empty(m, source, items);
+        for pos in 0..track.items.len() {
+            if let Some(span) = source.span(m, track.items[pos]) {
+                track.summarise(span);
+            }
         }
-        for cell in level0.iter_mut() {
+        track.finish();
+        track
+    }
+
+    /// One track per group of rows of `source`'s table (each group in
+    /// table order), reading the table once from start to end: with many
+    /// interleaved groups (one per task) that is much faster than visiting
+    /// each group's rows in turn.
+    pub fn many(m: &Model, source: IntervalSource, groups: Vec<Vec<u32>>) -> Vec<IntervalTrack> {
+        let mut tracks: Vec<IntervalTrack> = groups
+            .into_iter()
+            .map(|items| IntervalTrack::empty(m, source, items))
+            .collect();
+        let mut owner: Vec<u32> = Vec::new();
+        for (t, track) in tracks.iter().enumerate() {
+            for &i in &track.items {
+                let i = i as usize;
+                if owner.len() <= i {
+                    owner.resize(i + 1, u32::MAX);
+                }
+                owner[i] = t as u32;
+            }
+        }
+        for (i, &t) in owner.iter().enumerate() {
+            if let (Some(track), Some(span)) =
+                (tracks.get_mut(t as usize), source.span(m, i as u32))
+            {
+                track.summarise(span);
+            }
+        }
+        for track in &mut tracks {
+            track.finish();
+        }
+        tracks
+    }
+
+    fn empty(m: &Model, source: IntervalSource, items: Vec<u32>) -> IntervalTrack {
+        IntervalTrack {
+            source,
+            lod: Pyramid::new(items.len(), m.info.duration_ns),
+            items,
+        }
+    }
+
+    /// Adds one item to the finest summaries.
+    fn summarise(&mut self, span: Span) {
+        let bucket_ns = self.lod.bucket_ns;
+        let level0 = &mut self.lod.levels[0];
+        for_each_piece(span, bucket_ns, level0.len(), |b, ns, starts| {
+            level0[b].add(span.code, ns, starts);
+        });
+    }
+
+    /// Builds the coarser summary levels once every item is in.
+    fn finish(&mut self) {
+        let bucket_ns = self.lod.bucket_ns;
+        for cell in self.lod.levels[0].iter_mut() {
             cell.width_ns = bucket_ns;
         }
-        lod.build_levels(|a, b| {
+        self.lod.build_levels(|a, b| {
             let mut m = *a;
             m.merge(b);
             m
         });
-        IntervalTrack { source, items, lod }
     }
 
     pub fn len(&self) -> usize {
@@ -722,6 +775,27 @@ mod tests {
         }
         assert_eq!(lod.iter().map(|c| c.starts).sum::<u32>(), 4000);
         assert!(t.lod.levels.len() > 1);
+    }
+
+    #[test]
+    fn many_tracks_in_one_pass_equal_single_tracks() {
+        let slices: Vec<_> = (0..300u64)
+            .map(|i| (i * 10, i * 10 + 7, 1 + (i % 3) as u32))
+            .collect();
+        let m = model(&slices, 3_000);
+        let groups: Vec<Vec<u32>> = (0..3)
+            .map(|k| (0..300u32).filter(|i| i % 3 == k).collect())
+            .collect();
+        let many = IntervalTrack::many(&m, IntervalSource::SchedSlices, groups.clone());
+        let cols = Columns::new(0, 3_000, 7);
+        for (track, items) in many.iter().zip(groups) {
+            let single = IntervalTrack::new(&m, IntervalSource::SchedSlices, items);
+            assert_eq!(track.lod.levels, single.lod.levels);
+            let (mut a, mut b) = (Vec::new(), Vec::new());
+            track.cells(&m, &cols, &mut a);
+            single.cells(&m, &cols, &mut b);
+            assert_eq!(a, b);
+        }
     }
 
     #[test]
