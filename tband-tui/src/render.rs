@@ -163,16 +163,14 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
                 buf.set_stringn(main.x, y, &label, usize::from(label_w) - 1, label_style);
                 let height = (row.height() as u16).min(rows_top + rows_height - y);
                 for line in 0..height {
-                    draw_row_line(
-                        buf,
-                        timeline_x,
-                        y + line,
-                        &cols,
-                        app,
-                        row,
-                        line.into(),
-                        &mut scratch,
-                    );
+                    let mut painter = LinePainter {
+                        buf: &mut *buf,
+                        x: timeline_x,
+                        y: y + line,
+                        cols: &cols,
+                        m: &app.model,
+                    };
+                    painter.row_line(row, line.into(), &mut scratch);
                 }
                 y += height.max(1);
             }
@@ -275,38 +273,132 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, cols: &Columns, app: &App) {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn draw_row_line(
-    buf: &mut Buffer,
+/// Draws into one screen line of the timeline.
+struct LinePainter<'a> {
+    buf: &'a mut Buffer,
+    /// Screen position of column 0.
     x: u16,
     y: u16,
-    cols: &Columns,
-    app: &App,
-    row: &Row,
-    line: usize,
-    scratch: &mut Scratch,
-) {
-    let m = &app.model;
-    match &row.body {
-        Body::Intervals { lines, ticks } => {
-            if let Some(track) = lines.get(line) {
-                track.cells(m, cols, &mut scratch.cells);
-                draw_cells(buf, x, y, cols, m, track, &scratch.cells, row.idle_from);
-            }
-            if line == 0 {
-                if let Some(ticks) = ticks {
-                    ticks.cells(m, cols, &mut scratch.ticks);
+    cols: &'a Columns,
+    m: &'a Model,
+}
+
+impl LinePainter<'_> {
+    fn put(&mut self, column: usize, glyph: &str, style: Style) {
+        self.buf
+            .set_string(self.x + column as u16, self.y, glyph, style);
+    }
+
+    fn row_line(&mut self, row: &Row, line: usize, scratch: &mut Scratch) {
+        let m = self.m;
+        match &row.body {
+            Body::Intervals { lines, ticks } => {
+                if let Some(track) = lines.get(line) {
+                    track.cells(m, self.cols, &mut scratch.cells);
+                    self.intervals(track, &scratch.cells, row.idle_from);
+                }
+                if let (0, Some(ticks)) = (line, ticks) {
+                    ticks.cells(m, self.cols, &mut scratch.ticks);
                     for (c, cell) in scratch.ticks.iter().enumerate() {
                         if cell.starts > 0 {
-                            buf.set_string(x + c as u16, y, "|", Style::new().fg(Color::Yellow));
+                            self.put(c, "|", Style::new().fg(Color::Yellow));
                         }
                     }
                 }
             }
+            Body::Samples(track) => {
+                track.cells(m, self.cols, &mut scratch.samples);
+                self.samples(track, &scratch.samples);
+            }
         }
-        Body::Samples(track) => {
-            track.cells(m, cols, &mut scratch.samples);
-            draw_samples(buf, x, y, track, &scratch.samples);
+    }
+
+    fn intervals(&mut self, track: &IntervalTrack, cells: &[Cell], idle_from: Option<u64>) {
+        match track.source {
+            IntervalSource::SchedSlices | IntervalSource::MarkerSpans => {
+                self.blocks(track.source, cells, idle_from)
+            }
+            IntervalSource::TaskStates => {
+                const RUNNING: u32 = TaskStateKind::Running as u32;
+                for (c, cell) in cells.iter().enumerate() {
+                    if cell.code != RUNNING && cell.has(RUNNING) {
+                        // Short runs stay visible when another state dominates.
+                        self.put(c, "▌", Style::new().fg(Color::Green));
+                    } else if cell.covered_ns > 0 {
+                        let (glyph, fg) = state_glyph(cell.code);
+                        self.put(c, glyph, Style::new().fg(fg));
+                    }
+                }
+            }
+            IntervalSource::IsrSlices
+            | IntervalSource::MarkerInstants
+            | IntervalSource::Anomalies => {
+                for (c, cell) in cells.iter().enumerate() {
+                    if !cell.is_empty() {
+                        let glyph = if cell.fraction() >= 0.5 { "█" } else { "▄" };
+                        let nested = cell.code > 0;
+                        let fg = if nested {
+                            Color::LightMagenta
+                        } else {
+                            Color::Magenta
+                        };
+                        self.put(c, glyph, Style::new().fg(fg));
+                    }
+                }
+            }
+        }
+    }
+
+    /// Named blocks (tasks on a core, marker spans): runs of columns mostly
+    /// covered by one code show its name, then `█`; columns only partly
+    /// covered show `▂`; uncovered time after `idle_from` shows `·` (idle).
+    fn blocks(&mut self, source: IntervalSource, cells: &[Cell], idle_from: Option<u64>) {
+        let full = |c: &Cell| c.covered_ns > 0 && c.fraction() >= 0.5;
+        let mut c = 0;
+        while c < cells.len() {
+            let cell = cells[c];
+            if full(&cell) {
+                let mut end = c + 1;
+                while end < cells.len() && full(&cells[end]) && cells[end].code == cell.code {
+                    end += 1;
+                }
+                let fg = colour(cell.code);
+                let mut name = block_name(self.m, source, cell.code).chars();
+                for col in c..end {
+                    match name.next() {
+                        Some(ch) if end - c >= 2 => {
+                            let style = Style::new().fg(Color::Black).bg(fg);
+                            self.put(col, ch.encode_utf8(&mut [0; 4]), style);
+                        }
+                        _ => self.put(col, "█", Style::new().fg(fg)),
+                    }
+                }
+                c = end;
+                continue;
+            }
+            if cell.covered_ns > 0 {
+                self.put(c, "▂", Style::new().fg(colour(cell.code)));
+            } else if idle_from.is_some_and(|from| self.cols.bound(c + 1) > from) {
+                self.put(c, "·", Style::new().add_modifier(Modifier::DIM));
+            }
+            c += 1;
+        }
+    }
+
+    fn samples(&mut self, track: &SampleTrack, cells: &[SampleCell]) {
+        let range = track.max.saturating_sub(track.min);
+        let style = Style::new().fg(Color::Cyan);
+        for (c, cell) in cells.iter().enumerate() {
+            let Some(level) = cell.level() else {
+                continue;
+            };
+            let index = if range == 0 {
+                4
+            } else {
+                let above = i128::from(level) - i128::from(track.min);
+                1 + (above * 7 / i128::from(range)).clamp(0, 7) as usize
+            };
+            self.put(c, SPARK[index], style);
         }
     }
 }
@@ -331,118 +423,6 @@ fn state_glyph(code: u32) -> (&'static str, Color) {
         BLOCKED => ("─", Color::Red),
         SUSPENDED => ("╌", Color::Magenta),
         _ => (" ", Color::Reset),
-    }
-}
-
-#[allow(clippy::too_many_arguments)]
-fn draw_cells(
-    buf: &mut Buffer,
-    x: u16,
-    y: u16,
-    cols: &Columns,
-    m: &Model,
-    track: &IntervalTrack,
-    cells: &[Cell],
-    idle_from: Option<u64>,
-) {
-    match track.source {
-        IntervalSource::SchedSlices | IntervalSource::MarkerSpans => {
-            draw_blocks(buf, x, y, cols, m, track.source, cells, idle_from)
-        }
-        IntervalSource::TaskStates => {
-            for (c, cell) in cells.iter().enumerate() {
-                const RUNNING: u32 = TaskStateKind::Running as u32;
-                if cell.code != RUNNING && cell.has(RUNNING) {
-                    // Short runs stay visible when another state dominates.
-                    buf.set_string(x + c as u16, y, "▌", Style::new().fg(Color::Green));
-                } else if cell.covered_ns > 0 {
-                    let (glyph, fg) = state_glyph(cell.code);
-                    buf.set_string(x + c as u16, y, glyph, Style::new().fg(fg));
-                }
-            }
-        }
-        IntervalSource::IsrSlices | IntervalSource::MarkerInstants | IntervalSource::Anomalies => {
-            for (c, cell) in cells.iter().enumerate() {
-                if !cell.is_empty() {
-                    let glyph = if cell.fraction() >= 0.5 { "█" } else { "▄" };
-                    let style = Style::new().fg(if cell.code > 0 {
-                        Color::LightMagenta
-                    } else {
-                        Color::Magenta
-                    });
-                    buf.set_string(x + c as u16, y, glyph, style);
-                }
-            }
-        }
-    }
-}
-
-/// Named blocks (tasks on a core, marker spans): runs of columns mostly
-/// covered by one code show its name, then `█`; columns only partly covered
-/// show `▂`; uncovered time after `idle_from` shows `·` (idle).
-#[allow(clippy::too_many_arguments)]
-fn draw_blocks(
-    buf: &mut Buffer,
-    x: u16,
-    y: u16,
-    cols: &Columns,
-    m: &Model,
-    source: IntervalSource,
-    cells: &[Cell],
-    idle_from: Option<u64>,
-) {
-    let full = |c: &Cell| c.covered_ns > 0 && c.fraction() >= 0.5;
-    let mut c = 0;
-    while c < cells.len() {
-        let cell = cells[c];
-        if full(&cell) {
-            let mut end = c + 1;
-            while end < cells.len() && full(&cells[end]) && cells[end].code == cell.code {
-                end += 1;
-            }
-            let fg = colour(cell.code);
-            let name = block_name(m, source, cell.code);
-            let mut chars = name.chars();
-            for col in c..end {
-                let (text, style) = match chars.next() {
-                    Some(ch) if end - c >= 2 => {
-                        (ch.to_string(), Style::new().fg(Color::Black).bg(fg))
-                    }
-                    _ => ("█".to_string(), Style::new().fg(fg)),
-                };
-                buf.set_string(x + col as u16, y, text, style);
-            }
-            c = end;
-            continue;
-        }
-        if cell.covered_ns > 0 {
-            buf.set_string(x + c as u16, y, "▂", Style::new().fg(colour(cell.code)));
-        } else if idle_from.is_some_and(|from| cols.bound(c + 1) > from) {
-            buf.set_string(
-                x + c as u16,
-                y,
-                "·",
-                Style::new().add_modifier(Modifier::DIM),
-            );
-        }
-        c += 1;
-    }
-}
-
-fn draw_samples(buf: &mut Buffer, x: u16, y: u16, track: &SampleTrack, cells: &[SampleCell]) {
-    let range = track.max.saturating_sub(track.min);
-    let style = Style::new().fg(Color::Cyan);
-    for (c, cell) in cells.iter().enumerate() {
-        let Some(level) = cell.level() else {
-            continue;
-        };
-        let index = if range == 0 {
-            4
-        } else {
-            let above = i128::from(level) - i128::from(track.min);
-            1 + (above * 7 / i128::from(range)).clamp(0, 7) as usize
-        };
-        buf.set_string(x + c as u16, y, SPARK[index], style);
     }
 }
 
