@@ -1,5 +1,6 @@
 //! The viewer's state and what keys and the mouse do to it.
 
+use std::cell::OnceCell;
 use std::collections::BTreeSet;
 
 use ratatui::crossterm::event::{
@@ -51,7 +52,8 @@ pub struct Geometry {
 pub struct App {
     pub model: Model,
     pub timeline: Timeline,
-    pub analysis: Analysis,
+    /// Computed when the summary pane is first shown.
+    analysis: OnceCell<Analysis>,
     /// What is open, for the title line.
     pub title: String,
     /// The visible time range, `start..end`.
@@ -80,11 +82,10 @@ pub struct App {
 impl App {
     pub fn new(model: Model, title: String) -> App {
         let timeline = Timeline::new(&model);
-        let analysis = Analysis::of(&model);
         let mut app = App {
             model,
             timeline,
-            analysis,
+            analysis: OnceCell::new(),
             title,
             start: 0,
             end: 1,
@@ -109,6 +110,11 @@ impl App {
         app.refresh_entries();
         app.fit();
         app
+    }
+
+    /// The figures of the summary pane.
+    pub fn analysis(&self) -> &Analysis {
+        self.analysis.get_or_init(|| Analysis::of(&self.model))
     }
 
     /// The end of time as drawn: one past the last event.

@@ -386,7 +386,8 @@ impl LinePainter<'_> {
     }
 
     fn samples(&mut self, track: &SampleTrack, cells: &[SampleCell]) {
-        let range = track.max.saturating_sub(track.min);
+        let (min, max) = track.bounds(self.m);
+        let range = max.saturating_sub(min);
         let style = Style::new().fg(Color::Cyan);
         for (c, cell) in cells.iter().enumerate() {
             let Some(level) = cell.level() else {
@@ -395,7 +396,7 @@ impl LinePainter<'_> {
             let index = if range == 0 {
                 4
             } else {
-                let above = i128::from(level) - i128::from(track.min);
+                let above = i128::from(level) - i128::from(min);
                 1 + (above * 7 / i128::from(range)).clamp(0, 7) as usize
             };
             self.put(c, SPARK[index], style);

@@ -145,13 +145,9 @@ impl Timeline {
         }
 
         let mut states = group_by(&m.task_states, |s| s.task_id);
-        let groups = m
-            .tasks
-            .iter()
-            .map(|t| states.remove(&t.task_id).unwrap_or_default())
-            .collect();
-        let tracks = IntervalTrack::many(m, IntervalSource::TaskStates, groups);
-        for (task, track) in m.tasks.iter().zip(tracks) {
+        for task in &m.tasks {
+            let items = states.remove(&task.task_id).unwrap_or_default();
+            let track = IntervalTrack::new(m, IntervalSource::TaskStates, items);
             rows.push(Row::intervals(Group::Tasks, task.name.clone(), track));
         }
 

@@ -25,7 +25,7 @@ fn task_name(m: &Model, task_id: u32) -> String {
 
 /// How many lines [`cpu_lines`] and [`isr_queue_lines`] have in full.
 pub fn line_counts(app: &App) -> (usize, usize) {
-    let a = &app.analysis;
+    let a = app.analysis();
     let headers = |n: usize| usize::from(n > 0);
     (
         2 + a.cores.len() + a.tasks.len(),
@@ -35,14 +35,14 @@ pub fn line_counts(app: &App) -> (usize, usize) {
 
 /// Cores and tasks (left half of the pane), at most `limit` lines.
 pub fn cpu_lines(app: &App, limit: usize) -> Vec<String> {
-    let a = &app.analysis;
+    let a = app.analysis();
     let mut out = Vec::new();
     out.push(format!("{:<16}{:>8}{:>10}", "core", "load %", "isr"));
     for c in &a.cores {
         out.push(format!(
             "{:<16}{:>8.2}{:>10}",
             format!("core {}", c.core_id),
-            app.analysis.core_load(c.core_id),
+            app.analysis().core_load(c.core_id),
             short(c.isr_ns)
         ));
     }
@@ -72,7 +72,7 @@ pub fn cpu_lines(app: &App, limit: usize) -> Vec<String> {
 
 /// ISRs and queues (right half of the pane), at most `limit` lines.
 pub fn isr_queue_lines(app: &App, limit: usize) -> Vec<String> {
-    let a = &app.analysis;
+    let a = app.analysis();
     let m = &app.model;
     let mut out = Vec::new();
     if !a.isrs.is_empty() {

@@ -8,6 +8,8 @@
 //! summaries, picking the pyramid level whose buckets are at most one column
 //! wide, so the cost of a frame grows with its width, not with the trace.
 
+use std::cell::OnceCell;
+
 use tband_decode::model::Model;
 
 /// Items in view up to this many per column are walked one by one.
@@ -262,12 +264,14 @@ impl<B: Clone + Default> Pyramid<B> {
 }
 
 /// Intervals (or instants) of one table that do not overlap each other, in
-/// start order, with their summaries.
+/// start order, with their summaries. The summaries are built the first time
+/// a view needs them, so opening a trace costs nothing for rows never shown
+/// or only shown zoomed in.
 #[derive(Clone, Debug)]
 pub struct IntervalTrack {
     pub source: IntervalSource,
     items: Vec<u32>,
-    lod: Pyramid<Cell>,
+    lod: OnceCell<Pyramid<Cell>>,
 }
 
 impl IntervalTrack {
@@ -278,76 +282,33 @@ impl IntervalTrack {
         if source == IntervalSource::Anomalies {
             items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
         }
-        let mut track = IntervalTrack::empty(m, source, items);
-        for pos in 0..track.items.len() {
-            if let Some(span) = source.span(m, track.items[pos]) {
-                track.summarise(span);
-            }
-        }
-        track.finish();
-        track
-    }
-
-    /// One track per group of rows of `source`'s table (each group in
-    /// table order), reading the table once from start to end: with many
-    /// interleaved groups (one per task) that is much faster than visiting
-    /// each group's rows in turn.
-    pub fn many(m: &Model, source: IntervalSource, groups: Vec<Vec<u32>>) -> Vec<IntervalTrack> {
-        let mut tracks: Vec<IntervalTrack> = groups
-            .into_iter()
-            .map(|items| IntervalTrack::empty(m, source, items))
-            .collect();
-        let mut owner: Vec<u32> = Vec::new();
-        for (t, track) in tracks.iter().enumerate() {
-            for &i in &track.items {
-                let i = i as usize;
-                if owner.len() <= i {
-                    owner.resize(i + 1, u32::MAX);
-                }
-                owner[i] = t as u32;
-            }
-        }
-        for (i, &t) in owner.iter().enumerate() {
-            if let (Some(track), Some(span)) =
-                (tracks.get_mut(t as usize), source.span(m, i as u32))
-            {
-                track.summarise(span);
-            }
-        }
-        for track in &mut tracks {
-            track.finish();
-        }
-        tracks
-    }
-
-    fn empty(m: &Model, source: IntervalSource, items: Vec<u32>) -> IntervalTrack {
         IntervalTrack {
             source,
-            lod: Pyramid::new(items.len(), m.info.duration_ns),
             items,
+            lod: OnceCell::new(),
         }
     }
 
-    /// Adds one item to the finest summaries.
-    fn summarise(&mut self, span: Span) {
-        let bucket_ns = self.lod.bucket_ns;
-        let level0 = &mut self.lod.levels[0];
-        for_each_piece(span, bucket_ns, level0.len(), |b, ns, starts| {
-            level0[b].add(span.code, ns, starts);
-        });
-    }
-
-    /// Builds the coarser summary levels once every item is in.
-    fn finish(&mut self) {
-        let bucket_ns = self.lod.bucket_ns;
-        for cell in self.lod.levels[0].iter_mut() {
-            cell.width_ns = bucket_ns;
-        }
-        self.lod.build_levels(|a, b| {
-            let mut m = *a;
-            m.merge(b);
-            m
-        });
+    fn lod(&self, m: &Model) -> &Pyramid<Cell> {
+        self.lod.get_or_init(|| {
+            let mut lod = Pyramid::<Cell>::new(self.items.len(), m.info.duration_ns);
+            let bucket_ns = lod.bucket_ns;
+            let level0 = &mut lod.levels[0];
+            for span in self.items.iter().filter_map(|&i| self.source.span(m, i)) {
+                for_each_piece(span, bucket_ns, level0.len(), |b, ns, starts| {
+                    level0[b].add(span.code, ns, starts);
+                });
+            }
+            for cell in level0.iter_mut() {
+                cell.width_ns = bucket_ns;
+            }
+            lod.build_levels(|a, b| {
+                let mut m = *a;
+                m.merge(b);
+                m
+            });
+            lod
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -411,7 +372,7 @@ impl IntervalTrack {
                 }
             }
         } else {
-            self.lod.for_each_column(cols, |c, buckets, _| {
+            self.lod(m).for_each_column(cols, |c, buckets, _| {
                 let mut merged = Cell::default();
                 for b in buckets {
                     merged.merge(b);
@@ -555,43 +516,63 @@ impl SampleCell {
     }
 }
 
-/// Values over time (value markers, queue fill levels) in time order.
+/// Values over time (value markers, queue fill levels) in time order,
+/// with summaries built when first needed.
 #[derive(Clone, Debug)]
 pub struct SampleTrack {
     pub source: SampleSource,
     items: Vec<u32>,
+    summary: OnceCell<SampleSummary>,
+}
+
+#[derive(Clone, Debug)]
+struct SampleSummary {
     lod: Pyramid<SampleCell>,
     /// Smallest and largest value of the whole track.
-    pub min: i64,
-    pub max: i64,
+    min: i64,
+    max: i64,
 }
 
 impl SampleTrack {
     pub fn new(m: &Model, source: SampleSource, mut items: Vec<u32>) -> SampleTrack {
         // Tables of samples are in time order; keep only rows with a value.
         items.retain(|&i| source.sample(m, i).is_some());
-        let mut lod = Pyramid::<SampleCell>::new(items.len(), m.info.duration_ns);
-        let (mut min, mut max) = (i64::MAX, i64::MIN);
-        let bucket_ns = lod.bucket_ns;
-        let level0 = &mut lod.levels[0];
-        for (t, v) in items.iter().filter_map(|&i| source.sample(m, i)) {
-            min = min.min(v);
-            max = max.max(v);
-            let b = ((t / bucket_ns) as usize).min(level0.len() - 1);
-            level0[b].add(v);
-        }
-        lod.build_levels(|a, b| {
-            let mut m = *a;
-            m.merge(b);
-            m
-        });
         SampleTrack {
             source,
             items,
-            lod,
-            min: min.min(max),
-            max: max.max(min),
+            summary: OnceCell::new(),
         }
+    }
+
+    fn summary(&self, m: &Model) -> &SampleSummary {
+        self.summary.get_or_init(|| {
+            let mut lod = Pyramid::<SampleCell>::new(self.items.len(), m.info.duration_ns);
+            let (mut min, mut max) = (i64::MAX, i64::MIN);
+            let bucket_ns = lod.bucket_ns;
+            let level0 = &mut lod.levels[0];
+            for (t, v) in self.items.iter().filter_map(|&i| self.source.sample(m, i)) {
+                min = min.min(v);
+                max = max.max(v);
+                let b = ((t / bucket_ns) as usize).min(level0.len() - 1);
+                level0[b].add(v);
+            }
+            lod.build_levels(|a, b| {
+                let mut m = *a;
+                m.merge(b);
+                m
+            });
+            SampleSummary {
+                lod,
+                min: min.min(max),
+                max: max.max(min),
+            }
+        })
+    }
+
+    /// Smallest and largest value of the whole track.
+    pub fn bounds(&self, m: &Model) -> (i64, i64) {
+        let s = self.summary(m);
+        (s.min, s.max)
     }
 
     pub fn len(&self) -> usize {
@@ -640,7 +621,7 @@ impl SampleTrack {
                 }
             }
         } else {
-            self.lod.for_each_column(cols, |c, buckets, _| {
+            self.summary(m).lod.for_each_column(cols, |c, buckets, _| {
                 for b in buckets {
                     out[c].merge(b);
                 }
@@ -774,28 +755,7 @@ mod tests {
             assert!((cell.fraction() - 0.45).abs() < 0.02, "{}", cell.fraction());
         }
         assert_eq!(lod.iter().map(|c| c.starts).sum::<u32>(), 4000);
-        assert!(t.lod.levels.len() > 1);
-    }
-
-    #[test]
-    fn many_tracks_in_one_pass_equal_single_tracks() {
-        let slices: Vec<_> = (0..300u64)
-            .map(|i| (i * 10, i * 10 + 7, 1 + (i % 3) as u32))
-            .collect();
-        let m = model(&slices, 3_000);
-        let groups: Vec<Vec<u32>> = (0..3)
-            .map(|k| (0..300u32).filter(|i| i % 3 == k).collect())
-            .collect();
-        let many = IntervalTrack::many(&m, IntervalSource::SchedSlices, groups.clone());
-        let cols = Columns::new(0, 3_000, 7);
-        for (track, items) in many.iter().zip(groups) {
-            let single = IntervalTrack::new(&m, IntervalSource::SchedSlices, items);
-            assert_eq!(track.lod.levels, single.lod.levels);
-            let (mut a, mut b) = (Vec::new(), Vec::new());
-            track.cells(&m, &cols, &mut a);
-            single.cells(&m, &cols, &mut b);
-            assert_eq!(a, b);
-        }
+        assert!(t.lod(&m).levels.len() > 1);
     }
 
     #[test]
@@ -825,7 +785,7 @@ mod tests {
             })
             .collect();
         let t = SampleTrack::new(&m, SampleSource::MarkerValues, vec![0, 1, 2]);
-        assert_eq!((t.min, t.max), (-3, 9));
+        assert_eq!(t.bounds(&m), (-3, 9));
         let mut cells = Vec::new();
         t.cells(&m, &Columns::new(0, 100, 4), &mut cells);
         let levels: Vec<_> = cells.iter().map(|c| c.level()).collect();

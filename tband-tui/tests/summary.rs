@@ -82,7 +82,7 @@ fn check(name: &str) {
             continue; // the pane lists repeated names in order; check the first
         }
         let run = run_ns(m, task.task_id);
-        let analysed = app.analysis.task(task.task_id).unwrap();
+        let analysed = app.analysis().task(task.task_id).unwrap();
         assert_eq!(
             analysed.run_ns, run,
             "{name}: analysis run time of {}",
