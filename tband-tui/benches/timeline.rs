@@ -78,6 +78,10 @@ fn main() {
     app.geometry = draw_buffer(&mut buf, area, &app);
     let first_frame = started.elapsed();
     let cpu_first_frame = cpu_ns();
+    // What the viewer does while waiting for the first key.
+    while app.warm_up_step() {}
+    let warmed = started.elapsed();
+    let cpu_warmed = cpu_ns();
 
     // Keystrokes: zoom in deep around the middle, pan both ways, step
     // through events, zoom back out, fit; each followed by a full redraw.

@@ -75,6 +75,8 @@ pub struct App {
     pub quit: bool,
     pub geometry: Geometry,
     entries: Vec<Entry>,
+    /// Rows whose summaries are built ahead of use, see [`App::warm_up_step`].
+    warmed: usize,
     /// Column and view start when a drag began.
     drag: Option<(u16, u64)>,
 }
@@ -105,6 +107,7 @@ impl App {
                 ..Geometry::default()
             },
             entries: Vec::new(),
+            warmed: 0,
             drag: None,
         };
         app.refresh_entries();
@@ -115,6 +118,21 @@ impl App {
     /// The figures of the summary pane.
     pub fn analysis(&self) -> &Analysis {
         self.analysis.get_or_init(|| Analysis::of(&self.model))
+    }
+
+    /// Builds the summaries of one more row (the analysis after the last),
+    /// so that later keystrokes find them ready; false once all are built.
+    /// Called while the viewer waits for input after showing a frame.
+    pub fn warm_up_step(&mut self) -> bool {
+        match self.timeline.rows.get(self.warmed) {
+            Some(row) => row.prepare(&self.model),
+            None => {
+                self.analysis();
+                return false;
+            }
+        }
+        self.warmed += 1;
+        true
     }
 
     /// The end of time as drawn: one past the last event.
@@ -589,6 +607,18 @@ mod tests {
             (0, full),
             "cannot zoom out past the trace"
         );
+    }
+
+    #[test]
+    fn warm_up_builds_every_row_then_stops() {
+        let mut a = app();
+        let mut steps = 0;
+        while a.warm_up_step() {
+            steps += 1;
+        }
+        assert_eq!(steps, a.timeline.rows.len());
+        assert!(a.analysis.get().is_some());
+        assert!(!a.warm_up_step());
     }
 
     #[test]

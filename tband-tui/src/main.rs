@@ -104,6 +104,7 @@ fn run(cli: &Cli) -> Result<(), String> {
     let result = (|| -> io::Result<()> {
         execute!(io::stdout(), EnableMouseCapture)?;
         let mut first = true;
+        let mut warming = true;
         while !app.quit {
             terminal.draw(|frame| app.geometry = draw(frame, &app))?;
             if first {
@@ -113,7 +114,14 @@ fn run(cli: &Cli) -> Result<(), String> {
                     continue;
                 }
             }
-            if !event::poll(Duration::from_millis(500))? {
+            // After a frame is up, summaries not yet needed are built one
+            // row at a time while no key is waiting.
+            if warming {
+                if !event::poll(Duration::ZERO)? {
+                    warming = app.warm_up_step();
+                    continue;
+                }
+            } else if !event::poll(Duration::from_millis(500))? {
                 continue;
             }
             match event::read()? {

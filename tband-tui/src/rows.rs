@@ -66,6 +66,18 @@ pub struct Row {
 }
 
 impl Row {
+    /// Builds all of the row's summaries now rather than on first use.
+    pub fn prepare(&self, m: &Model) {
+        match &self.body {
+            Body::Intervals { lines, ticks } => {
+                for track in lines.iter().chain(ticks) {
+                    track.prepare(m);
+                }
+            }
+            Body::Samples(track) => track.prepare(m),
+        }
+    }
+
     pub fn height(&self) -> usize {
         match &self.body {
             Body::Intervals { lines, .. } => lines.len().max(1),

@@ -319,6 +319,11 @@ impl IntervalTrack {
         self.items.is_empty()
     }
 
+    /// Builds the summaries now rather than on first use.
+    pub fn prepare(&self, m: &Model) {
+        self.lod(m);
+    }
+
     /// The item at position `pos` (in start order) and its model row index.
     pub fn get(&self, m: &Model, pos: usize) -> Option<(u32, Span)> {
         let i = *self.items.get(pos)?;
@@ -581,6 +586,11 @@ impl SampleTrack {
 
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
+    }
+
+    /// Builds the summaries now rather than on first use.
+    pub fn prepare(&self, m: &Model) {
+        self.summary(m);
     }
 
     /// The sample at position `pos` and its model row index.
