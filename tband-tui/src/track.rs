@@ -330,10 +330,6 @@ impl IntervalTrack {
         Some((i, self.source.span(m, i)?))
     }
 
-    fn start(&self, m: &Model, pos: usize) -> u64 {
-        self.get(m, pos).map_or(0, |(_, s)| s.start)
-    }
-
     /// Positions of the items that overlap `from..to` (or are instants inside it).
     fn range(&self, m: &Model, from: u64, to: u64) -> std::ops::Range<usize> {
         let end = self
@@ -421,11 +417,6 @@ impl IntervalTrack {
             .items
             .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < t));
         pos.checked_sub(1)
-    }
-
-    /// Time of the first item.
-    pub fn first_start(&self, m: &Model) -> Option<u64> {
-        (!self.is_empty()).then(|| self.start(m, 0))
     }
 }
 
@@ -580,10 +571,6 @@ impl SampleTrack {
         (s.min, s.max)
     }
 
-    pub fn len(&self) -> usize {
-        self.items.len()
-    }
-
     pub fn is_empty(&self) -> bool {
         self.items.is_empty()
     }
@@ -603,16 +590,6 @@ impl SampleTrack {
     fn first_at_or_after(&self, m: &Model, t: u64) -> usize {
         self.items
             .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts < t))
-    }
-
-    /// The value in force at time `t` (the last sample at or before it).
-    pub fn value_at(&self, m: &Model, t: u64) -> Option<i64> {
-        let pos = self
-            .items
-            .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts <= t));
-        pos.checked_sub(1)
-            .and_then(|p| self.get(m, p))
-            .map(|(_, _, v)| v)
     }
 
     pub fn cells(&self, m: &Model, cols: &Columns, out: &mut Vec<SampleCell>) {
@@ -802,7 +779,5 @@ mod tests {
         assert_eq!(levels, [Some(5), Some(-3), Some(9), Some(9)]);
         t.cells(&m, &Columns::new(20, 60, 2), &mut cells);
         assert_eq!(cells[0].level(), Some(-3));
-        assert_eq!(t.value_at(&m, 11), Some(5));
-        assert_eq!(t.value_at(&m, 5), None);
     }
 }
