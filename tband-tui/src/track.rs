@@ -15,7 +15,7 @@ use tband_decode::model::Model;
 /// Items in view up to this many per column are walked one by one.
 const EXACT_ITEMS_PER_COLUMN: usize = 8;
 /// Items per finest bucket, on average.
-const ITEMS_PER_BUCKET: usize = 8;
+const ITEMS_PER_BUCKET: usize = 16;
 /// The finest level has at most this many buckets.
 const MAX_BUCKETS: usize = 1 << 18;
 
@@ -282,6 +282,7 @@ impl IntervalTrack {
         if source == IntervalSource::Anomalies {
             items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
         }
+        items.shrink_to_fit();
         IntervalTrack {
             source,
             items,
@@ -533,6 +534,7 @@ impl SampleTrack {
     pub fn new(m: &Model, source: SampleSource, mut items: Vec<u32>) -> SampleTrack {
         // Tables of samples are in time order; keep only rows with a value.
         items.retain(|&i| source.sample(m, i).is_some());
+        items.shrink_to_fit();
         SampleTrack {
             source,
             items,
