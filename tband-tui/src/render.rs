@@ -126,6 +126,12 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
         rows_height: 0,
     };
     let entries = app.entries();
+    prepare_visible(
+        app,
+        &cols,
+        &entries[app.scroll.min(entries.len())..],
+        rows_height,
+    );
     let mut y = rows_top;
     let mut scratch = Scratch::default();
     for (index, entry) in entries.iter().enumerate().skip(app.scroll) {
@@ -197,6 +203,36 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
         draw_help(buf, area);
     }
     geometry
+}
+
+/// Builds the summaries of the rows about to be drawn, one pass per model
+/// table, before drawing asks for them one row at a time.
+fn prepare_visible(app: &App, cols: &Columns, entries: &[Entry], height: u16) {
+    let mut by_source: Vec<(IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
+    let mut lines = 0usize;
+    for entry in entries {
+        if lines >= usize::from(height) {
+            break;
+        }
+        let Entry::Row(r) = *entry else {
+            lines += 1;
+            continue;
+        };
+        let row = &app.timeline.rows[r];
+        lines += row.height();
+        for track in row
+            .interval_tracks()
+            .filter(|t| t.needs_summaries(&app.model, cols))
+        {
+            match by_source.iter_mut().find(|(s, _)| *s == track.source) {
+                Some((_, tracks)) => tracks.push(track),
+                None => by_source.push((track.source, vec![track])),
+            }
+        }
+    }
+    for (_, tracks) in by_source {
+        IntervalTrack::prepare_together(&app.model, &tracks);
+    }
 }
 
 /// Reused per-frame buffers, so drawing a row allocates nothing per column.

@@ -78,6 +78,15 @@ impl Row {
         }
     }
 
+    /// The row's interval tracks (span lines, then ticks).
+    pub fn interval_tracks(&self) -> impl Iterator<Item = &IntervalTrack> {
+        let (lines, ticks) = match &self.body {
+            Body::Intervals { lines, ticks } => (&lines[..], ticks.as_ref()),
+            Body::Samples(_) => (&[][..], None),
+        };
+        lines.iter().chain(ticks)
+    }
+
     pub fn height(&self) -> usize {
         match &self.body {
             Body::Intervals { lines, .. } => lines.len().max(1),
