@@ -104,31 +104,40 @@ fn run(cli: &Cli) -> Result<(), String> {
     let result = (|| -> io::Result<()> {
         execute!(io::stdout(), EnableMouseCapture)?;
         let mut first = true;
+        let mut dirty = true;
         let mut warming = true;
         while !app.quit {
-            terminal.draw(|frame| app.geometry = draw(frame, &app))?;
-            if first {
-                apply_range(&mut app);
-                first = false;
-                if range.is_some() {
+            if dirty {
+                terminal.draw(|frame| app.geometry = draw(frame, &app))?;
+                dirty = false;
+                if first {
+                    // The range is laid out on the width the first frame found.
+                    first = false;
+                    dirty = range.is_some();
+                    apply_range(&mut app);
                     continue;
                 }
             }
-            // After a frame is up, summaries not yet needed are built one
-            // row at a time while no key is waiting.
-            if warming {
-                if !event::poll(Duration::ZERO)? {
+            // While no key is waiting, the summaries of rows not shown yet
+            // are built one row at a time.
+            let wait = if warming {
+                Duration::ZERO
+            } else {
+                Duration::from_millis(500)
+            };
+            if !event::poll(wait)? {
+                if warming {
                     warming = app.warm_up_step();
-                    continue;
                 }
-            } else if !event::poll(Duration::from_millis(500))? {
                 continue;
             }
             match event::read()? {
                 Event::Key(key) => app.on_key(key),
                 Event::Mouse(mouse) => app.on_mouse(mouse),
-                _ => {}
+                Event::Resize(..) => {}
+                _ => continue,
             }
+            dirty = true;
         }
         Ok(())
     })();
