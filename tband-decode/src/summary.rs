@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
+use crate::analysis::{load_percent, Analysis};
 use crate::model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
@@ -17,14 +18,6 @@ pub fn format_ns(ns: u64) -> String {
         format!("{:.2} ms", ns_f / 1e6)
     } else {
         format!("{:.3} s", ns_f / 1e9)
-    }
-}
-
-fn percent(part: u64, whole: u64) -> f64 {
-    if whole == 0 {
-        0.0
-    } else {
-        part as f64 * 100.0 / whole as f64
     }
 }
 
@@ -47,30 +40,19 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         }
     )?;
 
-    let mut run_ns: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut slices: BTreeMap<u32, u64> = BTreeMap::new();
-    let mut busy_per_core: BTreeMap<u32, u64> = BTreeMap::new();
-    for s in &m.sched_slices {
-        let d = s.end_ns - s.start_ns;
-        *run_ns.entry(s.task_id).or_default() += d;
-        *slices.entry(s.task_id).or_default() += 1;
-        if !m.is_idle(s.task_id) {
-            *busy_per_core.entry(s.core_id).or_default() += d;
-        }
-    }
+    let a = Analysis::of(m);
     writeln!(out, "\ncores")?;
     for core in &m.cores {
         let idle = core
             .idle_task_id
             .and_then(|t| m.task(t))
             .map_or("unknown", |t| t.name.as_str());
-        let busy = busy_per_core.get(&core.core_id).copied().unwrap_or(0);
         writeln!(
             out,
             "  core {:<3} idle task {:<16} load {:>6.2}%",
             core.core_id,
             idle,
-            percent(busy, duration)
+            a.core_load(core.core_id)
         )?;
     }
 
@@ -80,7 +62,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         "kind", "cpu %", "run time", "slices"
     )?;
     for task in &m.tasks {
-        let run = run_ns.get(&task.task_id).copied().unwrap_or(0);
+        let time = a.task(task.task_id).copied().unwrap_or_default();
         let kind = match task.kind {
             TaskKind::Normal => "",
             k => k.as_str(),
@@ -91,25 +73,12 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
             task.task_id,
             truncate(&task.name, 18),
             kind,
-            percent(run, duration),
-            format_ns(run),
-            slices.get(&task.task_id).copied().unwrap_or(0)
+            load_percent(time.run_ns, duration),
+            format_ns(time.run_ns),
+            time.slices
         )?;
     }
 
-    let mut isr_stats: BTreeMap<IsrKey, (u64, u64, u64)> = BTreeMap::new();
-    for s in &m.isr_slices {
-        let e = isr_stats
-            .entry(IsrKey {
-                core_id: s.core_id,
-                isr_id: s.isr_id,
-            })
-            .or_default();
-        let d = s.end_ns - s.start_ns;
-        e.0 += 1;
-        e.1 = e.1.max(d);
-        e.2 += d;
-    }
     if !m.isrs.is_empty() {
         writeln!(out, "\nisrs{:>28}{:>12}{:>12}", "count", "max", "total")?;
         for isr in &m.isrs {
@@ -117,7 +86,9 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
                 core_id: isr.core_id,
                 isr_id: isr.isr_id,
             };
-            let (count, max, total) = isr_stats.get(&key).copied().unwrap_or_default();
+            let (count, max, total) = a
+                .isr(key)
+                .map_or((0, 0, 0), |s| (s.count, s.max_ns, s.total_ns));
             writeln!(
                 out,
                 "  c{} {:<10} {:<12}{count:>6}{:>12}{:>12}",
@@ -187,19 +158,15 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
             "\nqueues{:>38}{:>8}{:>12}",
             "kind", "ops", "high-water"
         )?;
-        let mut ops: BTreeMap<u32, u64> = BTreeMap::new();
-        for op in &m.queue_ops {
-            *ops.entry(op.queue_id).or_default() += 1;
-        }
-        for q in &m.queues {
+        for (q, stats) in m.queues.iter().zip(&a.queues) {
             writeln!(
                 out,
                 "  {:>3} {:<18}{:>20}{:>8}{:>12}",
                 q.queue_id,
                 truncate(&q.name, 18),
                 q.kind.as_str(),
-                ops.get(&q.queue_id).copied().unwrap_or(0),
-                q.high_water
+                stats.ops,
+                stats.high_water
             )?;
         }
     }
