@@ -26,36 +26,40 @@ pub fn parse_time(text: &str) -> Result<u64, TimeError> {
             .iter()
             .find(|(name, _)| *name == unit.trim())
             .map(|&(_, scale)| scale)
-            .ok_or_else(|| TimeError(text.to_string()))?
+            .ok_or_else(|| TimeError::NotATime(text.to_string()))?
     };
     let (whole, frac) = number.split_once('.').unwrap_or((number, ""));
     if whole.is_empty() && frac.is_empty() {
-        return Err(TimeError(text.to_string()));
+        return Err(TimeError::NotATime(text.to_string()));
     }
     let whole: u64 = if whole.is_empty() {
         0
     } else {
-        whole.parse().map_err(|_| TimeError(text.to_string()))?
+        whole
+            .parse()
+            .map_err(|_| TimeError::NotATime(text.to_string()))?
     };
     // Fractions beyond nanoseconds are cut, not rounded.
     let mut frac_ns = 0u64;
     let mut place = scale;
     for c in frac.chars() {
-        let digit = c.to_digit(10).ok_or_else(|| TimeError(text.to_string()))?;
+        let digit = c
+            .to_digit(10)
+            .ok_or_else(|| TimeError::NotATime(text.to_string()))?;
         place /= 10;
         frac_ns += u64::from(digit) * place;
     }
     whole
         .checked_mul(scale)
         .and_then(|ns| ns.checked_add(frac_ns))
-        .ok_or_else(|| TimeError(text.to_string()))
+        .ok_or_else(|| TimeError::NotATime(text.to_string()))
 }
 
 /// `START..END` with either side optional (`..5ms`, `1s..`).
 pub fn parse_range(text: &str) -> Result<(Option<u64>, Option<u64>), TimeError> {
     let (start, end) = text
         .split_once("..")
-        .ok_or_else(|| TimeError(text.to_string()))?;
+        .ok_or_else(|| TimeError::NotATime(text.to_string()))?;
     let side = |s: &str| {
         if s.trim().is_empty() {
             Ok(None)
@@ -63,19 +67,30 @@ pub fn parse_range(text: &str) -> Result<(Option<u64>, Option<u64>), TimeError> 
             parse_time(s).map(Some)
         }
     };
-    Ok((side(start)?, side(end)?))
+    match (side(start)?, side(end)?) {
+        (Some(s), Some(e)) if e <= s => Err(TimeError::EmptyRange(text.to_string())),
+        range => Ok(range),
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct TimeError(pub String);
+pub enum TimeError {
+    NotATime(String),
+    /// A range whose end is not after its start.
+    EmptyRange(String),
+}
 
 impl fmt::Display for TimeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "`{}` is not a time; write it like 250us, 10ms, 1.5s or 42ns",
-            self.0
-        )
+        match self {
+            TimeError::NotATime(text) => write!(
+                f,
+                "`{text}` is not a time; write it like 250us, 10ms, 1.5s or 42ns"
+            ),
+            TimeError::EmptyRange(text) => {
+                write!(f, "the range `{text}` ends before it starts")
+            }
+        }
     }
 }
 
@@ -181,6 +196,11 @@ mod tests {
         assert_eq!(parse_range("..5us"), Ok((None, Some(5_000))));
         assert_eq!(parse_range("1s.."), Ok((Some(1_000_000_000), None)));
         assert!(parse_range("1ms").is_err());
+        assert_eq!(
+            parse_range("5ms..1ms"),
+            Err(TimeError::EmptyRange("5ms..1ms".into()))
+        );
+        assert!(parse_range("1ms..1ms").is_err());
     }
 
     #[test]

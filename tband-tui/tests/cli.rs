@@ -60,6 +60,10 @@ fn bad_input_gives_one_sentence_and_fails() {
             "is not a time",
         ),
         (vec![trace.as_str(), "--snapshot", "wide"], "is not a size"),
+        (
+            vec![trace.as_str(), "--range", "5ms..1ms", "--snapshot", "80x24"],
+            "ends before it starts",
+        ),
     ] {
         let (ok, out, err) = tui(&args);
         assert!(!ok, "{args:?} should fail");
