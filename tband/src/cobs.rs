@@ -140,22 +140,22 @@ impl<'b> FrameWriter<'b> {
 pub enum CobsError {
     /// A code byte announces more bytes than the frame has.
     BlockOverrun,
-    /// A zero byte inside the frame (frames are split at zeros).
+    /// A zero byte where a code byte belongs (frames are split at zeros).
     ZeroInFrame,
     /// The output buffer is shorter than the frame.
     OutputTooSmall,
 }
 
-/// Decodes one frame (without its delimiter) into `out`, which must be at
-/// least as long as the frame. Returns the payload length. Accepts both the
-/// reference ending (delimiter right after a full block) and the `0x01` form.
+/// Decodes one frame into `out`, which must be at least as long as the
+/// frame, and returns the payload length. `frame` is a frame as split from a
+/// stream at its zero bytes, without the delimiter: a zero where a code byte
+/// belongs is an error, zeros among the data bytes are not looked for (a
+/// split frame has none). Accepts both the reference ending (delimiter right
+/// after a full block) and the `0x01` form.
 pub fn decode(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsError> {
     let out = out
         .get_mut(..frame.len())
         .ok_or(CobsError::OutputTooSmall)?;
-    if frame.contains(&0) {
-        return Err(CobsError::ZeroInFrame);
-    }
     let Some((_, data)) = frame.split_first() else {
         return Ok(0);
     };
@@ -164,8 +164,10 @@ pub fn decode(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsError> {
     out[..data.len()].copy_from_slice(data);
     let mut code_at = 0;
     while let Some(&code) = frame.get(code_at) {
-        if code == 0xFF {
-            return decode_with_full_blocks(frame, out);
+        match code {
+            0 => return Err(CobsError::ZeroInFrame),
+            0xFF => return decode_with_full_blocks(frame, out),
+            _ => {}
         }
         if code_at > 0 {
             out[code_at - 1] = 0;
@@ -183,6 +185,9 @@ fn decode_with_full_blocks(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsEr
     let mut i = 0;
     let mut o = 0;
     while let Some(&code) = frame.get(i) {
+        if code == 0 {
+            return Err(CobsError::ZeroInFrame);
+        }
         let data = frame
             .get(i + 1..i + usize::from(code))
             .ok_or(CobsError::BlockOverrun)?;
@@ -262,7 +267,7 @@ mod tests {
     fn bad_frames() {
         let mut out = [0u8; 16];
         assert_eq!(decode(&[5, 1, 2], &mut out), Err(CobsError::BlockOverrun));
-        assert_eq!(decode(&[2, 0, 1], &mut out), Err(CobsError::ZeroInFrame));
+        assert_eq!(decode(&[2, 3, 0, 1], &mut out), Err(CobsError::ZeroInFrame));
         assert_eq!(decode(&[0], &mut out), Err(CobsError::ZeroInFrame));
         assert_eq!(decode(&[1; 17], &mut out), Err(CobsError::OutputTooSmall));
     }
