@@ -1,5 +1,5 @@
-//! Decoding speed and memory: a simulated trace written to a temporary file,
-//! memory-mapped and decoded into typed events on one thread.
+//! Decoding speed and memory: a simulated trace (`tband-sim`) written to a
+//! temporary file, memory-mapped and decoded into typed events on one thread.
 //!
 //! `cargo bench -p tband-decode --bench decode [-- SIZE_MB]` (default 100).
 
@@ -13,6 +13,7 @@ use std::time::Instant;
 
 use tband_decode::input::{Input, InputSpec};
 use tband_decode::stream::StreamDecoder;
+use tband_sim::{Config, Simulator};
 
 /// Counts heap bytes in use, to show that decoding allocates nothing per event.
 struct CountingAlloc;
@@ -63,7 +64,7 @@ fn main() {
         .expect("the trace was just written");
         let mut decoder = StreamDecoder::new(&input.bytes, 0);
         while let Some(frame) = decoder.next_frame() {
-            black_box(&frame.result);
+            black_box(frame);
         }
         let stats = decoder.stats();
         best = best.min(start.elapsed().as_secs_f64());
@@ -116,20 +117,19 @@ fn proc_status_kb(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-/// Writes about `size` bytes of trace: the frames of the reference recordings, repeated.
+/// Writes a simulated single-core FreeRTOS trace of `size` bytes, streaming
+/// it to the file so that the trace never sits in this process's memory.
 fn write_trace(path: &Path, size: u64) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/tband");
-    let mut sample = Vec::new();
-    for name in ["freertos_small.bin", "freertos_lossy.bin"] {
-        sample.extend(
-            fs::read(dir.join(name)).expect("conformance recordings beside the repository"),
-        );
+    let config = Config {
+        size,
+        ..Config::default()
+    };
+    let file = BufWriter::new(File::create(path).expect("create the temporary trace"));
+    let out = Simulator::new(config, vec![file])
+        .expect("the default simulation is valid")
+        .run()
+        .expect("write the temporary trace");
+    for mut sink in out.sinks {
+        sink.flush().expect("write the temporary trace");
     }
-    let mut out = BufWriter::new(File::create(path).expect("create the temporary trace"));
-    let mut written = 0;
-    while written < size {
-        out.write_all(&sample).expect("write the temporary trace");
-        written += sample.len() as u64;
-    }
-    out.flush().expect("write the temporary trace");
 }
