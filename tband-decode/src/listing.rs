@@ -92,7 +92,7 @@ pub fn write_pretty_record(
         (Some(ts), TimeUnit::Ticks) => write!(out, "{ts:>16}")?,
         (Some(ts), TimeUnit::Micros { ns_per_tick }) => {
             let ns = u128::from(ts) * u128::from(ns_per_tick);
-            write!(out, "{:>12}.{:03}µs", ns / 1000, ns % 1000)?
+            write!(out, "{:>10}.{:03}µs", ns / 1000, ns % 1000)?
         }
     }
     write!(out, "  c{core:<2} {:<31}", rec.event.kind().name())?;
@@ -172,5 +172,26 @@ mod tests {
             line.contains("c1 ") && line.ends_with("isr_id=3\n"),
             "{line}"
         );
+    }
+
+    #[test]
+    fn pretty_columns_line_up_for_every_time_unit() {
+        let meta = Record {
+            ts: None,
+            event: Event::TsResolutionNs { ns_per_ts: 10 },
+        };
+        let timed = Record {
+            ts: Some(5),
+            event: Event::IsrEnter { isr_id: 3 },
+        };
+        for unit in [TimeUnit::Ticks, TimeUnit::Micros { ns_per_tick: 10 }] {
+            let core_column = |rec: &Record<'_>| {
+                let mut out = Vec::new();
+                write_pretty_record(&mut out, rec, 0, unit).unwrap();
+                let line = String::from_utf8(out).unwrap();
+                line[..line.find(" c0 ").unwrap()].chars().count()
+            };
+            assert_eq!(core_column(&meta), core_column(&timed), "{unit:?}");
+        }
     }
 }
