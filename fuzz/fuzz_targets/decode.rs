@@ -26,7 +26,12 @@ fuzz_target!(|data: &[u8]| {
                 listing::write_json_record(&mut line, rec).unwrap();
                 let json: serde_json::Value = serde_json::from_slice(&line).unwrap();
                 assert_eq!(json["evt"], rec.event.kind().name());
-                for unit in [TimeUnit::Ticks, TimeUnit::Micros { ns_per_tick: u64::MAX }] {
+                for unit in [
+                    TimeUnit::Ticks,
+                    TimeUnit::Micros {
+                        ns_per_tick: u64::MAX,
+                    },
+                ] {
                     listing::write_pretty_record(&mut line, rec, frame.core, unit).unwrap();
                 }
 
