@@ -1,0 +1,252 @@
+//! Trace entries in the order they were written: circular from the current
+//! pointer, never-written slots skipped, timestamps unwrapped.
+
+use super::event_names::{event_info, event_name, family, EventFamily};
+use super::layout::{ByteOrder, Layout, ENTRY_SIZE};
+use super::problems::{Problem, ProblemKind, ProblemLog};
+use super::registry::Registry;
+use super::timer::Timer;
+
+/// Thread word of entries logged in interrupt context.
+pub const THREAD_WORD_ISR: u32 = 0xFFFF_FFFF;
+/// Thread word of entries logged during initialization.
+pub const THREAD_WORD_INIT: u32 = 0xF0F0_F0F0;
+
+/// One trace entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Entry {
+    /// Position in circular order, counting written slots only.
+    pub seq: u64,
+    /// Physical slot index in the trace area.
+    pub slot: u32,
+    /// File offset of the entry.
+    pub offset: usize,
+    pub thread_word: u32,
+    pub priority_word: u32,
+    pub event_id: u32,
+    /// The raw timestamp word, unmasked.
+    pub timestamp: u32,
+    pub info: [u32; 4],
+    /// Timer ticks since the first entry (masked and unwrapped).
+    pub ticks: u64,
+    /// `ticks` scaled by the tick length.
+    pub time_ns: u64,
+}
+
+/// Who logged an entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Context {
+    /// Before the scheduler started.
+    Initialization,
+    /// In an interrupt handler; the thread it interrupted (0 if none).
+    Interrupt { interrupted_thread: u32 },
+    /// A thread (its address; registered or not).
+    Thread { address: u32 },
+}
+
+impl Entry {
+    pub fn context(&self) -> Context {
+        match self.thread_word {
+            THREAD_WORD_INIT => Context::Initialization,
+            THREAD_WORD_ISR => Context::Interrupt {
+                interrupted_thread: self.priority_word,
+            },
+            address => Context::Thread { address },
+        }
+    }
+
+    /// The event's macro name, `user` for application events.
+    pub fn event_name(&self) -> Option<&'static str> {
+        event_name(self.event_id)
+    }
+
+    /// Priority and preemption threshold of the logging thread from the
+    /// priority word: current kernels store `0x80000000 | threshold << 16 |
+    /// priority`, older ones the bare priority (threshold `None`).
+    pub fn thread_priority(&self) -> Option<(u32, Option<u32>)> {
+        match self.context() {
+            Context::Thread { .. } if self.priority_word & 0x8000_0000 != 0 => Some((
+                self.priority_word & 0xFFFF,
+                Some(self.priority_word >> 16 & 0x7FFF),
+            )),
+            Context::Thread { .. } => Some((self.priority_word, None)),
+            _ => None,
+        }
+    }
+}
+
+/// Written slots in circular order: (slot index, file offset, the 32 bytes).
+#[derive(Debug, Clone)]
+pub(crate) struct SlotWalk<'a> {
+    area: &'a [u8],
+    buffer_offset: usize,
+    slots: usize,
+    current_slot: usize,
+    step: usize,
+}
+
+impl<'a> SlotWalk<'a> {
+    pub(crate) fn new(bytes: &'a [u8], layout: &Layout) -> SlotWalk<'a> {
+        let available =
+            layout.buffer_offset..layout.buffer_offset + layout.available_slots * ENTRY_SIZE;
+        SlotWalk {
+            area: bytes.get(available).unwrap_or_default(),
+            buffer_offset: layout.buffer_offset,
+            slots: layout.slots,
+            current_slot: layout.current_slot,
+            step: 0,
+        }
+    }
+
+    /// Reads the thread word of a raw entry.
+    fn is_written(raw: &[u8; ENTRY_SIZE]) -> bool {
+        raw[..4] != [0, 0, 0, 0]
+    }
+}
+
+impl<'a> Iterator for SlotWalk<'a> {
+    type Item = (usize, usize, &'a [u8; ENTRY_SIZE]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.step < self.slots {
+            let mut slot = self.current_slot + self.step;
+            if slot >= self.slots {
+                slot -= self.slots;
+            }
+            self.step += 1;
+            // Slots past `area` were cut off by the end of the file.
+            let Some(raw) = self
+                .area
+                .get(slot * ENTRY_SIZE..(slot + 1) * ENTRY_SIZE)
+                .and_then(|raw| <&[u8; ENTRY_SIZE]>::try_from(raw).ok())
+            else {
+                continue;
+            };
+            if Self::is_written(raw) {
+                return Some((slot, self.buffer_offset + slot * ENTRY_SIZE, raw));
+            }
+        }
+        None
+    }
+}
+
+/// The raw timestamp word of a raw entry.
+pub(crate) fn raw_timestamp(raw: &[u8; ENTRY_SIZE], order: ByteOrder) -> u32 {
+    order.word([raw[12], raw[13], raw[14], raw[15]])
+}
+
+/// Decoded entries in circular order. Problems found in entries (unknown
+/// ids, unregistered threads, timestamp jumps) are collected while
+/// iterating; [`Entries::finish`] hands them over.
+#[derive(Debug)]
+pub struct Entries<'a> {
+    walk: SlotWalk<'a>,
+    order: ByteOrder,
+    registry: &'a Registry,
+    timer: Timer,
+    seq: u64,
+    previous_timestamp: Option<u32>,
+    ticks: u64,
+    /// The last thread word found in the registry, so runs of entries
+    /// from one thread cost one lookup.
+    known_thread: Option<u32>,
+    log: ProblemLog,
+}
+
+impl<'a> Entries<'a> {
+    pub(crate) fn new(
+        walk: SlotWalk<'a>,
+        order: ByteOrder,
+        registry: &'a Registry,
+        timer: Timer,
+    ) -> Entries<'a> {
+        Entries {
+            walk,
+            order,
+            registry,
+            timer,
+            seq: 0,
+            previous_timestamp: None,
+            ticks: 0,
+            known_thread: None,
+            log: ProblemLog::default(),
+        }
+    }
+
+    /// Problems found in the entries iterated so far.
+    pub fn finish(self) -> Vec<Problem> {
+        self.log.into_vec()
+    }
+
+    fn check(&mut self, entry: &Entry) {
+        let known_event = match family(entry.event_id) {
+            EventFamily::User => true,
+            EventFamily::Invalid => false,
+            _ => event_info(entry.event_id).is_some(),
+        };
+        if !known_event {
+            self.log.count(ProblemKind::UnknownEvent, entry.offset, || {
+                format!("slot {}: unknown event id {}", entry.slot, entry.event_id)
+            });
+        }
+        if let Context::Thread { address } = entry.context() {
+            if self.known_thread != Some(address) {
+                if self.registry.thread(address).is_some() {
+                    self.known_thread = Some(address);
+                } else {
+                    self.log
+                        .count(ProblemKind::UnregisteredThread, entry.offset, || {
+                            format!(
+                                "slot {}: thread word 0x{address:08X} is not a registered thread",
+                                entry.slot
+                            )
+                        });
+                }
+            }
+        }
+    }
+}
+
+impl Iterator for Entries<'_> {
+    type Item = Entry;
+
+    fn next(&mut self) -> Option<Entry> {
+        let (slot, offset, raw) = self.walk.next()?;
+        let word = |index: usize| {
+            let at = index * 4;
+            self.order
+                .word([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]])
+        };
+        let timestamp = word(3);
+        if let Some(previous) = self.previous_timestamp {
+            let step = self.timer.step(previous, timestamp);
+            if self.timer.is_jump(step) {
+                let direction = self.timer.direction.as_str();
+                self.log.count(ProblemKind::TimestampJump, offset, || {
+                    format!(
+                        "slot {slot}: timestamp 0x{timestamp:08X} after 0x{previous:08X} is a jump \
+                         of more than half the timer range for a timer counting {direction}"
+                    )
+                });
+            }
+            self.ticks += u64::from(step);
+        }
+        self.previous_timestamp = Some(timestamp);
+        let entry = Entry {
+            seq: self.seq,
+            // Slot indices fit: the trace area is at most 4 GiB of 32-byte slots.
+            slot: slot as u32,
+            offset,
+            thread_word: word(0),
+            priority_word: word(1),
+            event_id: word(2),
+            timestamp,
+            info: [word(4), word(5), word(6), word(7)],
+            ticks: self.ticks,
+            time_ns: self.timer.ticks_to_ns(self.ticks),
+        };
+        self.seq += 1;
+        self.check(&entry);
+        Some(entry)
+    }
+}
