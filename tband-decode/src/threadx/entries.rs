@@ -1,6 +1,8 @@
 //! Trace entries in the order they were written: circular from the current
 //! pointer, never-written slots skipped, timestamps unwrapped.
 
+use std::ops::Range;
+
 use super::event_names::{event_info, event_name, family, EventFamily};
 use super::layout::{ByteOrder, Layout, ENTRY_SIZE};
 use super::problems::{Problem, ProblemKind, ProblemLog};
@@ -80,27 +82,24 @@ impl Entry {
 pub(crate) struct SlotWalk<'a> {
     area: &'a [u8],
     buffer_offset: usize,
-    slots: usize,
-    current_slot: usize,
-    step: usize,
+    /// Slot indices still to visit: from the current slot to the end of the
+    /// slots in the file, then from slot 0 up to the current slot.
+    pending: std::iter::Chain<Range<usize>, Range<usize>>,
 }
 
 impl<'a> SlotWalk<'a> {
     pub(crate) fn new(bytes: &'a [u8], layout: &Layout) -> SlotWalk<'a> {
-        let available =
-            layout.buffer_offset..layout.buffer_offset + layout.available_slots * ENTRY_SIZE;
+        let start = layout.buffer_offset;
+        let available = layout.available_slots;
+        // Slots cut off by the end of the file are left out of both runs.
+        let current = layout.current_slot.min(available);
         SlotWalk {
-            area: bytes.get(available).unwrap_or_default(),
-            buffer_offset: layout.buffer_offset,
-            slots: layout.slots,
-            current_slot: layout.current_slot,
-            step: 0,
+            area: bytes
+                .get(start..start + available * ENTRY_SIZE)
+                .unwrap_or_default(),
+            buffer_offset: start,
+            pending: (current..available).chain(0..current),
         }
-    }
-
-    /// Reads the thread word of a raw entry.
-    fn is_written(raw: &[u8; ENTRY_SIZE]) -> bool {
-        raw[..4] != [0, 0, 0, 0]
     }
 }
 
@@ -108,13 +107,7 @@ impl<'a> Iterator for SlotWalk<'a> {
     type Item = (usize, usize, &'a [u8; ENTRY_SIZE]);
 
     fn next(&mut self) -> Option<Self::Item> {
-        while self.step < self.slots {
-            let mut slot = self.current_slot + self.step;
-            if slot >= self.slots {
-                slot -= self.slots;
-            }
-            self.step += 1;
-            // Slots past `area` were cut off by the end of the file.
+        for slot in self.pending.by_ref() {
             let Some(raw) = self
                 .area
                 .get(slot * ENTRY_SIZE..(slot + 1) * ENTRY_SIZE)
@@ -122,7 +115,8 @@ impl<'a> Iterator for SlotWalk<'a> {
             else {
                 continue;
             };
-            if Self::is_written(raw) {
+            // A zero thread word marks a slot never written.
+            if raw[..4] != [0, 0, 0, 0] {
                 return Some((slot, self.buffer_offset + slot * ENTRY_SIZE, raw));
             }
         }

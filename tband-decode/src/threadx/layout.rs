@@ -164,7 +164,12 @@ impl Layout {
         let current = header.offset_of(header.buffer_current);
 
         if let Some(start) = registry_start {
-            layout.resolve_registry(start, registry_end, file_len, log);
+            // The registry cannot reach into the trace area that follows it.
+            let (limit, limit_name) = match buffer_start {
+                Some(buffer) if buffer > start => (buffer, "the trace area"),
+                _ => (file_len, "the end of the file"),
+            };
+            layout.resolve_registry(start, registry_end, limit, limit_name, log);
         }
         if let Some(start) = buffer_start {
             layout.resolve_buffer(start, buffer_end, file_len, log);
@@ -177,7 +182,8 @@ impl Layout {
         &mut self,
         start: usize,
         end: Option<usize>,
-        file_len: usize,
+        limit: usize,
+        limit_name: &str,
         log: &mut ProblemLog,
     ) {
         let Some(span) = end.and_then(|end| end.checked_sub(start)) else {
@@ -199,14 +205,14 @@ impl Layout {
                 ),
             );
         }
-        let in_file = file_len.saturating_sub(start) / entry_size;
-        let whole = self.registry_capacity.min(in_file);
+        let fitting = limit.saturating_sub(start) / entry_size;
+        let whole = self.registry_capacity.min(fitting);
         if whole < self.registry_capacity {
             log.record(
                 ProblemKind::RegistryLayout,
                 start,
                 format!(
-                    "registry of {} entries runs past the end of the file; {whole} are in it",
+                    "registry of {} entries runs past {limit_name}; reading the {whole} before it",
                     self.registry_capacity
                 ),
             );
