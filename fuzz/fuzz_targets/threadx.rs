@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tband_decode::threadx::{looks_like, ReadOptions, Trace, HEADER_ID};
+use tband_decode::threadx::{looks_like, ReadOptions, Buffer, HEADER_ID};
 
 fuzz_target!(|data: &[u8]| {
     // Start every input with the id word so the fuzzer spends its time
@@ -12,7 +12,7 @@ fuzz_target!(|data: &[u8]| {
     let mut bytes = HEADER_ID.to_le_bytes().to_vec();
     bytes.extend_from_slice(data);
     assert!(looks_like(&bytes));
-    let Ok(trace) = Trace::read(&bytes, &ReadOptions::default()) else {
+    let Ok(trace) = Buffer::read(&bytes, &ReadOptions::default()) else {
         return;
     };
     let mut entries = trace.entries();

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 use tband_decode::threadx::{
-    event_name, ByteOrder, Context, Entry, ObjectKind, ReadOptions, TimerDirection, Trace,
+    event_name, Buffer, ByteOrder, Context, Entry, ObjectKind, ReadOptions, TimerDirection,
 };
 
 const CONFORMANCE: &str = concat!(
@@ -40,8 +40,8 @@ fn load(name: &str) -> Recording {
     }
 }
 
-fn decode(bytes: &[u8]) -> (Trace<'_>, Vec<Entry>) {
-    let trace = Trace::read(bytes, &ReadOptions::default()).expect("buffer reads");
+fn decode(bytes: &[u8]) -> (Buffer<'_>, Vec<Entry>) {
+    let trace = Buffer::read(bytes, &ReadOptions::default()).expect("buffer reads");
     let mut entries = trace.entries();
     let decoded: Vec<Entry> = entries.by_ref().collect();
     let problems = entries.finish();
@@ -59,7 +59,7 @@ fn number(value: &Value) -> u64 {
     }
 }
 
-fn listing_row(trace: &Trace<'_>, entry: &Entry) -> String {
+fn listing_row(trace: &Buffer<'_>, entry: &Entry) -> String {
     let [i1, i2, i3, i4] = entry.info;
     format!(
         "{},{},0x{:08X},{},0x{:08X},{},{},{},0x{i1:08X},0x{i2:08X},0x{i3:08X},0x{i4:08X}",
@@ -390,10 +390,10 @@ fn timer_direction_is_detected_and_time_unwraps() {
 fn forced_direction_and_tick_length_are_applied() {
     let recording = load("threadx_demo_small");
     let options = ReadOptions {
-        tick_ns: 2.5,
+        tick_ns: Some(2.5),
         timer_direction: Some(TimerDirection::Up),
     };
-    let trace = Trace::read(&recording.bytes, &options).expect("buffer reads");
+    let trace = Buffer::read(&recording.bytes, &options).expect("buffer reads");
     assert!(!trace.timer.direction_detected);
     let last = trace.entries().last().expect("entries");
     assert_eq!(last.time_ns, (last.ticks as f64 * 2.5).round() as u64);

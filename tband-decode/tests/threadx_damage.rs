@@ -3,7 +3,7 @@
 
 use proptest::prelude::*;
 use tband_decode::threadx::{
-    looks_like, ByteOrder, Entry, Problem, ProblemKind, ReadError, ReadOptions, Trace, HEADER_SIZE,
+    looks_like, Buffer, ByteOrder, Entry, Problem, ProblemKind, ReadError, ReadOptions, HEADER_SIZE,
 };
 
 const CONFORMANCE: &str = concat!(
@@ -17,7 +17,7 @@ fn recording(name: &str) -> Vec<u8> {
 
 /// Everything the reader finds: entries, and all problems (layout and entries).
 fn decode_all(bytes: &[u8]) -> Result<(Vec<Entry>, Vec<Problem>), ReadError> {
-    let trace = Trace::read(bytes, &ReadOptions::default())?;
+    let trace = Buffer::read(bytes, &ReadOptions::default())?;
     let mut entries = trace.entries();
     let decoded: Vec<Entry> = entries.by_ref().collect();
     let mut problems = trace.problems().to_vec();
@@ -111,14 +111,14 @@ fn registry_larger_than_the_file_keeps_the_entries_inside() {
         problems[0]
     );
     assert_eq!(entries.len(), 974);
-    let trace = Trace::read(&bytes, &ReadOptions::default()).expect("reads");
+    let trace = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
     assert_eq!(trace.registry.entries.len(), 15);
     assert_eq!(trace.registry.entries[0].name, "System Timer Thread");
 
     // With the trace area pointed past the file too, the registry is read
     // up to the end of the file.
     put_word(&mut bytes, 24, 0x565E_1160 + (2 << 20));
-    let trace = Trace::read(&bytes, &ReadOptions::default()).expect("reads");
+    let trace = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
     let problem = trace
         .problems()
         .iter()
@@ -193,7 +193,7 @@ fn to_big_endian(little: &[u8]) -> Vec<u8> {
             swap(&mut big, word * 4, 4);
         }
     }
-    let trace = Trace::read(little, &ReadOptions::default()).expect("reads");
+    let trace = Buffer::read(little, &ReadOptions::default()).expect("reads");
     let layout = &trace.layout;
     for entry in layout.registry.clone().step_by(layout.registry_entry_size) {
         for field in [4, 8, 12] {
@@ -212,8 +212,8 @@ fn big_endian_buffers_decode_like_little_endian_ones() {
         let little = recording(name);
         let big = to_big_endian(&little);
         assert!(looks_like(&big));
-        let big_trace = Trace::read(&big, &ReadOptions::default()).expect("reads");
-        let little_trace = Trace::read(&little, &ReadOptions::default()).expect("reads");
+        let big_trace = Buffer::read(&big, &ReadOptions::default()).expect("reads");
+        let little_trace = Buffer::read(&little, &ReadOptions::default()).expect("reads");
         assert_eq!(big_trace.byte_order, ByteOrder::Big);
         assert_eq!(big_trace.header, little_trace.header);
         assert_eq!(big_trace.registry.entries, little_trace.registry.entries);
@@ -230,15 +230,15 @@ fn other_files_are_not_taken_for_threadx_buffers() {
     assert!(looks_like(b"BTXT"));
     assert!(looks_like(b"TXTB"));
     assert_eq!(
-        Trace::read(b"\x00\x01", &ReadOptions::default()).err(),
+        Buffer::read(b"\x00\x01", &ReadOptions::default()).err(),
         Some(ReadError::NotThreadx)
     );
     let bad_tick = ReadOptions {
-        tick_ns: f64::NAN,
+        tick_ns: Some(f64::NAN),
         ..ReadOptions::default()
     };
     assert!(matches!(
-        Trace::read(&recording("threadx_demo_small"), &bad_tick),
+        Buffer::read(&recording("threadx_demo_small"), &bad_tick),
         Err(ReadError::InvalidTickNs(_))
     ));
 }

@@ -172,29 +172,53 @@ impl<'a> Entries<'a> {
         self.log.into_vec()
     }
 
-    fn check(&mut self, entry: &Entry) {
+    /// Counts the entry's problems; `jumped_from` is the previous raw
+    /// timestamp when the step to this entry was a jump.
+    fn check(&mut self, entry: &Entry, jumped_from: Option<u32>) {
+        if let Some(previous) = jumped_from {
+            let direction = self.timer.direction.as_str();
+            self.log.count(
+                ProblemKind::TimestampJump,
+                entry.offset,
+                entry.time_ns,
+                || {
+                    format!(
+                        "slot {}: timestamp 0x{:08X} after 0x{previous:08X} is a jump of more \
+                         than half the timer range for a timer counting {direction}",
+                        entry.slot, entry.timestamp
+                    )
+                },
+            );
+        }
         let known_event = match family(entry.event_id) {
             EventFamily::User => true,
             EventFamily::Invalid => false,
             _ => event_info(entry.event_id).is_some(),
         };
         if !known_event {
-            self.log.count(ProblemKind::UnknownEvent, entry.offset, || {
-                format!("slot {}: unknown event id {}", entry.slot, entry.event_id)
-            });
+            self.log.count(
+                ProblemKind::UnknownEvent,
+                entry.offset,
+                entry.time_ns,
+                || format!("slot {}: unknown event id {}", entry.slot, entry.event_id),
+            );
         }
         if let Context::Thread { address } = entry.context() {
             if self.known_thread != Some(address) {
                 if self.registry.thread(address).is_some() {
                     self.known_thread = Some(address);
                 } else {
-                    self.log
-                        .count(ProblemKind::UnregisteredThread, entry.offset, || {
+                    self.log.count(
+                        ProblemKind::UnregisteredThread,
+                        entry.offset,
+                        entry.time_ns,
+                        || {
                             format!(
                                 "slot {}: thread word 0x{address:08X} is not a registered thread",
                                 entry.slot
                             )
-                        });
+                        },
+                    );
                 }
             }
         }
@@ -212,16 +236,11 @@ impl Iterator for Entries<'_> {
                 .word([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]])
         };
         let timestamp = word(3);
+        let mut jumped_from = None;
         if let Some(previous) = self.previous_timestamp {
             let step = self.timer.step(previous, timestamp);
             if self.timer.is_jump(step) {
-                let direction = self.timer.direction.as_str();
-                self.log.count(ProblemKind::TimestampJump, offset, || {
-                    format!(
-                        "slot {slot}: timestamp 0x{timestamp:08X} after 0x{previous:08X} is a jump \
-                         of more than half the timer range for a timer counting {direction}"
-                    )
-                });
+                jumped_from = Some(previous);
             }
             self.ticks += u64::from(step);
         }
@@ -240,7 +259,7 @@ impl Iterator for Entries<'_> {
             time_ns: self.timer.ticks_to_ns(self.ticks),
         };
         self.seq += 1;
-        self.check(&entry);
+        self.check(&entry, jumped_from);
         Some(entry)
     }
 }

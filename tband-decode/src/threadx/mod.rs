@@ -2,8 +2,8 @@
 //! image of the buffer given to `tx_trace_enable`, a control header
 //! ("TXTB"), an object registry and a circular area of 32-byte entries.
 //!
-//! [`Trace::read`] parses the header and registry and checks the layout
-//! against the file; [`Trace::entries`] then walks the entries in the
+//! [`Buffer::read`] parses the header and registry and checks the layout
+//! against the file; [`Buffer::entries`] then walks the entries in the
 //! order they were written. Damage never stops the reader: whatever is
 //! consistent is decoded and the rest is reported as [`Problem`]s.
 
@@ -35,22 +35,13 @@ pub fn looks_like(bytes: &[u8]) -> bool {
 }
 
 /// Settings the buffer cannot tell.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct ReadOptions {
-    /// Nanoseconds per timer tick; ThreadX records no resolution, so 1 unless
-    /// the caller knows better.
-    pub tick_ns: f64,
+    /// Nanoseconds per timer tick; ThreadX records no resolution, so 1 is
+    /// assumed when this is `None`.
+    pub tick_ns: Option<f64>,
     /// Counting direction of the timer; `None` detects it from the entries.
     pub timer_direction: Option<TimerDirection>,
-}
-
-impl Default for ReadOptions {
-    fn default() -> Self {
-        ReadOptions {
-            tick_ns: 1.0,
-            timer_direction: None,
-        }
-    }
 }
 
 /// Why a buffer could not be read at all.
@@ -88,7 +79,7 @@ const DIRECTION_SAMPLE: usize = 4096;
 
 /// A parsed buffer: header, registry and layout, borrowing the bytes.
 #[derive(Debug, Clone)]
-pub struct Trace<'a> {
+pub struct Buffer<'a> {
     bytes: &'a [u8],
     pub byte_order: ByteOrder,
     pub header: Header,
@@ -98,10 +89,11 @@ pub struct Trace<'a> {
     log: ProblemLog,
 }
 
-impl<'a> Trace<'a> {
-    pub fn read(bytes: &'a [u8], options: &ReadOptions) -> Result<Trace<'a>, ReadError> {
-        if !(options.tick_ns.is_finite() && options.tick_ns > 0.0) {
-            return Err(ReadError::InvalidTickNs(options.tick_ns));
+impl<'a> Buffer<'a> {
+    pub fn read(bytes: &'a [u8], options: &ReadOptions) -> Result<Buffer<'a>, ReadError> {
+        let tick_ns = options.tick_ns.unwrap_or(1.0);
+        if !(tick_ns.is_finite() && tick_ns > 0.0) {
+            return Err(ReadError::InvalidTickNs(tick_ns));
         }
         let byte_order = ByteOrder::detect(bytes).ok_or(ReadError::NotThreadx)?;
         let header = Header::parse(bytes, byte_order)
@@ -139,9 +131,9 @@ impl<'a> Trace<'a> {
             mask,
             direction,
             direction_detected,
-            tick_ns: options.tick_ns,
+            tick_ns,
         };
-        Ok(Trace {
+        Ok(Buffer {
             bytes,
             byte_order,
             header,

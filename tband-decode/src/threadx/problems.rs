@@ -53,12 +53,15 @@ impl fmt::Display for ProblemKind {
     }
 }
 
-/// One kind of damage: where it was first seen (byte offset in the file),
-/// how often it occurred, and a sentence about the first occurrence.
+/// One kind of damage: where it was first seen (byte offset in the file,
+/// and the entry's time for problems in entries), how often it occurred,
+/// and a sentence about the first occurrence.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Problem {
     pub kind: ProblemKind,
     pub position: usize,
+    /// Time of the first entry with this problem, in ns since the first entry.
+    pub time_ns: Option<u64>,
     pub count: u64,
     pub detail: String,
 }
@@ -90,22 +93,30 @@ impl ProblemLog {
         self.problems.push(Problem {
             kind,
             position,
+            time_ns: None,
             count: 1,
             detail,
         });
     }
 
-    /// Counts one more occurrence of `kind`; only the first occurrence's
-    /// position and detail are kept.
+    /// Counts one more occurrence of `kind` in the entry at `position`
+    /// (time `time_ns`); only the first occurrence's place and detail are kept.
     pub(crate) fn count(
         &mut self,
         kind: ProblemKind,
         position: usize,
+        time_ns: u64,
         detail: impl FnOnce() -> String,
     ) {
         match self.problems.iter_mut().find(|p| p.kind == kind) {
             Some(problem) => problem.count += 1,
-            None => self.record(kind, position, detail()),
+            None => self.problems.push(Problem {
+                kind,
+                position,
+                time_ns: Some(time_ns),
+                count: 1,
+                detail: detail(),
+            }),
         }
     }
 
@@ -125,13 +136,13 @@ mod tests {
     #[test]
     fn counted_problems_fold_into_the_first() {
         let mut log = ProblemLog::default();
-        log.count(ProblemKind::UnknownEvent, 100, || "first".into());
-        log.count(ProblemKind::UnknownEvent, 132, || "second".into());
+        log.count(ProblemKind::UnknownEvent, 100, 5, || "first".into());
+        log.count(ProblemKind::UnknownEvent, 132, 6, || "second".into());
         log.record(ProblemKind::HeaderPointer, 12, "bad".into());
         let problems = log.into_vec();
         assert_eq!(problems.len(), 2);
         assert_eq!(problems[0].count, 2);
-        assert_eq!(problems[0].position, 100);
+        assert_eq!((problems[0].position, problems[0].time_ns), (100, Some(5)));
         assert_eq!(problems[0].detail, "first");
         assert_eq!(
             problems[0].to_string(),

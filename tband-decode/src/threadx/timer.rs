@@ -2,7 +2,7 @@
 //! direction, overflow.
 
 /// Which way the target's time source counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum TimerDirection {
     Up,
     Down,
