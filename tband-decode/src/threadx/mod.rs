@@ -9,8 +9,10 @@
 
 mod entries;
 mod event_names;
+mod interpret;
 mod layout;
 mod problems;
+mod raw_events;
 mod registry;
 mod timer;
 
@@ -20,8 +22,10 @@ pub use entries::{Context, Entries, Entry, THREAD_WORD_INIT, THREAD_WORD_ISR};
 pub use event_names::{
     event_info, event_name, family, EventFamily, EventInfo, USER_EVENT_FIRST, USER_EVENT_LAST,
 };
+pub use interpret::{build_model, IDLE_TASK_ID, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID};
 pub use layout::{ByteOrder, Header, Layout, ENTRY_SIZE, HEADER_ID, HEADER_SIZE};
 pub use problems::{Problem, ProblemKind};
+pub use raw_events::for_each_event;
 pub use registry::{ObjectKind, Registry, RegistryEntry};
 pub use timer::{Timer, TimerDirection};
 
@@ -132,6 +136,7 @@ impl<'a> Buffer<'a> {
             direction,
             direction_detected,
             tick_ns,
+            tick_ns_given: options.tick_ns.is_some(),
         };
         Ok(Buffer {
             bytes,

@@ -28,6 +28,8 @@ pub struct Timer {
     pub direction_detected: bool,
     /// Nanoseconds per tick. ThreadX does not record it.
     pub tick_ns: f64,
+    /// Whether `tick_ns` was given by the caller (else 1 is assumed).
+    pub tick_ns_given: bool,
 }
 
 impl Timer {
@@ -98,6 +100,7 @@ mod tests {
             direction,
             direction_detected: false,
             tick_ns: 1.0,
+            tick_ns_given: false,
         }
     }
 
