@@ -124,6 +124,14 @@ impl<'a> Iterator for SlotWalk<'a> {
     }
 }
 
+fn is_known_event(id: u32) -> bool {
+    match family(id) {
+        EventFamily::User => true,
+        EventFamily::Invalid => false,
+        _ => event_info(id).is_some(),
+    }
+}
+
 /// The raw timestamp word of a raw entry.
 pub(crate) fn raw_timestamp(raw: &[u8; ENTRY_SIZE], order: ByteOrder) -> u32 {
     order.word([raw[12], raw[13], raw[14], raw[15]])
@@ -144,6 +152,8 @@ pub struct Entries<'a> {
     /// The last thread word found in the registry, so runs of entries
     /// from one thread cost one lookup.
     known_thread: Option<u32>,
+    /// Likewise the last event id found to be known.
+    known_event: Option<u32>,
     log: ProblemLog,
 }
 
@@ -163,6 +173,7 @@ impl<'a> Entries<'a> {
             previous_timestamp: None,
             ticks: 0,
             known_thread: None,
+            known_event: None,
             log: ProblemLog::default(),
         }
     }
@@ -190,12 +201,11 @@ impl<'a> Entries<'a> {
                 },
             );
         }
-        let known_event = match family(entry.event_id) {
-            EventFamily::User => true,
-            EventFamily::Invalid => false,
-            _ => event_info(entry.event_id).is_some(),
-        };
-        if !known_event {
+        if self.known_event == Some(entry.event_id) {
+            // Runs of the same event cost one table lookup.
+        } else if is_known_event(entry.event_id) {
+            self.known_event = Some(entry.event_id);
+        } else {
             self.log.count(
                 ProblemKind::UnknownEvent,
                 entry.offset,
@@ -230,12 +240,14 @@ impl Iterator for Entries<'_> {
 
     fn next(&mut self) -> Option<Entry> {
         let (slot, offset, raw) = self.walk.next()?;
-        let word = |index: usize| {
-            let at = index * 4;
-            self.order
-                .word([raw[at], raw[at + 1], raw[at + 2], raw[at + 3]])
-        };
-        let timestamp = word(3);
+        let mut words = [0u32; 8];
+        for (word, bytes) in words.iter_mut().zip(raw.chunks_exact(4)) {
+            *word = u32::from_le_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]);
+        }
+        if self.order == ByteOrder::Big {
+            words = words.map(u32::swap_bytes);
+        }
+        let [thread_word, priority_word, event_id, timestamp, i1, i2, i3, i4] = words;
         let mut jumped_from = None;
         if let Some(previous) = self.previous_timestamp {
             let step = self.timer.step(previous, timestamp);
@@ -250,11 +262,11 @@ impl Iterator for Entries<'_> {
             // Slot indices fit: the trace area is at most 4 GiB of 32-byte slots.
             slot: slot as u32,
             offset,
-            thread_word: word(0),
-            priority_word: word(1),
-            event_id: word(2),
+            thread_word,
+            priority_word,
+            event_id,
             timestamp,
-            info: [word(4), word(5), word(6), word(7)],
+            info: [i1, i2, i3, i4],
             ticks: self.ticks,
             time_ns: self.timer.ticks_to_ns(self.ticks),
         };

@@ -105,11 +105,27 @@ struct Importer<'b> {
     /// The object the running task last operated on, and the reason it
     /// would block there: (task, reason, object).
     last_wait: Option<(u32, StateReason, Option<u32>)>,
-    /// Tasks blocked receiving from a queue, by task.
-    blocked_receivers: HashMap<u32, u32>,
-    priorities: HashMap<u32, u32>,
-    capacities: HashMap<u32, u32>,
+    /// By object id.
+    objects: Vec<ObjectState>,
+    /// The last thread and the last other object looked up: (address, id).
+    last_thread: Option<(u32, u32)>,
+    last_object: Option<(u32, u32)>,
     named_user_markers: HashSet<u32>,
+}
+
+/// What the importer follows per object. Object ids are dense (registry
+/// position + 1, then unregistered addresses in order of appearance), so
+/// this is a vector indexed by id.
+#[derive(Clone, Copy, Default)]
+struct ObjectState {
+    /// Queues: capacity in messages.
+    capacity: Option<u32>,
+    /// Queues: tasks blocked receiving from it.
+    waiting_receivers: u32,
+    /// Tasks: the queue it is blocked receiving from.
+    receiving_from: Option<u32>,
+    /// Tasks: the priority last recorded.
+    priority: Option<u32>,
 }
 
 impl<'b> Importer<'b> {
@@ -133,9 +149,9 @@ impl<'b> Importer<'b> {
             context_isr_last: None,
             init_open: false,
             last_wait: None,
-            blocked_receivers: HashMap::new(),
-            priorities: HashMap::new(),
-            capacities: HashMap::new(),
+            objects: Vec::new(),
+            last_thread: None,
+            last_object: None,
             named_user_markers: HashSet::new(),
         };
         importer.b.core_seen(CORE);
@@ -189,13 +205,22 @@ impl<'b> Importer<'b> {
         self.b.set_queue_kind(id, queue_kind);
     }
 
+    fn state_of(&mut self, id: u32) -> &mut ObjectState {
+        let index = id as usize;
+        if index >= self.objects.len() {
+            self.objects.resize(index + 1, ObjectState::default());
+        }
+        &mut self.objects[index]
+    }
+
     fn set_capacity(&mut self, queue: u32, items: u32) {
         self.b.set_queue_capacity(queue, items);
-        self.capacities.insert(queue, items);
+        self.state_of(queue).capacity = Some(items);
     }
 
     fn set_priority(&mut self, t: u64, task: u32, priority: u32) {
-        if self.priorities.insert(task, priority) != Some(priority) {
+        let state = self.state_of(task);
+        if state.priority.replace(priority) != Some(priority) {
             self.b.task_priority(t, task, priority, PriorityCause::Set);
         }
     }
@@ -224,7 +249,26 @@ impl<'b> Importer<'b> {
     }
 
     fn thread_id(&mut self, address: u32) -> u32 {
-        self.object_id(address, true)
+        match self.last_thread {
+            Some((last, id)) if last == address => id,
+            _ => {
+                let id = self.object_id(address, true);
+                self.last_thread = Some((address, id));
+                id
+            }
+        }
+    }
+
+    /// A queue, semaphore, mutex or event flags group.
+    fn sync_object_id(&mut self, address: u32) -> u32 {
+        match self.last_object {
+            Some((last, id)) if last == address => id,
+            _ => {
+                let id = self.object_id(address, false);
+                self.last_object = Some((address, id));
+                id
+            }
+        }
     }
 
     fn switch_to(&mut self, t: u64, task: u32) {
@@ -378,7 +422,9 @@ impl<'b> Importer<'b> {
             }
         }
         if let (StateReason::QueueReceive, Some(queue)) = (reason, object) {
-            self.blocked_receivers.insert(task, queue);
+            if self.state_of(task).receiving_from.replace(queue).is_none() {
+                self.state_of(queue).waiting_receivers += 1;
+            }
         }
         if self.b.running_task(CORE) == Some(task) {
             self.b.current_task_announces(t, CORE, kind, reason, object);
@@ -405,7 +451,10 @@ impl<'b> Importer<'b> {
         match entry.event_id {
             event::THREAD_RESUME => {
                 let task = self.thread_id(i1);
-                self.blocked_receivers.remove(&task);
+                if let Some(queue) = self.state_of(task).receiving_from.take() {
+                    let queue = self.state_of(queue);
+                    queue.waiting_receivers = queue.waiting_receivers.saturating_sub(1);
+                }
                 self.b.task_ready(t, CORE, task);
                 // Older kernels leave the next-thread word 0 here.
                 if i4 != 0 {
@@ -435,7 +484,7 @@ impl<'b> Importer<'b> {
             }
             event::THREAD_SLEEP => self.may_wait(entry, StateReason::Sleep, None),
             event::QUEUE_CREATE => {
-                let queue = self.object_id(i1, false);
+                let queue = self.sync_object_id(i1);
                 self.b.set_queue_kind(queue, QueueKind::Queue);
                 if i2 != 0 {
                     self.set_capacity(queue, i4 / i2.saturating_mul(4));
@@ -443,10 +492,11 @@ impl<'b> Importer<'b> {
                 self.queue_op(t, entry, queue, QueueOpKind::Level, Some(0));
             }
             event::QUEUE_SEND | event::QUEUE_FRONT_SEND => {
-                let queue = self.object_id(i1, false);
+                let queue = self.sync_object_id(i1);
                 let before = i4;
-                let receiver_waiting = self.blocked_receivers.values().any(|&q| q == queue);
-                let full = self.capacities.get(&queue).is_some_and(|&c| before >= c);
+                let state = *self.state_of(queue);
+                let receiver_waiting = state.waiting_receivers > 0;
+                let full = state.capacity.is_some_and(|capacity| before >= capacity);
                 // A message for a waiting receiver is handed over directly;
                 // a send to a full queue waits (the level stays).
                 let after = if (before == 0 && receiver_waiting) || full {
@@ -458,7 +508,7 @@ impl<'b> Importer<'b> {
                 self.may_wait(entry, StateReason::QueueSend, Some(queue));
             }
             event::QUEUE_RECEIVE => {
-                let queue = self.object_id(i1, false);
+                let queue = self.sync_object_id(i1);
                 self.queue_op(
                     t,
                     entry,
@@ -469,17 +519,17 @@ impl<'b> Importer<'b> {
                 self.may_wait(entry, StateReason::QueueReceive, Some(queue));
             }
             event::QUEUE_FLUSH => {
-                let queue = self.object_id(i1, false);
+                let queue = self.sync_object_id(i1);
                 self.queue_op(t, entry, queue, QueueOpKind::Reset, Some(0));
             }
             event::SEMAPHORE_CREATE => {
-                let semaphore = self.object_id(i1, false);
+                let semaphore = self.sync_object_id(i1);
                 self.b
                     .set_queue_kind(semaphore, QueueKind::CountingSemaphore);
                 self.queue_op(t, entry, semaphore, QueueOpKind::Level, Some(i2));
             }
             event::SEMAPHORE_GET => {
-                let semaphore = self.object_id(i1, false);
+                let semaphore = self.sync_object_id(i1);
                 self.queue_op(
                     t,
                     entry,
@@ -490,7 +540,7 @@ impl<'b> Importer<'b> {
                 self.may_wait(entry, StateReason::Semaphore, Some(semaphore));
             }
             event::SEMAPHORE_PUT | event::SEMAPHORE_CEILING_PUT => {
-                let semaphore = self.object_id(i1, false);
+                let semaphore = self.sync_object_id(i1);
                 // With threads waiting the count goes straight to one of
                 // them; at the ceiling the put fails.
                 let at_ceiling = entry.event_id == event::SEMAPHORE_CEILING_PUT && i2 >= i4;
@@ -498,13 +548,13 @@ impl<'b> Importer<'b> {
                 self.queue_op(t, entry, semaphore, QueueOpKind::Send, Some(after));
             }
             event::MUTEX_CREATE => {
-                let mutex = self.object_id(i1, false);
+                let mutex = self.sync_object_id(i1);
                 self.b.set_queue_kind(mutex, QueueKind::Mutex);
                 self.set_capacity(mutex, 1);
                 self.queue_op(t, entry, mutex, QueueOpKind::Level, Some(1));
             }
             event::MUTEX_GET => {
-                let mutex = self.object_id(i1, false);
+                let mutex = self.sync_object_id(i1);
                 let owner = i3;
                 let caller = match entry.context() {
                     Context::Thread { address } => address,
@@ -517,22 +567,22 @@ impl<'b> Importer<'b> {
                 self.may_wait(entry, StateReason::Mutex, Some(mutex));
             }
             event::MUTEX_PUT => {
-                let mutex = self.object_id(i1, false);
+                let mutex = self.sync_object_id(i1);
                 // I3 is the ownership count before the put: 1 releases it.
                 let after = u32::from(i3 <= 1);
                 self.queue_op(t, entry, mutex, QueueOpKind::Send, Some(after));
             }
             event::EVENT_FLAGS_CREATE => {
-                let flags = self.object_id(i1, false);
+                let flags = self.sync_object_id(i1);
                 self.b.set_queue_kind(flags, QueueKind::EventFlags);
                 self.b.queue_created(flags);
             }
             event::EVENT_FLAGS_SET => {
-                let flags = self.object_id(i1, false);
+                let flags = self.sync_object_id(i1);
                 self.queue_op(t, entry, flags, QueueOpKind::Send, None);
             }
             event::EVENT_FLAGS_GET => {
-                let flags = self.object_id(i1, false);
+                let flags = self.sync_object_id(i1);
                 self.queue_op(t, entry, flags, QueueOpKind::Receive, None);
                 self.may_wait(entry, StateReason::EventFlags, Some(flags));
             }

@@ -14,6 +14,7 @@ mod layout;
 mod problems;
 mod raw_events;
 mod registry;
+mod synthetic;
 mod timer;
 
 use std::fmt;
@@ -27,6 +28,7 @@ pub use layout::{ByteOrder, Header, Layout, ENTRY_SIZE, HEADER_ID, HEADER_SIZE};
 pub use problems::{Problem, ProblemKind};
 pub use raw_events::for_each_event;
 pub use registry::{ObjectKind, Registry, RegistryEntry};
+pub use synthetic::{synthetic_buffer, SyntheticOptions};
 pub use timer::{Timer, TimerDirection};
 
 use entries::{raw_timestamp, SlotWalk};

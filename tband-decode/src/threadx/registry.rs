@@ -1,7 +1,6 @@
 //! The object registry: every thread, queue, semaphore, … the kernel knew
 //! while tracing, with its name and creation parameters.
 
-use std::collections::HashMap;
 use std::ops::Range;
 
 use super::layout::ByteOrder;
@@ -116,7 +115,8 @@ pub struct Registry {
     pub capacity: usize,
     /// Used entries, in registry order.
     pub entries: Vec<RegistryEntry>,
-    by_address: HashMap<u32, usize>,
+    /// (object address, position in `entries`), sorted by address.
+    by_address: Vec<(u32, usize)>,
 }
 
 impl Registry {
@@ -135,32 +135,38 @@ impl Registry {
         let Some(area) = bytes.get(span) else {
             return registry;
         };
-        for (index, raw) in area.chunks_exact(entry_size).enumerate() {
-            let Some(entry) = parse_entry(raw, order, index) else {
-                continue;
-            };
-            let slot = registry.entries.len();
-            // A deleted object's address may be reused by a new one: the
-            // entry still in use wins the lookup.
-            registry
-                .by_address
-                .entry(entry.address)
-                .and_modify(|existing| {
-                    if registry.entries[*existing].is_released() && !entry.is_released() {
-                        *existing = slot;
-                    }
-                })
-                .or_insert(slot);
-            registry.entries.push(entry);
-        }
+        registry.entries = area
+            .chunks_exact(entry_size)
+            .enumerate()
+            .filter_map(|(index, raw)| parse_entry(raw, order, index))
+            .collect();
+        // A deleted object's address may be reused by a new one: the entry
+        // still in use wins the lookup (sorted first, then deduplicated).
+        registry.by_address = registry
+            .entries
+            .iter()
+            .enumerate()
+            .map(|(slot, entry)| (entry.address, slot))
+            .collect();
+        let entries = &registry.entries;
+        registry
+            .by_address
+            .sort_by_key(|&(address, slot)| (address, entries[slot].is_released(), slot));
+        registry
+            .by_address
+            .dedup_by_key(|&mut (address, _)| address);
         registry
     }
 
     /// The registered object at `address`.
     pub fn object(&self, address: u32) -> Option<&RegistryEntry> {
+        let found = self
+            .by_address
+            .binary_search_by_key(&address, |&(address, _)| address)
+            .ok()?;
         self.by_address
-            .get(&address)
-            .and_then(|&index| self.entries.get(index))
+            .get(found)
+            .and_then(|&(_, slot)| self.entries.get(slot))
     }
 
     /// The registered thread at `address`.

@@ -49,9 +49,12 @@ impl Timer {
     }
 
     pub fn ticks_to_ns(&self, ticks: u64) -> u64 {
+        if self.tick_ns == 1.0 {
+            return ticks;
+        }
         // Float scaling because tick lengths are often fractional (a 48 MHz
-        // timer ticks every 20.83 ns); exact for tick_ns = 1 up to 2^53 ticks.
-        (ticks as f64 * self.tick_ns).round() as u64
+        // timer ticks every 20.83 ns); + 0.5 rounds (the product is positive).
+        (ticks as f64 * self.tick_ns + 0.5) as u64
     }
 }
 
