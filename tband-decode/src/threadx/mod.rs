@@ -11,6 +11,7 @@ mod entries;
 mod event_names;
 mod interpret;
 mod layout;
+pub mod listing;
 mod problems;
 mod raw_events;
 mod registry;

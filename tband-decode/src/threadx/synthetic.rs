@@ -37,13 +37,51 @@ const QUEUE: u32 = 0x2010_0200;
 const SEMAPHORE: u32 = 0x2010_0300;
 const MUTEX: u32 = 0x2010_0400;
 const QUEUE_DEPTH: u32 = 16;
-/// (available, type, reserved, address, param1, param2, name)
-const REGISTRY: [(u8, u8, [u8; 2], u32, u32, u32, &str); 5] = [
-    (0, 1, [0x80, 10], PRODUCER, 0x2020_0000, 1024, "producer"),
-    (0, 1, [0x80, 12], CONSUMER, 0x2020_0400, 2048, "consumer"),
-    (0, 3, [0, 0], QUEUE, QUEUE_DEPTH * 4, 1, "samples"),
-    (0, 4, [0, 0], SEMAPHORE, 0, 0, "data ready"),
-    (0, 5, [0, 0], MUTEX, 1, 0, "bus lock"),
+/// A registry entry of the simulated system (all in use).
+struct Object {
+    object_type: u8,
+    reserved: [u8; 2],
+    address: u32,
+    params: [u32; 2],
+    name: &'static str,
+}
+
+const REGISTRY: [Object; 5] = [
+    Object {
+        object_type: 1,
+        reserved: [0x80, 10],
+        address: PRODUCER,
+        params: [0x2020_0000, 1024],
+        name: "producer",
+    },
+    Object {
+        object_type: 1,
+        reserved: [0x80, 12],
+        address: CONSUMER,
+        params: [0x2020_0400, 2048],
+        name: "consumer",
+    },
+    Object {
+        object_type: 3,
+        reserved: [0, 0],
+        address: QUEUE,
+        params: [QUEUE_DEPTH * 4, 1],
+        name: "samples",
+    },
+    Object {
+        object_type: 4,
+        reserved: [0, 0],
+        address: SEMAPHORE,
+        params: [0, 0],
+        name: "data ready",
+    },
+    Object {
+        object_type: 5,
+        reserved: [0, 0],
+        address: MUTEX,
+        params: [1, 0],
+        name: "bus lock",
+    },
 ];
 
 /// One entry before it is placed: thread word, priority word, event id, info.
@@ -173,15 +211,20 @@ pub fn synthetic_buffer(options: &SyntheticOptions) -> Vec<u8> {
         ByteOrder::Big => (NAME_SIZE as u16).to_be_bytes(),
     };
     bytes[18..20].copy_from_slice(&name_size);
-    for (index, (available, kind, reserved, object, param1, param2, name)) in
-        REGISTRY.into_iter().enumerate()
-    {
+    for (index, object) in REGISTRY.iter().enumerate() {
         let offset = registry_start + index * REGISTRY_ENTRY;
-        bytes[offset..offset + 4].copy_from_slice(&[available, kind, reserved[0], reserved[1]]);
-        put(&mut bytes, offset + 4, object);
-        put(&mut bytes, offset + 8, param1);
-        put(&mut bytes, offset + 12, param2);
-        bytes[offset + 16..offset + 16 + name.len()].copy_from_slice(name.as_bytes());
+        let [reserved_high, reserved_low] = object.reserved;
+        bytes[offset..offset + 4].copy_from_slice(&[
+            0,
+            object.object_type,
+            reserved_high,
+            reserved_low,
+        ]);
+        put(&mut bytes, offset + 4, object.address);
+        put(&mut bytes, offset + 8, object.params[0]);
+        put(&mut bytes, offset + 12, object.params[1]);
+        let name = object.name.as_bytes();
+        bytes[offset + 16..offset + 16 + name.len()].copy_from_slice(name);
     }
     bytes
 }
