@@ -337,3 +337,25 @@ fn filex_events_are_named_in_the_raw_events() {
     });
     assert_eq!((writes, media_reads), (18, 94));
 }
+
+#[test]
+fn interrupt_context_without_an_enter_event_is_still_an_isr() {
+    let mut bytes =
+        std::fs::read(format!("{CONFORMANCE}/threadx_demo_small.trx")).expect("conformance file");
+    // Slot 337 (seq 964) is the ISR_ENTER; make it an interrupt-control event.
+    let event_id = 1584 + 337 * 32 + 8;
+    bytes[event_id..event_id + 4].copy_from_slice(&40u32.to_le_bytes());
+    let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
+    let times: Vec<u64> = buffer.entries().map(|e| e.time_ns).collect();
+    let model = build_model(&buffer, Vec::new());
+    let slices: Vec<_> = model
+        .isr_slices
+        .iter()
+        .map(|s| (s.isr_id, s.start_ns, s.end_ns))
+        .collect();
+    assert_eq!(slices, [(INTERRUPT_CONTEXT_ISR_ID, times[964], times[966])]);
+    let isr = model.isrs.first().expect("isr");
+    assert_eq!(isr.name, "interrupt context");
+    // The exit event found no ISR of its own to end.
+    assert_eq!(model.anomaly_count(AnomalyKind::EndWithoutBegin), 1);
+}

@@ -360,6 +360,8 @@ impl<'b> Importer<'b> {
             }
             _ if self.context_isr_last.is_some() => self.context_isr_last = Some(t),
             _ if !self.b.in_isr(CORE) => {
+                self.b
+                    .set_isr_name(CORE, INTERRUPT_CONTEXT_ISR_ID, b"interrupt context");
                 self.b.isr_enter(t, CORE, INTERRUPT_CONTEXT_ISR_ID);
                 self.context_isr_last = Some(t);
             }
