@@ -1,8 +1,6 @@
 //! Trace entries in the order they were written: circular from the current
 //! pointer, never-written slots skipped, timestamps unwrapped.
 
-use std::ops::Range;
-
 use super::event_names::{event_info, event_name, family, EventFamily};
 use super::layout::{ByteOrder, Layout, ENTRY_SIZE};
 use super::problems::{Problem, ProblemKind, ProblemLog};
@@ -80,25 +78,32 @@ impl Entry {
 /// Written slots in circular order: (slot index, file offset, the 32 bytes).
 #[derive(Debug, Clone)]
 pub(crate) struct SlotWalk<'a> {
-    area: &'a [u8],
+    /// The slots inside the file.
+    slots: &'a [[u8; ENTRY_SIZE]],
     buffer_offset: usize,
-    /// Slot indices still to visit: from the current slot to the end of the
-    /// slots in the file, then from slot 0 up to the current slot.
-    pending: std::iter::Chain<Range<usize>, Range<usize>>,
+    current_slot: usize,
+    /// Slots visited so far, counting from the current slot.
+    step: usize,
 }
 
 impl<'a> SlotWalk<'a> {
     pub(crate) fn new(bytes: &'a [u8], layout: &Layout) -> SlotWalk<'a> {
         let start = layout.buffer_offset;
-        let available = layout.available_slots;
-        // Slots cut off by the end of the file are left out of both runs.
-        let current = layout.current_slot.min(available);
+        let area = bytes
+            .get(start..start + layout.available_slots * ENTRY_SIZE)
+            .unwrap_or_default();
+        let (slots, _) = area.as_chunks::<ENTRY_SIZE>();
         SlotWalk {
-            area: bytes
-                .get(start..start + available * ENTRY_SIZE)
-                .unwrap_or_default(),
+            slots,
             buffer_offset: start,
-            pending: (current..available).chain(0..current),
+            // Slots cut off by the end of the file are skipped: with the
+            // current slot among them, the walk starts at slot 0.
+            current_slot: if layout.current_slot < slots.len() {
+                layout.current_slot
+            } else {
+                0
+            },
+            step: 0,
         }
     }
 }
@@ -107,14 +112,14 @@ impl<'a> Iterator for SlotWalk<'a> {
     type Item = (usize, usize, &'a [u8; ENTRY_SIZE]);
 
     fn next(&mut self) -> Option<Self::Item> {
-        for slot in self.pending.by_ref() {
-            let Some(raw) = self
-                .area
-                .get(slot * ENTRY_SIZE..(slot + 1) * ENTRY_SIZE)
-                .and_then(|raw| <&[u8; ENTRY_SIZE]>::try_from(raw).ok())
-            else {
-                continue;
-            };
+        let count = self.slots.len();
+        while self.step < count {
+            let mut slot = self.current_slot + self.step;
+            if slot >= count {
+                slot -= count;
+            }
+            self.step += 1;
+            let raw = self.slots.get(slot)?;
             // A zero thread word marks a slot never written.
             if raw[..4] != [0, 0, 0, 0] {
                 return Some((slot, self.buffer_offset + slot * ENTRY_SIZE, raw));

@@ -599,9 +599,17 @@ impl<'b> Importer<'b> {
             self.b
                 .set_marker_name(id, None, MarkerKind::Event, name.as_bytes());
         }
-        let [i1, i2, i3, i4] = info;
-        let message = format!("0x{i1:08X} 0x{i2:08X} 0x{i3:08X} 0x{i4:08X}");
-        let msg = self.b.intern(message.as_bytes());
+        // "0x%08X 0x%08X 0x%08X 0x%08X", without the formatting machinery:
+        // user events can be most of a trace.
+        const HEX: &[u8; 16] = b"0123456789ABCDEF";
+        let mut message = [b' '; 43];
+        for (word, field) in info.into_iter().zip(message.chunks_mut(11)) {
+            field[..2].copy_from_slice(b"0x");
+            for (digit, byte) in field[2..10].iter_mut().enumerate() {
+                *byte = HEX[(word >> (28 - 4 * digit) & 0xF) as usize];
+            }
+        }
+        let msg = self.b.intern(&message);
         self.b.marker_instant(t, id, None, msg);
     }
 
