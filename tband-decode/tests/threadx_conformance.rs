@@ -41,13 +41,13 @@ fn load(name: &str) -> Recording {
 }
 
 fn decode(bytes: &[u8]) -> (Buffer<'_>, Vec<Entry>) {
-    let trace = Buffer::read(bytes, &ReadOptions::default()).expect("buffer reads");
-    let mut entries = trace.entries();
+    let buffer = Buffer::read(bytes, &ReadOptions::default()).expect("buffer reads");
+    let mut entries = buffer.entries();
     let decoded: Vec<Entry> = entries.by_ref().collect();
     let problems = entries.finish();
-    assert!(trace.problems().is_empty(), "{:?}", trace.problems());
+    assert!(buffer.problems().is_empty(), "{:?}", buffer.problems());
     assert!(problems.is_empty(), "{problems:?}");
-    (trace, decoded)
+    (buffer, decoded)
 }
 
 /// A summary value that is either a number or a "0x…" string.
@@ -59,14 +59,14 @@ fn number(value: &Value) -> u64 {
     }
 }
 
-fn listing_row(trace: &Buffer<'_>, entry: &Entry) -> String {
+fn listing_row(buffer: &Buffer<'_>, entry: &Entry) -> String {
     let [i1, i2, i3, i4] = entry.info;
     format!(
         "{},{},0x{:08X},{},0x{:08X},{},{},{},0x{i1:08X},0x{i2:08X},0x{i3:08X},0x{i4:08X}",
         entry.seq,
         entry.slot,
         entry.thread_word,
-        trace.context_label(entry),
+        buffer.context_label(entry),
         entry.priority_word,
         entry.event_id,
         entry.event_name().unwrap_or("unknown"),
@@ -78,7 +78,7 @@ fn listing_row(trace: &Buffer<'_>, entry: &Entry) -> String {
 fn entries_equal_the_reference_listings_row_for_row() {
     for name in RECORDINGS {
         let recording = load(name);
-        let (trace, entries) = decode(&recording.bytes);
+        let (buffer, entries) = decode(&recording.bytes);
         let mut expected = recording.listing.lines();
         assert_eq!(
             expected.next(),
@@ -87,7 +87,7 @@ fn entries_equal_the_reference_listings_row_for_row() {
         let expected: Vec<&str> = expected.collect();
         assert_eq!(entries.len(), expected.len(), "{name}: entry count");
         for (entry, want) in entries.iter().zip(expected) {
-            assert_eq!(listing_row(&trace, entry), want, "{name}");
+            assert_eq!(listing_row(&buffer, entry), want, "{name}");
         }
     }
 }
@@ -97,11 +97,11 @@ fn header_and_layout_match_the_summaries() {
     for name in RECORDINGS {
         let recording = load(name);
         let summary = &recording.summary;
-        let (trace, entries) = decode(&recording.bytes);
+        let (buffer, entries) = decode(&recording.bytes);
         assert_eq!(summary["endianness"], "little");
-        assert_eq!(trace.byte_order, ByteOrder::Little);
+        assert_eq!(buffer.byte_order, ByteOrder::Little);
         let header = &summary["header"];
-        let h = &trace.header;
+        let h = &buffer.header;
         for (field, value) in [
             ("id", h.id),
             ("timer_valid_mask", h.timer_valid_mask),
@@ -119,7 +119,7 @@ fn header_and_layout_match_the_summaries() {
         ] {
             assert_eq!(number(&header[field]), u64::from(value), "{name}: {field}");
         }
-        let layout = &trace.layout;
+        let layout = &buffer.layout;
         let offsets = &summary["header_offsets"];
         assert_eq!(
             number(&offsets["registry_start"]),
@@ -172,8 +172,8 @@ fn registries_match_the_summaries() {
     for name in RECORDINGS {
         let recording = load(name);
         let summary = &recording.summary;
-        let (trace, _) = decode(&recording.bytes);
-        let registry = &trace.registry;
+        let (buffer, _) = decode(&recording.bytes);
+        let registry = &buffer.registry;
         let expected = summary["registry"].as_array().expect("registry list");
         assert_eq!(registry.entries.len(), expected.len(), "{name}");
         assert_eq!(
@@ -219,7 +219,7 @@ fn event_facts_match_the_summaries() {
     for name in RECORDINGS {
         let recording = load(name);
         let summary = &recording.summary;
-        let (trace, entries) = decode(&recording.bytes);
+        let (buffer, entries) = decode(&recording.bytes);
 
         let mut counts: BTreeMap<String, u64> = BTreeMap::new();
         for entry in &entries {
@@ -242,7 +242,7 @@ fn event_facts_match_the_summaries() {
             let context = match entry.context() {
                 Context::Initialization => "initialization",
                 Context::Interrupt { .. } => "isr",
-                Context::Thread { address } if trace.registry.thread(address).is_some() => {
+                Context::Thread { address } if buffer.registry.thread(address).is_some() => {
                     "thread_registered"
                 }
                 Context::Thread { .. } => "thread_unregistered",
@@ -354,14 +354,14 @@ fn per_thread_resume_and_suspend_counts_match_the_summaries() {
 fn timer_direction_is_detected_and_time_unwraps() {
     for name in RECORDINGS {
         let recording = load(name);
-        let (trace, entries) = decode(&recording.bytes);
+        let (buffer, entries) = decode(&recording.bytes);
         let expected = if name.ends_with("demo_threadx") {
             TimerDirection::Down
         } else {
             TimerDirection::Up
         };
-        assert_eq!(trace.timer.direction, expected, "{name}");
-        assert!(trace.timer.direction_detected);
+        assert_eq!(buffer.timer.direction, expected, "{name}");
+        assert!(buffer.timer.direction_detected);
         assert_eq!(entries[0].ticks, 0);
         assert!(
             entries
@@ -393,20 +393,20 @@ fn forced_direction_and_tick_length_are_applied() {
         tick_ns: Some(2.5),
         timer_direction: Some(TimerDirection::Up),
     };
-    let trace = Buffer::read(&recording.bytes, &options).expect("buffer reads");
-    assert!(!trace.timer.direction_detected);
-    let last = trace.entries().last().expect("entries");
+    let buffer = Buffer::read(&recording.bytes, &options).expect("buffer reads");
+    assert!(!buffer.timer.direction_detected);
+    let last = buffer.entries().last().expect("entries");
     assert_eq!(last.time_ns, (last.ticks as f64 * 2.5).round() as u64);
 }
 
 #[test]
 fn filex_registry_types_and_released_entries_are_kept() {
     let recording = load("tracex_samples/demo_filex");
-    let (trace, _) = decode(&recording.bytes);
-    let kinds: Vec<ObjectKind> = trace.registry.entries.iter().map(|e| e.kind()).collect();
+    let (buffer, _) = decode(&recording.bytes);
+    let kinds: Vec<ObjectKind> = buffer.registry.entries.iter().map(|e| e.kind()).collect();
     assert!(kinds.contains(&ObjectKind::FilexMedia));
     assert!(kinds.contains(&ObjectKind::FilexFile));
-    let released: Vec<&str> = trace
+    let released: Vec<&str> = buffer
         .registry
         .entries
         .iter()

@@ -3,7 +3,8 @@
 
 use proptest::prelude::*;
 use tband_decode::threadx::{
-    looks_like, Buffer, ByteOrder, Entry, Problem, ProblemKind, ReadError, ReadOptions, HEADER_SIZE,
+    build_model, looks_like, Buffer, ByteOrder, Entry, Problem, ProblemKind, ReadError,
+    ReadOptions, HEADER_SIZE,
 };
 
 const CONFORMANCE: &str = concat!(
@@ -17,11 +18,14 @@ fn recording(name: &str) -> Vec<u8> {
 
 /// Everything the reader finds: entries, and all problems (layout and entries).
 fn decode_all(bytes: &[u8]) -> Result<(Vec<Entry>, Vec<Problem>), ReadError> {
-    let trace = Buffer::read(bytes, &ReadOptions::default())?;
-    let mut entries = trace.entries();
+    let buffer = Buffer::read(bytes, &ReadOptions::default())?;
+    // The model is built from whatever was read, and holds one event per entry.
+    let model = build_model(&buffer, Vec::new());
+    let mut entries = buffer.entries();
     let decoded: Vec<Entry> = entries.by_ref().collect();
-    let mut problems = trace.problems().to_vec();
+    let mut problems = buffer.problems().to_vec();
     problems.extend(entries.finish());
+    assert_eq!(model.info.events, decoded.len() as u64);
     Ok((decoded, problems))
 }
 
@@ -111,15 +115,15 @@ fn registry_larger_than_the_file_keeps_the_entries_inside() {
         problems[0]
     );
     assert_eq!(entries.len(), 974);
-    let trace = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
-    assert_eq!(trace.registry.entries.len(), 15);
-    assert_eq!(trace.registry.entries[0].name, "System Timer Thread");
+    let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
+    assert_eq!(buffer.registry.entries.len(), 15);
+    assert_eq!(buffer.registry.entries[0].name, "System Timer Thread");
 
     // With the trace area pointed past the file too, the registry is read
     // up to the end of the file.
     put_word(&mut bytes, 24, 0x565E_1160 + (2 << 20));
-    let trace = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
-    let problem = trace
+    let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
+    let problem = buffer
         .problems()
         .iter()
         .find(|p| p.kind == ProblemKind::RegistryLayout)
@@ -128,7 +132,7 @@ fn registry_larger_than_the_file_keeps_the_entries_inside() {
         problem.detail.contains("runs past the end of the file"),
         "{problem}"
     );
-    assert_eq!(trace.layout.registry.end, 48 + (32768 - 48) / 48 * 48);
+    assert_eq!(buffer.layout.registry.end, 48 + (32768 - 48) / 48 * 48);
 }
 
 #[test]
@@ -193,8 +197,8 @@ fn to_big_endian(little: &[u8]) -> Vec<u8> {
             swap(&mut big, word * 4, 4);
         }
     }
-    let trace = Buffer::read(little, &ReadOptions::default()).expect("reads");
-    let layout = &trace.layout;
+    let buffer = Buffer::read(little, &ReadOptions::default()).expect("reads");
+    let layout = &buffer.layout;
     for entry in layout.registry.clone().step_by(layout.registry_entry_size) {
         for field in [4, 8, 12] {
             swap(&mut big, entry + field, 4);
@@ -212,13 +216,13 @@ fn big_endian_buffers_decode_like_little_endian_ones() {
         let little = recording(name);
         let big = to_big_endian(&little);
         assert!(looks_like(&big));
-        let big_trace = Buffer::read(&big, &ReadOptions::default()).expect("reads");
-        let little_trace = Buffer::read(&little, &ReadOptions::default()).expect("reads");
-        assert_eq!(big_trace.byte_order, ByteOrder::Big);
-        assert_eq!(big_trace.header, little_trace.header);
-        assert_eq!(big_trace.registry.entries, little_trace.registry.entries);
-        assert_eq!(big_trace.timer, little_trace.timer);
-        assert!(big_trace.entries().eq(little_trace.entries()), "{name}");
+        let big_buffer = Buffer::read(&big, &ReadOptions::default()).expect("reads");
+        let little_buffer = Buffer::read(&little, &ReadOptions::default()).expect("reads");
+        assert_eq!(big_buffer.byte_order, ByteOrder::Big);
+        assert_eq!(big_buffer.header, little_buffer.header);
+        assert_eq!(big_buffer.registry.entries, little_buffer.registry.entries);
+        assert_eq!(big_buffer.timer, little_buffer.timer);
+        assert!(big_buffer.entries().eq(little_buffer.entries()), "{name}");
     }
 }
 

@@ -143,7 +143,13 @@ impl<'b> Importer<'b> {
             b: ModelBuilder::new(info),
             buffer,
             unregistered: HashMap::new(),
-            next_unregistered_id: buffer.layout.registry_capacity as u32 + 1,
+            // After the last registered object (not after the registry's
+            // capacity, which a damaged header can make huge).
+            next_unregistered_id: buffer
+                .registry
+                .entries
+                .last()
+                .map_or(1, |last| registry_id(last) + 1),
             idle_declared: false,
             pending_switch: None,
             context_isr_last: None,
