@@ -240,7 +240,7 @@ impl ModelBuilder {
 
     /// The innermost ISR executing on `core`.
     pub fn current_isr(&self, core: u32) -> Option<u32> {
-        self.cores.get(&core)?.isr_stack.last().map(|open| open.isr)
+        self.cores.get(core)?.isr_stack.last().map(|open| open.isr)
     }
 
     /// Records that an event happened on `core` at `t` (every timed event
