@@ -359,3 +359,24 @@ fn interrupt_context_without_an_enter_event_is_still_an_isr() {
     // The exit event found no ISR of its own to end.
     assert_eq!(model.anomaly_count(AnomalyKind::EndWithoutBegin), 1);
 }
+
+#[test]
+fn tools_open_threadx_buffers_without_being_told() {
+    use tband_decode::trace::InputFormat;
+    use tband_decode::{OpenOptions, Trace};
+
+    let path = format!("{CONFORMANCE}/threadx_demo_small.trx");
+    let trace = Trace::open(std::slice::from_ref(&path), &OpenOptions::default()).expect("opens");
+    assert_eq!(trace.format, InputFormat::Threadx);
+    assert_eq!(trace.model.info.events, 974);
+    assert_eq!(trace.model.info.first_ts_raw, 402_982_026);
+    let mut rows = 0;
+    let mut resumes = 0;
+    trace.for_each_event(|row| {
+        rows += 1;
+        if row.name == "TX_TRACE_THREAD_RESUME" {
+            resumes += 1;
+        }
+    });
+    assert_eq!((rows, resumes), (974, 14));
+}
