@@ -284,3 +284,21 @@ proptest! {
         let _ = decode_all(&bytes);
     }
 }
+
+#[test]
+fn extreme_information_words_never_overflow() {
+    let original = recording("threadx_demo_small");
+    let slot = 1584 + 347 * 32;
+    for event_id in (0..=130).chain([4096, 0xFFFF_FFFF]) {
+        for context in [0x565E_9340, 0xFFFF_FFFF, 0xF0F0_F0F0] {
+            let mut bytes = original.clone();
+            put_word(&mut bytes, slot, context);
+            put_word(&mut bytes, slot + 8, event_id);
+            for info in 0..4 {
+                put_word(&mut bytes, slot + 16 + info * 4, u32::MAX);
+            }
+            let (entries, _) = decode_all(&bytes).expect("reads");
+            assert_eq!(entries.len(), 974);
+        }
+    }
+}

@@ -431,7 +431,8 @@ impl<'b> Importer<'b> {
         }
         if let (StateReason::QueueReceive, Some(queue)) = (reason, object) {
             if self.state_of(task).receiving_from.replace(queue).is_none() {
-                self.state_of(queue).waiting_receivers += 1;
+                let queue = self.state_of(queue);
+                queue.waiting_receivers = queue.waiting_receivers.saturating_add(1);
             }
         }
         if self.b.running_task(CORE) == Some(task) {
@@ -510,7 +511,7 @@ impl<'b> Importer<'b> {
                 let after = if (before == 0 && receiver_waiting) || full {
                     before
                 } else {
-                    before + 1
+                    before.saturating_add(1)
                 };
                 self.queue_op(t, entry, queue, QueueOpKind::Send, Some(after));
                 self.may_wait(entry, StateReason::QueueSend, Some(queue));
@@ -552,7 +553,11 @@ impl<'b> Importer<'b> {
                 // With threads waiting the count goes straight to one of
                 // them; at the ceiling the put fails.
                 let at_ceiling = entry.event_id == event::SEMAPHORE_CEILING_PUT && i2 >= i4;
-                let after = if i3 > 0 || at_ceiling { i2 } else { i2 + 1 };
+                let after = if i3 > 0 || at_ceiling {
+                    i2
+                } else {
+                    i2.saturating_add(1)
+                };
                 self.queue_op(t, entry, semaphore, QueueOpKind::Send, Some(after));
             }
             event::MUTEX_CREATE => {
