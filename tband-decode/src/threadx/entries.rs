@@ -1,7 +1,7 @@
 //! Trace entries in the order they were written: circular from the current
 //! pointer, never-written slots skipped, timestamps unwrapped.
 
-use super::event_names::{event_info, event_name, family, EventFamily};
+use super::event_names::event_name;
 use super::layout::{ByteOrder, Layout, ENTRY_SIZE};
 use super::problems::{Problem, ProblemKind, ProblemLog};
 use super::registry::Registry;
@@ -129,14 +129,6 @@ impl<'a> Iterator for SlotWalk<'a> {
     }
 }
 
-fn is_known_event(id: u32) -> bool {
-    match family(id) {
-        EventFamily::User => true,
-        EventFamily::Invalid => false,
-        _ => event_info(id).is_some(),
-    }
-}
-
 /// The raw timestamp word of a raw entry.
 pub(crate) fn raw_timestamp(raw: &[u8; ENTRY_SIZE], order: ByteOrder) -> u32 {
     order.word([raw[12], raw[13], raw[14], raw[15]])
@@ -208,7 +200,7 @@ impl<'a> Entries<'a> {
         }
         if self.known_event == Some(entry.event_id) {
             // Runs of the same event cost one table lookup.
-        } else if is_known_event(entry.event_id) {
+        } else if event_name(entry.event_id).is_some() {
             self.known_event = Some(entry.event_id);
         } else {
             self.log.count(

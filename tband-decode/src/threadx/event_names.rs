@@ -49,10 +49,12 @@ pub fn event_info(id: u32) -> Option<&'static EventInfo> {
 }
 
 /// Display name of an event id: the macro name, `user` for application
-/// events, or `None` when the id means nothing known.
+/// events, `usbx` for USBX events (their names are not in the table), or
+/// `None` when the id means nothing known.
 pub fn event_name(id: u32) -> Option<&'static str> {
     match family(id) {
         EventFamily::User => Some("user"),
+        EventFamily::UsbX => Some("usbx"),
         _ => event_info(id).map(|info| info.name),
     }
 }
@@ -2140,6 +2142,7 @@ mod tests {
         assert_eq!(event_name(206), Some("FX_TRACE_INTERNAL_IO_DRIVER_READ"));
         assert_eq!(event_name(386), Some("NX_TRACE_PACKET_ALLOCATE"));
         assert_eq!(event_name(5000), Some("user"));
+        assert_eq!(event_name(700), Some("usbx"));
         assert_eq!(event_name(0), None);
         assert_eq!(event_name(7), None);
         assert_eq!(event_name(0xFFFF_FFFF), None);

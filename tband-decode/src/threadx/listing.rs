@@ -6,16 +6,13 @@ use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use super::entries::Entry;
-use super::event_names::{event_info, family, EventFamily};
+use super::event_names::event_info;
 use super::problems::Problem;
 use super::Buffer;
 use crate::listing::write_json_str;
 
 fn display_name(entry: &Entry) -> &'static str {
-    match family(entry.event_id) {
-        EventFamily::User => "user",
-        _ => entry.event_name().unwrap_or("unknown"),
-    }
+    entry.event_name().unwrap_or("unknown")
 }
 
 /// Walks the entries, then reports the problems found in the buffer and in them.

@@ -19,8 +19,8 @@ pub enum ProblemKind {
     CurrentPointer,
     /// The timer-valid mask is not a contiguous run of low bits.
     TimerMask,
-    /// An entry's event id is neither a known ThreadX/FileX/NetX event nor
-    /// a user event.
+    /// An entry's event id is neither a known ThreadX/FileX/NetX event, in
+    /// the USBX range, nor a user event.
     UnknownEvent,
     /// An entry's thread word is neither a registered thread, the interrupt
     /// marker nor the initialization marker.

@@ -1,6 +1,6 @@
 //! Every entry as a raw event row: its name and its words, labelled.
 
-use super::event_names::{event_info, family, EventFamily};
+use super::event_names::event_info;
 use super::Buffer;
 use crate::trace::{ArgValue, EventRow};
 
@@ -12,11 +12,8 @@ const PLAIN_LABELS: [&str; 4] = ["info1", "info2", "info3", "info4"];
 /// words, the information words under the names of what they hold.
 pub fn for_each_event(buffer: &Buffer<'_>, mut f: impl FnMut(&EventRow<'_>)) {
     for entry in buffer.entries() {
-        let (name, labels) = match (family(entry.event_id), event_info(entry.event_id)) {
-            (EventFamily::User, _) => ("user", PLAIN_LABELS),
-            (_, Some(info)) => (info.name, info.fields),
-            (_, None) => ("unknown", PLAIN_LABELS),
-        };
+        let name = entry.event_name().unwrap_or("unknown");
+        let labels = event_info(entry.event_id).map_or(PLAIN_LABELS, |info| info.fields);
         let mut args = [
             (
                 "context",
