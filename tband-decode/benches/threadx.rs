@@ -5,7 +5,7 @@
 //! by the time the thread was on a CPU (Linux; on a loaded machine the two
 //! differ).
 //!
-//! cargo run --release -p tband-decode --example threadx_bench [-- MEGABYTES]
+//! `cargo bench -p tband-decode --bench threadx [-- MEGABYTES]`
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -59,9 +59,11 @@ fn report(what: &str, bytes: usize, timing: Timing, unit: &str) {
 }
 
 fn main() {
-    let megabytes: usize = match std::env::args().nth(1) {
+    // `cargo bench` adds `--bench` to the arguments.
+    let size_arg = std::env::args().skip(1).find(|arg| !arg.starts_with("--"));
+    let megabytes: usize = match size_arg {
         Some(arg) => arg.parse().unwrap_or_else(|_| {
-            eprintln!("threadx_bench: MEGABYTES must be a whole number, got {arg}");
+            eprintln!("threadx bench: MEGABYTES must be a whole number, got {arg}");
             std::process::exit(2);
         }),
         None => 100,
@@ -89,7 +91,7 @@ fn main() {
     });
     report("read + build model (memory)", size, model, "events");
 
-    let path = std::env::temp_dir().join(format!("threadx_bench_{}.trx", std::process::id()));
+    let path = std::env::temp_dir().join(format!("tband_threadx_bench_{}.trx", std::process::id()));
     std::fs::write(&path, &bytes).expect("temporary file written");
     let args = [path.display().to_string()];
     let open = best_of_three(|| {
