@@ -5,7 +5,8 @@ use tband_decode::model::{
     AnomalyKind, Model, QueueKind, QueueOpKind, StateReason, TaskKind, TaskStateKind,
 };
 use tband_decode::threadx::{
-    build_model, for_each_event, Buffer, ReadOptions, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID,
+    build_model, for_each_event, Buffer, Context, ReadOptions, INIT_MARKER_ID,
+    INTERRUPT_CONTEXT_ISR_ID,
 };
 
 const CONFORMANCE: &str = concat!(
@@ -379,4 +380,36 @@ fn tools_open_threadx_buffers_without_being_told() {
         }
     });
     assert_eq!((rows, resumes), (974, 14));
+}
+
+#[test]
+fn every_thread_entry_lies_in_a_slice_of_its_thread() {
+    for name in [
+        "threadx_demo_small",
+        "threadx_demo_startup",
+        "tracex_samples/demo_threadx",
+        "tracex_samples/demo_filex",
+    ] {
+        let bytes = std::fs::read(format!("{CONFORMANCE}/{name}.trx")).expect("conformance file");
+        let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
+        let model = build_model(&buffer, Vec::new());
+        for entry in buffer.entries() {
+            let Context::Thread { address } = entry.context() else {
+                continue;
+            };
+            let task = task(
+                &model,
+                &buffer.registry.thread(address).expect("registered").name,
+            );
+            let t = entry.time_ns;
+            assert!(
+                model
+                    .sched_slices
+                    .iter()
+                    .any(|s| s.task_id == task && s.start_ns <= t && t <= s.end_ns),
+                "{name}: entry {} of task {task} at {t} ns outside its slices",
+                entry.seq
+            );
+        }
+    }
 }
