@@ -70,7 +70,10 @@ pub enum TraceError {
         invalid: u64,
     },
     /// An input could not be read in the chosen format at all.
-    Unreadable { name: String, reason: String },
+    Unreadable {
+        name: String,
+        reason: String,
+    },
 }
 
 impl fmt::Display for TraceError {
