@@ -26,6 +26,9 @@ use tband_decode::trace::{EventRow, InputFormat};
 ///
 /// Zephyr CTF traces (a directory with `metadata` and stream files) are read
 /// too: JSON lines, or babeltrace2-style lines on a terminal.
+///
+/// ThreadX trace buffers (TraceX `.trx` files) are recognised too: one JSON
+/// object or line per entry, in the order they were written.
 #[derive(Parser)]
 #[command(name = "tband-decode", version, args_conflicts_with_subcommands = true)]
 struct Cli {
