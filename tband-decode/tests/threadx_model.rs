@@ -413,3 +413,17 @@ fn every_thread_entry_lies_in_a_slice_of_its_thread() {
         }
     }
 }
+
+#[test]
+fn the_chrome_json_writer_takes_threadx_models() {
+    let (model, _) = default_model("threadx_demo_small");
+    let mut json = Vec::new();
+    tband_decode::chrome_json::write_chrome_json(&mut json, &model).expect("written");
+    let value: serde_json::Value = serde_json::from_slice(&json).expect("valid JSON");
+    let events = value["traceEvents"].as_array().expect("events");
+    let text = String::from_utf8_lossy(&json);
+    for name in ["thread 1", "thread 2", "System Timer Thread", "queue 0"] {
+        assert!(text.contains(name), "{name} missing");
+    }
+    assert!(events.len() > model.sched_slices.len());
+}
