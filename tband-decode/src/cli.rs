@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use crate::threadx::{ReadOptions, TimerDirection};
 use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
 
 #[derive(Args, Clone, Debug)]
@@ -22,6 +23,16 @@ pub struct InputArgs {
     /// metadata is beside them or a trace directory is given).
     #[arg(long, value_name = "FILE")]
     pub ctf_metadata: Option<PathBuf>,
+
+    /// ThreadX traces: nanoseconds per timer tick (may be fractional).
+    /// ThreadX does not record it; without this option 1 is assumed.
+    #[arg(long, value_name = "NS")]
+    pub tick_ns: Option<f64>,
+
+    /// ThreadX traces: which way the timer counts, instead of detecting it
+    /// from the timestamps.
+    #[arg(long, value_enum, value_name = "DIRECTION")]
+    pub timer_direction: Option<TimerDirection>,
 }
 
 impl InputArgs {
@@ -29,6 +40,10 @@ impl InputArgs {
         OpenOptions {
             format: self.input_format,
             ctf_metadata: self.ctf_metadata.clone(),
+            threadx: ReadOptions {
+                tick_ns: self.tick_ns,
+                timer_direction: self.timer_direction,
+            },
         }
     }
 

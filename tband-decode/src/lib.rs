@@ -16,6 +16,7 @@ pub mod model;
 pub mod sequencer;
 pub mod stream;
 pub mod summary;
+pub mod threadx;
 pub mod trace;
 
 pub use model::Model;

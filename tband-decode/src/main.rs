@@ -15,6 +15,7 @@ use tband_decode::listing::{self, TimeUnit};
 use tband_decode::model::Model;
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_decode::summary::write_summary;
+use tband_decode::threadx;
 use tband_decode::trace::{EventRow, InputFormat};
 
 /// Decode tband traces (COBS frames of varint-encoded events, as written by the
@@ -25,6 +26,9 @@ use tband_decode::trace::{EventRow, InputFormat};
 ///
 /// Zephyr CTF traces (a directory with `metadata` and stream files) are read
 /// too: JSON lines, or babeltrace2-style lines on a terminal.
+///
+/// ThreadX trace buffers (TraceX `.trx` files) are recognised too: one JSON
+/// object or line per entry, in the order they were written.
 #[derive(Parser)]
 #[command(name = "tband-decode", version, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -134,6 +138,13 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         .iter()
         .map(|arg| Input::open(&InputSpec::parse(arg)).map_err(|e| e.to_string()))
         .collect::<Result<Vec<_>, _>>()?;
+    let format = cli
+        .input
+        .input_format
+        .or_else(|| inputs.first().map(InputFormat::detect));
+    if format == Some(InputFormat::Threadx) {
+        return list_threadx(cli, &inputs, mode);
+    }
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
     let mut per_input = Vec::new();
@@ -170,6 +181,25 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         ));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Lists the entries of one ThreadX buffer.
+fn list_threadx(cli: &Cli, inputs: &[Input], mode: Mode) -> Result<ExitCode, String> {
+    let [input] = inputs else {
+        return Err("a ThreadX trace is one buffer; list one file at a time".into());
+    };
+    let buffer = threadx::Buffer::read(&input.bytes, &cli.input.options().threadx)
+        .map_err(|e| format!("{}: {e}", input.name))?;
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let written = match mode {
+        Mode::Json => threadx::listing::write_json(&mut out, &buffer),
+        Mode::Pretty => threadx::listing::write_pretty(&mut out, &buffer),
+        Mode::Stats => threadx::listing::write_stats(&mut out, &input.name, &buffer),
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
 }
 
 /// Prints the events of a CTF trace (Zephyr): their fields as the metadata names them.

@@ -12,6 +12,7 @@ use crate::input::{Input, InputError, InputSpec};
 use crate::interpret;
 use crate::model::{Model, TraceInfo};
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
+use crate::threadx;
 
 /// The trace formats the tools read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -21,18 +22,25 @@ pub enum InputFormat {
     /// Common Trace Format (Zephyr's tracing): a directory with `metadata`
     /// and stream files, or a stream file (metadata beside it or given).
     Ctf,
+    /// A ThreadX event-trace buffer (TraceX `.trx`), starting with "TXTB".
+    Threadx,
 }
 
 impl InputFormat {
     /// Recognises the format of an input by its content.
-    pub fn detect(_input: &Input) -> InputFormat {
-        InputFormat::Tband
+    pub fn detect(input: &Input) -> InputFormat {
+        if threadx::looks_like(&input.bytes) {
+            InputFormat::Threadx
+        } else {
+            InputFormat::Tband
+        }
     }
 
     pub fn name(self) -> &'static str {
         match self {
             InputFormat::Tband => "tband",
             InputFormat::Ctf => "ctf",
+            InputFormat::Threadx => "threadx",
         }
     }
 }
@@ -44,6 +52,8 @@ pub struct OpenOptions {
     pub format: Option<InputFormat>,
     /// The CTF metadata file for CTF stream files given without their directory.
     pub ctf_metadata: Option<PathBuf>,
+    /// What ThreadX buffers do not record: tick length, timer direction.
+    pub threadx: threadx::ReadOptions,
 }
 
 /// Why a trace could not be opened.
@@ -58,6 +68,11 @@ pub enum TraceError {
         names: String,
         bytes: u64,
         invalid: u64,
+    },
+    /// An input could not be read in the chosen format at all.
+    Unreadable {
+        name: String,
+        reason: String,
     },
 }
 
@@ -77,6 +92,7 @@ impl fmt::Display for TraceError {
                 f,
                 "{names} holds no decodable event ({bytes} bytes, {invalid} invalid frames); is it a trace?"
             ),
+            TraceError::Unreadable { name, reason } => write!(f, "{name}: {reason}"),
         }
     }
 }
@@ -114,6 +130,7 @@ pub struct Trace {
     inputs: Vec<Input>,
     /// The decoded layout and streams of a CTF trace.
     ctf: Option<CtfTrace>,
+    threadx: threadx::ReadOptions,
 }
 
 impl Trace {
@@ -161,6 +178,11 @@ impl Trace {
                 let ctf = CtfTrace::from_inputs(metadata, inputs).map_err(TraceError::Ctf)?;
                 return Trace::from_ctf(ctf, &names);
             }
+            InputFormat::Threadx => {
+                let input = single_threadx_input(&inputs)?;
+                let buffer = read_threadx(input, &options.threadx)?;
+                threadx::build_model(&buffer, info.sources)
+            }
         };
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
@@ -178,6 +200,7 @@ impl Trace {
             model,
             inputs,
             ctf: None,
+            threadx: options.threadx,
         })
     }
 
@@ -199,6 +222,7 @@ impl Trace {
             model,
             inputs: Vec::new(),
             ctf: Some(ctf),
+            threadx: threadx::ReadOptions::default(),
         })
     }
 
@@ -218,8 +242,41 @@ impl Trace {
                     ctf::for_each_event(trace, f);
                 }
             }
+            InputFormat::Threadx => {
+                // The same buffer and options read fine when the trace opened.
+                let buffer = single_threadx_input(&self.inputs)
+                    .and_then(|input| read_threadx(input, &self.threadx));
+                if let Ok(buffer) = buffer {
+                    threadx::for_each_event(&buffer, f);
+                }
+            }
         }
     }
+}
+
+/// A ThreadX trace is one buffer: the single input.
+fn single_threadx_input(inputs: &[Input]) -> Result<&Input, TraceError> {
+    match inputs {
+        [input] => Ok(input),
+        _ => Err(TraceError::Unreadable {
+            name: inputs
+                .iter()
+                .map(|i| i.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+            reason: "a ThreadX trace is one buffer; open one file at a time".into(),
+        }),
+    }
+}
+
+fn read_threadx<'a>(
+    input: &'a Input,
+    options: &threadx::ReadOptions,
+) -> Result<threadx::Buffer<'a>, TraceError> {
+    threadx::Buffer::read(&input.bytes, options).map_err(|e| TraceError::Unreadable {
+        name: input.name.clone(),
+        reason: e.to_string(),
+    })
 }
 
 fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {

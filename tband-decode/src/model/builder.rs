@@ -238,6 +238,11 @@ impl ModelBuilder {
             .is_some_and(|c| !c.isr_stack.is_empty())
     }
 
+    /// The innermost ISR executing on `core`.
+    pub fn current_isr(&self, core: u32) -> Option<u32> {
+        self.cores.get(core)?.isr_stack.last().map(|open| open.isr)
+    }
+
     /// Records that an event happened on `core` at `t` (every timed event
     /// calls this, so that loss regions start at the last event before them).
     /// Returns the time of the event before it on that core.
