@@ -79,3 +79,27 @@ fn bad_input_gives_one_sentence_and_fails() {
     assert!(!ok);
     assert_eq!(err.lines().count(), 1, "{err}");
 }
+
+#[test]
+fn other_rtos_formats_open_like_tband_traces() {
+    let shared = format!("{}/../../shared/conformance", env!("CARGO_MANIFEST_DIR"));
+    let cases = [
+        (
+            format!("{shared}/threadx/threadx_demo_small.trx"),
+            ["System Timer Thread", "thread 1", "c0 isr 0"],
+        ),
+        (
+            format!("{shared}/zephyr_ctf/workload"),
+            ["sensor", "bg_load", "c0 isr"],
+        ),
+    ];
+    for (trace, names) in &cases {
+        let (ok, out, err) = tui(&["--snapshot", "120x30", "--summary", trace]);
+        assert!(ok, "{trace}: {err}");
+        assert_eq!(out.lines().count(), 30);
+        for name in names {
+            assert!(out.contains(name), "{trace}: no {name} in\n{out}");
+        }
+        assert!(out.contains("cpu %"), "{out}");
+    }
+}
