@@ -2,7 +2,7 @@
 //! a plain vector for the ids real traces use, a hash map for the rest
 //! (damaged or unusual ids), so lookups on the hot path are an index.
 
-use std::collections::HashMap;
+use super::builder::IdMap;
 
 /// Ids below this are stored by index.
 const DENSE_LIMIT: u32 = 4096;
@@ -10,14 +10,14 @@ const DENSE_LIMIT: u32 = 4096;
 #[derive(Clone, Debug)]
 pub struct IdTable<V> {
     dense: Vec<Option<V>>,
-    sparse: HashMap<u32, V>,
+    sparse: IdMap<u32, V>,
 }
 
 impl<V> Default for IdTable<V> {
     fn default() -> Self {
         IdTable {
             dense: Vec::new(),
-            sparse: HashMap::new(),
+            sparse: IdMap::default(),
         }
     }
 }
