@@ -1,0 +1,24 @@
+-- Latency from an ISR making a task ready (queue send or resume from an ISR) to that task running, per task.
+--
+-- Counts every ready state the model attributes to an ISR (task_states.woken_by_isr_id)
+-- that ended with the task running. Percentiles are nearest-rank.
+--
+-- Columns:
+--   task_id    the task
+--   task_name  its name
+--   count      ISR wake-ups followed by the task running
+--   min_ns, p50_ns, p99_ns, max_ns   time from ready to running
+WITH r AS (
+  SELECT task_id, latency_ns,
+    ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY latency_ns) AS rn,
+    COUNT(*) OVER (PARTITION BY task_id) AS n
+  FROM ready_latency WHERE woken_by_isr_id IS NOT NULL
+)
+SELECT r.task_id, COALESCE(t.name, 'task ' || r.task_id) AS task_name, COUNT(*) AS count,
+  MIN(latency_ns) AS min_ns,
+  MIN(CASE WHEN rn * 100 >= n * 50 THEN latency_ns END) AS p50_ns,
+  MIN(CASE WHEN rn * 100 >= n * 99 THEN latency_ns END) AS p99_ns,
+  MAX(latency_ns) AS max_ns
+FROM r LEFT JOIN tasks t ON t.task_id = r.task_id
+GROUP BY r.task_id, t.name
+ORDER BY r.task_id

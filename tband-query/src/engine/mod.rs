@@ -1,0 +1,121 @@
+//! The SQL engines behind one interface: create the schema, load a trace,
+//! run a statement.
+
+#[cfg(feature = "duckdb")]
+mod duckdb;
+#[cfg(feature = "sqlite")]
+mod sqlite;
+
+use std::fmt;
+use std::path::Path;
+
+use tband_decode::Trace;
+
+use crate::schema::{Table, TABLES, VIEWS};
+
+/// An embedded SQL engine.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Engine {
+    Sqlite,
+    Duckdb,
+}
+
+impl Engine {
+    pub fn name(self) -> &'static str {
+        match self {
+            Engine::Sqlite => "sqlite",
+            Engine::Duckdb => "duckdb",
+        }
+    }
+
+    /// DuckDB when it is built in: it loads and answers the reports faster
+    /// (see docs/performance.md).
+    pub fn default_engine() -> Engine {
+        if cfg!(feature = "duckdb") {
+            Engine::Duckdb
+        } else {
+            Engine::Sqlite
+        }
+    }
+
+    /// Recognises a database file by its header; `None` if it is neither.
+    pub fn of_file(path: &Path) -> std::io::Result<Option<Engine>> {
+        use std::io::Read;
+        let mut head = [0u8; 16];
+        let mut file = std::fs::File::open(path)?;
+        let n = file.read(&mut head)?;
+        let head = &head[..n];
+        Ok(if head.starts_with(b"SQLite format 3\0") {
+            Some(Engine::Sqlite)
+        } else if head.get(8..12) == Some(b"DUCK") {
+            Some(Engine::Duckdb)
+        } else {
+            None
+        })
+    }
+
+    /// Opens a database in memory, or in the file `path` (created if missing).
+    pub fn open(self, path: Option<&Path>) -> Result<Box<dyn Database>, String> {
+        match self {
+            #[cfg(feature = "sqlite")]
+            Engine::Sqlite => Ok(Box::new(sqlite::Sqlite::open(path)?)),
+            #[cfg(feature = "duckdb")]
+            Engine::Duckdb => Ok(Box::new(duckdb::DuckDb::open(path)?)),
+            #[allow(unreachable_patterns)]
+            other => {
+                let _ = path;
+                Err(format!(
+                    "this build of tband-query has no {} engine (cargo feature `{}`)",
+                    other.name(),
+                    other.name()
+                ))
+            }
+        }
+    }
+}
+
+impl fmt::Display for Engine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A value coming out of (or bound into) a query.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Null,
+    Int(i64),
+    Real(f64),
+    Text(String),
+}
+
+/// The result of one statement.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct QueryResult {
+    pub columns: Vec<String>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// What every engine does. Errors are the engine's own message.
+pub trait Database {
+    fn engine(&self) -> Engine;
+    /// Runs a statement that returns nothing.
+    fn execute(&mut self, sql: &str) -> Result<(), String>;
+    /// Fills an existing table with the trace's rows, as fast as the engine allows.
+    fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String>;
+    /// Runs one statement with positional (`?`) parameters.
+    fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String>;
+}
+
+/// Creates the schema and loads the whole trace in one transaction.
+pub fn load(db: &mut dyn Database, trace: &Trace) -> Result<(), String> {
+    db.execute("BEGIN TRANSACTION")?;
+    for table in TABLES {
+        db.execute(&table.create_sql())?;
+        db.load_table(trace, table)?;
+    }
+    for view in VIEWS {
+        db.execute(&view.create_sql())?;
+    }
+    db.execute("COMMIT")
+}

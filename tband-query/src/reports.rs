@@ -1,0 +1,176 @@
+//! Query sources: `.sql` files, directories of them, `-e` text, and the
+//! canned reports of `queries/` (built into the binary, so `--list` and
+//! report names work wherever it is installed). A query's header comment
+//! says what it answers; its `Parameters:` section gives defaults.
+
+use std::path::Path;
+
+use crate::error::Error;
+
+/// A query to run: where it came from and its text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Query {
+    /// How errors and headings name it (a path, a report name, or `-e`).
+    pub name: String,
+    pub text: String,
+}
+
+/// The canned reports, by name (their path under `queries/`, without `.sql`).
+pub const CANNED: &[(&str, &str)] = &[
+    ("cpu_load", include_str!("../../queries/cpu_load.sql")),
+    ("cpu_load_timeline", include_str!("../../queries/cpu_load_timeline.sql")),
+    ("isr_latency", include_str!("../../queries/isr_latency.sql")),
+    ("isr_to_task_latency", include_str!("../../queries/isr_to_task_latency.sql")),
+    ("task_response", include_str!("../../queries/task_response.sql")),
+    ("task_states", include_str!("../../queries/task_states.sql")),
+    ("queue_high_water", include_str!("../../queries/queue_high_water.sql")),
+    ("markers", include_str!("../../queries/markers.sql")),
+    ("trace_health", include_str!("../../queries/trace_health.sql")),
+    ("ci/isr_budget", include_str!("../../queries/ci/isr_budget.sql")),
+    ("ci/task_budget", include_str!("../../queries/ci/task_budget.sql")),
+];
+
+/// A parameter a query declares in its header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParamDecl {
+    pub name: String,
+    /// The value used when none is given (`None`: it must be given).
+    pub default: Option<String>,
+}
+
+/// The leading `--` comment lines of a query, without the dashes.
+fn header(text: &str) -> impl Iterator<Item = &str> {
+    text.lines()
+        .map(str::trim)
+        .take_while(|l| l.starts_with("--"))
+        .map(|l| l.trim_start_matches('-').trim())
+}
+
+/// The first line of the header: what the query answers.
+pub fn description(text: &str) -> &str {
+    header(text).next().unwrap_or("")
+}
+
+/// The `Parameters:` section of the header: one `name = default  what` (or
+/// `name  what` for a required one) per line, up to a blank line.
+pub fn parameters(text: &str) -> Vec<ParamDecl> {
+    header(text)
+        .skip_while(|l| !l.eq_ignore_ascii_case("parameters:"))
+        .skip(1)
+        .take_while(|l| !l.is_empty())
+        .map(|l| {
+            let (name, rest) = l.split_once(char::is_whitespace).unwrap_or((l, ""));
+            let rest = rest.trim_start();
+            let default = rest
+                .strip_prefix('=')
+                .and_then(|r| r.split_whitespace().next())
+                .map(str::to_string);
+            ParamDecl {
+                name: name.trim_start_matches([':', '$']).to_string(),
+                default,
+            }
+        })
+        .collect()
+}
+
+/// Resolves the QUERY argument: a `.sql` file, a directory (every `.sql`
+/// file below it, in name order), or the name of a canned report.
+pub fn resolve(arg: &str) -> Result<Vec<Query>, Error> {
+    let path = Path::new(arg);
+    if path.is_dir() {
+        let mut files = Vec::new();
+        collect_sql_files(path, &mut files)?;
+        files.sort();
+        if files.is_empty() {
+            return Err(Error::Input(format!("{arg} holds no .sql file")));
+        }
+        return files.iter().map(|f| read(f)).collect();
+    }
+    if path.exists() {
+        return Ok(vec![read(path)?]);
+    }
+    let name = arg.strip_prefix("queries/").unwrap_or(arg);
+    let name = name.strip_suffix(".sql").unwrap_or(name);
+    match CANNED.iter().find(|(n, _)| *n == name) {
+        Some((n, text)) => Ok(vec![Query {
+            name: format!("{n}.sql"),
+            text: text.to_string(),
+        }]),
+        None => Err(Error::Input(format!(
+            "{arg} is neither a .sql file, a directory nor a canned report (see --list)"
+        ))),
+    }
+}
+
+fn collect_sql_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), Error> {
+    let entries = std::fs::read_dir(dir)
+        .map_err(|e| Error::Input(format!("cannot read the directory {}: {e}", dir.display())))?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            collect_sql_files(&path, out)?;
+        } else if path.extension().is_some_and(|e| e == "sql") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn read(path: &Path) -> Result<Query, Error> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Error::Input(format!("cannot read {}: {e}", path.display())))?;
+    Ok(Query {
+        name: path.display().to_string(),
+        text,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_gives_description_and_parameters() {
+        let text = "-- Late ISRs.\n--\n-- Parameters:\n--   max_ns = 5000  budget\n--   :isr   which one\n--\n-- More.\nSELECT 1";
+        assert_eq!(description(text), "Late ISRs.");
+        assert_eq!(
+            parameters(text),
+            [
+                ParamDecl {
+                    name: "max_ns".into(),
+                    default: Some("5000".into())
+                },
+                ParamDecl {
+                    name: "isr".into(),
+                    default: None
+                }
+            ]
+        );
+    }
+
+    #[test]
+    fn every_canned_report_describes_itself() {
+        for (name, text) in CANNED {
+            assert!(!description(text).is_empty(), "{name} has no description");
+            assert!(text.contains("Columns:"), "{name} lists no columns");
+        }
+    }
+
+    #[test]
+    fn canned_reports_match_the_queries_folder() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../queries");
+        let mut files = Vec::new();
+        collect_sql_files(Path::new(dir), &mut files).unwrap();
+        assert_eq!(files.len(), CANNED.len());
+        for (name, text) in CANNED {
+            let on_disk = std::fs::read_to_string(format!("{dir}/{name}.sql")).unwrap();
+            assert_eq!(&on_disk, text);
+        }
+    }
+
+    #[test]
+    fn unknown_names_are_one_sentence() {
+        let e = resolve("no_such_report").unwrap_err().to_string();
+        assert!(e.contains("no_such_report is neither"), "{e}");
+    }
+}

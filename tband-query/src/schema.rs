@@ -1,0 +1,471 @@
+//! The SQL schema: one table per model table, `events` for the raw events,
+//! `trace_info`, and views for the joins reports keep needing. The same
+//! statements create it in every engine, so names, columns and types agree.
+//!
+//! Types are kept to two: `BIGINT` (every integer, times in ns, ids, and
+//! flags as 0/1, because the engines disagree on how booleans print) and
+//! `TEXT` (names, enums as their text, messages).
+
+/// A column's SQL type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ColumnType {
+    BigInt,
+    Text,
+}
+
+impl ColumnType {
+    pub fn sql(self) -> &'static str {
+        match self {
+            ColumnType::BigInt => "BIGINT",
+            ColumnType::Text => "TEXT",
+        }
+    }
+}
+
+pub struct Column {
+    pub name: &'static str,
+    pub ty: ColumnType,
+    /// What the column holds (for the docs and `--list`).
+    pub doc: &'static str,
+}
+
+pub struct Table {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub columns: &'static [Column],
+}
+
+impl Table {
+    pub fn create_sql(&self) -> String {
+        let columns: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| format!("{} {}", c.name, c.ty.sql()))
+            .collect();
+        format!("CREATE TABLE {} ({})", self.name, columns.join(", "))
+    }
+
+    pub fn insert_sql(&self) -> String {
+        let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
+        let marks = vec!["?"; self.columns.len()].join(", ");
+        format!(
+            "INSERT INTO {} ({}) VALUES ({marks})",
+            self.name,
+            names.join(", ")
+        )
+    }
+}
+
+const fn int(name: &'static str, doc: &'static str) -> Column {
+    Column {
+        name,
+        ty: ColumnType::BigInt,
+        doc,
+    }
+}
+
+const fn text(name: &'static str, doc: &'static str) -> Column {
+    Column {
+        name,
+        ty: ColumnType::Text,
+        doc,
+    }
+}
+
+pub const TRACE_INFO: Table = Table {
+    name: "trace_info",
+    doc: "One row about the trace as a whole.",
+    columns: &[
+        text("format", "input format: tband, threadx, ctf"),
+        text("sources", "the input files as named on the command line, joined by ', '"),
+        int("cores", "number of cores"),
+        int("ns_per_tick", "nanoseconds per timer tick"),
+        int("ns_per_tick_known", "1 if the trace stated its timer resolution, 0 if 1 ns was assumed"),
+        int("first_ts_raw", "raw timestamp of the first event (time 0)"),
+        int("duration_ns", "time of the last event"),
+        int("events", "events decoded"),
+        int("invalid_frames", "frames or records that did not decode"),
+        text("tool_version", "version of tband-query that wrote the database"),
+    ],
+};
+
+pub const CORES: Table = Table {
+    name: "cores",
+    doc: "One row per core.",
+    columns: &[
+        int("core_id", "the core"),
+        int("idle_task_id", "its idle task (NULL if unknown)"),
+    ],
+};
+
+pub const TASKS: Table = Table {
+    name: "tasks",
+    doc: "One row per task.",
+    columns: &[
+        int("task_id", "the task"),
+        text("name", "its name, or 'task <id>'"),
+        text("kind", "normal, idle or timer"),
+        int("created_ns", "when it was created (NULL if before the trace)"),
+        int("deleted_ns", "when it was deleted (NULL if never)"),
+        int("stack_size", "stack size in bytes, where the format records it"),
+    ],
+};
+
+pub const SCHED_SLICES: Table = Table {
+    name: "sched_slices",
+    doc: "Who ran where: one row per stretch of time a task ran on a core.",
+    columns: &[
+        int("core_id", "the core"),
+        int("task_id", "the task"),
+        int("start_ns", "start"),
+        int("end_ns", "end"),
+        int("dur_ns", "end_ns - start_ns"),
+        int("truncated", "1 if still running when the trace ended"),
+    ],
+};
+
+pub const TASK_STATES: Table = Table {
+    name: "task_states",
+    doc: "One row per stretch of time a task spent in one state.",
+    columns: &[
+        int("task_id", "the task"),
+        text("state", "running, ready, blocked, suspended or deleted"),
+        text(
+            "reason",
+            "why: preempted, woken, created, delay, delay_until, queue_send, queue_receive, queue_peek, semaphore, mutex, event_flags, sleep, suspended, deleted, or '' if unknown",
+        ),
+        int("queue_id", "for blocked states: the queue waited on"),
+        int("core_id", "for running states: the core"),
+        int("woken_by_isr_core_id", "for ready states: core of the ISR that made the task ready"),
+        int("woken_by_isr_id", "for ready states: the ISR that made the task ready"),
+        int("start_ns", "start"),
+        int("end_ns", "end"),
+        int("dur_ns", "end_ns - start_ns"),
+        int("truncated", "1 if still in this state when the trace ended"),
+    ],
+};
+
+pub const TASK_PRIORITIES: Table = Table {
+    name: "task_priorities",
+    doc: "Priority changes.",
+    columns: &[
+        int("task_id", "the task"),
+        int("ts_ns", "when"),
+        int("priority", "the new priority"),
+        text("cause", "set, inherit or disinherit"),
+    ],
+};
+
+pub const ISRS: Table = Table {
+    name: "isrs",
+    doc: "One row per interrupt handler; ISR ids are per core.",
+    columns: &[
+        int("core_id", "the core"),
+        int("isr_id", "the ISR"),
+        text("name", "its name, or 'isr <id>'"),
+    ],
+};
+
+pub const ISR_SLICES: Table = Table {
+    name: "isr_slices",
+    doc: "One row per execution of an ISR.",
+    columns: &[
+        int("core_id", "the core"),
+        int("isr_id", "the ISR"),
+        int("start_ns", "entry"),
+        int("end_ns", "exit"),
+        int("dur_ns", "end_ns - start_ns"),
+        int("depth", "0 when it interrupted task code, 1 when nested in another ISR, ..."),
+        int("truncated", "1 if its exit was never seen"),
+    ],
+};
+
+pub const MARKERS: Table = Table {
+    name: "markers",
+    doc: "Marker tracks: global (task_id NULL) or local to one task.",
+    columns: &[
+        int("marker_id", "the marker"),
+        int("task_id", "the task for task-local markers, NULL for global ones"),
+        text("kind", "event (instants and spans) or value"),
+        text("name", "its name, or 'marker <id>'"),
+    ],
+};
+
+pub const MARKER_SPANS: Table = Table {
+    name: "marker_spans",
+    doc: "Spans between a marker's begin and end.",
+    columns: &[
+        int("marker_id", "the marker"),
+        int("task_id", "NULL for global markers"),
+        int("start_ns", "begin"),
+        int("end_ns", "end"),
+        int("dur_ns", "end_ns - start_ns"),
+        text("msg", "the message given at the begin"),
+        int("depth", "nesting depth on its track (0 = outermost)"),
+        int("truncated", "1 if the span never ended"),
+    ],
+};
+
+pub const MARKER_INSTANTS: Table = Table {
+    name: "marker_instants",
+    doc: "Instant markers.",
+    columns: &[
+        int("marker_id", "the marker"),
+        int("task_id", "NULL for global markers"),
+        int("ts_ns", "when"),
+        text("msg", "the message"),
+    ],
+};
+
+pub const MARKER_VALUES: Table = Table {
+    name: "marker_values",
+    doc: "Values of value markers.",
+    columns: &[
+        int("marker_id", "the marker"),
+        int("task_id", "NULL for global markers"),
+        int("ts_ns", "when"),
+        int("value", "the value"),
+    ],
+};
+
+pub const QUEUES: Table = Table {
+    name: "queues",
+    doc: "Queues, semaphores, mutexes and other synchronisation objects.",
+    columns: &[
+        int("queue_id", "the queue"),
+        text("name", "its name, or 'queue <id>'"),
+        text(
+            "kind",
+            "queue, counting_semaphore, binary_semaphore, mutex, recursive_mutex, queue_set, event_flags or unknown",
+        ),
+        int("capacity", "capacity in items, where the format records it"),
+        int("high_water", "highest fill level seen"),
+    ],
+};
+
+pub const QUEUE_OPS: Table = Table {
+    name: "queue_ops",
+    doc: "Operations on queues.",
+    columns: &[
+        int("queue_id", "the queue"),
+        int("ts_ns", "when"),
+        text("op", "send, overwrite, receive, reset or level"),
+        int("from_isr", "1 if done from an ISR"),
+        int("task_id", "the task that did it (NULL from an ISR or when unknown)"),
+        int("core_id", "the core"),
+        int("len_after", "items in the queue afterwards, where known"),
+    ],
+};
+
+pub const MUTEX_HOLDS: Table = Table {
+    name: "mutex_holds",
+    doc: "Stretches of time a task held a mutex.",
+    columns: &[
+        int("queue_id", "the mutex"),
+        int("task_id", "the holder"),
+        int("start_ns", "taken"),
+        int("end_ns", "given back"),
+        int("dur_ns", "end_ns - start_ns"),
+        int("truncated", "1 if still held when the trace ended"),
+    ],
+};
+
+pub const ANOMALIES: Table = Table {
+    name: "anomalies",
+    doc: "Things wrong with the trace, placed where they were found.",
+    columns: &[
+        text(
+            "kind",
+            "dropped_events, invalid_frame, unknown_event, time_backwards, end_without_begin, never_closed, no_current_task, missing_core_stream, no_timer_resolution or inconsistent",
+        ),
+        int("core_id", "the core, where known"),
+        int("start_ns", "start of the region where the trace may be inconsistent"),
+        int("end_ns", "where it was found"),
+        int("count", "how many (events dropped, frames invalid, ...)"),
+        text("detail", "what exactly"),
+    ],
+};
+
+pub const EVENTS: Table = Table {
+    name: "events",
+    doc: "Every decoded event as the format recorded it, in time order.",
+    columns: &[
+        int("seq", "position in time order, from 0"),
+        int("ts_ns", "time (NULL for metadata events)"),
+        int("core_id", "the core whose stream held it"),
+        text("name", "the event's name (task_switched_in, isr_enter, ...)"),
+        int("arg1", "its first integer field (see FORMAT.md for the fields of each event)"),
+        int("arg2", "its second integer field"),
+        int("arg3", "its third integer field"),
+        text("text", "its string field (names, marker messages)"),
+    ],
+};
+
+/// Every table, in creation (and loading) order.
+pub const TABLES: &[&Table] = &[
+    &TRACE_INFO,
+    &CORES,
+    &TASKS,
+    &SCHED_SLICES,
+    &TASK_STATES,
+    &TASK_PRIORITIES,
+    &ISRS,
+    &ISR_SLICES,
+    &MARKERS,
+    &MARKER_SPANS,
+    &MARKER_INSTANTS,
+    &MARKER_VALUES,
+    &QUEUES,
+    &QUEUE_OPS,
+    &MUTEX_HOLDS,
+    &ANOMALIES,
+    &EVENTS,
+];
+
+pub struct View {
+    pub name: &'static str,
+    pub doc: &'static str,
+    pub sql: &'static str,
+}
+
+/// Views over the tables, written in the SQL both engines accept.
+pub const VIEWS: &[View] = &[
+    View {
+        name: "sched_slices_named",
+        doc: "sched_slices with task_name and task_kind.",
+        sql: "SELECT s.*, t.name AS task_name, t.kind AS task_kind \
+              FROM sched_slices s LEFT JOIN tasks t ON t.task_id = s.task_id",
+    },
+    View {
+        name: "isr_slices_named",
+        doc: "isr_slices with isr_name.",
+        sql: "SELECT s.*, i.name AS isr_name \
+              FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id",
+    },
+    View {
+        name: "task_states_named",
+        doc: "task_states with task_name, queue_name and woken_by_isr_name.",
+        sql: "SELECT s.*, t.name AS task_name, q.name AS queue_name, i.name AS woken_by_isr_name \
+              FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id \
+              LEFT JOIN queues q ON q.queue_id = s.queue_id \
+              LEFT JOIN isrs i ON i.core_id = s.woken_by_isr_core_id AND i.isr_id = s.woken_by_isr_id",
+    },
+    View {
+        name: "queue_ops_named",
+        doc: "queue_ops with queue_name, queue_kind and task_name.",
+        sql: "SELECT o.*, q.name AS queue_name, q.kind AS queue_kind, t.name AS task_name \
+              FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
+              LEFT JOIN tasks t ON t.task_id = o.task_id",
+    },
+    View {
+        name: "marker_spans_named",
+        doc: "marker_spans with marker_name and task_name.",
+        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+              FROM marker_spans s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
+              LEFT JOIN tasks t ON t.task_id = s.task_id",
+    },
+    View {
+        name: "marker_instants_named",
+        doc: "marker_instants with marker_name and task_name.",
+        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+              FROM marker_instants s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
+              LEFT JOIN tasks t ON t.task_id = s.task_id",
+    },
+    View {
+        name: "marker_values_named",
+        doc: "marker_values with marker_name and task_name.",
+        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+              FROM marker_values s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
+              LEFT JOIN tasks t ON t.task_id = s.task_id",
+    },
+    View {
+        name: "cpu_timeline",
+        doc: "Each core's time cut into pieces with one state: the task scheduled \
+              (task_id, NULL when none) and whether a depth-0 ISR runs (in_isr 0/1). \
+              Built by a sweep over slice and ISR boundaries, so it costs a sort, not a range join.",
+        sql: "WITH edges AS ( \
+                SELECT core_id, start_ns AS t, task_id + 1 AS d_task, 0 AS d_isr FROM sched_slices \
+                UNION ALL SELECT core_id, end_ns, -(task_id + 1), 0 FROM sched_slices \
+                UNION ALL SELECT core_id, start_ns, 0, 1 FROM isr_slices WHERE depth = 0 \
+                UNION ALL SELECT core_id, end_ns, 0, -1 FROM isr_slices WHERE depth = 0 \
+              ), steps AS ( \
+                SELECT core_id, t, SUM(d_task) AS d_task, SUM(d_isr) AS d_isr \
+                FROM edges GROUP BY core_id, t \
+              ), pieces AS ( \
+                SELECT core_id, t AS start_ns, LEAD(t) OVER w AS end_ns, \
+                  SUM(d_task) OVER w AS task_plus_one, SUM(d_isr) OVER w AS isrs \
+                FROM steps \
+                WINDOW w AS (PARTITION BY core_id ORDER BY t ROWS UNBOUNDED PRECEDING) \
+              ) \
+              SELECT core_id, start_ns, end_ns, end_ns - start_ns AS dur_ns, \
+                CASE WHEN task_plus_one > 0 THEN task_plus_one - 1 END AS task_id, \
+                CASE WHEN isrs > 0 THEN 1 ELSE 0 END AS in_isr \
+              FROM pieces WHERE end_ns > start_ns",
+    },
+    View {
+        name: "task_load",
+        doc: "Per core and task: slice_ns (time scheduled), isr_ns (depth-0 ISR time \
+              inside its slices) and run_ns = slice_ns - isr_ns.",
+        sql: "WITH sched AS ( \
+                SELECT core_id, task_id, SUM(dur_ns) AS slice_ns, COUNT(*) AS slices \
+                FROM sched_slices GROUP BY core_id, task_id \
+              ), isr AS ( \
+                SELECT core_id, task_id, SUM(dur_ns) AS isr_ns FROM cpu_timeline \
+                WHERE in_isr = 1 AND task_id IS NOT NULL GROUP BY core_id, task_id \
+              ) \
+              SELECT s.core_id, s.task_id, s.slices, s.slice_ns, \
+                COALESCE(i.isr_ns, 0) AS isr_ns, s.slice_ns - COALESCE(i.isr_ns, 0) AS run_ns \
+              FROM sched s LEFT JOIN isr i ON i.core_id = s.core_id AND i.task_id = s.task_id",
+    },
+    View {
+        name: "ready_latency",
+        doc: "Each ready state that ended with the task running: the task, why it was \
+              ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
+        sql: "WITH seq AS ( \
+                SELECT task_id, state, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns, end_ns, truncated, \
+                  LEAD(state) OVER (PARTITION BY task_id ORDER BY start_ns, end_ns) AS next_state, \
+                  LEAD(start_ns) OVER (PARTITION BY task_id ORDER BY start_ns, end_ns) AS next_start_ns \
+                FROM task_states \
+              ) \
+              SELECT task_id, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns AS ready_ns, \
+                next_start_ns AS running_ns, next_start_ns - start_ns AS latency_ns \
+              FROM seq WHERE state = 'ready' AND truncated = 0 AND next_state = 'running'",
+    },
+];
+
+impl View {
+    pub fn create_sql(&self) -> String {
+        format!("CREATE VIEW {} AS {}", self.name, self.sql)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statements_name_every_column_once() {
+        let create = TASKS.create_sql();
+        assert_eq!(
+            create,
+            "CREATE TABLE tasks (task_id BIGINT, name TEXT, kind TEXT, created_ns BIGINT, deleted_ns BIGINT, stack_size BIGINT)"
+        );
+        assert_eq!(
+            CORES.insert_sql(),
+            "INSERT INTO cores (core_id, idle_task_id) VALUES (?, ?)"
+        );
+    }
+
+    #[test]
+    fn table_and_view_names_are_unique() {
+        let mut names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+        names.extend(VIEWS.iter().map(|v| v.name));
+        let count = names.len();
+        names.sort_unstable();
+        names.dedup();
+        assert_eq!(names.len(), count);
+    }
+}
