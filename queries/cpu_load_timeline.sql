@@ -16,7 +16,7 @@
 WITH RECURSIVE p AS (
   SELECT CAST(CAST(:window_ms AS DOUBLE) * 1000000 AS BIGINT) AS w, duration_ns FROM trace_info
 ), windows(start_ns) AS (
-  SELECT CAST(0 AS BIGINT) FROM p WHERE w > 0
+  SELECT CAST(0 AS BIGINT) FROM p WHERE w > 0 AND duration_ns IS NOT NULL
   UNION ALL
   SELECT windows.start_ns + p.w FROM windows, p WHERE windows.start_ns + p.w < p.duration_ns
 ), busy AS (

@@ -219,7 +219,7 @@ mod tests {
         let one = [Named { name: "q.sql", result: &r }];
         assert_eq!(
             render(Format::Table, &one),
-            "name           n  pct\n-------------  --  ---\na|b, \"c\"      12  1.5\nidle            3\n"
+            "name      n   pct\n--------  --  ---\na|b, \"c\"  12  1.5\nidle       3\n"
         );
         assert_eq!(
             render(Format::Csv, &one),

@@ -1,0 +1,518 @@
+//! The canned reports against answers computed here, in Rust, from the
+//! model or from the simulator's record of what it scheduled; and the two
+//! engines against each other.
+
+use std::collections::BTreeMap;
+
+use tband_decode::input::{Bytes, Input};
+use tband_decode::model::{Model, TaskKind, TaskStateKind};
+use tband_decode::{OpenOptions, Trace};
+use tband_query::engine::{self, Engine, QueryResult, Value};
+use tband_query::reports;
+use tband_query::run::{self, Param};
+
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/tband");
+
+/// The conformance recordings, one trace per recording (both cores' streams together).
+fn conformance_traces() -> Vec<(String, Trace)> {
+    let sets: &[&[&str]] = &[
+        &["freertos_small.bin"],
+        &["freertos_lossy.bin"],
+        &["baremetal_basic.bin"],
+        &["baremetal_longstr.bin"],
+        &["baremetal_2core_c0.bin@0", "baremetal_2core_c1.bin@1"],
+        &["baremetal_2core_snap_c0.bin@0", "baremetal_2core_snap_c1.bin@1"],
+    ];
+    sets.iter()
+        .map(|files| {
+            let args: Vec<String> = files.iter().map(|f| format!("{CONFORMANCE}/{f}")).collect();
+            let trace = Trace::open(&args, &OpenOptions::default()).unwrap();
+            (files.join(" + "), trace)
+        })
+        .collect()
+}
+
+fn simulated(cores: u32, seed: u64) -> (Trace, tband_sim::GroundTruth) {
+    let config = tband_sim::Config {
+        seed,
+        cores,
+        size: 256 << 10,
+        record_truth: true,
+        ..tband_sim::Config::default()
+    };
+    let (streams, truth) = tband_sim::generate(&config).unwrap();
+    let inputs = streams
+        .into_iter()
+        .enumerate()
+        .map(|(core, bytes)| Input {
+            name: format!("sim core {core}"),
+            core: Some(core as u32),
+            bytes: Bytes::Owned(bytes),
+            was_hex: false,
+        })
+        .collect();
+    let trace = Trace::from_inputs(inputs, &OpenOptions::default()).unwrap();
+    (trace, truth.unwrap())
+}
+
+fn engines() -> Vec<Engine> {
+    let mut engines = Vec::new();
+    if cfg!(feature = "sqlite") {
+        engines.push(Engine::Sqlite);
+    }
+    if cfg!(feature = "duckdb") {
+        engines.push(Engine::Duckdb);
+    }
+    engines
+}
+
+struct Loaded(Box<dyn engine::Database>);
+
+impl Loaded {
+    fn new(engine: Engine, trace: &Trace) -> Loaded {
+        let mut db = engine.open(None).unwrap();
+        engine::load(db.as_mut(), trace).unwrap();
+        Loaded(db)
+    }
+
+    fn report(&mut self, name: &str, params: &[&str]) -> Table {
+        let queries = reports::resolve(name).unwrap();
+        let params: Vec<Param> = params.iter().map(|p| p.parse().unwrap()).collect();
+        let mut results = run::run(self.0.as_mut(), &queries, &params)
+            .unwrap_or_else(|e| panic!("{name} on {}: {e}", self.0.engine()));
+        Table(results.remove(0))
+    }
+}
+
+/// A result with access by column name.
+struct Table(QueryResult);
+
+impl Table {
+    fn col(&self, name: &str) -> usize {
+        self.0
+            .columns
+            .iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("no column {name} in {:?}", self.0.columns))
+    }
+
+    fn ints(&self, names: &[&str]) -> Vec<Vec<Option<i64>>> {
+        let cols: Vec<usize> = names.iter().map(|n| self.col(n)).collect();
+        self.0
+            .rows
+            .iter()
+            .map(|r| {
+                cols.iter()
+                    .map(|&c| match &r[c] {
+                        Value::Int(i) => Some(*i),
+                        Value::Null => None,
+                        other => panic!("{} is {other:?}, not an integer", names[0]),
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    fn reals(&self, name: &str) -> Vec<Option<f64>> {
+        let c = self.col(name);
+        self.0
+            .rows
+            .iter()
+            .map(|r| match &r[c] {
+                Value::Real(v) => Some(*v),
+                Value::Int(i) => Some(*i as f64),
+                Value::Null => None,
+                other => panic!("{name} is {other:?}"),
+            })
+            .collect()
+    }
+}
+
+// ---- answers computed in Rust ----
+
+#[derive(Clone, Copy)]
+struct Span {
+    core: u32,
+    id: u32,
+    start: u64,
+    end: u64,
+    depth: u32,
+    truncated: bool,
+}
+
+fn overlap(a: (u64, u64), b: (u64, u64)) -> u64 {
+    a.1.min(b.1).saturating_sub(a.0.max(b.0))
+}
+
+/// cpu_load rows: (core, task or None for the total, run_ns, isr_ns).
+fn cpu_load(
+    cores: &[u32],
+    slices: &[Span],
+    isrs: &[Span],
+    is_idle: impl Fn(u32) -> bool,
+) -> Vec<(u32, Option<u32>, u64, u64)> {
+    let mut out = Vec::new();
+    for &core in cores {
+        let mut top: Vec<&Span> = isrs.iter().filter(|i| i.core == core && i.depth == 0).collect();
+        top.sort_by_key(|i| i.start);
+        let mut per_task: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
+        for s in slices.iter().filter(|s| s.core == core) {
+            let first = top.partition_point(|i| i.end <= s.start);
+            let isr: u64 = top[first..]
+                .iter()
+                .take_while(|i| i.start < s.end)
+                .map(|i| overlap((i.start, i.end), (s.start, s.end)))
+                .sum();
+            let e = per_task.entry(s.id).or_default();
+            e.0 += s.end - s.start;
+            e.1 += isr;
+        }
+        let mut busy = 0;
+        for (&task, &(slice_ns, isr_ns)) in &per_task {
+            out.push((core, Some(task), slice_ns - isr_ns, isr_ns));
+            if !is_idle(task) {
+                busy += slice_ns - isr_ns;
+            }
+        }
+        let all_isr: u64 = top.iter().map(|i| i.end - i.start).sum();
+        out.push((core, None, busy, all_isr));
+    }
+    out
+}
+
+/// Nearest-rank percentile of sorted values.
+fn percentile(sorted: &[u64], p: u64) -> u64 {
+    let rank = (sorted.len() as u64 * p).div_ceil(100).max(1);
+    sorted[rank as usize - 1]
+}
+
+fn rounded_avg(values: &[u64]) -> u64 {
+    let n = values.len() as u64;
+    (values.iter().sum::<u64>() * 2 + n) / (2 * n)
+}
+
+/// isr_latency rows: core, isr, count, total, min, avg, p50, p95, p99, max, max_depth.
+fn isr_latency(isrs: &[Span]) -> Vec<Vec<Option<i64>>> {
+    let mut per: BTreeMap<(u32, u32), (Vec<u64>, u32)> = BTreeMap::new();
+    for i in isrs.iter().filter(|i| !i.truncated) {
+        let e = per.entry((i.core, i.id)).or_default();
+        e.0.push(i.end - i.start);
+        e.1 = e.1.max(i.depth);
+    }
+    per.into_iter()
+        .map(|((core, isr), (mut d, depth))| {
+            d.sort_unstable();
+            [
+                core.into(),
+                isr.into(),
+                d.len() as u64,
+                d.iter().sum(),
+                d[0],
+                rounded_avg(&d),
+                percentile(&d, 50),
+                percentile(&d, 95),
+                percentile(&d, 99),
+                d[d.len() - 1],
+                depth.into(),
+            ]
+            .iter()
+            .map(|&v: &u64| Some(v as i64))
+            .collect()
+        })
+        .collect()
+}
+
+fn model_spans(m: &Model) -> (Vec<Span>, Vec<Span>) {
+    let slices = m
+        .sched_slices
+        .iter()
+        .map(|s| Span {
+            core: s.core_id,
+            id: s.task_id,
+            start: s.start_ns,
+            end: s.end_ns,
+            depth: 0,
+            truncated: s.truncated,
+        })
+        .collect();
+    let isrs = m
+        .isr_slices
+        .iter()
+        .map(|s| Span {
+            core: s.core_id,
+            id: s.isr_id,
+            start: s.start_ns,
+            end: s.end_ns,
+            depth: s.depth,
+            truncated: s.truncated,
+        })
+        .collect();
+    (slices, isrs)
+}
+
+/// Ready-to-running latencies per task: (latency, woken by an ISR).
+fn ready_latencies(m: &Model) -> BTreeMap<u32, Vec<(u64, bool)>> {
+    let mut per_task: BTreeMap<u32, Vec<_>> = BTreeMap::new();
+    for (i, s) in m.task_states.iter().enumerate() {
+        per_task.entry(s.task_id).or_default().push((s.start_ns, s.end_ns, i, s));
+    }
+    let mut out: BTreeMap<u32, Vec<(u64, bool)>> = BTreeMap::new();
+    for (task, mut states) in per_task {
+        states.sort_by_key(|&(start, end, i, _)| (start, end, i));
+        for pair in states.windows(2) {
+            let (a, b) = (pair[0].3, pair[1].3);
+            if a.state == TaskStateKind::Ready && !a.truncated && b.state == TaskStateKind::Running {
+                out.entry(task)
+                    .or_default()
+                    .push((b.start_ns - a.start_ns, a.woken_by_isr.is_some()));
+            }
+        }
+    }
+    out
+}
+
+fn assert_cpu_load(db: &mut Loaded, expected: &[(u32, Option<u32>, u64, u64)], duration: u64) {
+    let t = db.report("cpu_load", &[]);
+    let got: Vec<_> = t
+        .ints(&["core_id", "task_id", "run_ns", "isr_ns"])
+        .into_iter()
+        .map(|r| (r[0].unwrap() as u32, r[1].map(|v| v as u32), r[2].unwrap() as u64, r[3].unwrap() as u64))
+        .collect();
+    assert_eq!(got, expected, "cpu_load on {}", db.0.engine());
+    for ((_, task, run, isr), pct) in expected.iter().zip(t.reals("load_pct")) {
+        let load = if task.is_some() { *run } else { run + isr };
+        // A duration SQL cannot hold (beyond i64) is NULL, and so is the load.
+        let want = (duration > 0 && i64::try_from(duration).is_ok())
+            .then(|| load as f64 * 100.0 / duration as f64);
+        match (pct, want) {
+            (Some(pct), Some(want)) => assert!((pct - want).abs() <= 0.005 + 1e-9, "load_pct {pct} vs {want}"),
+            (pct, want) => assert_eq!(pct, want),
+        }
+    }
+}
+
+/// Checks every report whose answer is computed here from the model.
+fn check_against_model(db: &mut Loaded, m: &Model) {
+    let engine = db.0.engine();
+    let (slices, isrs) = model_spans(m);
+    let cores: Vec<u32> = m.cores.iter().map(|c| c.core_id).collect();
+    let load = cpu_load(&cores, &slices, &isrs, |t| m.is_idle(t));
+    assert_cpu_load(db, &load, m.info.duration_ns);
+
+    // The timeline's windows add up to each core's busy time.
+    let timeline = db.report("cpu_load_timeline", &["window_ms=1"]);
+    let mut busy: BTreeMap<u32, u64> = BTreeMap::new();
+    for r in timeline.ints(&["core_id", "window_start_ns", "window_end_ns", "busy_ns"]) {
+        let (start, end, b) = (r[1].unwrap(), r[2].unwrap(), r[3].unwrap());
+        assert!(b >= 0 && b <= end - start, "window {r:?}");
+        *busy.entry(r[0].unwrap() as u32).or_default() += b as u64;
+    }
+    let windows = m.info.duration_ns > 0 && i64::try_from(m.info.duration_ns).is_ok();
+    for (core, task, run, isr) in &load {
+        if task.is_none() && windows {
+            assert_eq!(busy.get(core).copied().unwrap_or(0), run + isr, "timeline of core {core} on {engine}");
+        }
+    }
+
+    let isr = db.report("isr_latency", &[]);
+    assert_eq!(
+        isr.ints(&["core_id", "isr_id", "count", "total_ns", "min_ns", "avg_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "max_depth"]),
+        isr_latency(&isrs),
+        "isr_latency on {engine}"
+    );
+
+    let mut states: BTreeMap<(u32, &str), (i64, i64)> = BTreeMap::new();
+    for s in &m.task_states {
+        let e = states.entry((s.task_id, s.state.as_str())).or_default();
+        e.0 += 1;
+        e.1 += (s.end_ns - s.start_ns) as i64;
+    }
+    let t = db.report("task_states", &[]);
+    let state_col = t.col("state");
+    let got: BTreeMap<(u32, &str), (i64, i64)> = t
+        .0
+        .rows
+        .iter()
+        .zip(t.ints(&["task_id", "count", "total_ns"]))
+        .map(|(row, r)| {
+            let Value::Text(state) = &row[state_col] else { panic!("state {row:?}") };
+            ((r[0].unwrap() as u32, state.as_str()), (r[1].unwrap(), r[2].unwrap()))
+        })
+        .collect();
+    assert_eq!(got, states, "task_states on {engine}");
+
+    let latencies = ready_latencies(m);
+    let mut to_task = Vec::new();
+    let mut response = Vec::new();
+    for task in &m.tasks {
+        let all: Vec<u64> = {
+            let mut v: Vec<u64> = latencies.get(&task.task_id).into_iter().flatten().map(|l| l.0).collect();
+            v.sort_unstable();
+            v
+        };
+        let p = |p| (!all.is_empty()).then(|| percentile(&all, p) as i64);
+        response.push(vec![Some(task.task_id.into()), Some(all.len() as i64), p(50), p(95), p(99), all.last().map(|&v| v as i64)]);
+        let mut isr: Vec<u64> = latencies.get(&task.task_id).into_iter().flatten().filter(|l| l.1).map(|l| l.0).collect();
+        isr.sort_unstable();
+        if !isr.is_empty() {
+            to_task.push(vec![
+                Some(task.task_id.into()),
+                Some(isr.len() as i64),
+                Some(percentile(&isr, 50) as i64),
+                Some(percentile(&isr, 99) as i64),
+                Some(isr[isr.len() - 1] as i64),
+            ]);
+        }
+    }
+    assert_eq!(
+        db.report("task_response", &[]).ints(&["task_id", "ready_count", "ready_p50_ns", "ready_p95_ns", "ready_p99_ns", "ready_max_ns"]),
+        response,
+        "task_response on {engine}"
+    );
+    assert_eq!(
+        db.report("isr_to_task_latency", &[]).ints(&["task_id", "count", "p50_ns", "p99_ns", "max_ns"]),
+        to_task,
+        "isr_to_task_latency on {engine}"
+    );
+
+    let queues: Vec<Vec<Option<i64>>> = m
+        .queues
+        .iter()
+        .map(|q| {
+            let ops = m.queue_ops.iter().filter(|o| o.queue_id == q.queue_id);
+            let sends = ops.clone().filter(|o| matches!(o.op.as_str(), "send" | "overwrite")).count();
+            let receives = ops.filter(|o| o.op.as_str() == "receive").count();
+            vec![Some(q.queue_id.into()), Some(q.high_water.into()), Some(sends as i64), Some(receives as i64)]
+        })
+        .collect();
+    assert_eq!(
+        db.report("queue_high_water", &[]).ints(&["queue_id", "high_water", "sends", "receives"]),
+        queues,
+        "queue_high_water on {engine}"
+    );
+
+    let health = db.report("trace_health", &[]);
+    let kind = health.col("kind");
+    let count = |name: &str| {
+        health
+            .0
+            .rows
+            .iter()
+            .find(|r| r[kind] == Value::Text(name.into()))
+            .map(|r| r[health.col("count")].clone())
+    };
+    let dropped: u64 = m.anomaly_count(tband_decode::model::AnomalyKind::DroppedEvents);
+    assert_eq!(count("events"), Some(Value::Int(m.info.events as i64)));
+    assert_eq!(count("invalid_frames"), Some(Value::Int(m.info.invalid_frames as i64)));
+    assert_eq!(count("dropped_events"), Some(Value::Int(dropped as i64)));
+
+    let mut spans: BTreeMap<(u32, Option<u32>, &str), i64> = BTreeMap::new();
+    for s in m.marker_spans.iter().filter(|s| !s.truncated) {
+        *spans.entry((s.marker_id, s.task_id, m.strings.get(s.msg))).or_default() += 1;
+    }
+    let t = db.report("markers", &[]);
+    let (what, msg) = (t.col("what"), t.col("msg"));
+    let got: BTreeMap<(u32, Option<u32>, &str), i64> = t
+        .0
+        .rows
+        .iter()
+        .zip(t.ints(&["marker_id", "task_id", "count"]))
+        .filter(|(row, _)| row[what] == Value::Text("span".into()))
+        .map(|(row, r)| {
+            let Value::Text(text) = &row[msg] else { panic!("msg {row:?}") };
+            ((r[0].unwrap() as u32, r[1].map(|v| v as u32), text.as_str()), r[2].unwrap())
+        })
+        .collect();
+    assert_eq!(got, spans, "markers on {engine}");
+}
+
+#[test]
+fn reports_match_the_model_on_the_conformance_recordings() {
+    for (name, trace) in conformance_traces() {
+        for engine in engines() {
+            eprintln!("{name} on {engine}");
+            check_against_model(&mut Loaded::new(engine, &trace), &trace.model);
+        }
+    }
+}
+
+#[test]
+fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
+    for (cores, seed) in [(1, 7), (2, 11)] {
+        let (trace, truth) = simulated(cores, seed);
+        let first = trace.model.info.first_ts_raw;
+        let ns = |ts: u64| (ts - first) * truth.ns_per_tick;
+        let slices: Vec<Span> = truth
+            .run_slices
+            .iter()
+            .map(|s| Span { core: s.core, id: s.task_id, start: ns(s.start), end: ns(s.end), depth: 0, truncated: s.truncated })
+            .collect();
+        let isrs: Vec<Span> = truth
+            .isr_runs
+            .iter()
+            .map(|s| Span { core: s.core, id: s.isr_id, start: ns(s.start), end: ns(s.end), depth: s.depth, truncated: s.truncated })
+            .collect();
+        let idle = |t: u32| truth.task(t).is_some_and(|t| t.kind == tband_sim::TaskKind::Idle);
+        let cores: Vec<u32> = (0..truth.cores).collect();
+        let expected = cpu_load(&cores, &slices, &isrs, idle);
+        assert!(expected.iter().any(|r| r.3 > 0), "the simulation has ISR time inside task slices");
+        for engine in engines() {
+            let mut db = Loaded::new(engine, &trace);
+            assert_cpu_load(&mut db, &expected, trace.model.info.duration_ns);
+            assert_eq!(
+                db.report("isr_latency", &[]).ints(&["core_id", "isr_id", "count", "total_ns", "min_ns", "avg_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "max_depth"]),
+                isr_latency(&isrs),
+                "isr_latency on {engine}"
+            );
+            let high_water: Vec<Vec<Option<i64>>> = truth
+                .queues
+                .iter()
+                .map(|q| {
+                    let top = truth.queue_levels.iter().filter(|l| l.queue_id == q.queue_id).map(|l| l.len).max();
+                    vec![Some(q.queue_id.into()), Some(top.unwrap_or(0).into())]
+                })
+                .collect();
+            assert_eq!(db.report("queue_high_water", &[]).ints(&["queue_id", "high_water"]), high_water);
+            check_against_model(&mut db, &trace.model);
+        }
+    }
+}
+
+/// Every canned report gives the same rows on both engines (reals within
+/// the rounding the reports apply).
+#[cfg(all(feature = "sqlite", feature = "duckdb"))]
+#[test]
+fn both_engines_give_the_same_rows() {
+    let mut traces = conformance_traces();
+    traces.push(("simulated".into(), simulated(2, 3).0));
+    for (name, trace) in &traces {
+        let mut sqlite = Loaded::new(Engine::Sqlite, trace);
+        let mut duckdb = Loaded::new(Engine::Duckdb, trace);
+        for (report, _) in reports::CANNED {
+            let (a, b) = (sqlite.report(report, &[]).0, duckdb.report(report, &[]).0);
+            assert_eq!(a.columns, b.columns, "{report} on {name}");
+            assert_eq!(a.rows.len(), b.rows.len(), "{report} on {name}");
+            for (ra, rb) in a.rows.iter().zip(&b.rows) {
+                for (va, vb) in ra.iter().zip(rb) {
+                    let same = match (va, vb) {
+                        (Value::Real(x), Value::Real(y)) => (x - y).abs() <= 0.01 + 1e-9,
+                        _ => va == vb,
+                    };
+                    assert!(same, "{report} on {name}: sqlite {ra:?} vs duckdb {rb:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn idle_tasks_are_listed_as_idle_not_load() {
+    let (_, trace) = conformance_traces().into_iter().next().unwrap();
+    let idle = trace.model.tasks.iter().find(|t| t.kind == TaskKind::Idle).unwrap();
+    for engine in engines() {
+        let t = Loaded::new(engine, &trace).report("cpu_load", &[]);
+        let (id, kind) = (t.col("task_id"), t.col("kind"));
+        let row = t.0.rows.iter().find(|r| r[id] == Value::Int(idle.task_id.into())).unwrap();
+        assert_eq!(row[kind], Value::Text("idle".into()));
+    }
+}
