@@ -87,6 +87,11 @@ pub fn resolve(arg: &str) -> Result<Vec<Query>, Error> {
         return files.iter().map(|f| read(f)).collect();
     }
     if path.exists() {
+        if path.extension().is_none_or(|e| e != "sql") {
+            return Err(Error::Input(format!(
+                "{arg} is not a .sql file; the last argument is the query (a .sql file, a directory, a canned report, or -e SQL)"
+            )));
+        }
         return Ok(vec![read(path)?]);
     }
     let name = arg.strip_prefix("queries/").unwrap_or(arg);
