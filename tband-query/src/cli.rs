@@ -90,11 +90,20 @@ enum Command {
 /// Runs the command line; the exit code says how it went.
 pub fn main(cli: Cli) -> Result<ExitCode, Error> {
     if let Some(Command::Completion { shell }) = cli.command {
-        clap_complete::generate(shell, &mut Cli::command(), "tband-query", &mut std::io::stdout());
+        clap_complete::generate(
+            shell,
+            &mut Cli::command(),
+            "tband-query",
+            &mut std::io::stdout(),
+        );
         return Ok(ExitCode::SUCCESS);
     }
     if cli.list {
-        let width = reports::CANNED.iter().map(|(n, _)| n.len()).max().unwrap_or(0);
+        let width = reports::CANNED
+            .iter()
+            .map(|(n, _)| n.len())
+            .max()
+            .unwrap_or(0);
         for (name, text) in reports::CANNED {
             println!("{name:width$}  {}", reports::description(text));
         }
@@ -120,11 +129,13 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
     let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, cli.input_format)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
 
-    let format = cli.format.unwrap_or(if std::io::stdout().is_terminal() && cli.output.is_none() {
-        Format::Table
-    } else {
-        Format::Csv
-    });
+    let format = cli
+        .format
+        .unwrap_or(if std::io::stdout().is_terminal() && cli.output.is_none() {
+            Format::Table
+        } else {
+            Format::Csv
+        });
     let named: Vec<Named<'_>> = queries
         .iter()
         .zip(&results)
@@ -140,7 +151,10 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
     };
     if let Err(e) = written {
         if e.kind() != std::io::ErrorKind::BrokenPipe {
-            let to = cli.output.as_ref().map_or("stdout".to_string(), |p| p.display().to_string());
+            let to = cli
+                .output
+                .as_ref()
+                .map_or("stdout".to_string(), |p| p.display().to_string());
             return Err(Error::Input(format!("cannot write to {to}: {e}")));
         }
     }
@@ -181,7 +195,10 @@ fn open_database(
             .map_err(|e| Error::Input(format!("cannot replace {}: {e}", path.display())))?;
     } else if traces.is_empty() {
         return Err(Error::Input(match db {
-            Some(path) => format!("{} does not exist; give the traces to load into it", path.display()),
+            Some(path) => format!(
+                "{} does not exist; give the traces to load into it",
+                path.display()
+            ),
             None => "no trace given: name the trace files before the query".to_string(),
         }));
     }
@@ -193,10 +210,12 @@ fn open_database(
         },
     )?;
     let engine = engine.unwrap_or_else(Engine::default_engine);
-    let mut database = engine.open(db).map_err(|e| Error::Database(match db {
-        Some(path) => format!("cannot create {}: {e}", path.display()),
-        None => format!("cannot start {engine}: {e}"),
-    }))?;
+    let mut database = engine.open(db).map_err(|e| {
+        Error::Database(match db {
+            Some(path) => format!("cannot create {}: {e}", path.display()),
+            None => format!("cannot start {engine}: {e}"),
+        })
+    })?;
     engine::load(database.as_mut(), &trace)
         .map_err(|e| Error::Database(format!("loading the trace into {engine} failed: {e}")))?;
     Ok(database)

@@ -67,7 +67,11 @@ fn is_number(v: &Value) -> bool {
 }
 
 fn write_table(out: &mut dyn Write, r: &QueryResult) -> io::Result<()> {
-    let cells: Vec<Vec<String>> = r.rows.iter().map(|row| row.iter().map(text).collect()).collect();
+    let cells: Vec<Vec<String>> = r
+        .rows
+        .iter()
+        .map(|row| row.iter().map(text).collect())
+        .collect();
     let widths: Vec<usize> = r
         .columns
         .iter()
@@ -100,9 +104,15 @@ fn write_table(out: &mut dyn Write, r: &QueryResult) -> io::Result<()> {
         writeln!(out, "{}", s.trim_end())
     };
     line(out, r.columns.iter().map(|c| (c.clone(), false)).collect())?;
-    line(out, widths.iter().map(|w| ("-".repeat(*w), false)).collect())?;
+    line(
+        out,
+        widths.iter().map(|w| ("-".repeat(*w), false)).collect(),
+    )?;
     for (row, texts) in r.rows.iter().zip(cells) {
-        line(out, texts.into_iter().zip(row.iter().map(is_number)).collect())?;
+        line(
+            out,
+            texts.into_iter().zip(row.iter().map(is_number)).collect(),
+        )?;
     }
     if r.rows.is_empty() {
         writeln!(out, "(no rows)")?;
@@ -138,7 +148,10 @@ fn write_markdown(out: &mut dyn Write, r: &QueryResult) -> io::Result<()> {
     let numeric: Vec<bool> = (0..r.columns.len())
         .map(|i| r.rows.iter().filter_map(|row| row.get(i)).any(is_number))
         .collect();
-    let rule: Vec<&str> = numeric.iter().map(|&n| if n { "---:" } else { "---" }).collect();
+    let rule: Vec<&str> = numeric
+        .iter()
+        .map(|&n| if n { "---:" } else { "---" })
+        .collect();
     writeln!(out, "|{}|", rule.join("|"))?;
     for row in &r.rows {
         let cells: Vec<String> = row.iter().map(|v| markdown_cell(&text(v))).collect();
@@ -201,7 +214,11 @@ mod tests {
         QueryResult {
             columns: vec!["name".into(), "n".into(), "pct".into()],
             rows: vec![
-                vec![Value::Text("a|b, \"c\"".into()), Value::Int(12), Value::Real(1.5)],
+                vec![
+                    Value::Text("a|b, \"c\"".into()),
+                    Value::Int(12),
+                    Value::Real(1.5),
+                ],
                 vec![Value::Text("idle".into()), Value::Int(3), Value::Null],
             ],
         }
@@ -216,7 +233,10 @@ mod tests {
     #[test]
     fn formats_one_result() {
         let r = sample();
-        let one = [Named { name: "q.sql", result: &r }];
+        let one = [Named {
+            name: "q.sql",
+            result: &r,
+        }];
         assert_eq!(
             render(Format::Table, &one),
             "name      n   pct\n--------  --  ---\na|b, \"c\"  12  1.5\nidle       3\n"
@@ -238,7 +258,16 @@ mod tests {
     #[test]
     fn several_results_are_named() {
         let r = sample();
-        let two = [Named { name: "a.sql", result: &r }, Named { name: "b.sql", result: &r }];
+        let two = [
+            Named {
+                name: "a.sql",
+                result: &r,
+            },
+            Named {
+                name: "b.sql",
+                result: &r,
+            },
+        ];
         let json: serde_json::Value = serde_json::from_str(&render(Format::Json, &two)).unwrap();
         assert_eq!(json["b.sql"][1]["name"], "idle");
         assert!(render(Format::Markdown, &two).contains("### b.sql\n"));

@@ -18,16 +18,37 @@ pub struct Query {
 /// The canned reports, by name (their path under `queries/`, without `.sql`).
 pub const CANNED: &[(&str, &str)] = &[
     ("cpu_load", include_str!("../../queries/cpu_load.sql")),
-    ("cpu_load_timeline", include_str!("../../queries/cpu_load_timeline.sql")),
+    (
+        "cpu_load_timeline",
+        include_str!("../../queries/cpu_load_timeline.sql"),
+    ),
     ("isr_latency", include_str!("../../queries/isr_latency.sql")),
-    ("isr_to_task_latency", include_str!("../../queries/isr_to_task_latency.sql")),
-    ("task_response", include_str!("../../queries/task_response.sql")),
+    (
+        "isr_to_task_latency",
+        include_str!("../../queries/isr_to_task_latency.sql"),
+    ),
+    (
+        "task_response",
+        include_str!("../../queries/task_response.sql"),
+    ),
     ("task_states", include_str!("../../queries/task_states.sql")),
-    ("queue_high_water", include_str!("../../queries/queue_high_water.sql")),
+    (
+        "queue_high_water",
+        include_str!("../../queries/queue_high_water.sql"),
+    ),
     ("markers", include_str!("../../queries/markers.sql")),
-    ("trace_health", include_str!("../../queries/trace_health.sql")),
-    ("ci/isr_budget", include_str!("../../queries/ci/isr_budget.sql")),
-    ("ci/task_budget", include_str!("../../queries/ci/task_budget.sql")),
+    (
+        "trace_health",
+        include_str!("../../queries/trace_health.sql"),
+    ),
+    (
+        "ci/isr_budget",
+        include_str!("../../queries/ci/isr_budget.sql"),
+    ),
+    (
+        "ci/task_budget",
+        include_str!("../../queries/ci/task_budget.sql"),
+    ),
 ];
 
 /// A parameter a query declares in its header.

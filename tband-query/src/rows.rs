@@ -63,7 +63,9 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
     let m = &trace.model;
     match table.name {
         "trace_info" => trace_info(m, sink),
-        "cores" => each(&m.cores, sink, |c| [c.core_id.into(), c.idle_task_id.into()]),
+        "cores" => each(&m.cores, sink, |c| {
+            [c.core_id.into(), c.idle_task_id.into()]
+        }),
         "tasks" => each(&m.tasks, sink, |t| {
             [
                 t.task_id.into(),

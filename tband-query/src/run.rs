@@ -21,7 +21,9 @@ impl std::str::FromStr for Param {
             .ok_or_else(|| format!("`{s}` is not NAME=VALUE"))?;
         let name = name.trim().trim_start_matches([':', '$']);
         if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
-            return Err(format!("`{name}` is not a parameter name (letters, digits, _)"));
+            return Err(format!(
+                "`{name}` is not a parameter name (letters, digits, _)"
+            ));
         }
         Ok(Param {
             name: name.to_string(),
@@ -43,14 +45,17 @@ pub fn parse_value(s: &str) -> Value {
 
 /// Runs each query (every statement of it, in order) and returns the result
 /// of its last statement.
-pub fn run(db: &mut dyn Database, queries: &[Query], params: &[Param]) -> Result<Vec<QueryResult>, Error> {
-    let parsed: Vec<Vec<sql::Statement>> = queries.iter().map(|q| sql::statements(&q.text)).collect();
-    if let Some(p) = params.iter().find(|p| {
-        !parsed
-            .iter()
-            .flatten()
-            .any(|s| s.params.iter().any(|n| *n == p.name))
-    }) {
+pub fn run(
+    db: &mut dyn Database,
+    queries: &[Query],
+    params: &[Param],
+) -> Result<Vec<QueryResult>, Error> {
+    let parsed: Vec<Vec<sql::Statement>> =
+        queries.iter().map(|q| sql::statements(&q.text)).collect();
+    if let Some(p) = params
+        .iter()
+        .find(|p| !parsed.iter().flatten().any(|s| s.params.contains(&p.name)))
+    {
         return Err(Error::Input(format!(
             "no query here takes the parameter `{}`",
             p.name
@@ -92,10 +97,12 @@ fn run_one(
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let result = db.query(&statement.sql, &values).map_err(|message| Error::Sql {
-            at: format!("{}:{}", query.name, statement.line),
-            message: message.trim().to_string(),
-        })?;
+        let result = db
+            .query(&statement.sql, &values)
+            .map_err(|message| Error::Sql {
+                at: format!("{}:{}", query.name, statement.line),
+                message: message.trim().to_string(),
+            })?;
         last = Some(result);
     }
     last.ok_or_else(|| Error::Input(format!("{} holds no SQL statement", query.name)))
@@ -108,12 +115,21 @@ mod tests {
     #[test]
     fn params_parse_as_the_values_they_look_like() {
         let p: Param = "window_ms=5".parse().unwrap();
-        assert_eq!(p, Param { name: "window_ms".into(), value: Value::Int(5) });
+        assert_eq!(
+            p,
+            Param {
+                name: "window_ms".into(),
+                value: Value::Int(5)
+            }
+        );
         let p: Param = ":x=0.5".parse().unwrap();
         assert_eq!(p.value, Value::Real(0.5));
         let p: Param = "name=idle task".parse().unwrap();
         assert_eq!(p.value, Value::Text("idle task".into()));
-        assert!("novalue".parse::<Param>().unwrap_err().contains("NAME=VALUE"));
+        assert!("novalue"
+            .parse::<Param>()
+            .unwrap_err()
+            .contains("NAME=VALUE"));
         assert!("a b=1".parse::<Param>().is_err());
     }
 }

@@ -77,15 +77,24 @@ pub const TRACE_INFO: Table = Table {
     doc: "One row about the trace as a whole.",
     columns: &[
         text("format", "input format: tband, threadx, ctf"),
-        text("sources", "the input files as named on the command line, joined by ', '"),
+        text(
+            "sources",
+            "the input files as named on the command line, joined by ', '",
+        ),
         int("cores", "number of cores"),
         int("ns_per_tick", "nanoseconds per timer tick"),
-        int("ns_per_tick_known", "1 if the trace stated its timer resolution, 0 if 1 ns was assumed"),
+        int(
+            "ns_per_tick_known",
+            "1 if the trace stated its timer resolution, 0 if 1 ns was assumed",
+        ),
         int("first_ts_raw", "raw timestamp of the first event (time 0)"),
         int("duration_ns", "time of the last event"),
         int("events", "events decoded"),
         int("invalid_frames", "frames or records that did not decode"),
-        text("tool_version", "version of tband-query that wrote the database"),
+        text(
+            "tool_version",
+            "version of tband-query that wrote the database",
+        ),
     ],
 };
 
@@ -105,9 +114,15 @@ pub const TASKS: Table = Table {
         int("task_id", "the task"),
         text("name", "its name, or 'task <id>'"),
         text("kind", "normal, idle or timer"),
-        int("created_ns", "when it was created (NULL if before the trace)"),
+        int(
+            "created_ns",
+            "when it was created (NULL if before the trace)",
+        ),
         int("deleted_ns", "when it was deleted (NULL if never)"),
-        int("stack_size", "stack size in bytes, where the format records it"),
+        int(
+            "stack_size",
+            "stack size in bytes, where the format records it",
+        ),
     ],
 };
 
@@ -175,7 +190,10 @@ pub const ISR_SLICES: Table = Table {
         int("start_ns", "entry"),
         int("end_ns", "exit"),
         int("dur_ns", "end_ns - start_ns"),
-        int("depth", "0 when it interrupted task code, 1 when nested in another ISR, ..."),
+        int(
+            "depth",
+            "0 when it interrupted task code, 1 when nested in another ISR, ...",
+        ),
         int("truncated", "1 if its exit was never seen"),
     ],
 };
@@ -185,7 +203,10 @@ pub const MARKERS: Table = Table {
     doc: "Marker tracks: global (task_id NULL) or local to one task.",
     columns: &[
         int("marker_id", "the marker"),
-        int("task_id", "the task for task-local markers, NULL for global ones"),
+        int(
+            "task_id",
+            "the task for task-local markers, NULL for global ones",
+        ),
         text("kind", "event (instants and spans) or value"),
         text("name", "its name, or 'marker <id>'"),
     ],
@@ -251,7 +272,10 @@ pub const QUEUE_OPS: Table = Table {
         int("ts_ns", "when"),
         text("op", "send, overwrite, receive, reset or level"),
         int("from_isr", "1 if done from an ISR"),
-        int("task_id", "the task that did it (NULL from an ISR or when unknown)"),
+        int(
+            "task_id",
+            "the task that did it (NULL from an ISR or when unknown)",
+        ),
         int("core_id", "the core"),
         int("len_after", "items in the queue afterwards, where known"),
     ],
@@ -293,8 +317,14 @@ pub const EVENTS: Table = Table {
         int("seq", "position in time order, from 0"),
         int("ts_ns", "time (NULL for metadata events)"),
         int("core_id", "the core whose stream held it"),
-        text("name", "the event's name (task_switched_in, isr_enter, ...)"),
-        int("arg1", "its first integer field (see FORMAT.md for the fields of each event)"),
+        text(
+            "name",
+            "the event's name (task_switched_in, isr_enter, ...)",
+        ),
+        int(
+            "arg1",
+            "its first integer field (see FORMAT.md for the fields of each event)",
+        ),
         int("arg2", "its second integer field"),
         int("arg3", "its third integer field"),
         text("text", "its string field (names, marker messages)"),
@@ -457,6 +487,30 @@ mod tests {
             CORES.insert_sql(),
             "INSERT INTO cores (core_id, idle_task_id) VALUES (?, ?)"
         );
+    }
+
+    #[test]
+    fn the_user_docs_list_every_table_column_and_view() {
+        let doc = include_str!("../../docs/src/query.md");
+        for table in TABLES {
+            let heading = format!("### `{}`\n", table.name);
+            let section = doc
+                .split_once(&heading)
+                .unwrap_or_else(|| panic!("docs/src/query.md has no section {heading}"))
+                .1;
+            let section = section.split("\n### ").next().unwrap_or("");
+            for c in table.columns {
+                let row = format!("| `{}` | {} | {} |", c.name, c.ty.sql(), c.doc);
+                assert!(section.contains(&row), "docs/src/query.md lacks {row}");
+            }
+        }
+        for view in VIEWS {
+            assert!(
+                doc.contains(&format!("| `{}` |", view.name)),
+                "no view {}",
+                view.name
+            );
+        }
     }
 
     #[test]

@@ -125,7 +125,9 @@ mod tests {
 
     #[test]
     fn splits_at_top_level_semicolons_only() {
-        let s = statements("-- header; not code\nSELECT ';' AS a;\n\n/* x; */ SELECT \"b;\" FROM t;\n  ;  ");
+        let s = statements(
+            "-- header; not code\nSELECT ';' AS a;\n\n/* x; */ SELECT \"b;\" FROM t;\n  ;  ",
+        );
         assert_eq!(s.len(), 2);
         assert_eq!(s[0].sql.trim(), "-- header; not code\nSELECT ';' AS a");
         assert_eq!(s[0].line, 2);

@@ -3,7 +3,10 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/tband");
+const CONFORMANCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/conformance/tband"
+);
 const QUERIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../queries");
 
 fn small() -> String {
@@ -52,16 +55,42 @@ fn json_rows_are_objects_with_the_contract_columns_and_integer_numbers() {
     let rows: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     let rows = rows.as_array().unwrap();
     assert!(!rows.is_empty());
-    for key in ["core_id", "task_id", "task_name", "run_ns", "isr_ns", "load_pct"] {
+    for key in [
+        "core_id",
+        "task_id",
+        "task_name",
+        "run_ns",
+        "isr_ns",
+        "load_pct",
+    ] {
         assert!(rows[0].get(key).is_some(), "no {key} in {}", rows[0]);
     }
     assert!(rows[0]["run_ns"].is_i64());
     assert!(rows[0]["load_pct"].is_number());
 
     let contracts: &[(&str, &[&str])] = &[
-        ("isr_latency", &["core_id", "isr_id", "isr_name", "count", "min_ns", "avg_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns"]),
-        ("queue_high_water", &["queue_id", "queue_name", "kind", "high_water", "sends", "receives"]),
-        ("task_states", &["task_id", "task_name", "state", "total_ns"]),
+        (
+            "isr_latency",
+            &[
+                "core_id", "isr_id", "isr_name", "count", "min_ns", "avg_ns", "p50_ns", "p95_ns",
+                "p99_ns", "max_ns",
+            ],
+        ),
+        (
+            "queue_high_water",
+            &[
+                "queue_id",
+                "queue_name",
+                "kind",
+                "high_water",
+                "sends",
+                "receives",
+            ],
+        ),
+        (
+            "task_states",
+            &["task_id", "task_name", "state", "total_ns"],
+        ),
         ("trace_health", &["kind", "count"]),
     ];
     for (report, columns) in contracts {
@@ -77,13 +106,31 @@ fn json_rows_are_objects_with_the_contract_columns_and_integer_numbers() {
 fn csv_is_the_default_off_a_terminal_and_markdown_makes_tables() {
     let trace = small();
     let csv = stdout(&run(&sqlite(&[&trace, "task_states"])));
-    assert!(csv.starts_with("task_id,task_name,state,count,total_ns,pct\n"), "{csv}");
-    assert!(csv.lines().nth(1).unwrap().starts_with("1,mytask1,blocked,"));
+    assert!(
+        csv.starts_with("task_id,task_name,state,count,total_ns,pct\n"),
+        "{csv}"
+    );
+    assert!(csv
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("1,mytask1,blocked,"));
 
-    let md = stdout(&run(&sqlite(&[&trace, "task_states", "--format", "markdown"])));
+    let md = stdout(&run(&sqlite(&[
+        &trace,
+        "task_states",
+        "--format",
+        "markdown",
+    ])));
     assert!(md.starts_with("| task_id | task_name | state | count | total_ns | pct |\n|---:|---|---|---:|---:|---:|\n"), "{md}");
 
-    let table = stdout(&run(&sqlite(&[&trace, "-e", "SELECT 1 AS one, 'x' AS two", "--format", "table"])));
+    let table = stdout(&run(&sqlite(&[
+        &trace,
+        "-e",
+        "SELECT 1 AS one, 'x' AS two",
+        "--format",
+        "table",
+    ])));
     assert_eq!(table, "one  two\n---  ---\n  1  x\n");
 }
 
@@ -112,16 +159,40 @@ fn parameters_are_bound_by_name_and_checked() {
     assert_eq!(lines("window_ms=30"), 3);
     assert_eq!(lines(":window_ms=0.5"), 180);
 
-    let o = run(&sqlite(&[&trace, "-e", "SELECT :a + 1 AS b, $c AS c", "--param", "a=41", "--param", "c=text"]));
+    let o = run(&sqlite(&[
+        &trace,
+        "-e",
+        "SELECT :a + 1 AS b, $c AS c",
+        "--param",
+        "a=41",
+        "--param",
+        "c=text",
+    ]));
     assert_eq!(stdout(&o), "b,c\n42,text\n");
 
-    let (code, err) = fails(&sqlite(&[&trace, "cpu_load", "--param", "window_ms=5"]).iter().map(String::as_str).collect::<Vec<_>>());
+    let (code, err) = fails(
+        &sqlite(&[&trace, "cpu_load", "--param", "window_ms=5"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(code, 1);
-    assert_eq!(err, "tband-query: no query here takes the parameter `window_ms`\n");
+    assert_eq!(
+        err,
+        "tband-query: no query here takes the parameter `window_ms`\n"
+    );
 
-    let (code, err) = fails(&sqlite(&[&trace, "-e", "SELECT :missing"]).iter().map(String::as_str).collect::<Vec<_>>());
+    let (code, err) = fails(
+        &sqlite(&[&trace, "-e", "SELECT :missing"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
     assert_eq!(code, 1);
-    assert_eq!(err, "tband-query: -e needs a value for `missing`: add --param missing=VALUE\n");
+    assert_eq!(
+        err,
+        "tband-query: -e needs a value for `missing`: add --param missing=VALUE\n"
+    );
 
     let (code, err) = fails(&[&trace, "cpu_load", "--param", "novalue"]);
     assert_eq!(code, 2);
@@ -133,11 +204,29 @@ fn fail_if_rows_exits_3_on_budget_violations_only() {
     let trace = small();
     let ok = run(&sqlite(&[&trace, "ci/isr_budget", "--fail-if-rows"]));
     assert_eq!(ok.status.code(), Some(0), "{}", stderr(&ok));
-    let broken = run(&sqlite(&[&trace, "ci/isr_budget", "--param", "max_ns=5000", "--fail-if-rows"]));
+    let broken = run(&sqlite(&[
+        &trace,
+        "ci/isr_budget",
+        "--param",
+        "max_ns=5000",
+        "--fail-if-rows",
+    ]));
     assert_eq!(broken.status.code(), Some(3));
     let out = stdout(&broken);
-    assert!(out.lines().nth(1).unwrap().starts_with("0,7,SimIRQ,3,5961,"), "{out}");
-    let tasks = run(&sqlite(&[&trace, "ci/task_budget", "--param", "max_ready_ns=20000000", "--fail-if-rows"]));
+    assert!(
+        out.lines()
+            .nth(1)
+            .unwrap()
+            .starts_with("0,7,SimIRQ,3,5961,"),
+        "{out}"
+    );
+    let tasks = run(&sqlite(&[
+        &trace,
+        "ci/task_budget",
+        "--param",
+        "max_ready_ns=20000000",
+        "--fail-if-rows",
+    ]));
     assert_eq!(tasks.status.code(), Some(0), "{}", stdout(&tasks));
 }
 
@@ -145,14 +234,27 @@ fn fail_if_rows_exits_3_on_budget_violations_only() {
 fn sql_errors_name_the_file_and_line() {
     let dir = tempfile::tempdir().unwrap();
     let bad = dir.path().join("bad.sql");
-    std::fs::write(&bad, "-- A broken report.\nSELECT 1;\n\nSELECT *\n  FROM no_such_table;\n").unwrap();
+    std::fs::write(
+        &bad,
+        "-- A broken report.\nSELECT 1;\n\nSELECT *\n  FROM no_such_table;\n",
+    )
+    .unwrap();
     let trace = small();
     let (code, err) = fails(&["--engine", "sqlite", &trace, bad.to_str().unwrap()]);
     assert_eq!(code, 1);
-    assert_eq!(err, format!("tband-query: {}:4: no such table: no_such_table\n", bad.display()));
+    assert_eq!(
+        err,
+        format!(
+            "tband-query: {}:4: no such table: no_such_table\n",
+            bad.display()
+        )
+    );
 
     let (_, err) = fails(&["--engine", "sqlite", &trace, "-e", "SELEC 1"]);
-    assert!(err.starts_with("tband-query: -e:1: near \"SELEC\": syntax error"), "{err}");
+    assert!(
+        err.starts_with("tband-query: -e:1: near \"SELEC\": syntax error"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -163,19 +265,41 @@ fn bad_inputs_are_one_sentence() {
     let missing = dir.path().join("missing.bin");
     let trace = small();
     let cases: Vec<(Vec<&str>, String)> = vec![
-        (vec![missing.to_str().unwrap(), "cpu_load"], format!("cannot read {}", missing.display())),
-        (vec![junk.to_str().unwrap(), "cpu_load"], "holds no decodable event".to_string()),
-        (vec![&trace, "no_such_report"], "no_such_report is neither a .sql file, a directory nor a canned report (see --list)".to_string()),
-        (vec![&trace], "is not a .sql file; the last argument is the query".to_string()),
+        (
+            vec![missing.to_str().unwrap(), "cpu_load"],
+            format!("cannot read {}", missing.display()),
+        ),
+        (
+            vec![junk.to_str().unwrap(), "cpu_load"],
+            "holds no decodable event".to_string(),
+        ),
+        (
+            vec![&trace, "no_such_report"],
+            "no_such_report is neither a .sql file, a directory nor a canned report (see --list)"
+                .to_string(),
+        ),
+        (
+            vec![&trace],
+            "is not a .sql file; the last argument is the query".to_string(),
+        ),
         (vec!["cpu_load"], "no trace given".to_string()),
-        (vec!["--db", missing.to_str().unwrap(), "cpu_load"], "does not exist; give the traces to load into it".to_string()),
-        (vec!["--db", junk.to_str().unwrap(), &trace, "cpu_load"], "exists and is not a SQLite or DuckDB database; not overwriting it".to_string()),
+        (
+            vec!["--db", missing.to_str().unwrap(), "cpu_load"],
+            "does not exist; give the traces to load into it".to_string(),
+        ),
+        (
+            vec!["--db", junk.to_str().unwrap(), &trace, "cpu_load"],
+            "exists and is not a SQLite or DuckDB database; not overwriting it".to_string(),
+        ),
     ];
     for (args, want) in cases {
         let (code, err) = fails(&args);
         assert_eq!(code, 1, "{args:?}");
         assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-        assert!(err.starts_with("tband-query: ") && err.contains(&want), "{args:?}: {err}");
+        assert!(
+            err.starts_with("tband-query: ") && err.contains(&want),
+            "{args:?}: {err}"
+        );
     }
 }
 
@@ -206,10 +330,17 @@ fn db_reuse(engine: &str) {
     let fresh = tband_query(&["--db", d, t, "-e", "SELECT events FROM trace_info"]);
     assert_eq!(stdout(&fresh), "events\n103\n", "{}", stderr(&fresh));
 
-    let other = if engine == "sqlite" { "duckdb" } else { "sqlite" };
+    let other = if engine == "sqlite" {
+        "duckdb"
+    } else {
+        "sqlite"
+    };
     let (code, err) = fails(&["--engine", other, "--db", d, "cpu_load"]);
     assert_eq!(code, 1);
-    assert!(err.contains(&format!("is a {engine} database, not {other}")), "{err}");
+    assert!(
+        err.contains(&format!("is a {engine} database, not {other}")),
+        "{err}"
+    );
 }
 
 #[test]
@@ -228,7 +359,11 @@ fn list_and_completion() {
     let list = stdout(&tband_query(&["--list"]));
     assert_eq!(list.lines().count(), 11);
     assert!(list.contains("cpu_load "), "{list}");
-    assert!(list.lines().any(|l| l.starts_with("ci/isr_budget ") && l.ends_with("(no rows = within budget).")), "{list}");
+    assert!(
+        list.lines()
+            .any(|l| l.starts_with("ci/isr_budget ") && l.ends_with("(no rows = within budget).")),
+        "{list}"
+    );
     let bash = tband_query(&["completion", "bash"]);
     assert!(bash.status.success());
     assert!(stdout(&bash).contains("tband-query"));

@@ -11,7 +11,10 @@ use tband_query::engine::{self, Engine, QueryResult, Value};
 use tband_query::reports;
 use tband_query::run::{self, Param};
 
-const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/tband");
+const CONFORMANCE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/conformance/tband"
+);
 
 /// The conformance recordings, one trace per recording (both cores' streams together).
 fn conformance_traces() -> Vec<(String, Trace)> {
@@ -21,7 +24,10 @@ fn conformance_traces() -> Vec<(String, Trace)> {
         &["baremetal_basic.bin"],
         &["baremetal_longstr.bin"],
         &["baremetal_2core_c0.bin@0", "baremetal_2core_c1.bin@1"],
-        &["baremetal_2core_snap_c0.bin@0", "baremetal_2core_snap_c1.bin@1"],
+        &[
+            "baremetal_2core_snap_c0.bin@0",
+            "baremetal_2core_snap_c1.bin@1",
+        ],
     ];
     sets.iter()
         .map(|files| {
@@ -153,7 +159,10 @@ fn cpu_load(
 ) -> Vec<(u32, Option<u32>, u64, u64)> {
     let mut out = Vec::new();
     for &core in cores {
-        let mut top: Vec<&Span> = isrs.iter().filter(|i| i.core == core && i.depth == 0).collect();
+        let mut top: Vec<&Span> = isrs
+            .iter()
+            .filter(|i| i.core == core && i.depth == 0)
+            .collect();
         top.sort_by_key(|i| i.start);
         let mut per_task: BTreeMap<u32, (u64, u64)> = BTreeMap::new();
         for s in slices.iter().filter(|s| s.core == core) {
@@ -254,14 +263,18 @@ fn model_spans(m: &Model) -> (Vec<Span>, Vec<Span>) {
 fn ready_latencies(m: &Model) -> BTreeMap<u32, Vec<(u64, bool)>> {
     let mut per_task: BTreeMap<u32, Vec<_>> = BTreeMap::new();
     for (i, s) in m.task_states.iter().enumerate() {
-        per_task.entry(s.task_id).or_default().push((s.start_ns, s.end_ns, i, s));
+        per_task
+            .entry(s.task_id)
+            .or_default()
+            .push((s.start_ns, s.end_ns, i, s));
     }
     let mut out: BTreeMap<u32, Vec<(u64, bool)>> = BTreeMap::new();
     for (task, mut states) in per_task {
         states.sort_by_key(|&(start, end, i, _)| (start, end, i));
         for pair in states.windows(2) {
             let (a, b) = (pair[0].3, pair[1].3);
-            if a.state == TaskStateKind::Ready && !a.truncated && b.state == TaskStateKind::Running {
+            if a.state == TaskStateKind::Ready && !a.truncated && b.state == TaskStateKind::Running
+            {
                 out.entry(task)
                     .or_default()
                     .push((b.start_ns - a.start_ns, a.woken_by_isr.is_some()));
@@ -276,7 +289,14 @@ fn assert_cpu_load(db: &mut Loaded, expected: &[(u32, Option<u32>, u64, u64)], d
     let got: Vec<_> = t
         .ints(&["core_id", "task_id", "run_ns", "isr_ns"])
         .into_iter()
-        .map(|r| (r[0].unwrap() as u32, r[1].map(|v| v as u32), r[2].unwrap() as u64, r[3].unwrap() as u64))
+        .map(|r| {
+            (
+                r[0].unwrap() as u32,
+                r[1].map(|v| v as u32),
+                r[2].unwrap() as u64,
+                r[3].unwrap() as u64,
+            )
+        })
         .collect();
     assert_eq!(got, expected, "cpu_load on {}", db.0.engine());
     for ((_, task, run, isr), pct) in expected.iter().zip(t.reals("load_pct")) {
@@ -285,7 +305,10 @@ fn assert_cpu_load(db: &mut Loaded, expected: &[(u32, Option<u32>, u64, u64)], d
         let want = (duration > 0 && i64::try_from(duration).is_ok())
             .then(|| load as f64 * 100.0 / duration as f64);
         match (pct, want) {
-            (Some(pct), Some(want)) => assert!((pct - want).abs() <= 0.005 + 1e-9, "load_pct {pct} vs {want}"),
+            (Some(pct), Some(want)) => assert!(
+                (pct - want).abs() <= 0.005 + 1e-9,
+                "load_pct {pct} vs {want}"
+            ),
             (pct, want) => assert_eq!(pct, want),
         }
     }
@@ -310,13 +333,29 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     let windows = m.info.duration_ns > 0 && i64::try_from(m.info.duration_ns).is_ok();
     for (core, task, run, isr) in &load {
         if task.is_none() && windows {
-            assert_eq!(busy.get(core).copied().unwrap_or(0), run + isr, "timeline of core {core} on {engine}");
+            assert_eq!(
+                busy.get(core).copied().unwrap_or(0),
+                run + isr,
+                "timeline of core {core} on {engine}"
+            );
         }
     }
 
     let isr = db.report("isr_latency", &[]);
     assert_eq!(
-        isr.ints(&["core_id", "isr_id", "count", "total_ns", "min_ns", "avg_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "max_depth"]),
+        isr.ints(&[
+            "core_id",
+            "isr_id",
+            "count",
+            "total_ns",
+            "min_ns",
+            "avg_ns",
+            "p50_ns",
+            "p95_ns",
+            "p99_ns",
+            "max_ns",
+            "max_depth"
+        ]),
         isr_latency(&isrs),
         "isr_latency on {engine}"
     );
@@ -329,16 +368,20 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     }
     let t = db.report("task_states", &[]);
     let state_col = t.col("state");
-    let got: BTreeMap<(u32, &str), (i64, i64)> = t
-        .0
-        .rows
-        .iter()
-        .zip(t.ints(&["task_id", "count", "total_ns"]))
-        .map(|(row, r)| {
-            let Value::Text(state) = &row[state_col] else { panic!("state {row:?}") };
-            ((r[0].unwrap() as u32, state.as_str()), (r[1].unwrap(), r[2].unwrap()))
-        })
-        .collect();
+    let got: BTreeMap<(u32, &str), (i64, i64)> =
+        t.0.rows
+            .iter()
+            .zip(t.ints(&["task_id", "count", "total_ns"]))
+            .map(|(row, r)| {
+                let Value::Text(state) = &row[state_col] else {
+                    panic!("state {row:?}")
+                };
+                (
+                    (r[0].unwrap() as u32, state.as_str()),
+                    (r[1].unwrap(), r[2].unwrap()),
+                )
+            })
+            .collect();
     assert_eq!(got, states, "task_states on {engine}");
 
     let latencies = ready_latencies(m);
@@ -346,13 +389,31 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     let mut response = Vec::new();
     for task in &m.tasks {
         let all: Vec<u64> = {
-            let mut v: Vec<u64> = latencies.get(&task.task_id).into_iter().flatten().map(|l| l.0).collect();
+            let mut v: Vec<u64> = latencies
+                .get(&task.task_id)
+                .into_iter()
+                .flatten()
+                .map(|l| l.0)
+                .collect();
             v.sort_unstable();
             v
         };
         let p = |p| (!all.is_empty()).then(|| percentile(&all, p) as i64);
-        response.push(vec![Some(task.task_id.into()), Some(all.len() as i64), p(50), p(95), p(99), all.last().map(|&v| v as i64)]);
-        let mut isr: Vec<u64> = latencies.get(&task.task_id).into_iter().flatten().filter(|l| l.1).map(|l| l.0).collect();
+        response.push(vec![
+            Some(task.task_id.into()),
+            Some(all.len() as i64),
+            p(50),
+            p(95),
+            p(99),
+            all.last().map(|&v| v as i64),
+        ]);
+        let mut isr: Vec<u64> = latencies
+            .get(&task.task_id)
+            .into_iter()
+            .flatten()
+            .filter(|l| l.1)
+            .map(|l| l.0)
+            .collect();
         isr.sort_unstable();
         if !isr.is_empty() {
             to_task.push(vec![
@@ -365,12 +426,20 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
         }
     }
     assert_eq!(
-        db.report("task_response", &[]).ints(&["task_id", "ready_count", "ready_p50_ns", "ready_p95_ns", "ready_p99_ns", "ready_max_ns"]),
+        db.report("task_response", &[]).ints(&[
+            "task_id",
+            "ready_count",
+            "ready_p50_ns",
+            "ready_p95_ns",
+            "ready_p99_ns",
+            "ready_max_ns"
+        ]),
         response,
         "task_response on {engine}"
     );
     assert_eq!(
-        db.report("isr_to_task_latency", &[]).ints(&["task_id", "count", "p50_ns", "p99_ns", "max_ns"]),
+        db.report("isr_to_task_latency", &[])
+            .ints(&["task_id", "count", "p50_ns", "p99_ns", "max_ns"]),
         to_task,
         "isr_to_task_latency on {engine}"
     );
@@ -380,13 +449,22 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
         .iter()
         .map(|q| {
             let ops = m.queue_ops.iter().filter(|o| o.queue_id == q.queue_id);
-            let sends = ops.clone().filter(|o| matches!(o.op.as_str(), "send" | "overwrite")).count();
+            let sends = ops
+                .clone()
+                .filter(|o| matches!(o.op.as_str(), "send" | "overwrite"))
+                .count();
             let receives = ops.filter(|o| o.op.as_str() == "receive").count();
-            vec![Some(q.queue_id.into()), Some(q.high_water.into()), Some(sends as i64), Some(receives as i64)]
+            vec![
+                Some(q.queue_id.into()),
+                Some(q.high_water.into()),
+                Some(sends as i64),
+                Some(receives as i64),
+            ]
         })
         .collect();
     assert_eq!(
-        db.report("queue_high_water", &[]).ints(&["queue_id", "high_water", "sends", "receives"]),
+        db.report("queue_high_water", &[])
+            .ints(&["queue_id", "high_water", "sends", "receives"]),
         queues,
         "queue_high_water on {engine}"
     );
@@ -403,26 +481,35 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     };
     let dropped: u64 = m.anomaly_count(tband_decode::model::AnomalyKind::DroppedEvents);
     assert_eq!(count("events"), Some(Value::Int(m.info.events as i64)));
-    assert_eq!(count("invalid_frames"), Some(Value::Int(m.info.invalid_frames as i64)));
+    assert_eq!(
+        count("invalid_frames"),
+        Some(Value::Int(m.info.invalid_frames as i64))
+    );
     assert_eq!(count("dropped_events"), Some(Value::Int(dropped as i64)));
 
     let mut spans: BTreeMap<(u32, Option<u32>, &str), i64> = BTreeMap::new();
     for s in m.marker_spans.iter().filter(|s| !s.truncated) {
-        *spans.entry((s.marker_id, s.task_id, m.strings.get(s.msg))).or_default() += 1;
+        *spans
+            .entry((s.marker_id, s.task_id, m.strings.get(s.msg)))
+            .or_default() += 1;
     }
     let t = db.report("markers", &[]);
     let (what, msg) = (t.col("what"), t.col("msg"));
-    let got: BTreeMap<(u32, Option<u32>, &str), i64> = t
-        .0
-        .rows
-        .iter()
-        .zip(t.ints(&["marker_id", "task_id", "count"]))
-        .filter(|(row, _)| row[what] == Value::Text("span".into()))
-        .map(|(row, r)| {
-            let Value::Text(text) = &row[msg] else { panic!("msg {row:?}") };
-            ((r[0].unwrap() as u32, r[1].map(|v| v as u32), text.as_str()), r[2].unwrap())
-        })
-        .collect();
+    let got: BTreeMap<(u32, Option<u32>, &str), i64> =
+        t.0.rows
+            .iter()
+            .zip(t.ints(&["marker_id", "task_id", "count"]))
+            .filter(|(row, _)| row[what] == Value::Text("span".into()))
+            .map(|(row, r)| {
+                let Value::Text(text) = &row[msg] else {
+                    panic!("msg {row:?}")
+                };
+                (
+                    (r[0].unwrap() as u32, r[1].map(|v| v as u32), text.as_str()),
+                    r[2].unwrap(),
+                )
+            })
+            .collect();
     assert_eq!(got, spans, "markers on {engine}");
 }
 
@@ -445,22 +532,55 @@ fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
         let slices: Vec<Span> = truth
             .run_slices
             .iter()
-            .map(|s| Span { core: s.core, id: s.task_id, start: ns(s.start), end: ns(s.end), depth: 0, truncated: s.truncated })
+            .map(|s| Span {
+                core: s.core,
+                id: s.task_id,
+                start: ns(s.start),
+                end: ns(s.end),
+                depth: 0,
+                truncated: s.truncated,
+            })
             .collect();
         let isrs: Vec<Span> = truth
             .isr_runs
             .iter()
-            .map(|s| Span { core: s.core, id: s.isr_id, start: ns(s.start), end: ns(s.end), depth: s.depth, truncated: s.truncated })
+            .map(|s| Span {
+                core: s.core,
+                id: s.isr_id,
+                start: ns(s.start),
+                end: ns(s.end),
+                depth: s.depth,
+                truncated: s.truncated,
+            })
             .collect();
-        let idle = |t: u32| truth.task(t).is_some_and(|t| t.kind == tband_sim::TaskKind::Idle);
+        let idle = |t: u32| {
+            truth
+                .task(t)
+                .is_some_and(|t| t.kind == tband_sim::TaskKind::Idle)
+        };
         let cores: Vec<u32> = (0..truth.cores).collect();
         let expected = cpu_load(&cores, &slices, &isrs, idle);
-        assert!(expected.iter().any(|r| r.3 > 0), "the simulation has ISR time inside task slices");
+        assert!(
+            expected.iter().any(|r| r.3 > 0),
+            "the simulation has ISR time inside task slices"
+        );
         for engine in engines() {
             let mut db = Loaded::new(engine, &trace);
             assert_cpu_load(&mut db, &expected, trace.model.info.duration_ns);
             assert_eq!(
-                db.report("isr_latency", &[]).ints(&["core_id", "isr_id", "count", "total_ns", "min_ns", "avg_ns", "p50_ns", "p95_ns", "p99_ns", "max_ns", "max_depth"]),
+                db.report("isr_latency", &[]).ints(&[
+                    "core_id",
+                    "isr_id",
+                    "count",
+                    "total_ns",
+                    "min_ns",
+                    "avg_ns",
+                    "p50_ns",
+                    "p95_ns",
+                    "p99_ns",
+                    "max_ns",
+                    "max_depth"
+                ]),
                 isr_latency(&isrs),
                 "isr_latency on {engine}"
             );
@@ -468,11 +588,20 @@ fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
                 .queues
                 .iter()
                 .map(|q| {
-                    let top = truth.queue_levels.iter().filter(|l| l.queue_id == q.queue_id).map(|l| l.len).max();
+                    let top = truth
+                        .queue_levels
+                        .iter()
+                        .filter(|l| l.queue_id == q.queue_id)
+                        .map(|l| l.len)
+                        .max();
                     vec![Some(q.queue_id.into()), Some(top.unwrap_or(0).into())]
                 })
                 .collect();
-            assert_eq!(db.report("queue_high_water", &[]).ints(&["queue_id", "high_water"]), high_water);
+            assert_eq!(
+                db.report("queue_high_water", &[])
+                    .ints(&["queue_id", "high_water"]),
+                high_water
+            );
             check_against_model(&mut db, &trace.model);
         }
     }
@@ -508,11 +637,20 @@ fn both_engines_give_the_same_rows() {
 #[test]
 fn idle_tasks_are_listed_as_idle_not_load() {
     let (_, trace) = conformance_traces().into_iter().next().unwrap();
-    let idle = trace.model.tasks.iter().find(|t| t.kind == TaskKind::Idle).unwrap();
+    let idle = trace
+        .model
+        .tasks
+        .iter()
+        .find(|t| t.kind == TaskKind::Idle)
+        .unwrap();
     for engine in engines() {
         let t = Loaded::new(engine, &trace).report("cpu_load", &[]);
         let (id, kind) = (t.col("task_id"), t.col("kind"));
-        let row = t.0.rows.iter().find(|r| r[id] == Value::Int(idle.task_id.into())).unwrap();
+        let row =
+            t.0.rows
+                .iter()
+                .find(|r| r[id] == Value::Int(idle.task_id.into()))
+                .unwrap();
         assert_eq!(row[kind], Value::Text("idle".into()));
     }
 }

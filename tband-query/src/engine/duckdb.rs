@@ -78,7 +78,9 @@ fn value(v: ValueRef<'_>) -> Value {
             let text = d.to_string();
             text.parse().map_or(Value::Text(text), Value::Real)
         }
-        ValueRef::Text(t) | ValueRef::Blob(t) => Value::Text(String::from_utf8_lossy(t).into_owned()),
+        ValueRef::Text(t) | ValueRef::Blob(t) => {
+            Value::Text(String::from_utf8_lossy(t).into_owned())
+        }
         other => Value::Text(format!("{other:?}")),
     }
 }
