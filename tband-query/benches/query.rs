@@ -6,7 +6,9 @@
 //! ```
 //!
 //! Prints decode and load throughput in events per second, each canned
-//! report's latency, and the process's peak resident memory.
+//! report's latency, and the process's peak resident memory. Times are
+//! given as wall clock and as the CPU time of this process (user + system),
+//! which is the meaningful figure on a machine busy with other work.
 
 use std::time::{Duration, Instant};
 
@@ -24,6 +26,28 @@ fn peak_rss_mb() -> Option<u64> {
 
 fn per_second(n: u64, d: Duration) -> f64 {
     n as f64 / d.as_secs_f64()
+}
+
+/// CPU time (user + system) this process has used so far.
+fn cpu_time() -> Duration {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    // Fields after the parenthesised command name; utime and stime are the
+    // 12th and 13th of them, in clock ticks (100 per second on Linux).
+    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let ticks: u64 = after_name
+        .split_whitespace()
+        .skip(11)
+        .take(2)
+        .filter_map(|f| f.parse::<u64>().ok())
+        .sum();
+    Duration::from_millis(ticks * 10)
+}
+
+/// Wall-clock and CPU time of `f`.
+fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration, Duration) {
+    let (wall, cpu) = (Instant::now(), cpu_time());
+    let value = f();
+    (value, wall.elapsed(), cpu_time() - cpu)
 }
 
 fn main() {
@@ -55,9 +79,8 @@ fn main() {
         })
         .collect();
 
-    let t = Instant::now();
-    let trace = Trace::from_inputs(inputs, &OpenOptions::default()).expect("decoding the trace");
-    let decode = t.elapsed();
+    let (trace, decode, decode_cpu) =
+        timed(|| Trace::from_inputs(inputs, &OpenOptions::default()).expect("decoding the trace"));
     let events = trace.model.info.events;
     println!(
         "trace: {:.1} MB, {events} events, {} sched slices, {} ISR slices, {} task states",
@@ -67,34 +90,35 @@ fn main() {
         trace.model.task_states.len()
     );
     println!(
-        "decode (model):       {:>8.2} s  {:>6.2} M events/s",
-        decode.as_secs_f64(),
-        per_second(events, decode) / 1e6
+        "{:<30} {:>9} {:>9} {:>14}",
+        "", "wall s", "cpu s", "M events/cpu s"
     );
+    let line = |what: &str, wall: Duration, cpu: Duration| {
+        println!(
+            "{what:<30} {:>9.3} {:>9.3} {:>14.2}",
+            wall.as_secs_f64(),
+            cpu.as_secs_f64(),
+            per_second(events, cpu) / 1e6
+        )
+    };
+    line("decode (model)", decode, decode_cpu);
 
     let mut db = engine.open(None).expect("opening the engine");
-    let t = Instant::now();
-    engine::load(db.as_mut(), &trace).expect("loading the trace");
-    let load = t.elapsed();
-    println!(
-        "load into {engine:<7}     {:>8.2} s  {:>6.2} M events/s",
-        load.as_secs_f64(),
-        per_second(events, load) / 1e6
-    );
-    println!(
-        "decode + load:        {:>8.2} s  {:>6.2} M events/s",
-        (decode + load).as_secs_f64(),
-        per_second(events, decode + load) / 1e6
-    );
+    let ((), load, load_cpu) =
+        timed(|| engine::load(db.as_mut(), &trace).expect("loading the trace"));
+    line(&format!("load into {engine}"), load, load_cpu);
+    line("decode + load", decode + load, decode_cpu + load_cpu);
 
     for (name, _) in reports::CANNED {
         let queries = reports::resolve(name).expect("a canned report");
-        let t = Instant::now();
-        let results = run::run(db.as_mut(), &queries, &[]).expect("running the report");
+        let (results, wall, cpu) =
+            timed(|| run::run(db.as_mut(), &queries, &[]).expect("running the report"));
         let rows: usize = results.iter().map(|r| r.rows.len()).sum();
         println!(
-            "report {name:<22} {:>8.3} s  ({rows} rows)",
-            t.elapsed().as_secs_f64()
+            "{:<30} {:>9.3} {:>9.3}   ({rows} rows)",
+            format!("report {name}"),
+            wall.as_secs_f64(),
+            cpu.as_secs_f64()
         );
     }
     match peak_rss_mb() {

@@ -44,7 +44,7 @@ pub struct Cli {
     #[arg(short = 'e', long = "execute", value_name = "SQL")]
     execute: Option<String>,
 
-    /// The SQL engine [default: duckdb when built in, else sqlite; an
+    /// The SQL engine [default: sqlite when built in, else duckdb; an
     /// existing --db file keeps its own].
     #[arg(long, value_enum)]
     engine: Option<Engine>,

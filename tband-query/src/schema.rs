@@ -45,13 +45,15 @@ impl Table {
         format!("CREATE TABLE {} ({})", self.name, columns.join(", "))
     }
 
-    pub fn insert_sql(&self) -> String {
+    /// An INSERT of `rows` rows at once.
+    pub fn insert_sql(&self, rows: usize) -> String {
         let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
-        let marks = vec!["?"; self.columns.len()].join(", ");
+        let row = format!("({})", vec!["?"; self.columns.len()].join(", "));
         format!(
-            "INSERT INTO {} ({}) VALUES ({marks})",
+            "INSERT INTO {} ({}) VALUES {}",
             self.name,
-            names.join(", ")
+            names.join(", "),
+            vec![row; rows].join(", ")
         )
     }
 }
@@ -484,8 +486,8 @@ mod tests {
             "CREATE TABLE tasks (task_id BIGINT, name TEXT, kind TEXT, created_ns BIGINT, deleted_ns BIGINT, stack_size BIGINT)"
         );
         assert_eq!(
-            CORES.insert_sql(),
-            "INSERT INTO cores (core_id, idle_task_id) VALUES (?, ?)"
+            CORES.insert_sql(2),
+            "INSERT INTO cores (core_id, idle_task_id) VALUES (?, ?), (?, ?)"
         );
     }
 

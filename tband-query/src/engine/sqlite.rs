@@ -31,16 +31,6 @@ impl Sqlite {
     }
 }
 
-impl ToSql for Cell<'_> {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match *self {
-            Cell::Null => ValueRef::Null,
-            Cell::Int(v) => ValueRef::Integer(v),
-            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
-        }))
-    }
-}
-
 impl ToSql for Value {
     fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {
@@ -52,16 +42,50 @@ impl ToSql for Value {
     }
 }
 
-struct Inserter<'c>(rusqlite::Statement<'c>);
+/// Rows per INSERT: with one row per statement, statement overhead is most
+/// of the cost.
+const BATCH_ROWS: usize = 64;
+
+/// Inserts rows in batches of [`BATCH_ROWS`], holding the rows of the
+/// batch being filled.
+struct Inserter<'c> {
+    batch: rusqlite::Statement<'c>,
+    single: rusqlite::Statement<'c>,
+    columns: usize,
+    pending: Vec<Value>,
+}
+
+impl Inserter<'_> {
+    fn write(stmt: &mut rusqlite::Statement<'_>, values: &[Value]) -> rusqlite::Result<()> {
+        for (i, value) in values.iter().enumerate() {
+            stmt.raw_bind_parameter(i + 1, value)?;
+        }
+        stmt.raw_execute().map(drop)
+    }
+
+    /// Writes the rows of an incomplete last batch one by one.
+    fn finish(mut self) -> rusqlite::Result<()> {
+        for row in self.pending.chunks(self.columns) {
+            Self::write(&mut self.single, row)?;
+        }
+        Ok(())
+    }
+}
 
 impl RowSink for Inserter<'_> {
     type Error = rusqlite::Error;
 
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
-        for (i, cell) in cells.iter().enumerate() {
-            self.0.raw_bind_parameter(i + 1, cell)?;
+        self.pending.extend(cells.iter().map(|c| match *c {
+            Cell::Null => Value::Null,
+            Cell::Int(v) => Value::Int(v),
+            Cell::Text(s) => Value::Text(s.to_string()),
+        }));
+        if self.pending.len() == BATCH_ROWS * self.columns {
+            Self::write(&mut self.batch, &self.pending)?;
+            self.pending.clear();
         }
-        self.0.raw_execute().map(drop)
+        Ok(())
     }
 }
 
@@ -75,11 +99,16 @@ impl Database for Sqlite {
     }
 
     fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String> {
-        let stmt = self
-            .conn
-            .prepare(&table.insert_sql())
-            .map_err(|e| e.to_string())?;
-        rows::write_table(trace, table, &mut Inserter(stmt)).map_err(|e| e.to_string())
+        let prepare = |rows| self.conn.prepare(&table.insert_sql(rows));
+        let mut inserter = Inserter {
+            batch: prepare(BATCH_ROWS).map_err(|e| e.to_string())?,
+            single: prepare(1).map_err(|e| e.to_string())?,
+            columns: table.columns.len(),
+            pending: Vec::with_capacity(BATCH_ROWS * table.columns.len()),
+        };
+        rows::write_table(trace, table, &mut inserter)
+            .and_then(|()| inserter.finish())
+            .map_err(|e| e.to_string())
     }
 
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String> {
