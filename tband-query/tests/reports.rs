@@ -42,7 +42,7 @@ fn simulated(cores: u32, seed: u64) -> (Trace, tband_sim::GroundTruth) {
     let config = tband_sim::Config {
         seed,
         cores,
-        size: 256 << 10,
+        size: 128 << 10,
         record_truth: true,
         ..tband_sim::Config::default()
     };
