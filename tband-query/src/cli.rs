@@ -79,6 +79,11 @@ pub struct Cli {
     /// Read the traces as this format instead of recognising it.
     #[arg(long, value_enum, value_name = "FORMAT")]
     input_format: Option<InputFormat>,
+
+    /// The CTF metadata file for CTF stream files (not needed when the
+    /// metadata is beside them or a trace directory is given).
+    #[arg(long, value_name = "FILE")]
+    ctf_metadata: Option<PathBuf>,
 }
 
 #[derive(Subcommand, Debug)]
@@ -126,7 +131,11 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
         }
     };
 
-    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, cli.input_format)?;
+    let options = OpenOptions {
+        format: cli.input_format,
+        ctf_metadata: cli.ctf_metadata,
+    };
+    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &options)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
 
     let format = cli
@@ -170,7 +179,7 @@ fn open_database(
     traces: &[String],
     db: Option<&Path>,
     engine: Option<Engine>,
-    input_format: Option<InputFormat>,
+    options: &OpenOptions,
 ) -> Result<Box<dyn Database>, Error> {
     let existing = match db {
         Some(path) if path.exists() => Some((path, database_engine(path)?)),
@@ -203,12 +212,7 @@ fn open_database(
         }));
     }
 
-    let trace = Trace::open(
-        traces,
-        &OpenOptions {
-            format: input_format,
-        },
-    )?;
+    let trace = Trace::open(traces, options)?;
     let engine = engine.unwrap_or_else(Engine::default_engine);
     let mut database = engine.open(db).map_err(|e| {
         Error::Database(match db {
