@@ -2,7 +2,8 @@
 --
 -- A core is busy while a non-idle task runs on it or a depth-0 ISR runs (the
 -- same definition as the total rows of cpu_load.sql). The last window ends
--- with the trace and may be shorter.
+-- with the trace and may be shorter. Busy time per window is the difference
+-- of the busy time before its two edges, found by one sweep (no range join).
 --
 -- Columns:
 --   core_id          the core
@@ -20,27 +21,40 @@ WITH RECURSIVE p AS (
   UNION ALL
   SELECT windows.start_ns + p.w FROM windows, p WHERE windows.start_ns + p.w < p.duration_ns
 ), busy AS (
-  SELECT c.core_id, c.start_ns, c.end_ns,
-    c.start_ns - c.start_ns % p.w AS first_ws,
-    (c.end_ns - 1) - (c.end_ns - 1) % p.w AS last_ws
-  FROM cpu_timeline c CROSS JOIN p LEFT JOIN tasks t ON t.task_id = c.task_id
-  WHERE p.w > 0 AND (c.in_isr = 1 OR (c.task_id IS NOT NULL AND COALESCE(t.kind, 'normal') <> 'idle'))
-), parts AS (
-  SELECT core_id, first_ws AS ws, end_ns - start_ns AS ns FROM busy WHERE first_ws = last_ws
+  -- Busy pieces with the busy time before each on its core.
+  SELECT c.core_id, c.start_ns, c.dur_ns,
+    COALESCE(SUM(c.dur_ns) OVER (PARTITION BY c.core_id ORDER BY c.start_ns
+      ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS before_ns
+  FROM cpu_timeline c LEFT JOIN tasks t ON t.task_id = c.task_id
+  WHERE c.in_isr = 1 OR (c.task_id IS NOT NULL AND COALESCE(t.kind, 'normal') <> 'idle')
+), edges AS (
+  SELECT c.core_id, w.start_ns AS t FROM cores c CROSS JOIN windows w
   UNION ALL
-  SELECT b.core_id, w.start_ns,
-    CASE WHEN b.end_ns < w.start_ns + p.w THEN b.end_ns ELSE w.start_ns + p.w END
-    - CASE WHEN b.start_ns > w.start_ns THEN b.start_ns ELSE w.start_ns END
-  FROM busy b JOIN windows w ON w.start_ns >= b.first_ws AND w.start_ns <= b.last_ws CROSS JOIN p
-  WHERE b.first_ws < b.last_ws
-), per_window AS (
-  SELECT core_id, ws, SUM(ns) AS busy_ns FROM parts GROUP BY core_id, ws
+  SELECT c.core_id, p.duration_ns FROM cores c CROSS JOIN p WHERE EXISTS (SELECT 1 FROM windows)
+), sweep AS (
+  -- Edges and piece starts in time order; each edge finds the last piece started before it.
+  SELECT core_id, t, is_edge,
+    MAX(piece_start) OVER (PARTITION BY core_id ORDER BY t, is_edge ROWS UNBOUNDED PRECEDING) AS last_start
+  FROM (
+    SELECT core_id, start_ns AS t, start_ns AS piece_start, 0 AS is_edge FROM busy
+    UNION ALL
+    SELECT core_id, t, NULL, 1 FROM edges
+  ) x
+), busy_before AS (
+  SELECT s.core_id, s.t,
+    COALESCE(b.before_ns, 0)
+    + CASE WHEN b.start_ns IS NULL THEN 0
+           WHEN s.t - b.start_ns < b.dur_ns THEN s.t - b.start_ns
+           ELSE b.dur_ns END AS ns
+  FROM sweep s LEFT JOIN busy b ON b.core_id = s.core_id AND b.start_ns = s.last_start
+  WHERE s.is_edge = 1
+), windowed AS (
+  SELECT core_id, t AS window_start_ns,
+    LEAD(t) OVER (PARTITION BY core_id ORDER BY t) AS window_end_ns,
+    LEAD(ns) OVER (PARTITION BY core_id ORDER BY t) - ns AS busy_ns
+  FROM busy_before
 )
-SELECT c.core_id, w.start_ns AS window_start_ns,
-  CASE WHEN w.start_ns + p.w < p.duration_ns THEN w.start_ns + p.w ELSE p.duration_ns END AS window_end_ns,
-  COALESCE(b.busy_ns, 0) AS busy_ns,
-  ROUND(CAST(COALESCE(b.busy_ns, 0) AS DOUBLE) * 100
-    / NULLIF(CASE WHEN w.start_ns + p.w < p.duration_ns THEN p.w ELSE p.duration_ns - w.start_ns END, 0), 2) AS load_pct
-FROM cores c CROSS JOIN windows w CROSS JOIN p
-LEFT JOIN per_window b ON b.core_id = c.core_id AND b.ws = w.start_ns
-ORDER BY c.core_id, w.start_ns
+SELECT core_id, window_start_ns, window_end_ns, busy_ns,
+  ROUND(CAST(busy_ns AS DOUBLE) * 100 / NULLIF(window_end_ns - window_start_ns, 0), 2) AS load_pct
+FROM windowed WHERE window_end_ns IS NOT NULL
+ORDER BY core_id, window_start_ns

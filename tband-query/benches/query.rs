@@ -2,11 +2,11 @@
 //! the peak memory printed is that engine's):
 //!
 //! ```text
-//! cargo bench -p tband-query --bench query -- [sqlite|duckdb] [SIZE_MB]
+//! cargo bench -p tband-query --bench query -- [sqlite|duckdb] [SIZE_MB] [REPORT]
 //! ```
 //!
 //! Prints decode and load throughput in events per second, each canned
-//! report's latency, and the process's peak resident memory. Times are
+//! report's latency (or only those whose name contains REPORT), and the process's peak resident memory. Times are
 //! given as wall clock and as the CPU time of this process (user + system),
 //! which is the meaningful figure on a machine busy with other work.
 
@@ -61,6 +61,7 @@ fn main() {
         _ => Engine::default_engine(),
     };
     let size_mb: u64 = args.get(1).and_then(|s| s.parse().ok()).unwrap_or(100);
+    let only = args.get(2).map_or("", String::as_str);
 
     let config = tband_sim::Config {
         size: size_mb << 20,
@@ -109,7 +110,7 @@ fn main() {
     line(&format!("load into {engine}"), load, load_cpu);
     line("decode + load", decode + load, decode_cpu + load_cpu);
 
-    for (name, _) in reports::CANNED {
+    for (name, _) in reports::CANNED.iter().filter(|(n, _)| n.contains(only)) {
         let queries = reports::resolve(name).expect("a canned report");
         let (results, wall, cpu) =
             timed(|| run::run(db.as_mut(), &queries, &[]).expect("running the report"));
