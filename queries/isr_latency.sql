@@ -35,7 +35,7 @@ WITH done AS (
     MAX(gap_ns) AS gap_max_ns
   FROM gaps GROUP BY core_id, isr_id
 )
-SELECT s.core_id, s.isr_id, COALESCE(i.name, 'isr ' || s.isr_id) AS isr_name, s.count, s.total_ns,
+SELECT s.core_id, s.isr_id, COALESCE(i.name, 'isr ' || CAST(s.isr_id AS TEXT)) AS isr_name, s.count, s.total_ns,
   s.min_ns, s.avg_ns, s.p50_ns, s.p95_ns, s.p99_ns, s.max_ns, s.max_depth,
   g.gap_min_ns, g.gap_avg_ns, g.gap_max_ns
 FROM stats s

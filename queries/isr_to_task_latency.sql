@@ -14,7 +14,7 @@ WITH r AS (
     COUNT(*) OVER (PARTITION BY task_id) AS n
   FROM ready_latency WHERE woken_by_isr_id IS NOT NULL
 )
-SELECT r.task_id, COALESCE(t.name, 'task ' || r.task_id) AS task_name, COUNT(*) AS count,
+SELECT r.task_id, COALESCE(t.name, 'task ' || CAST(r.task_id AS TEXT)) AS task_name, COUNT(*) AS count,
   MIN(latency_ns) AS min_ns,
   MIN(CASE WHEN rn * 100 >= n * 50 THEN latency_ns END) AS p50_ns,
   MIN(CASE WHEN rn * 100 >= n * 99 THEN latency_ns END) AS p99_ns,

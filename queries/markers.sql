@@ -43,7 +43,7 @@ WITH spans AS (
   SELECT * FROM span_stats UNION ALL SELECT * FROM instant_stats UNION ALL SELECT * FROM value_stats
 )
 SELECT r.marker_id, r.task_id,
-  COALESCE(m.name, 'marker ' || r.marker_id) AS marker_name, r.what, r.msg, r.count,
+  COALESCE(m.name, 'marker ' || CAST(r.marker_id AS TEXT)) AS marker_name, r.what, r.msg, r.count,
   r.total_ns, r.min_ns, r.avg_ns, r.p50_ns, r.max_ns, r.value_min, r.value_max, r.value_last
 FROM all_rows r
 LEFT JOIN markers m ON m.marker_id = r.marker_id AND m.task_id IS NOT DISTINCT FROM r.task_id

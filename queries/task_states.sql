@@ -7,7 +7,7 @@
 --   count      stretches of time in that state
 --   total_ns   total time in that state
 --   pct        total_ns * 100 / trace duration, 2 decimals
-SELECT s.task_id, COALESCE(t.name, 'task ' || s.task_id) AS task_name, s.state,
+SELECT s.task_id, COALESCE(t.name, 'task ' || CAST(s.task_id AS TEXT)) AS task_name, s.state,
   COUNT(*) AS count, SUM(s.dur_ns) AS total_ns,
   ROUND(CAST(SUM(s.dur_ns) AS DOUBLE) * 100 / (SELECT NULLIF(duration_ns, 0) FROM trace_info), 2) AS pct
 FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id

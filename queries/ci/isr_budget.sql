@@ -13,7 +13,7 @@
 --
 -- Parameters:
 --   max_ns = 100000   longest allowed execution of any ISR, in ns
-SELECT s.core_id, s.isr_id, COALESCE(i.name, 'isr ' || s.isr_id) AS isr_name,
+SELECT s.core_id, s.isr_id, COALESCE(i.name, 'isr ' || CAST(s.isr_id AS TEXT)) AS isr_name,
   COUNT(*) AS violations, MAX(s.dur_ns) AS worst_ns, MIN(s.start_ns) AS first_ns,
   CAST(:max_ns AS BIGINT) AS budget_ns
 FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id

@@ -14,7 +14,7 @@
 -- Parameters:
 --   max_load_pct = 90        highest allowed load of one task, in % of the trace
 --   max_ready_ns = 10000000  longest allowed ready-to-running latency, in ns
-WITH load AS (
+WITH task_load_pct AS (
   SELECT task_id, CAST(SUM(run_ns) AS DOUBLE) * 100
     / (SELECT NULLIF(duration_ns, 0) FROM trace_info) AS load_pct
   FROM task_load GROUP BY task_id
@@ -25,12 +25,12 @@ WITH load AS (
 ), violations AS (
   SELECT l.task_id, 'load_pct' AS violation, ROUND(l.load_pct, 2) AS value,
     CAST(:max_load_pct AS DOUBLE) AS budget
-  FROM load l JOIN tasks t ON t.task_id = l.task_id
+  FROM task_load_pct l JOIN tasks t ON t.task_id = l.task_id
   WHERE t.kind <> 'idle' AND l.load_pct > CAST(:max_load_pct AS DOUBLE)
   UNION ALL
   SELECT task_id, 'ready_latency_ns', CAST(max_ns AS DOUBLE), CAST(:max_ready_ns AS DOUBLE)
   FROM ready WHERE max_ns > CAST(:max_ready_ns AS BIGINT)
 )
-SELECT v.task_id, COALESCE(t.name, 'task ' || v.task_id) AS task_name, v.violation, v.value, v.budget
+SELECT v.task_id, COALESCE(t.name, 'task ' || CAST(v.task_id AS TEXT)) AS task_name, v.violation, v.value, v.budget
 FROM violations v LEFT JOIN tasks t ON t.task_id = v.task_id
 ORDER BY v.task_id, v.violation

@@ -238,7 +238,7 @@ fn trace_info<S: RowSink>(m: &Model, sink: &mut S) -> Result<(), S::Error> {
 }
 
 /// The `events` table: integer fields fill arg1..arg3 in field order, the
-/// string field (at most one per event) goes to `text`.
+/// string field (at most one per event) goes to `arg_text`.
 fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
     let mut seq: i64 = 0;
     let mut result = Ok(());

@@ -329,7 +329,7 @@ pub const EVENTS: Table = Table {
         ),
         int("arg2", "its second integer field"),
         int("arg3", "its third integer field"),
-        text("text", "its string field (names, marker messages)"),
+        text("arg_text", "its string field (names, marker messages)"),
     ],
 };
 
