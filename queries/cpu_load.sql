@@ -14,7 +14,7 @@
 --   run_ns     time it ran, ISR time excluded
 --   isr_ns     ISR time inside its slices (on the total row: all depth-0 ISR time on the core)
 --   load_pct   run_ns * 100 / trace duration (total row: (run_ns + isr_ns) * 100 / duration), 2 decimals
-WITH per_task AS (
+WITH per_task AS MATERIALIZED (
   SELECT l.core_id, l.task_id, COALESCE(t.name, 'task ' || CAST(l.task_id AS TEXT)) AS task_name,
     COALESCE(t.kind, 'normal') AS kind, l.run_ns, l.isr_ns
   FROM task_load l LEFT JOIN tasks t ON t.task_id = l.task_id
