@@ -95,12 +95,12 @@ pub fn parameters(text: &str) -> Vec<ParamDecl> {
 }
 
 /// Resolves the QUERY argument: a `.sql` file, a directory (every `.sql`
-/// file below it, in name order), or the name of a canned report.
+/// file in it, in name order; subdirectories such as `queries/ci` are run
+/// by naming them), or the name of a canned report.
 pub fn resolve(arg: &str) -> Result<Vec<Query>, Error> {
     let path = Path::new(arg);
     if path.is_dir() {
-        let mut files = Vec::new();
-        collect_sql_files(path, &mut files)?;
+        let mut files = sql_files(path)?;
         files.sort();
         if files.is_empty() {
             return Err(Error::Input(format!("{arg} holds no .sql file")));
@@ -128,18 +128,14 @@ pub fn resolve(arg: &str) -> Result<Vec<Query>, Error> {
     }
 }
 
-fn collect_sql_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) -> Result<(), Error> {
+fn sql_files(dir: &Path) -> Result<Vec<std::path::PathBuf>, Error> {
     let entries = std::fs::read_dir(dir)
         .map_err(|e| Error::Input(format!("cannot read the directory {}: {e}", dir.display())))?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            collect_sql_files(&path, out)?;
-        } else if path.extension().is_some_and(|e| e == "sql") {
-            out.push(path);
-        }
-    }
-    Ok(())
+    Ok(entries
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.is_file() && path.extension().is_some_and(|e| e == "sql"))
+        .collect())
 }
 
 fn read(path: &Path) -> Result<Query, Error> {
@@ -185,9 +181,9 @@ mod tests {
     #[test]
     fn canned_reports_match_the_queries_folder() {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../queries");
-        let mut files = Vec::new();
-        collect_sql_files(Path::new(dir), &mut files).unwrap();
-        assert_eq!(files.len(), CANNED.len());
+        let files = sql_files(Path::new(dir)).unwrap().len()
+            + sql_files(Path::new(&format!("{dir}/ci"))).unwrap().len();
+        assert_eq!(files, CANNED.len());
         for (name, text) in CANNED {
             let on_disk = std::fs::read_to_string(format!("{dir}/{name}.sql")).unwrap();
             assert_eq!(&on_disk, text);

@@ -135,15 +135,30 @@ fn csv_is_the_default_off_a_terminal_and_markdown_makes_tables() {
 }
 
 #[test]
-fn a_directory_runs_every_report_in_name_order() {
+fn a_directory_runs_its_reports_in_name_order() {
     let trace = small();
     let o = run(&sqlite(&[&trace, QUERIES, "--format", "markdown"]));
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let headings: Vec<&str> = out.lines().filter(|l| l.starts_with("### ")).collect();
-    assert_eq!(headings.len(), 11, "{headings:?}");
-    assert!(headings[0].ends_with("ci/isr_budget.sql"), "{headings:?}");
-    assert!(headings[10].ends_with("trace_health.sql"), "{headings:?}");
+    assert_eq!(headings.len(), 9, "{headings:?}");
+    assert!(
+        headings[0].ends_with("queries/cpu_load.sql"),
+        "{headings:?}"
+    );
+    assert!(
+        headings[8].ends_with("queries/trace_health.sql"),
+        "{headings:?}"
+    );
+
+    let budgets = run(&sqlite(&[
+        &trace,
+        &format!("{QUERIES}/ci"),
+        "--format",
+        "json",
+    ]));
+    let json: serde_json::Value = serde_json::from_slice(&budgets.stdout).unwrap();
+    assert_eq!(json.as_object().unwrap().len(), 2, "{json}");
 }
 
 #[test]
