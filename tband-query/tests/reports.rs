@@ -11,23 +11,27 @@ use tband_query::engine::{self, Engine, QueryResult, Value};
 use tband_query::reports;
 use tband_query::run::{self, Param};
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/tband"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance");
 
 /// The conformance recordings, one trace per recording (both cores' streams together).
 fn conformance_traces() -> Vec<(String, Trace)> {
     let sets: &[&[&str]] = &[
-        &["freertos_small.bin"],
-        &["freertos_lossy.bin"],
-        &["baremetal_basic.bin"],
-        &["baremetal_longstr.bin"],
-        &["baremetal_2core_c0.bin@0", "baremetal_2core_c1.bin@1"],
+        &["tband/freertos_small.bin"],
+        &["tband/freertos_lossy.bin"],
+        &["tband/baremetal_basic.bin"],
+        &["tband/baremetal_longstr.bin"],
         &[
-            "baremetal_2core_snap_c0.bin@0",
-            "baremetal_2core_snap_c1.bin@1",
+            "tband/baremetal_2core_c0.bin@0",
+            "tband/baremetal_2core_c1.bin@1",
         ],
+        &[
+            "tband/baremetal_2core_snap_c0.bin@0",
+            "tband/baremetal_2core_snap_c1.bin@1",
+        ],
+        &["zephyr_ctf/hello_sem"],
+        &["zephyr_ctf/workload"],
+        &["threadx/threadx_demo_small.trx"],
+        &["threadx/threadx_demo_startup.trx"],
     ];
     sets.iter()
         .map(|files| {
