@@ -66,7 +66,7 @@ impl Engine {
             other => {
                 let _ = path;
                 Err(format!(
-                    "this build of tband-query has no {} engine (cargo feature `{}`)",
+                    "this build of tband-query has no {} engine; rebuild it with `--features {}`",
                     other.name(),
                     other.name()
                 ))
