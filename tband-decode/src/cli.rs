@@ -15,6 +15,14 @@ pub struct InputArgs {
     #[arg(value_name = "TRACE", required = true)]
     pub inputs: Vec<String>,
 
+    #[command(flatten)]
+    pub format: FormatArgs,
+}
+
+/// How to read the inputs: the options every tool shares besides naming
+/// them (tools whose positional arguments differ flatten just these).
+#[derive(Args, Clone, Debug, Default)]
+pub struct FormatArgs {
     /// Read the inputs as this format instead of recognising it.
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
@@ -35,7 +43,7 @@ pub struct InputArgs {
     pub timer_direction: Option<TimerDirection>,
 }
 
-impl InputArgs {
+impl FormatArgs {
     pub fn options(&self) -> OpenOptions {
         OpenOptions {
             format: self.input_format,
@@ -45,6 +53,12 @@ impl InputArgs {
                 timer_direction: self.timer_direction,
             },
         }
+    }
+}
+
+impl InputArgs {
+    pub fn options(&self) -> OpenOptions {
+        self.format.options()
     }
 
     /// Opens the trace these arguments name.

@@ -126,8 +126,8 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     } else {
         Mode::Json
     };
-    let ctf_metadata = cli.input.ctf_metadata.as_deref();
-    if cli.input.input_format == Some(InputFormat::Ctf)
+    let ctf_metadata = cli.input.format.ctf_metadata.as_deref();
+    if cli.input.format.input_format == Some(InputFormat::Ctf)
         || ctf::locate(&cli.input.inputs, ctf_metadata).is_some()
     {
         return list_ctf(cli, mode);
@@ -140,6 +140,7 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
         .collect::<Result<Vec<_>, _>>()?;
     let format = cli
         .input
+        .format
         .input_format
         .or_else(|| inputs.first().map(InputFormat::detect));
     if format == Some(InputFormat::Threadx) {

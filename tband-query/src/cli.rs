@@ -6,9 +6,9 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::{CommandFactory, Parser, Subcommand};
+use tband_decode::cli::FormatArgs;
 use tband_decode::input::InputSpec;
-use tband_decode::threadx::{ReadOptions, TimerDirection};
-use tband_decode::trace::{InputFormat, OpenOptions};
+use tband_decode::trace::OpenOptions;
 use tband_decode::Trace;
 
 use crate::engine::{self, Database, Engine, Value};
@@ -77,24 +77,8 @@ pub struct Cli {
     #[arg(short = 'o', long, value_name = "FILE")]
     output: Option<PathBuf>,
 
-    /// Read the traces as this format instead of recognising it.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    input_format: Option<InputFormat>,
-
-    /// The CTF metadata file for CTF stream files (not needed when the
-    /// metadata is beside them or a trace directory is given).
-    #[arg(long, value_name = "FILE")]
-    ctf_metadata: Option<PathBuf>,
-
-    /// ThreadX traces: nanoseconds per timer tick (may be fractional).
-    /// ThreadX does not record it; without this option 1 is assumed.
-    #[arg(long, value_name = "NS")]
-    tick_ns: Option<f64>,
-
-    /// ThreadX traces: which way the timer counts, instead of detecting it
-    /// from the timestamps.
-    #[arg(long, value_enum, value_name = "DIRECTION")]
-    timer_direction: Option<TimerDirection>,
+    #[command(flatten)]
+    input: FormatArgs,
 }
 
 #[derive(Subcommand, Debug)]
@@ -142,14 +126,7 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
         }
     };
 
-    let options = OpenOptions {
-        format: cli.input_format,
-        ctf_metadata: cli.ctf_metadata,
-        threadx: ReadOptions {
-            tick_ns: cli.tick_ns,
-            timer_direction: cli.timer_direction,
-        },
-    };
+    let options = cli.input.options();
     let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &options)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
 
