@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use tband_decode::input::{Bytes, Input};
 use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine};
-use tband_query::{reports, run};
+use tband_query::{reports, run, schema};
 
 fn peak_rss_mb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -105,10 +105,24 @@ fn main() {
     line("decode (model)", decode, decode_cpu);
 
     let mut db = engine.open(None).expect("opening the engine");
+    let model_tables: Vec<_> = schema::TABLES
+        .iter()
+        .copied()
+        .filter(|t| t.name != schema::EVENTS.name)
+        .collect();
     let ((), load, load_cpu) =
-        timed(|| engine::load(db.as_mut(), &trace).expect("loading the trace"));
-    line(&format!("load into {engine}"), load, load_cpu);
+        timed(|| engine::load(db.as_mut(), &trace, &model_tables).expect("loading the trace"));
+    line(&format!("load model tables into {engine}"), load, load_cpu);
     line("decode + load", decode + load, decode_cpu + load_cpu);
+    let ((), events_load, events_cpu) = timed(|| {
+        engine::load(db.as_mut(), &trace, &[&schema::EVENTS]).expect("loading the events")
+    });
+    line("load the events table", events_load, events_cpu);
+    line(
+        "decode + load with events",
+        decode + load + events_load,
+        decode_cpu + load_cpu + events_cpu,
+    );
 
     for (name, _) in reports::CANNED.iter().filter(|(n, _)| n.contains(only)) {
         let queries = reports::resolve(name).expect("a canned report");

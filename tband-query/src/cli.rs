@@ -16,6 +16,7 @@ use crate::error::Error;
 use crate::output::{self, Format, Named};
 use crate::reports::{self, Query};
 use crate::run::{self, Param};
+use crate::schema::{self, Table};
 
 /// Exit code when `--fail-if-rows` is given and a query returned rows.
 pub const EXIT_ROWS: u8 = 3;
@@ -127,7 +128,12 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
     };
 
     let options = cli.input.options();
-    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &options)?;
+    // A database file is kept for later queries, so it gets every table.
+    let tables = match cli.db {
+        Some(_) => schema::TABLES.to_vec(),
+        None => schema::tables_for(queries.iter().map(|q| q.text.as_str())),
+    };
+    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &options, &tables)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
 
     let format = cli
@@ -172,6 +178,7 @@ fn open_database(
     db: Option<&Path>,
     engine: Option<Engine>,
     options: &OpenOptions,
+    tables: &[&Table],
 ) -> Result<Box<dyn Database>, Error> {
     let existing = match db {
         Some(path) if path.exists() => Some((path, database_engine(path)?)),
@@ -212,7 +219,7 @@ fn open_database(
             None => format!("cannot start {engine}: {e}"),
         })
     })?;
-    engine::load(database.as_mut(), &trace)
+    engine::load(database.as_mut(), &trace, tables)
         .map_err(|e| Error::Database(format!("loading the trace into {engine} failed: {e}")))?;
     Ok(database)
 }

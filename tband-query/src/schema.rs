@@ -354,6 +354,25 @@ pub const TABLES: &[&Table] = &[
     &EVENTS,
 ];
 
+/// The tables a run of `queries` needs. The model tables are small next to
+/// `events` (one row per decoded event, as many rows as all the others
+/// together), so `events` is loaded only when a query names it; a name in a
+/// comment or string counts too, which at worst loads it for nothing.
+pub fn tables_for<'q>(queries: impl IntoIterator<Item = &'q str>) -> Vec<&'static Table> {
+    let named: Vec<&'q str> = queries.into_iter().collect();
+    let mentions = |table: &Table| {
+        named.iter().any(|sql| {
+            sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .any(|word| word.eq_ignore_ascii_case(table.name))
+        })
+    };
+    TABLES
+        .iter()
+        .copied()
+        .filter(|t| !std::ptr::eq(*t, &EVENTS) || mentions(t))
+        .collect()
+}
+
 pub struct View {
     pub name: &'static str,
     pub doc: &'static str,
@@ -470,13 +489,35 @@ pub const VIEWS: &[View] = &[
 
 impl View {
     pub fn create_sql(&self) -> String {
-        format!("CREATE VIEW {} AS {}", self.name, self.sql)
+        format!("CREATE VIEW IF NOT EXISTS {} AS {}", self.name, self.sql)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn events_are_loaded_only_for_queries_that_name_them() {
+        let names = |sql: &[&str]| -> Vec<&str> {
+            tables_for(sql.iter().copied())
+                .iter()
+                .map(|t| t.name)
+                .collect()
+        };
+        let model_only = names(&[
+            "SELECT * FROM task_states",
+            "SELECT count(*) FROM isr_slices",
+        ]);
+        assert!(!model_only.contains(&"events"));
+        assert_eq!(model_only.len(), TABLES.len() - 1);
+        assert_eq!(
+            names(&["SELECT 1", "select name from Events"]).len(),
+            TABLES.len()
+        );
+        assert_eq!(names(&["SELECT * FROM main.events;"]).len(), TABLES.len());
+        assert!(!names(&["SELECT * FROM events_by_task"]).contains(&"events"));
+    }
 
     #[test]
     fn statements_name_every_column_once() {

@@ -383,3 +383,20 @@ fn list_and_completion() {
     assert!(bash.status.success());
     assert!(stdout(&bash).contains("tband-query"));
 }
+
+#[test]
+fn the_events_table_is_there_when_a_query_names_it() {
+    let trace = small();
+    let o = run(&sqlite(&[
+        &trace,
+        "-e",
+        "SELECT (SELECT count(*) FROM events) = events AS all_there FROM trace_info",
+    ]));
+    assert_eq!(stdout(&o), "all_there\n1\n", "{}", stderr(&o));
+    let o = run(&sqlite(&[
+        &trace,
+        "-e",
+        "SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'event' || 's'",
+    ]));
+    assert_eq!(stdout(&o), "n\n0\n", "loaded although no query names it");
+}

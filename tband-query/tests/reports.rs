@@ -8,8 +8,8 @@ use tband_decode::input::{Bytes, Input};
 use tband_decode::model::{Model, TaskKind, TaskStateKind};
 use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine, QueryResult, Value};
-use tband_query::reports;
 use tband_query::run::{self, Param};
+use tband_query::{reports, schema};
 
 const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance");
 
@@ -81,7 +81,7 @@ struct Loaded(Box<dyn engine::Database>);
 impl Loaded {
     fn new(engine: Engine, trace: &Trace) -> Loaded {
         let mut db = engine.open(None).unwrap();
-        engine::load(db.as_mut(), trace).unwrap();
+        engine::load(db.as_mut(), trace, schema::TABLES).unwrap();
         Loaded(db)
     }
 

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use tband_decode::Trace;
 
-use crate::schema::{Table, TABLES, VIEWS};
+use crate::schema::{Table, VIEWS};
 
 /// An embedded SQL engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -108,10 +108,11 @@ pub trait Database {
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String>;
 }
 
-/// Creates the schema and loads the whole trace in one transaction.
-pub fn load(db: &mut dyn Database, trace: &Trace) -> Result<(), String> {
+/// Creates `tables`, loads the trace into them and creates the views that
+/// are missing, in one transaction.
+pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(), String> {
     db.execute("BEGIN TRANSACTION")?;
-    for table in TABLES {
+    for table in tables {
         db.execute(&table.create_sql())?;
         db.load_table(trace, table)?;
     }

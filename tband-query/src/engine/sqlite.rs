@@ -46,19 +46,37 @@ impl ToSql for Value {
 /// of the cost.
 const BATCH_ROWS: usize = 64;
 
+/// A cell of a row waiting for its batch; text lives in the batch's arena
+/// so that filling a batch allocates nothing.
+#[derive(Clone, Copy)]
+enum Pending {
+    Null,
+    Int(i64),
+    Text(usize, usize),
+}
+
 /// Inserts rows in batches of [`BATCH_ROWS`], holding the rows of the
 /// batch being filled.
 struct Inserter<'c> {
     batch: rusqlite::Statement<'c>,
     single: rusqlite::Statement<'c>,
     columns: usize,
-    pending: Vec<Value>,
+    pending: Vec<Pending>,
+    text: String,
 }
 
 impl Inserter<'_> {
-    fn write(stmt: &mut rusqlite::Statement<'_>, values: &[Value]) -> rusqlite::Result<()> {
-        for (i, value) in values.iter().enumerate() {
-            stmt.raw_bind_parameter(i + 1, value)?;
+    fn write(
+        stmt: &mut rusqlite::Statement<'_>,
+        cells: &[Pending],
+        text: &str,
+    ) -> rusqlite::Result<()> {
+        for (i, cell) in cells.iter().enumerate() {
+            match *cell {
+                Pending::Null => stmt.raw_bind_parameter(i + 1, rusqlite::types::Null)?,
+                Pending::Int(v) => stmt.raw_bind_parameter(i + 1, v)?,
+                Pending::Text(start, end) => stmt.raw_bind_parameter(i + 1, &text[start..end])?,
+            }
         }
         stmt.raw_execute().map(drop)
     }
@@ -66,7 +84,7 @@ impl Inserter<'_> {
     /// Writes the rows of an incomplete last batch one by one.
     fn finish(mut self) -> rusqlite::Result<()> {
         for row in self.pending.chunks(self.columns) {
-            Self::write(&mut self.single, row)?;
+            Self::write(&mut self.single, row, &self.text)?;
         }
         Ok(())
     }
@@ -76,14 +94,21 @@ impl RowSink for Inserter<'_> {
     type Error = rusqlite::Error;
 
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
-        self.pending.extend(cells.iter().map(|c| match *c {
-            Cell::Null => Value::Null,
-            Cell::Int(v) => Value::Int(v),
-            Cell::Text(s) => Value::Text(s.to_string()),
-        }));
+        for cell in cells {
+            self.pending.push(match *cell {
+                Cell::Null => Pending::Null,
+                Cell::Int(v) => Pending::Int(v),
+                Cell::Text(s) => {
+                    let start = self.text.len();
+                    self.text.push_str(s);
+                    Pending::Text(start, self.text.len())
+                }
+            });
+        }
         if self.pending.len() == BATCH_ROWS * self.columns {
-            Self::write(&mut self.batch, &self.pending)?;
+            Self::write(&mut self.batch, &self.pending, &self.text)?;
             self.pending.clear();
+            self.text.clear();
         }
         Ok(())
     }
@@ -105,6 +130,7 @@ impl Database for Sqlite {
             single: prepare(1).map_err(|e| e.to_string())?,
             columns: table.columns.len(),
             pending: Vec::with_capacity(BATCH_ROWS * table.columns.len()),
+            text: String::new(),
         };
         rows::write_table(trace, table, &mut inserter)
             .and_then(|()| inserter.finish())
