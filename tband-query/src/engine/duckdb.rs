@@ -1,14 +1,19 @@
-//! DuckDB through `duckdb`: the Appender for bulk loading.
+//! DuckDB through `duckdb`: rows gathered into Arrow columns and handed to
+//! the Appender a batch at a time.
 
 use std::path::Path;
+use std::sync::Arc;
 
+use duckdb::arrow::array::{ArrayRef, Int64Builder, StringBuilder};
+use duckdb::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
+use duckdb::arrow::record_batch::RecordBatch;
 use duckdb::types::{ToSqlOutput, ValueRef};
 use duckdb::{Connection, ToSql};
 use tband_decode::Trace;
 
 use super::{Database, Engine, QueryResult, Value};
 use crate::rows::{self, Cell, RowSink};
-use crate::schema::Table;
+use crate::schema::{ColumnType, Table};
 
 pub struct DuckDb {
     conn: Connection,
@@ -25,16 +30,6 @@ impl DuckDb {
     }
 }
 
-impl ToSql for Cell<'_> {
-    fn to_sql(&self) -> duckdb::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match *self {
-            Cell::Null => ValueRef::Null,
-            Cell::Int(v) => ValueRef::BigInt(v),
-            Cell::Text(s) => ValueRef::Text(s.as_bytes()),
-        }))
-    }
-}
-
 impl ToSql for Value {
     fn to_sql(&self) -> duckdb::Result<ToSqlOutput<'_>> {
         Ok(ToSqlOutput::Borrowed(match self {
@@ -46,13 +41,101 @@ impl ToSql for Value {
     }
 }
 
-struct Appender<'c>(duckdb::Appender<'c>);
+/// Rows per record batch: large enough that the per-batch work vanishes,
+/// small enough that a batch of the widest table stays a few MB.
+const BATCH_ROWS: usize = 1 << 16;
 
-impl RowSink for Appender<'_> {
-    type Error = duckdb::Error;
+enum ColumnBuilder {
+    Int(Int64Builder),
+    Text(StringBuilder),
+}
+
+impl ColumnBuilder {
+    fn push(&mut self, cell: Cell<'_>) {
+        match (self, cell) {
+            (ColumnBuilder::Int(b), Cell::Int(v)) => b.append_value(v),
+            (ColumnBuilder::Text(b), Cell::Text(s)) => b.append_value(s),
+            (ColumnBuilder::Int(b), _) => b.append_null(),
+            (ColumnBuilder::Text(b), Cell::Int(v)) => b.append_value(v.to_string()),
+            (ColumnBuilder::Text(b), Cell::Null) => b.append_null(),
+        }
+    }
+
+    fn finish(&mut self) -> ArrayRef {
+        match self {
+            ColumnBuilder::Int(b) => Arc::new(b.finish()),
+            ColumnBuilder::Text(b) => Arc::new(b.finish()),
+        }
+    }
+}
+
+/// Gathers rows column by column and appends them [`BATCH_ROWS`] at a time.
+struct BatchAppender<'c> {
+    appender: duckdb::Appender<'c>,
+    schema: SchemaRef,
+    columns: Vec<ColumnBuilder>,
+    rows: usize,
+}
+
+impl<'c> BatchAppender<'c> {
+    fn new(appender: duckdb::Appender<'c>, table: &Table) -> BatchAppender<'c> {
+        let fields: Vec<Field> = table
+            .columns
+            .iter()
+            .map(|c| {
+                let ty = match c.ty {
+                    ColumnType::BigInt => DataType::Int64,
+                    ColumnType::Text => DataType::Utf8,
+                };
+                Field::new(c.name, ty, true)
+            })
+            .collect();
+        let columns = table
+            .columns
+            .iter()
+            .map(|c| match c.ty {
+                ColumnType::BigInt => ColumnBuilder::Int(Int64Builder::with_capacity(BATCH_ROWS)),
+                ColumnType::Text => ColumnBuilder::Text(StringBuilder::new()),
+            })
+            .collect();
+        BatchAppender {
+            appender,
+            schema: Arc::new(Schema::new(fields)),
+            columns,
+            rows: 0,
+        }
+    }
+
+    fn append_batch(&mut self) -> Result<(), String> {
+        if self.rows == 0 {
+            return Ok(());
+        }
+        let arrays = self.columns.iter_mut().map(ColumnBuilder::finish).collect();
+        let batch = RecordBatch::try_new(self.schema.clone(), arrays).map_err(|e| e.to_string())?;
+        self.rows = 0;
+        self.appender
+            .append_record_batch(batch)
+            .map_err(|e| e.to_string())
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.append_batch()?;
+        self.appender.flush().map_err(|e| e.to_string())
+    }
+}
+
+impl RowSink for BatchAppender<'_> {
+    type Error = String;
 
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
-        self.0.append_row(duckdb::appender_params_from_iter(cells))
+        for (column, cell) in self.columns.iter_mut().zip(cells) {
+            column.push(*cell);
+        }
+        self.rows += 1;
+        if self.rows == BATCH_ROWS {
+            self.append_batch()?;
+        }
+        Ok(())
     }
 }
 
@@ -96,9 +179,9 @@ impl Database for DuckDb {
 
     fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String> {
         let appender = self.conn.appender(table.name).map_err(|e| e.to_string())?;
-        let mut sink = Appender(appender);
-        rows::write_table(trace, table, &mut sink).map_err(|e| e.to_string())?;
-        sink.0.flush().map_err(|e| e.to_string())
+        let mut sink = BatchAppender::new(appender, table);
+        rows::write_table(trace, table, &mut sink)?;
+        sink.finish()
     }
 
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String> {
