@@ -1,8 +1,12 @@
-//! Command-line arguments every tband tool shares for naming its inputs.
+//! What every tband tool's command line shares: naming the inputs, the
+//! `completion` subcommand, and how an error ends the process.
 
+use std::fmt::Display;
+use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 
-use clap::Args;
+use clap::{Args, CommandFactory, Subcommand};
 
 use crate::threadx::{ReadOptions, TimerDirection};
 use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
@@ -65,4 +69,46 @@ impl InputArgs {
     pub fn open(&self) -> Result<Trace, TraceError> {
         Trace::open(&self.inputs, &self.options())
     }
+}
+
+/// The subcommand every tool has besides its main job.
+#[derive(Subcommand, Clone, Debug)]
+pub enum ToolCommand {
+    /// Print a shell completion script.
+    Completion {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+}
+
+impl ToolCommand {
+    /// Carries out the subcommand for the tool whose arguments are `C`.
+    pub fn run<C: CommandFactory>(&self) -> ExitCode {
+        match self {
+            ToolCommand::Completion { shell } => {
+                let mut command = C::command();
+                let name = command.get_name().to_string();
+                // Generated into memory first: the generator panics when it
+                // cannot write, e.g. into a pipe closed by `head`.
+                let mut script = Vec::new();
+                clap_complete::generate(*shell, &mut command, name.as_str(), &mut script);
+                match std::io::stdout().write_all(&script) {
+                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => exit(
+                        &name,
+                        Err(format!("cannot write the completion script: {e}")),
+                    ),
+                    _ => ExitCode::SUCCESS,
+                }
+            }
+        }
+    }
+}
+
+/// How a tool ends: with its own exit code, or with the error as one line
+/// `TOOL: message` on stderr and a failure code.
+pub fn exit<E: Display>(tool: &str, result: Result<ExitCode, E>) -> ExitCode {
+    result.unwrap_or_else(|e| {
+        eprintln!("{tool}: {e}");
+        ExitCode::FAILURE
+    })
 }

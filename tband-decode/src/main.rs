@@ -6,9 +6,9 @@ use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser, Subcommand};
+use clap::Parser;
 use tband::Event;
-use tband_decode::cli::InputArgs;
+use tband_decode::cli::{self, InputArgs, ToolCommand};
 use tband_decode::ctf;
 use tband_decode::input::{Input, InputSpec};
 use tband_decode::listing::{self, TimeUnit};
@@ -33,7 +33,7 @@ use tband_decode::trace::{EventRow, InputFormat};
 #[command(name = "tband-decode", version, args_conflicts_with_subcommands = true)]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Option<ToolCommand>,
 
     #[command(flatten)]
     input: InputArgs,
@@ -60,15 +60,6 @@ struct Cli {
     output: Option<PathBuf>,
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Print a shell completion script.
-    Completion {
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-}
-
 #[derive(Clone, Copy)]
 enum Mode {
     Json,
@@ -78,21 +69,9 @@ enum Mode {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Completion { shell }) = cli.command {
-        clap_complete::generate(
-            shell,
-            &mut Cli::command(),
-            "tband-decode",
-            &mut io::stdout(),
-        );
-        return ExitCode::SUCCESS;
-    }
-    match run(&cli) {
-        Ok(code) => code,
-        Err(message) => {
-            eprintln!("tband-decode: {message}");
-            ExitCode::FAILURE
-        }
+    match &cli.command {
+        Some(command) => command.run::<Cli>(),
+        None => cli::exit("tband-decode", run(&cli)),
     }
 }
 

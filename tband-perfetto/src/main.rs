@@ -5,9 +5,9 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Process, ExitCode};
 
-use clap::{CommandFactory, Parser, Subcommand, ValueEnum};
+use clap::{Parser, ValueEnum};
 use tband_decode::chrome_json::write_chrome_json;
-use tband_decode::cli::InputArgs;
+use tband_decode::cli::{self, InputArgs, ToolCommand};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::{TraceServer, DEFAULT_PORT};
 use tband_perfetto::writer::{Output, PacketWriter};
@@ -27,7 +27,7 @@ use tband_perfetto::writer::{Output, PacketWriter};
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Option<ToolCommand>,
 
     #[command(flatten)]
     input: InputArgs,
@@ -82,32 +82,11 @@ enum SchedFormat {
     Events,
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Print a shell completion script.
-    Completion {
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    if let Some(Command::Completion { shell }) = cli.command {
-        clap_complete::generate(
-            shell,
-            &mut Cli::command(),
-            "tband-perfetto",
-            &mut io::stdout(),
-        );
-        return ExitCode::SUCCESS;
-    }
-    match run(&cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
-            eprintln!("tband-perfetto: {message}");
-            ExitCode::FAILURE
-        }
+    match &cli.command {
+        Some(command) => command.run::<Cli>(),
+        None => cli::exit("tband-perfetto", run(&cli).map(|()| ExitCode::SUCCESS)),
     }
 }
 

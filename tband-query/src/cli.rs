@@ -5,8 +5,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use clap::{CommandFactory, Parser, Subcommand};
-use tband_decode::cli::FormatArgs;
+use clap::Parser;
+use tband_decode::cli::{FormatArgs, ToolCommand};
 use tband_decode::input::InputSpec;
 use tband_decode::trace::OpenOptions;
 use tband_decode::Trace;
@@ -35,7 +35,7 @@ from the defaults in the query's header.\n\nExit codes: 0 success, 1 error, 2 ba
 )]
 pub struct Cli {
     #[command(subcommand)]
-    command: Option<Command>,
+    command: Option<ToolCommand>,
 
     /// Trace files (binary or hex text, `-` for stdin, `PATH@CORE` for one
     /// core's stream), then the QUERY unless -e gives it.
@@ -82,22 +82,10 @@ pub struct Cli {
     input: FormatArgs,
 }
 
-#[derive(Subcommand, Debug)]
-enum Command {
-    /// Print a shell completion script.
-    Completion { shell: clap_complete::Shell },
-}
-
 /// Runs the command line; the exit code says how it went.
 pub fn main(cli: Cli) -> Result<ExitCode, Error> {
-    if let Some(Command::Completion { shell }) = cli.command {
-        clap_complete::generate(
-            shell,
-            &mut Cli::command(),
-            "tband-query",
-            &mut std::io::stdout(),
-        );
-        return Ok(ExitCode::SUCCESS);
+    if let Some(command) = &cli.command {
+        return Ok(command.run::<Cli>());
     }
     if cli.list {
         let width = reports::CANNED

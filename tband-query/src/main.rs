@@ -4,11 +4,5 @@ use clap::Parser;
 use tband_query::cli::{self, Cli};
 
 fn main() -> ExitCode {
-    match cli::main(Cli::parse()) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("tband-query: {e}");
-            ExitCode::FAILURE
-        }
-    }
+    tband_decode::cli::exit("tband-query", cli::main(Cli::parse()))
 }
