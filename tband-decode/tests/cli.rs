@@ -237,3 +237,22 @@ fn bad_inputs_fail_with_one_sentence() {
     assert_fails_cleanly(&["-"], b"", "empty stdin");
     assert_fails_cleanly(&["-"], b"0x02 0x04 0x0\n", "odd hex digits");
 }
+
+#[test]
+fn completion_script_to_a_full_disk_is_one_error_line() {
+    let Ok(full) = fs::OpenOptions::new().write(true).open("/dev/full") else {
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_tband-decode"))
+        .args(["completion", "bash"])
+        .stdout(full)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("tband-decode: cannot write the completion script"),
+        "{err}"
+    );
+}
