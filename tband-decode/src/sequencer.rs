@@ -35,7 +35,7 @@ impl<'a> Stream<'a> {
 
 /// How far a pass reads into a mapped input between releases of the pages
 /// behind it.
-const RELEASE_STEP: usize = 4 << 20;
+const RELEASE_STEP: usize = 1 << 20;
 
 /// Where a frame was found and when it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -274,7 +274,7 @@ impl ModelBuilder {
             truncated: false,
         });
         if let Some((_, old)) = self.tasks.entry(task).state.replace((new.state, row)) {
-            rows.update(old, |old| old.end_ns = t.max(old.start_ns));
+            rows.end_at(old, t);
         }
     }
 
@@ -317,9 +317,7 @@ impl ModelBuilder {
     }
 
     fn close_slice(&mut self, row: usize, t: u64) {
-        self.model
-            .sched_slices
-            .update(row, |slice| slice.end_ns = t.max(slice.start_ns));
+        self.model.sched_slices.end_at(row, t);
     }
 
     fn leave_running(&mut self, t: u64, task: u32) {
@@ -489,10 +487,11 @@ impl ModelBuilder {
     fn close_isrs(&mut self, t: u64, core: u32, from: usize, truncated: bool) {
         let stack = &mut self.cores.entry(core).isr_stack;
         for (i, open) in stack.drain(from..).enumerate() {
-            self.model.isr_slices.update(open.row, |slice| {
-                slice.end_ns = t.max(slice.start_ns);
-                slice.truncated = truncated || i > 0 || open.suspect;
-            });
+            let slices = &mut self.model.isr_slices;
+            slices.end_at(open.row, t);
+            if truncated || i > 0 || open.suspect {
+                slices.update(open.row, |slice| slice.truncated = true);
+            }
         }
     }
 
@@ -535,10 +534,7 @@ impl ModelBuilder {
             .entry((marker, task, MarkerKind::Event))
             .or_default();
         match track.open.pop() {
-            Some(row) => self
-                .model
-                .marker_spans
-                .update(row, |span| span.end_ns = t.max(span.start_ns)),
+            Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
                 t,
                 t,
@@ -607,9 +603,7 @@ impl ModelBuilder {
                 }
             } else if given {
                 if let Some((_, row)) = track.holder.take() {
-                    self.model
-                        .mutex_holds
-                        .update(row, |hold| hold.end_ns = t.max(hold.start_ns));
+                    self.model.mutex_holds.end_at(row, t);
                 }
             }
         }

@@ -5,7 +5,7 @@
 //! state's optional queue, core and waking ISR share one code whose meaning
 //! follows from the state.
 
-use super::table::{offset, Codes, Row};
+use super::table::{offset, Codes, Interval, Row};
 use super::{
     IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold, PriorityCause, QueueOp,
     QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState, TaskStateKind,
@@ -16,6 +16,43 @@ use super::{
 fn duration(start: u64, end: u64) -> Option<u32> {
     u32::try_from(end.checked_sub(start)?).ok()
 }
+
+/// The duration of a packed interval starting at `start` that ends at `t`
+/// (not before its start), if it fits.
+#[inline]
+fn duration_to(base: u64, start: u32, t: u64) -> Option<u32> {
+    let start = base + u64::from(start);
+    duration(start, t.max(start))
+}
+
+/// Implements [`Interval`] for a row type with `start_ns` and `end_ns` whose
+/// packed form has `start` and `dur`.
+macro_rules! interval_row {
+    ($row:ty) => {
+        impl Interval for $row {
+            #[inline]
+            fn end_packed_at(packed: &mut Self::Packed, base: u64, t: u64) -> bool {
+                match duration_to(base, packed.start, t) {
+                    Some(dur) => {
+                        packed.dur = dur;
+                        true
+                    }
+                    None => false,
+                }
+            }
+
+            fn end_at(&mut self, t: u64) {
+                self.end_ns = t.max(self.start_ns);
+            }
+        }
+    };
+}
+
+interval_row!(SchedSlice);
+interval_row!(TaskState);
+interval_row!(IsrSlice);
+interval_row!(MarkerSpan);
+interval_row!(MutexHold);
 
 /// The absolute start and end of a packed interval.
 #[inline]
@@ -99,7 +136,7 @@ impl Row for SchedSlice {
         self.start_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSlice> {
         Some(PackedSlice {
             start: offset(self.start_ns, base)?,
@@ -142,7 +179,7 @@ impl Row for TaskState {
         self.start_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedState> {
         let detail = match (self.state, self.queue_id, self.core_id, self.woken_by_isr) {
             (TaskStateKind::Running, None, core, None) => codes.optional(core)?,
@@ -240,7 +277,7 @@ impl Row for IsrSlice {
         self.start_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedIsrSlice> {
         let key = IsrKey {
             core_id: self.core_id,
@@ -289,7 +326,7 @@ impl Row for MarkerSpan {
         self.start_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSpan> {
         Some(PackedSpan {
             start: offset(self.start_ns, base)?,
@@ -333,7 +370,7 @@ impl Row for MarkerInstant {
         self.ts_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedInstant> {
         Some(PackedInstant {
             ts: offset(self.ts_ns, base)?,
@@ -370,7 +407,7 @@ impl Row for MarkerValue {
         self.ts_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedValue> {
         Some(PackedValue {
             ts: offset(self.ts_ns, base)?,
@@ -411,7 +448,7 @@ impl Row for QueueOp {
         self.ts_ns
     }
 
-    #[inline]
+    #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedQueueOp> {
         let len_after = match self.len_after {
             Some(len) => u16::try_from(len).ok().filter(|&l| l != u16::MAX)?,

@@ -29,6 +29,15 @@ pub trait Row: Copy {
     fn unpack(packed: Self::Packed, base: u64, codes: &Codes) -> Self;
 }
 
+/// A row type with a start and an end, which is ended after it is pushed.
+pub trait Interval: Row {
+    /// Ends a packed row at `t` (not before its start); false if the end
+    /// does not fit the packed form.
+    fn end_packed_at(packed: &mut Self::Packed, base: u64, t: u64) -> bool;
+    /// Ends a row at `t` (not before its start).
+    fn end_at(&mut self, t: u64);
+}
+
 /// The dictionary of a table: 16-bit codes for the ids its rows hold.
 #[derive(Clone, Debug, Default)]
 pub struct Codes {
@@ -49,14 +58,19 @@ impl Codes {
     /// used up (`Codes::NONE` is never assigned).
     #[inline]
     pub(crate) fn code(&mut self, key: u64) -> Option<u16> {
-        if key < DENSE_KEYS {
-            let i = key as usize;
-            if let Some(&stored) = self.dense.get(i) {
-                if stored != 0 {
-                    return Some(stored - 1);
-                }
+        if let Some(&stored) = usize::try_from(key).ok().and_then(|i| self.dense.get(i)) {
+            if stored != 0 {
+                return Some(stored - 1);
             }
+        }
+        self.code_slow(key)
+    }
+
+    #[inline(never)]
+    fn code_slow(&mut self, key: u64) -> Option<u16> {
+        if key < DENSE_KEYS {
             let code = self.assign(key)?;
+            let i = key as usize;
             if i >= self.dense.len() {
                 self.dense.resize(i + 1, 0);
             }
@@ -175,35 +189,47 @@ impl<R: Row> Table<R> {
     }
 
     /// Appends a row and returns its index.
+    #[inline]
     pub fn push(&mut self, row: R) -> usize {
         let index = self.len;
-        if index % CHUNK == 0 {
-            // The first chunk grows as needed (small traces stay small); the
-            // others are allocated whole, so growing never copies rows.
-            let rows = if index == 0 {
-                Vec::new()
-            } else {
-                Vec::with_capacity(CHUNK)
-            };
-            self.chunks.push(Chunk {
-                base: row.time_ns(),
-                rows,
-                has_wide: false,
-            });
+        if index.is_multiple_of(CHUNK) {
+            self.start_chunk(row.time_ns());
         }
         let Some(chunk) = self.chunks.last_mut() else {
             unreachable!("a chunk was added above")
         };
         match row.pack(chunk.base, &mut self.codes) {
             Some(packed) => chunk.rows.push(packed),
-            None => {
-                chunk.rows.push(R::Packed::default());
-                chunk.has_wide = true;
-                self.wide.insert(index, row);
-            }
+            None => self.push_wide(index, row),
         }
         self.len += 1;
         index
+    }
+
+    #[inline(never)]
+    fn start_chunk(&mut self, base: u64) {
+        // The first chunk grows as needed (small traces stay small); the
+        // others are allocated whole, so growing never copies rows.
+        let rows = if self.len == 0 {
+            Vec::new()
+        } else {
+            Vec::with_capacity(CHUNK)
+        };
+        self.chunks.push(Chunk {
+            base,
+            rows,
+            has_wide: false,
+        });
+    }
+
+    /// Keeps a row that does not fit the packed form whole.
+    #[cold]
+    fn push_wide(&mut self, index: usize, row: R) {
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.rows.push(R::Packed::default());
+            chunk.has_wide = true;
+        }
+        self.wide.insert(index, row);
     }
 
     /// The row at `index`.
@@ -250,6 +276,24 @@ impl<R: Row> Table<R> {
                 self.wide.insert(index, row);
             }
         }
+    }
+
+    /// Ends the row at `index` at `t` (not before its start).
+    #[inline]
+    pub(crate) fn end_at(&mut self, index: usize, t: u64)
+    where
+        R: Interval,
+    {
+        if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
+            if !chunk.has_wide {
+                if let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) {
+                    if R::end_packed_at(slot, chunk.base, t) {
+                        return;
+                    }
+                }
+            }
+        }
+        self.update(index, |row| row.end_at(t));
     }
 
     /// The rows as plain structs.
