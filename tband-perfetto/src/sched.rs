@@ -143,7 +143,7 @@ pub fn write_cpu<W: Write>(
 }
 
 /// One walk over the model for one core.
-struct CpuPass<'m, 't, I: Iterator<Item = &'m IsrSlice>> {
+struct CpuPass<'m, 't, I: Iterator<Item = IsrSlice>> {
     model: &'m Model,
     threads: &'t Threads<'m>,
     bundle: Bundle,
@@ -157,7 +157,7 @@ struct CpuPass<'m, 't, I: Iterator<Item = &'m IsrSlice>> {
     last_isr_ts: u64,
 }
 
-impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
+impl<'m, I: Iterator<Item = IsrSlice>> CpuPass<'m, '_, I> {
     /// Switches from the current thread to `next` (nothing if it is already current).
     fn switch<W: Write>(
         &mut self,
@@ -202,8 +202,8 @@ impl<'m, I: Iterator<Item = &'m IsrSlice>> CpuPass<'m, '_, I> {
                 }
             } else if state == Some(now) {
                 if let Some((row, target_cpu)) = self.states.next_row(self.threads) {
-                    if is_waking(row) && target_cpu == self.bundle.cpu {
-                        self.waking(row);
+                    if is_waking(&row) && target_cpu == self.bundle.cpu {
+                        self.waking(&row);
                     }
                 }
             } else if let Some(isr) = self.isrs.next() {
@@ -272,7 +272,7 @@ impl<'m> StateCursor<'m> {
 
     /// Consumes the next row; returns it with the core it wakes the task on
     /// (the interrupted core for an ISR wake-up, else where the task last ran).
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<(&'m TaskState, u32)> {
+    fn next_row(&mut self, threads: &Threads<'_>) -> Option<(TaskState, u32)> {
         let row = self.model.task_states.get(self.next)?;
         self.next += 1;
         let idx = threads.task_index(row.task_id);
@@ -531,8 +531,9 @@ mod tests {
             slice(2, 10, 30, false),
             slice(3, 30, 40, false),
             slice(2, 50, 100, true),
-        ];
-        m.task_states = vec![
+        ]
+        .into();
+        let mut states = vec![
             state(2, 10, S::Running, R::None),
             state(3, 20, S::Ready, R::Woken),
             state(2, 30, S::Ready, R::Preempted),
@@ -540,10 +541,11 @@ mod tests {
             state(3, 40, S::Blocked, R::QueueReceive),
             state(2, 50, S::Running, R::None),
         ];
-        m.task_states[1].woken_by_isr = Some(IsrKey {
+        states[1].woken_by_isr = Some(IsrKey {
             core_id: 0,
             isr_id: 5,
         });
+        m.task_states = states.into();
         m.isrs = vec![Isr {
             core_id: 0,
             isr_id: 5,
@@ -566,7 +568,8 @@ mod tests {
                 depth: 1,
                 truncated: false,
             },
-        ];
+        ]
+        .into();
         m
     }
 
