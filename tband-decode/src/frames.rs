@@ -16,6 +16,9 @@ pub struct RawFrame<'a> {
     pub bytes: &'a [u8],
     /// The stream ended before this frame's delimiter.
     pub unterminated: bool,
+    /// The stream from the frame's first byte to its end: the bytes after
+    /// the frame let its last fields be loaded a word at a time.
+    rest: &'a [u8],
 }
 
 /// Iterates over the frames of a stream, skipping empty ones.
@@ -65,6 +68,7 @@ impl<'a> Iterator for Frames<'a> {
                         offset,
                         bytes: &rest[..len],
                         unterminated: false,
+                        rest,
                     });
                 }
                 None => {
@@ -73,6 +77,7 @@ impl<'a> Iterator for Frames<'a> {
                         offset,
                         bytes: rest,
                         unterminated: true,
+                        rest,
                     });
                 }
             }
@@ -155,28 +160,54 @@ impl fmt::Display for FrameError {
     }
 }
 
+/// Bytes kept in `scratch` after an unstuffed payload, so that its last
+/// fields can be loaded a word at a time as in place.
+const SCRATCH_SLACK: usize = 8;
+
 /// Decodes one frame. Single-block frames (the common case: no zero in the
 /// payload) are read in place; others are unstuffed into `scratch`.
+///
+/// The reason a frame fails is worked out out of line, so that the inlined
+/// path carries nothing but the decoded record.
 #[inline(always)]
 pub fn decode_frame<'s>(
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Result<Record<'s>, FrameError> {
-    if frame.unterminated {
-        return Err(FrameError::Unterminated);
-    }
     let bytes = frame.bytes;
-    let payload: &'s [u8] = match bytes.first() {
-        Some(&code) if code as usize == bytes.len() => &bytes[1..],
+    let (data, len): (&'s [u8], usize) = match bytes.first() {
+        _ if frame.unterminated => return rejected(FrameError::Unterminated),
+        Some(&code) if usize::from(code) == bytes.len() => {
+            (frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1)
+        }
         _ => {
-            if scratch.len() < bytes.len() {
-                scratch.resize(bytes.len(), 0);
+            let needed = bytes.len() + SCRATCH_SLACK;
+            if scratch.len() < needed {
+                scratch.resize(needed, 0);
             }
-            let n = cobs::decode(bytes, scratch).map_err(FrameError::Cobs)?;
-            &scratch[..n]
+            match cobs::decode(bytes, scratch) {
+                Ok(n) => (scratch, n),
+                Err(e) => return rejected(FrameError::Cobs(e)),
+            }
         }
     };
-    Record::decode(payload).map_err(FrameError::Payload)
+    match Record::try_decode_within(data, len) {
+        Some(record) => Ok(record),
+        None => decode_payload_reporting(data, len),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn rejected<'s>(error: FrameError) -> Result<Record<'s>, FrameError> {
+    Err(error)
+}
+
+/// Decodes a payload that failed the fast path again, with the reason.
+#[cold]
+#[inline(never)]
+fn decode_payload_reporting(data: &[u8], len: usize) -> Result<Record<'_>, FrameError> {
+    Record::decode_within(data, len).map_err(FrameError::Payload)
 }
 
 #[cfg(test)]
@@ -228,18 +259,11 @@ mod tests {
     #[test]
     fn errors_name_the_problem() {
         let mut scratch = Vec::new();
-        let frame = RawFrame {
-            offset: 0,
-            bytes: &[3, 4, 1],
-            unterminated: false,
-        };
+        // The next frame's bytes are in view but not part of this one.
+        let frame = Frames::new(&[3, 4, 1, 0, 2, 5, 0]).next().unwrap();
         let err = decode_frame(&frame, &mut scratch).unwrap_err();
         assert_eq!(err.to_string(), "truncated varint in field isr_id");
-        let frame = RawFrame {
-            offset: 0,
-            bytes: &[9, 4],
-            unterminated: false,
-        };
+        let frame = Frames::new(&[9, 4, 0]).next().unwrap();
         assert_eq!(
             decode_frame(&frame, &mut scratch).unwrap_err().kind(),
             "bad COBS"
