@@ -24,7 +24,9 @@ pub struct RawFrame<'a> {
 /// Iterates over the frames of a stream, skipping empty ones.
 #[derive(Clone, Debug)]
 pub struct Frames<'a> {
-    data: &'a [u8],
+    /// The stream from the next frame on.
+    rest: &'a [u8],
+    /// Stream offset of `rest`.
     pos: usize,
     empty_frames: u64,
 }
@@ -32,7 +34,7 @@ pub struct Frames<'a> {
 impl<'a> Frames<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         Frames {
-            data,
+            rest: data,
             pos: 0,
             empty_frames: 0,
         }
@@ -55,58 +57,56 @@ impl<'a> Iterator for Frames<'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<RawFrame<'a>> {
         loop {
-            let rest = self.data.get(self.pos..).filter(|r| !r.is_empty())?;
-            let offset = self.pos;
-            match find_delimiter(rest) {
-                Some(0) => {
-                    self.pos += 1;
-                    self.empty_frames += 1;
-                }
-                Some(len) => {
-                    self.pos += len + 1;
-                    return Some(RawFrame {
-                        offset,
-                        bytes: &rest[..len],
-                        unterminated: false,
-                        rest,
-                    });
-                }
-                None => {
-                    self.pos = self.data.len();
-                    return Some(RawFrame {
-                        offset,
-                        bytes: rest,
-                        unterminated: true,
-                        rest,
-                    });
-                }
+            let rest = self.rest;
+            if rest.is_empty() {
+                return None;
             }
+            let offset = self.pos;
+            let Some(len) = find_delimiter(rest) else {
+                self.rest = &[];
+                self.pos += rest.len();
+                return Some(RawFrame {
+                    offset,
+                    bytes: rest,
+                    unterminated: true,
+                    rest,
+                });
+            };
+            let (bytes, after) = rest.split_at_checked(len)?;
+            self.rest = after.get(1..).unwrap_or_default();
+            self.pos += len + 1;
+            if len == 0 {
+                self.empty_frames += 1;
+                continue;
+            }
+            return Some(RawFrame {
+                offset,
+                bytes,
+                unterminated: false,
+                rest,
+            });
         }
     }
 }
 
 /// Index of the first delimiter in `data`. Most frames are a dozen bytes
-/// long, so the first 16 bytes are searched inline, a word at a time, before
-/// handing over to `memchr`.
+/// long, so the first 16 bytes are searched inline, as one 128-bit word (no
+/// branch on which half holds the zero), before handing over to `memchr`.
 #[inline(always)]
 fn find_delimiter(data: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    const ONES: u128 = u128::MAX / 0xFF;
+    const HIGH_BITS: u128 = ONES << 7;
     const _: () = assert!(cobs::DELIMITER == 0, "the word search looks for zero bytes");
-    let mut start = 0;
-    while let Some(&word) = data.get(start..).and_then(<[u8]>::first_chunk::<8>) {
-        let word = u64::from_le_bytes(word);
-        // The lowest flagged byte is the first zero (borrows only flag bytes above it).
-        let zeros = word.wrapping_sub(ONES) & !word & HIGH_BITS;
-        if zeros != 0 {
-            return Some(start + zeros.trailing_zeros() as usize / 8);
-        }
-        start += 8;
-        if start == 16 {
-            break;
-        }
+    let Some(&head) = data.first_chunk::<16>() else {
+        return memchr(cobs::DELIMITER, data);
+    };
+    let word = u128::from_le_bytes(head);
+    // The lowest flagged byte is the first zero (borrows only flag bytes above it).
+    let zeros = word.wrapping_sub(ONES) & !word & HIGH_BITS;
+    if zeros != 0 {
+        return Some(zeros.trailing_zeros() as usize / 8);
     }
-    memchr(cobs::DELIMITER, data.get(start..)?).map(|i| start + i)
+    memchr(cobs::DELIMITER, data.get(16..)?).map(|i| 16 + i)
 }
 
 /// Why a frame did not decode.
