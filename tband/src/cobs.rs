@@ -192,10 +192,12 @@ pub fn decode(frame: &[u8], out: &mut [u8]) -> Result<usize, CobsError> {
 fn copy_bytes(out: &mut [u8], src: &[u8]) {
     let n = src.len();
     let Some(out) = out.get_mut(..n) else { return };
-    if n >= 16 && n <= 32 {
+    if (16..=32).contains(&n) {
         copy_ends::<16>(out, src);
-    } else if n >= 8 && n < 16 {
+    } else if (8..16).contains(&n) {
         copy_ends::<8>(out, src);
+    } else if (4..8).contains(&n) {
+        copy_ends::<4>(out, src);
     } else {
         out.copy_from_slice(src);
     }

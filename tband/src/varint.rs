@@ -161,12 +161,11 @@ pub fn read_u32(data: &[u8], len: usize) -> Result<(u32, usize), VarintError> {
 /// on past `len` with bytes that are not part of the field's data (the rest
 /// of a stream or a buffer): they are never decoded, but let the common
 /// varints be read with one 8-byte load.
+///
+/// Unlike [`read_u32`], there is no separate path for one-byte values: the
+/// common `u64` field is a timestamp, which is rarely that small.
 #[inline(always)]
 pub fn read_u64(data: &[u8], len: usize) -> Result<(u64, usize), VarintError> {
-    match data.first() {
-        Some(&b) if b & 0x80 == 0 && len != 0 => return Ok((u64::from(b), 1)),
-        _ => {}
-    }
     match read_word(data, len) {
         Some(found) => Ok(found),
         None => read_bytewise(field_bytes(data, len), MAX_U64_LEN, 1),
