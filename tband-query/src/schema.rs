@@ -477,8 +477,8 @@ pub const VIEWS: &[View] = &[
               ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
         sql: "WITH seq AS ( \
                 SELECT task_id, state, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns, end_ns, truncated, \
-                  LEAD(state) OVER (PARTITION BY task_id ORDER BY start_ns, end_ns) AS next_state, \
-                  LEAD(start_ns) OVER (PARTITION BY task_id ORDER BY start_ns, end_ns) AS next_start_ns \
+                  LEAD(state) OVER (PARTITION BY task_id ORDER BY start_ns, rowid) AS next_state, \
+                  LEAD(start_ns) OVER (PARTITION BY task_id ORDER BY start_ns, rowid) AS next_start_ns \
                 FROM task_states \
               ) \
               SELECT task_id, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns AS ready_ns, \
