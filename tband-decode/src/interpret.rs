@@ -385,6 +385,7 @@ impl Visitor for Interpreter {
         }
     }
 
+    #[cold]
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64) {
         let t = at.ts_ns.unwrap_or(0);
         self.b.anomaly(

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::id_table::IdTable;
+use super::marker_table::MarkerTable;
 use super::{
     Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
     MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
@@ -96,8 +97,6 @@ struct QueueTrack {
     holder: Option<(u32, usize)>,
 }
 
-type MarkerKey = (u32, Option<u32>, MarkerKind);
-
 #[derive(Default)]
 struct MarkerTrack {
     name: Option<String>,
@@ -135,7 +134,7 @@ pub struct ModelBuilder {
     cores: IdTable<CoreTrack>,
     isr_names: BTreeMap<IsrKey, String>,
     queues: IdTable<QueueTrack>,
-    markers: IdMap<MarkerKey, MarkerTrack>,
+    markers: MarkerTable<MarkerTrack>,
     last_ns: u64,
 }
 
@@ -200,7 +199,7 @@ impl ModelBuilder {
         kind: MarkerKind,
         name: &[u8],
     ) {
-        self.markers.entry((marker, task, kind)).or_default().name =
+        self.markers.entry((marker, task, kind)).name =
             Some(String::from_utf8_lossy(name).into());
     }
 
@@ -498,9 +497,7 @@ impl ModelBuilder {
     // ---- markers ----
 
     pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
-        self.markers
-            .entry((marker, task, MarkerKind::Event))
-            .or_default();
+        self.markers.entry((marker, task, MarkerKind::Event));
         self.model.marker_instants.push(MarkerInstant {
             ts_ns: t,
             marker_id: marker,
@@ -511,11 +508,7 @@ impl ModelBuilder {
 
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         let row = self.model.marker_spans.len();
-        let open = &mut self
-            .markers
-            .entry((marker, task, MarkerKind::Event))
-            .or_default()
-            .open;
+        let open = &mut self.markers.entry((marker, task, MarkerKind::Event)).open;
         self.model.marker_spans.push(MarkerSpan {
             start_ns: t,
             end_ns: t,
@@ -529,10 +522,7 @@ impl ModelBuilder {
     }
 
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
-        let track = self
-            .markers
-            .entry((marker, task, MarkerKind::Event))
-            .or_default();
+        let track = self.markers.entry((marker, task, MarkerKind::Event));
         match track.open.pop() {
             Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
@@ -547,9 +537,7 @@ impl ModelBuilder {
     }
 
     pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
-        self.markers
-            .entry((marker, task, MarkerKind::Value))
-            .or_default();
+        self.markers.entry((marker, task, MarkerKind::Value));
         self.model.marker_values.push(MarkerValue {
             ts_ns: t,
             marker_id: marker,
@@ -694,8 +682,7 @@ impl ModelBuilder {
                 });
             }
         }
-        let mut markers: Vec<_> = std::mem::take(&mut self.markers).into_iter().collect();
-        markers.sort_by_key(|&((id, task, kind), _)| (task, kind as u8, id));
+        let markers = std::mem::take(&mut self.markers).into_sorted();
         for ((marker, _, _), track) in &markers {
             for &row in &track.open {
                 m.marker_spans.update(row, |s| {
