@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::id_table::IdTable;
+use super::table::Table;
 use super::marker_table::MarkerTable;
 use super::{
     Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
@@ -123,6 +124,32 @@ impl NewState {
             core_id: None,
             woken_by_isr: None,
         }
+    }
+}
+
+/// Ends the current state of `task` (tracked by `track`) at `t` and opens
+/// `new` in `rows`.
+#[inline(always)]
+fn push_state(
+    rows: &mut Table<TaskState>,
+    track: &mut TaskTrack,
+    task: u32,
+    t: u64,
+    new: NewState,
+) {
+    let row = rows.push(TaskState {
+        start_ns: t,
+        end_ns: t,
+        task_id: task,
+        state: new.state,
+        reason: new.reason,
+        queue_id: new.queue_id,
+        core_id: new.core_id,
+        woken_by_isr: new.woken_by_isr,
+        truncated: false,
+    });
+    if let Some((_, old)) = track.state.replace((new.state, row)) {
+        rows.end_at(old, t);
     }
 }
 
@@ -259,22 +286,15 @@ impl ModelBuilder {
     // ---- tasks ----
 
     /// Ends the task's current state at `t` and opens `new`.
+    #[inline]
     fn set_state(&mut self, task: u32, t: u64, new: NewState) {
-        let rows = &mut self.model.task_states;
-        let row = rows.push(TaskState {
-            start_ns: t,
-            end_ns: t,
-            task_id: task,
-            state: new.state,
-            reason: new.reason,
-            queue_id: new.queue_id,
-            core_id: new.core_id,
-            woken_by_isr: new.woken_by_isr,
-            truncated: false,
-        });
-        if let Some((_, old)) = self.tasks.entry(task).state.replace((new.state, row)) {
-            rows.end_at(old, t);
-        }
+        push_state(
+            &mut self.model.task_states,
+            self.tasks.entry(task),
+            task,
+            t,
+            new,
+        );
     }
 
     /// A task was created; it has no state until it is made ready.
@@ -303,16 +323,16 @@ impl ModelBuilder {
             truncated: false,
         });
         // A task that was running on another core has left it.
-        if let Some(other) = self.tasks.entry(task).running_on.replace(core) {
-            if other != core {
-                if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
-                    self.close_slice(row, t);
-                }
-            }
-        }
+        let track = self.tasks.entry(task);
+        let other = track.running_on.replace(core);
         let mut running = NewState::new(TaskStateKind::Running, StateReason::None);
         running.core_id = Some(core);
-        self.set_state(task, t, running);
+        push_state(&mut self.model.task_states, track, task, t, running);
+        if let Some(other) = other.filter(|&other| other != core) {
+            if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
+                self.close_slice(row, t);
+            }
+        }
     }
 
     fn close_slice(&mut self, row: usize, t: u64) {
@@ -329,7 +349,7 @@ impl ModelBuilder {
             },
             None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
         };
-        self.set_state(task, t, next);
+        push_state(&mut self.model.task_states, track, task, t, next);
     }
 
     /// The task running on `core` will leave Running for `state` at its next
@@ -379,6 +399,14 @@ impl ModelBuilder {
     /// `task` became ready (woken, resumed, timed out); `core` is where the
     /// event happened, so an ISR active there is recorded as the waker.
     pub fn task_ready(&mut self, t: u64, core: u32, task: u32) {
+        let woken_by_isr = self
+            .cores
+            .get(core)
+            .and_then(|c| c.isr_stack.last())
+            .map(|open| IsrKey {
+                core_id: core,
+                isr_id: open.isr,
+            });
         let track = self.tasks.entry(task);
         if track.running_on.is_some() {
             // A running task asked to be made ready again cancels a pending block.
@@ -398,15 +426,8 @@ impl ModelBuilder {
             StateReason::Woken
         };
         let mut ready = NewState::new(TaskStateKind::Ready, reason);
-        ready.woken_by_isr = self
-            .cores
-            .get(core)
-            .and_then(|c| c.isr_stack.last())
-            .map(|open| IsrKey {
-                core_id: core,
-                isr_id: open.isr,
-            });
-        self.set_state(task, t, ready);
+        ready.woken_by_isr = woken_by_isr;
+        push_state(&mut self.model.task_states, track, task, t, ready);
     }
 
     pub fn task_priority(&mut self, t: u64, task: u32, priority: u32, cause: PriorityCause) {
