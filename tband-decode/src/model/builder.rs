@@ -73,6 +73,8 @@ struct CoreTrack {
     running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
+    /// The ISRs entered on this core, in order of their first entry.
+    isrs_entered: Vec<u32>,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -459,7 +461,11 @@ impl ModelBuilder {
             );
         }
         let row = self.model.isr_slices.len();
-        let stack = &mut self.cores.entry(core).isr_stack;
+        let track = self.cores.entry(core);
+        if !track.isrs_entered.contains(&isr) {
+            track.isrs_entered.push(isr);
+        }
+        let stack = &mut track.isr_stack;
         self.model.isr_slices.push(IsrSlice {
             start_ns: t,
             end_ns: t,
@@ -733,9 +739,9 @@ impl ModelBuilder {
         }
 
         m.cores = cores
-            .into_iter()
+            .iter()
             .map(|(core_id, t)| Core {
-                core_id,
+                core_id: *core_id,
                 idle_task_id: t.idle_task,
             })
             .collect();
@@ -751,10 +757,12 @@ impl ModelBuilder {
             })
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
-        isr_keys.extend(m.isr_slices.iter().map(|s| IsrKey {
-            core_id: s.core_id,
-            isr_id: s.isr_id,
-        }));
+        for (core_id, track) in &cores {
+            isr_keys.extend(track.isrs_entered.iter().map(|&isr_id| IsrKey {
+                core_id: *core_id,
+                isr_id,
+            }));
+        }
         isr_keys.sort_unstable();
         isr_keys.dedup();
         m.isrs = isr_keys
