@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::id_table::IdTable;
-use super::table::Table;
 use super::marker_table::MarkerTable;
+use super::table::Table;
 use super::{
     Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
     MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
@@ -29,9 +29,16 @@ impl Hasher for IdHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        let mut words = bytes.chunks_exact(8);
+        for word in words.by_ref() {
+            if let Ok(word) = word.try_into() {
+                self.write_u64(u64::from_le_bytes(word));
+            }
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
             let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
+            word[..rest.len()].copy_from_slice(rest);
             self.write_u64(u64::from_le_bytes(word));
         }
     }
@@ -228,8 +235,7 @@ impl ModelBuilder {
         kind: MarkerKind,
         name: &[u8],
     ) {
-        self.markers.entry((marker, task, kind)).name =
-            Some(String::from_utf8_lossy(name).into());
+        self.markers.entry((marker, task, kind)).name = Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
@@ -512,13 +518,14 @@ impl ModelBuilder {
     /// the one at `from`, and suspect ones, are flagged truncated.
     fn close_isrs(&mut self, t: u64, core: u32, from: usize, truncated: bool) {
         let stack = &mut self.cores.entry(core).isr_stack;
-        for (i, open) in stack.drain(from..).enumerate() {
-            let slices = &mut self.model.isr_slices;
+        let slices = &mut self.model.isr_slices;
+        for (i, open) in stack.iter().enumerate().skip(from) {
             slices.end_at(open.row, t);
-            if truncated || i > 0 || open.suspect {
+            if truncated || i > from || open.suspect {
                 slices.update(open.row, |slice| slice.truncated = true);
             }
         }
+        stack.truncate(from);
     }
 
     // ---- markers ----
