@@ -99,15 +99,20 @@ struct InvalidRun {
 }
 
 impl Interpreter {
+    /// Reports the stream's open run of invalid frames, if any (checked
+    /// on every event, so the report is out of line).
     #[inline]
     fn close_invalid_run(&mut self, stream: usize) {
-        if let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) {
-            self.report_invalid_run(stream, run);
+        if self.invalid_run.get(stream).is_some_and(Option::is_some) {
+            self.report_invalid_run(stream);
         }
     }
 
     #[cold]
-    fn report_invalid_run(&mut self, stream: usize, run: InvalidRun) {
+    fn report_invalid_run(&mut self, stream: usize) {
+        let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) else {
+            return;
+        };
         let (kind, what) = if run.unknown_id {
             (
                 AnomalyKind::UnknownEvent,
@@ -385,6 +390,7 @@ impl Visitor for Interpreter {
         }
     }
 
+    #[cold]
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64) {
         let t = at.ts_ns.unwrap_or(0);
         self.b.anomaly(

@@ -146,30 +146,41 @@ struct CoreClocks {
 }
 
 impl CoreClocks {
-    #[inline]
+    #[inline(always)]
     fn slot(&mut self, core: u32) -> &mut Option<u64> {
+        let i = core as usize;
+        if i < self.small.len() {
+            return &mut self.small[i];
+        }
+        self.new_slot(core)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn new_slot(&mut self, core: u32) -> &mut Option<u64> {
         if core < 256 {
             let i = core as usize;
-            if i >= self.small.len() {
-                self.small.resize(i + 1, None);
-            }
+            self.small.resize(i + 1, None);
             &mut self.small[i]
         } else {
             self.other.entry(core).or_insert(None)
         }
     }
 
-    #[inline]
+    /// Sets the event's time: its raw time, or its core's current time if
+    /// that is later (a step backwards, reported).
+    #[inline(always)]
     fn place(&mut self, at: &mut Position, raw: u64, clock: &Clock, v: &mut impl Visitor) {
         let slot = self.slot(at.core);
-        let placed = match *slot {
-            Some(prev) if raw < prev => prev,
-            _ => raw,
-        };
-        let previous = slot.replace(placed);
-        at.ts_ns = Some(clock.ns(placed));
-        if let Some(prev) = previous.filter(|&p| raw < p) {
-            v.time_backwards(*at, prev, raw);
+        match *slot {
+            Some(prev) if raw < prev => {
+                at.ts_ns = Some(clock.ns(prev));
+                v.time_backwards(*at, prev, raw);
+            }
+            _ => {
+                *slot = Some(raw);
+                at.ts_ns = Some(clock.ns(raw));
+            }
         }
     }
 

@@ -10,6 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
 use super::id_table::IdTable;
+use super::marker_table::MarkerTable;
+use super::table::Table;
 use super::{
     Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
     MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
@@ -27,9 +29,16 @@ impl Hasher for IdHasher {
         self.0
     }
     fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
+        let mut words = bytes.chunks_exact(8);
+        for word in words.by_ref() {
+            if let Ok(word) = word.try_into() {
+                self.write_u64(u64::from_le_bytes(word));
+            }
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
             let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
+            word[..rest.len()].copy_from_slice(rest);
             self.write_u64(u64::from_le_bytes(word));
         }
     }
@@ -71,6 +80,8 @@ struct CoreTrack {
     running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
+    /// The ISRs entered on this core, in order of their first entry.
+    isrs_entered: Vec<u32>,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -95,8 +106,6 @@ struct QueueTrack {
     /// The task holding the mutex and its row in `mutex_holds`.
     holder: Option<(u32, usize)>,
 }
-
-type MarkerKey = (u32, Option<u32>, MarkerKind);
 
 #[derive(Default)]
 struct MarkerTrack {
@@ -127,6 +136,32 @@ impl NewState {
     }
 }
 
+/// Ends the current state of `task` (tracked by `track`) at `t` and opens
+/// `new` in `rows`.
+#[inline(always)]
+fn push_state(
+    rows: &mut Table<TaskState>,
+    track: &mut TaskTrack,
+    task: u32,
+    t: u64,
+    new: NewState,
+) {
+    let row = rows.push(TaskState {
+        start_ns: t,
+        end_ns: t,
+        task_id: task,
+        state: new.state,
+        reason: new.reason,
+        queue_id: new.queue_id,
+        core_id: new.core_id,
+        woken_by_isr: new.woken_by_isr,
+        truncated: false,
+    });
+    if let Some((_, old)) = track.state.replace((new.state, row)) {
+        rows.end_at(old, t);
+    }
+}
+
 /// Builds a [`Model`] from calls made in time order.
 #[derive(Default)]
 pub struct ModelBuilder {
@@ -135,7 +170,7 @@ pub struct ModelBuilder {
     cores: IdTable<CoreTrack>,
     isr_names: BTreeMap<IsrKey, String>,
     queues: IdTable<QueueTrack>,
-    markers: IdMap<MarkerKey, MarkerTrack>,
+    markers: MarkerTable<MarkerTrack>,
     last_ns: u64,
 }
 
@@ -200,8 +235,7 @@ impl ModelBuilder {
         kind: MarkerKind,
         name: &[u8],
     ) {
-        self.markers.entry((marker, task, kind)).or_default().name =
-            Some(String::from_utf8_lossy(name).into());
+        self.markers.entry((marker, task, kind)).name = Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
@@ -260,22 +294,15 @@ impl ModelBuilder {
     // ---- tasks ----
 
     /// Ends the task's current state at `t` and opens `new`.
+    #[inline]
     fn set_state(&mut self, task: u32, t: u64, new: NewState) {
-        let rows = &mut self.model.task_states;
-        let row = rows.push(TaskState {
-            start_ns: t,
-            end_ns: t,
-            task_id: task,
-            state: new.state,
-            reason: new.reason,
-            queue_id: new.queue_id,
-            core_id: new.core_id,
-            woken_by_isr: new.woken_by_isr,
-            truncated: false,
-        });
-        if let Some((_, old)) = self.tasks.entry(task).state.replace((new.state, row)) {
-            rows.end_at(old, t);
-        }
+        push_state(
+            &mut self.model.task_states,
+            self.tasks.entry(task),
+            task,
+            t,
+            new,
+        );
     }
 
     /// A task was created; it has no state until it is made ready.
@@ -304,16 +331,16 @@ impl ModelBuilder {
             truncated: false,
         });
         // A task that was running on another core has left it.
-        if let Some(other) = self.tasks.entry(task).running_on.replace(core) {
-            if other != core {
-                if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
-                    self.close_slice(row, t);
-                }
-            }
-        }
+        let track = self.tasks.entry(task);
+        let other = track.running_on.replace(core);
         let mut running = NewState::new(TaskStateKind::Running, StateReason::None);
         running.core_id = Some(core);
-        self.set_state(task, t, running);
+        push_state(&mut self.model.task_states, track, task, t, running);
+        if let Some(other) = other.filter(|&other| other != core) {
+            if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
+                self.close_slice(row, t);
+            }
+        }
     }
 
     fn close_slice(&mut self, row: usize, t: u64) {
@@ -330,7 +357,7 @@ impl ModelBuilder {
             },
             None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
         };
-        self.set_state(task, t, next);
+        push_state(&mut self.model.task_states, track, task, t, next);
     }
 
     /// The task running on `core` will leave Running for `state` at its next
@@ -380,6 +407,14 @@ impl ModelBuilder {
     /// `task` became ready (woken, resumed, timed out); `core` is where the
     /// event happened, so an ISR active there is recorded as the waker.
     pub fn task_ready(&mut self, t: u64, core: u32, task: u32) {
+        let woken_by_isr = self
+            .cores
+            .get(core)
+            .and_then(|c| c.isr_stack.last())
+            .map(|open| IsrKey {
+                core_id: core,
+                isr_id: open.isr,
+            });
         let track = self.tasks.entry(task);
         if track.running_on.is_some() {
             // A running task asked to be made ready again cancels a pending block.
@@ -399,15 +434,8 @@ impl ModelBuilder {
             StateReason::Woken
         };
         let mut ready = NewState::new(TaskStateKind::Ready, reason);
-        ready.woken_by_isr = self
-            .cores
-            .get(core)
-            .and_then(|c| c.isr_stack.last())
-            .map(|open| IsrKey {
-                core_id: core,
-                isr_id: open.isr,
-            });
-        self.set_state(task, t, ready);
+        ready.woken_by_isr = woken_by_isr;
+        push_state(&mut self.model.task_states, track, task, t, ready);
     }
 
     pub fn task_priority(&mut self, t: u64, task: u32, priority: u32, cause: PriorityCause) {
@@ -439,7 +467,11 @@ impl ModelBuilder {
             );
         }
         let row = self.model.isr_slices.len();
-        let stack = &mut self.cores.entry(core).isr_stack;
+        let track = self.cores.entry(core);
+        if !track.isrs_entered.contains(&isr) {
+            track.isrs_entered.push(isr);
+        }
+        let stack = &mut track.isr_stack;
         self.model.isr_slices.push(IsrSlice {
             start_ns: t,
             end_ns: t,
@@ -486,21 +518,20 @@ impl ModelBuilder {
     /// the one at `from`, and suspect ones, are flagged truncated.
     fn close_isrs(&mut self, t: u64, core: u32, from: usize, truncated: bool) {
         let stack = &mut self.cores.entry(core).isr_stack;
-        for (i, open) in stack.drain(from..).enumerate() {
-            let slices = &mut self.model.isr_slices;
+        let slices = &mut self.model.isr_slices;
+        for (i, open) in stack.iter().enumerate().skip(from) {
             slices.end_at(open.row, t);
-            if truncated || i > 0 || open.suspect {
+            if truncated || i > from || open.suspect {
                 slices.update(open.row, |slice| slice.truncated = true);
             }
         }
+        stack.truncate(from);
     }
 
     // ---- markers ----
 
     pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
-        self.markers
-            .entry((marker, task, MarkerKind::Event))
-            .or_default();
+        self.markers.entry((marker, task, MarkerKind::Event));
         self.model.marker_instants.push(MarkerInstant {
             ts_ns: t,
             marker_id: marker,
@@ -511,11 +542,7 @@ impl ModelBuilder {
 
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         let row = self.model.marker_spans.len();
-        let open = &mut self
-            .markers
-            .entry((marker, task, MarkerKind::Event))
-            .or_default()
-            .open;
+        let open = &mut self.markers.entry((marker, task, MarkerKind::Event)).open;
         self.model.marker_spans.push(MarkerSpan {
             start_ns: t,
             end_ns: t,
@@ -529,10 +556,7 @@ impl ModelBuilder {
     }
 
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
-        let track = self
-            .markers
-            .entry((marker, task, MarkerKind::Event))
-            .or_default();
+        let track = self.markers.entry((marker, task, MarkerKind::Event));
         match track.open.pop() {
             Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
@@ -547,9 +571,7 @@ impl ModelBuilder {
     }
 
     pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
-        self.markers
-            .entry((marker, task, MarkerKind::Value))
-            .or_default();
+        self.markers.entry((marker, task, MarkerKind::Value));
         self.model.marker_values.push(MarkerValue {
             ts_ns: t,
             marker_id: marker,
@@ -694,8 +716,7 @@ impl ModelBuilder {
                 });
             }
         }
-        let mut markers: Vec<_> = std::mem::take(&mut self.markers).into_iter().collect();
-        markers.sort_by_key(|&((id, task, kind), _)| (task, kind as u8, id));
+        let markers = std::mem::take(&mut self.markers).into_sorted();
         for ((marker, _, _), track) in &markers {
             for &row in &track.open {
                 m.marker_spans.update(row, |s| {
@@ -725,9 +746,9 @@ impl ModelBuilder {
         }
 
         m.cores = cores
-            .into_iter()
+            .iter()
             .map(|(core_id, t)| Core {
-                core_id,
+                core_id: *core_id,
                 idle_task_id: t.idle_task,
             })
             .collect();
@@ -743,10 +764,12 @@ impl ModelBuilder {
             })
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
-        isr_keys.extend(m.isr_slices.iter().map(|s| IsrKey {
-            core_id: s.core_id,
-            isr_id: s.isr_id,
-        }));
+        for (core_id, track) in &cores {
+            isr_keys.extend(track.isrs_entered.iter().map(|&isr_id| IsrKey {
+                core_id: *core_id,
+                isr_id,
+            }));
+        }
         isr_keys.sort_unstable();
         isr_keys.dedup();
         m.isrs = isr_keys

@@ -9,6 +9,7 @@
 
 mod builder;
 mod id_table;
+mod marker_table;
 mod packed;
 mod strings;
 mod table;
