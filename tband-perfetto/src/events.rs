@@ -11,14 +11,14 @@
 use std::collections::HashMap;
 use std::io;
 
-use prost::Message;
+use prost::Message as _;
 use tband_decode::model::{MarkerKind, Model, StrId, TaskState};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
 use crate::tracks::{is_wait, Tracks};
-use crate::wire;
+use crate::wire::{Encoder, FIELD_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
@@ -325,36 +325,42 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         event: Option<Event<'_>>,
         descriptor: Option<&TrackDescriptor>,
     ) -> io::Result<()> {
-        let packet = self.out.begin();
-        let buf = self.out.buf();
-        if let Some(ts) = timestamp {
-            wire::uint(buf, field::PACKET_TIMESTAMP, ts);
+        let started = std::mem::replace(&mut self.started, true);
+        let new_names = &self.names.new;
+        let mut max_len = PACKET_MAX;
+        if let Some(event) = &event {
+            max_len += event.args.iter().map(Arg::max_len).sum::<usize>();
         }
-        wire::uint(
-            buf,
-            field::PACKET_SEQUENCE_ID,
-            TRACK_EVENT_SEQUENCE_ID.into(),
-        );
-        if let Some(event) = event {
-            encode_event(buf, &event);
+        if !started || !new_names.is_empty() {
+            max_len += interned_max_len(new_names, !started);
         }
-        let flags = if self.started {
-            if !self.names.new.is_empty() {
-                encode_interned(buf, &self.names.new, false);
-            }
-            SEQ_NEEDS_INCREMENTAL_STATE
-        } else {
-            self.started = true;
-            encode_interned(buf, &self.names.new, true);
-            SEQ_INCREMENTAL_STATE_CLEARED
-        };
-        self.names.new.clear();
-        wire::uint(buf, field::PACKET_SEQUENCE_FLAGS, flags.into());
         if let Some(d) = descriptor {
-            wire::len_prefix(buf, field::PACKET_TRACK_DESCRIPTOR, d.encoded_len());
-            d.encode_raw(buf);
+            max_len += d.encoded_len();
         }
-        self.out.end(packet)
+        self.out.packet(max_len, |e| {
+            if let Some(ts) = timestamp {
+                e.uint(field::PACKET_TIMESTAMP, ts);
+            }
+            e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
+            if let Some(event) = &event {
+                encode_event(e, event);
+            }
+            let flags = if started {
+                if !new_names.is_empty() {
+                    encode_interned(e, new_names, false);
+                }
+                SEQ_NEEDS_INCREMENTAL_STATE
+            } else {
+                encode_interned(e, new_names, true);
+                SEQ_INCREMENTAL_STATE_CLEARED
+            };
+            e.uint(field::PACKET_SEQUENCE_FLAGS, flags.into());
+            if let Some(d) = descriptor {
+                e.message(field::PACKET_TRACK_DESCRIPTOR, d);
+            }
+        })?;
+        self.names.new.clear();
+        Ok(())
     }
 
     fn event(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
@@ -418,56 +424,76 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
     }
 }
 
-fn encode_event(buf: &mut Vec<u8>, event: &Event<'_>) {
-    let fields = wire::begin(buf, field::PACKET_TRACK_EVENT);
+/// Bytes a track-event packet takes at most besides its arguments,
+/// interned names and descriptor: its fields and those of the event.
+const PACKET_MAX: usize = 10 * FIELD_MAX;
+
+impl Arg<'_> {
+    fn max_len(&self) -> usize {
+        let text = match self {
+            Arg::Str(_, s) => s.len(),
+            _ => 0,
+        };
+        3 * FIELD_MAX + text
+    }
+}
+
+fn encode_event(e: &mut Encoder<'_>, event: &Event<'_>) {
+    let fields = e.begin(field::PACKET_TRACK_EVENT);
     for arg in event.args {
-        let annotation = wire::begin(buf, field::EVENT_DEBUG_ANNOTATIONS);
+        let annotation = e.begin(field::EVENT_DEBUG_ANNOTATIONS);
         match *arg {
             Arg::Str(name, value) => {
-                wire::uint(buf, field::ARG_NAME_IID, name);
-                wire::bytes(buf, field::ARG_STRING, value.as_bytes());
+                e.uint(field::ARG_NAME_IID, name);
+                e.bytes(field::ARG_STRING, value.as_bytes());
             }
             Arg::Uint(name, value) => {
-                wire::uint(buf, field::ARG_NAME_IID, name);
-                wire::uint(buf, field::ARG_UINT, value);
+                e.uint(field::ARG_NAME_IID, name);
+                e.uint(field::ARG_UINT, value);
             }
             Arg::Bool(name, value) => {
-                wire::uint(buf, field::ARG_NAME_IID, name);
-                wire::uint(buf, field::ARG_BOOL, value.into());
+                e.uint(field::ARG_NAME_IID, name);
+                e.uint(field::ARG_BOOL, value.into());
             }
         }
-        wire::end(buf, annotation);
+        e.end(annotation);
     }
-    wire::uint(buf, field::EVENT_TYPE, event.kind as u64);
+    e.uint(field::EVENT_TYPE, event.kind as u64);
     if let Some(iid) = event.name_iid {
-        wire::uint(buf, field::EVENT_NAME_IID, iid);
+        e.uint(field::EVENT_NAME_IID, iid);
     }
-    wire::uint(buf, field::EVENT_TRACK_UUID, event.track);
+    e.uint(field::EVENT_TRACK_UUID, event.track);
     if let Some(value) = event.counter_value {
-        wire::int(buf, field::EVENT_COUNTER_VALUE, value);
+        e.int(field::EVENT_COUNTER_VALUE, value);
     }
-    wire::end(buf, fields);
+    e.end(fields);
+}
+
+fn interned_max_len(event_names: &[(u64, &str)], with_arg_names: bool) -> usize {
+    let arg_names: &[&str] = if with_arg_names { &ARG_NAMES } else { &[] };
+    let names = event_names.iter().map(|(_, n)| n).chain(arg_names);
+    FIELD_MAX + names.map(|n| 3 * FIELD_MAX + n.len()).sum::<usize>()
 }
 
 /// `InternedData` with the new event names, and with the argument names on
 /// the sequence's first packet.
-fn encode_interned(buf: &mut Vec<u8>, event_names: &[(u64, &str)], with_arg_names: bool) {
-    let fields = wire::begin(buf, field::PACKET_INTERNED_DATA);
-    let name = |buf: &mut Vec<u8>, field: u32, iid: u64, name: &str| {
-        let entry = wire::begin(buf, field);
-        wire::uint(buf, field::NAME_IID, iid);
-        wire::bytes(buf, field::NAME_NAME, name.as_bytes());
-        wire::end(buf, entry);
+fn encode_interned(e: &mut Encoder<'_>, event_names: &[(u64, &str)], with_arg_names: bool) {
+    let fields = e.begin(field::PACKET_INTERNED_DATA);
+    let name = |e: &mut Encoder<'_>, field: u32, iid: u64, name: &str| {
+        let entry = e.begin(field);
+        e.uint(field::NAME_IID, iid);
+        e.bytes(field::NAME_NAME, name.as_bytes());
+        e.end(entry);
     };
     for &(iid, text) in event_names {
-        name(buf, field::INTERNED_EVENT_NAMES, iid, text);
+        name(e, field::INTERNED_EVENT_NAMES, iid, text);
     }
     if with_arg_names {
         for (iid, text) in (1..).zip(ARG_NAMES) {
-            name(buf, field::INTERNED_ARG_NAMES, iid, text);
+            name(e, field::INTERNED_ARG_NAMES, iid, text);
         }
     }
-    wire::end(buf, fields);
+    e.end(fields);
 }
 
 #[cfg(test)]
@@ -475,10 +501,11 @@ mod tests {
     use super::*;
     use prost::Message;
     use tband_decode::model::{
-        Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp, QueueOpKind, Task, TaskKind,
+        Anomaly, AnomalyKind, Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp,
+        QueueOpKind, StateReason, Task, TaskKind, TaskStateKind,
     };
 
-    use crate::protos::Trace;
+    use crate::protos::{DebugAnnotation, EventName, InternedData, Trace, TracePacket, TrackEvent};
 
     fn model() -> Model {
         let mut m = Model::default();
@@ -609,6 +636,111 @@ mod tests {
                 (20, Type::SliceEnd, None, 0),
                 (30, Type::SliceBegin, Some(1), 1),
                 (40, Type::SliceEnd, None, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn hand_encoded_packets_are_the_messages_prost_would_encode() {
+        let mut m = model();
+        // A marker name long enough to need a two-byte length.
+        m.markers[0].name = "boot ".repeat(60);
+        m.task_states.push(TaskState {
+            start_ns: 3,
+            end_ns: 8,
+            task_id: 4,
+            state: TaskStateKind::Blocked,
+            reason: StateReason::QueueReceive,
+            queue_id: Some(9),
+            core_id: None,
+            woken_by_isr: None,
+            truncated: false,
+        });
+        m.anomalies = vec![
+            Anomaly {
+                start_ns: 0,
+                end_ns: 6,
+                core_id: Some(0),
+                kind: AnomalyKind::DroppedEvents,
+                count: 3,
+                detail: "ring buffer full".into(),
+            },
+            Anomaly {
+                start_ns: 7,
+                end_ns: 7,
+                core_id: None,
+                kind: AnomalyKind::InvalidFrame,
+                count: 1,
+                detail: String::new(),
+            },
+        ];
+        let threads = Threads::new(&m);
+        let mut w = PacketWriter::new(Vec::new());
+        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        assert_eq!((counts.slices, counts.instants), (4, 2));
+        let bytes = w.finish().unwrap();
+        let trace = Trace::decode(bytes.as_slice()).unwrap();
+        // Field order and lengths as prost writes them.
+        assert_eq!(trace.encode_to_vec(), bytes);
+
+        let wait_track = trace
+            .packet
+            .iter()
+            .filter_map(|p| p.track_descriptor.as_ref())
+            .find(|d| d.name.as_deref() == Some("Wait reason"))
+            .and_then(|d| d.uuid);
+        let wait = trace
+            .packet
+            .iter()
+            .find(|p| {
+                p.track_event
+                    .as_ref()
+                    .is_some_and(|e| e.track_uuid == wait_track)
+            })
+            .unwrap();
+        let expected = TracePacket {
+            timestamp: Some(3),
+            trusted_packet_sequence_id: Some(TRACK_EVENT_SEQUENCE_ID),
+            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            interned_data: Some(InternedData {
+                event_names: vec![EventName {
+                    iid: Some(1),
+                    name: Some("queue_receive".into()),
+                }],
+                ..Default::default()
+            }),
+            track_event: Some(TrackEvent {
+                r#type: Some(Type::SliceBegin as i32),
+                track_uuid: wait_track,
+                name_iid: Some(1),
+                counter_value: None,
+                debug_annotations: vec![DebugAnnotation {
+                    name_iid: Some(ARG_QUEUE),
+                    string_value: Some("rx".into()),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        };
+        assert_eq!(wait, &expected);
+
+        let dropped = trace
+            .packet
+            .iter()
+            .filter_map(|p| p.track_event.as_ref())
+            .find(|e| e.debug_annotations.len() == 3)
+            .unwrap();
+        let args: Vec<_> = dropped
+            .debug_annotations
+            .iter()
+            .map(|a| (a.name_iid, a.uint_value, a.string_value.as_deref()))
+            .collect();
+        assert_eq!(
+            args,
+            [
+                (Some(ARG_COUNT), Some(3), None),
+                (Some(ARG_CORE), Some(0), None),
+                (Some(ARG_DETAIL), None, Some("ring buffer full")),
             ]
         );
     }

@@ -77,15 +77,23 @@ pub fn export<W: Write>(
         });
     }
     std::thread::scope(|scope| {
-        let (sender, incoming) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+        let (full, incoming) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+        let (emptied, returned) = mpsc::channel();
         let worker = scope.spawn(|| {
-            let mut writer = PacketWriter::new(ChunkSender(sender));
+            let mut writer = PacketWriter::new(ChunkSender {
+                full,
+                emptied: returned,
+            });
             let events = events::write_track_events(model, &threads, &mut writer)?;
             let (packets, bytes) = (writer.packets(), writer.bytes());
             writer.finish()?;
             io::Result::Ok((events, packets, bytes))
         });
-        let mut writer = PacketWriter::new(Merge { out, incoming });
+        let mut writer = PacketWriter::new(Merge {
+            out,
+            incoming,
+            emptied,
+        });
         writer.write(&process_tree(model, &threads))?;
         let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
         let (packets, bytes) = (writer.packets(), writer.bytes());

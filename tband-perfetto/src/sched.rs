@@ -7,7 +7,7 @@ use std::io;
 use tband_decode::model::{Core, IsrKey, IsrSlice, Model, StateReason, TaskState, TaskStateKind};
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
-use crate::wire;
+use crate::wire::{self, Buffer, Encoder, Nested, FIELD_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 
 /// How context switches and wake-ups are written.
@@ -87,6 +87,30 @@ enum Step {
     SliceEnd,
 }
 
+/// A step and its time and core, ordered by time, then step, then core.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct NextStep(u128);
+
+impl NextStep {
+    const NONE: NextStep = NextStep(u128::MAX);
+    const STEPS: [Step; 5] = [
+        Step::IsrExit,
+        Step::StateChange,
+        Step::IsrEntry,
+        Step::SliceStart,
+        Step::SliceEnd,
+    ];
+
+    fn new(t: u64, step: Step, cpu: usize) -> Self {
+        NextStep(u128::from(t) << 64 | (step as u128) << 32 | cpu as u32 as u128)
+    }
+
+    fn get(self) -> Option<(u64, Step, usize)> {
+        let step = *Self::STEPS.get((self.0 >> 32) as u32 as usize)?;
+        Some(((self.0 >> 64) as u64, step, self.0 as u32 as usize))
+    }
+}
+
 /// Writes the ftrace bundles of every core, in one walk over the model in
 /// time order.
 pub fn write_sched<S: ChunkSink>(
@@ -106,30 +130,25 @@ pub fn write_sched<S: ChunkSink>(
     let mut slices = model.sched_slices.iter().peekable();
     let mut isrs = model.isr_slices.iter().peekable();
     loop {
-        let mut next: Option<(u64, Step, usize)> = None;
-        let mut consider = |t: u64, step: Step, cpu: usize| {
-            if next.is_none_or(|(nt, ns, _)| (t, step) < (nt, ns)) {
-                next = Some((t, step, cpu));
-            }
-        };
+        let mut next = NextStep::NONE;
         for (i, cpu) in cpus.iter().enumerate() {
             if let Some(&(end, _)) = cpu.isr_open.last() {
-                consider(end, Step::IsrExit, i);
+                next = next.min(NextStep::new(end, Step::IsrExit, i));
             }
             if let Some(end) = cpu.running_until {
-                consider(end, Step::SliceEnd, i);
+                next = next.min(NextStep::new(end, Step::SliceEnd, i));
             }
         }
         if let Some(t) = states.peek_start() {
-            consider(t, Step::StateChange, 0);
+            next = next.min(NextStep::new(t, Step::StateChange, 0));
         }
         if let Some(isr) = isrs.peek() {
-            consider(isr.start_ns, Step::IsrEntry, 0);
+            next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
         }
         if let Some(slice) = slices.peek() {
-            consider(slice.start_ns, Step::SliceStart, 0);
+            next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
         }
-        let Some((t, step, i)) = next else {
+        let Some((t, step, i)) = next.get() else {
             break;
         };
         let touched = match step {
@@ -384,7 +403,7 @@ struct Bundle<'m> {
     cpu: u32,
     encoding: SchedEncoding,
     /// `FtraceEvent` messages, each as a bundle field.
-    events: Vec<u8>,
+    events: Buffer,
     /// The packed arrays of `CompactSched`, by field number - 1 (the slot of
     /// the intern table stays empty).
     compact: [Vec<u8>; 12],
@@ -400,12 +419,15 @@ struct Bundle<'m> {
     len: usize,
 }
 
+/// Bytes an `FtraceEvent` takes at most besides its strings.
+const EVENT_MAX: usize = 12 * FIELD_MAX;
+
 impl<'m> Bundle<'m> {
     fn new(cpu: u32, encoding: SchedEncoding, tasks: usize) -> Self {
         Bundle {
             cpu,
             encoding,
-            events: Vec::new(),
+            events: Buffer::default(),
             compact: Default::default(),
             intern_table: Vec::new(),
             comm_index: vec![UNSET; tasks + 1],
@@ -430,11 +452,13 @@ impl<'m> Bundle<'m> {
     }
 
     /// Appends to a packed array of `CompactSched`.
+    #[inline]
     fn push(&mut self, field: u32, value: u64) {
-        wire::varint(&mut self.compact[field as usize - 1], value);
+        wire::push_varint(&mut self.compact[field as usize - 1], value);
     }
 
     /// Appends a signed value (`int32` / `int64`) to a packed array.
+    #[inline]
     fn push_int(&mut self, field: u32, value: i64) {
         self.push(field, value as u64);
     }
@@ -456,18 +480,20 @@ impl<'m> Bundle<'m> {
                 self.push(COMPACT_SWITCH_NEXT_COMM_INDEX, comm.into());
             }
             SchedEncoding::Events => {
-                let buf = &mut self.events;
-                let event = begin_event(buf, ts, prev.tid);
-                let switch = wire::begin(buf, EVENT_SCHED_SWITCH);
-                wire::bytes(buf, SWITCH_PREV_COMM, prev.comm.as_bytes());
-                wire::int(buf, SWITCH_PREV_PID, prev.tid.into());
-                wire::int(buf, SWITCH_PREV_PRIO, prev.prio.into());
-                wire::int(buf, SWITCH_PREV_STATE, prev_state);
-                wire::bytes(buf, SWITCH_NEXT_COMM, next.comm.as_bytes());
-                wire::int(buf, SWITCH_NEXT_PID, next.tid.into());
-                wire::int(buf, SWITCH_NEXT_PRIO, next.prio.into());
-                wire::end(buf, switch);
-                wire::end(buf, event);
+                let max_len = EVENT_MAX + prev.comm.len() + next.comm.len();
+                self.events.encode(max_len, |e| {
+                    let event = begin_event(e, ts, prev.tid);
+                    let switch = e.begin(EVENT_SCHED_SWITCH);
+                    e.bytes(SWITCH_PREV_COMM, prev.comm.as_bytes());
+                    e.int(SWITCH_PREV_PID, prev.tid.into());
+                    e.int(SWITCH_PREV_PRIO, prev.prio.into());
+                    e.int(SWITCH_PREV_STATE, prev_state);
+                    e.bytes(SWITCH_NEXT_COMM, next.comm.as_bytes());
+                    e.int(SWITCH_NEXT_PID, next.tid.into());
+                    e.int(SWITCH_NEXT_PRIO, next.prio.into());
+                    e.end(switch);
+                    e.end(event);
+                });
             }
         }
     }
@@ -475,6 +501,7 @@ impl<'m> Bundle<'m> {
     fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
         use field::*;
         self.len += 1;
+        let cpu = self.cpu as i32;
         match self.encoding {
             SchedEncoding::Compact => {
                 let comm = self.comm(&woken);
@@ -484,23 +511,24 @@ impl<'m> Bundle<'m> {
                 );
                 self.last_waking_ts = ts;
                 self.push_int(COMPACT_WAKING_PID, woken.tid.into());
-                self.push_int(COMPACT_WAKING_TARGET_CPU, self.cpu as i32 as i64);
+                self.push_int(COMPACT_WAKING_TARGET_CPU, cpu.into());
                 self.push_int(COMPACT_WAKING_PRIO, woken.prio.into());
                 self.push(COMPACT_WAKING_COMM_INDEX, comm.into());
                 self.push(COMPACT_WAKING_COMMON_FLAGS, flags.into());
             }
             SchedEncoding::Events => {
-                let buf = &mut self.events;
-                let event = begin_event(buf, ts, waker_tid);
-                wire::uint(buf, EVENT_COMMON_FLAGS, flags.into());
-                let waking = wire::begin(buf, EVENT_SCHED_WAKING);
-                wire::bytes(buf, WAKING_COMM, woken.comm.as_bytes());
-                wire::int(buf, WAKING_PID, woken.tid.into());
-                wire::int(buf, WAKING_PRIO, woken.prio.into());
-                wire::int(buf, WAKING_SUCCESS, 1);
-                wire::int(buf, WAKING_TARGET_CPU, self.cpu as i32 as i64);
-                wire::end(buf, waking);
-                wire::end(buf, event);
+                self.events.encode(EVENT_MAX + woken.comm.len(), |e| {
+                    let event = begin_event(e, ts, waker_tid);
+                    e.uint(EVENT_COMMON_FLAGS, flags.into());
+                    let waking = e.begin(EVENT_SCHED_WAKING);
+                    e.bytes(WAKING_COMM, woken.comm.as_bytes());
+                    e.int(WAKING_PID, woken.tid.into());
+                    e.int(WAKING_PRIO, woken.prio.into());
+                    e.int(WAKING_SUCCESS, 1);
+                    e.int(WAKING_TARGET_CPU, cpu.into());
+                    e.end(waking);
+                    e.end(event);
+                });
             }
         }
     }
@@ -508,27 +536,29 @@ impl<'m> Bundle<'m> {
     fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &str) {
         use field::*;
         self.len += 1;
-        let buf = &mut self.events;
-        let event = begin_event(buf, ts, current_tid);
-        wire::uint(buf, EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
-        let entry = wire::begin(buf, EVENT_IRQ_ENTRY);
-        wire::int(buf, IRQ_NUMBER, irq.into());
-        wire::bytes(buf, IRQ_ENTRY_NAME, name.as_bytes());
-        wire::end(buf, entry);
-        wire::end(buf, event);
+        self.events.encode(EVENT_MAX + name.len(), |e| {
+            let event = begin_event(e, ts, current_tid);
+            e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
+            let entry = e.begin(EVENT_IRQ_ENTRY);
+            e.int(IRQ_NUMBER, irq.into());
+            e.bytes(IRQ_ENTRY_NAME, name.as_bytes());
+            e.end(entry);
+            e.end(event);
+        });
     }
 
     fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
         use field::*;
         self.len += 1;
-        let buf = &mut self.events;
-        let event = begin_event(buf, ts, current_tid);
-        wire::uint(buf, EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
-        let exit = wire::begin(buf, EVENT_IRQ_EXIT);
-        wire::int(buf, IRQ_NUMBER, irq.into());
-        wire::int(buf, IRQ_EXIT_RET, 1);
-        wire::end(buf, exit);
-        wire::end(buf, event);
+        self.events.encode(EVENT_MAX, |e| {
+            let event = begin_event(e, ts, current_tid);
+            e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
+            let exit = e.begin(EVENT_IRQ_EXIT);
+            e.int(IRQ_NUMBER, irq.into());
+            e.int(IRQ_EXIT_RET, 1);
+            e.end(exit);
+            e.end(event);
+        });
     }
 
     fn flush_if_full<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
@@ -543,30 +573,41 @@ impl<'m> Bundle<'m> {
         if self.len == 0 {
             return Ok(());
         }
-        let packet = out.begin();
-        let buf = out.buf();
-        let bundle = wire::begin(buf, PACKET_FTRACE_EVENTS);
-        wire::uint(buf, BUNDLE_CPU, self.cpu.into());
-        buf.extend_from_slice(&self.events);
         let has_compact = [COMPACT_SWITCH_TIMESTAMP, COMPACT_WAKING_TIMESTAMP]
             .iter()
             .any(|&f| !self.compact[f as usize - 1].is_empty());
-        if has_compact {
-            let compact = wire::begin(buf, BUNDLE_COMPACT_SCHED);
-            for (field, values) in (1..).zip(&self.compact) {
-                if field == COMPACT_INTERN_TABLE {
-                    for name in &self.intern_table {
-                        wire::bytes(buf, COMPACT_INTERN_TABLE, name.as_bytes());
+        let max_len = 5 * FIELD_MAX
+            + self.events.len()
+            + self
+                .compact
+                .iter()
+                .map(|c| FIELD_MAX + c.len())
+                .sum::<usize>()
+            + self
+                .intern_table
+                .iter()
+                .map(|n| FIELD_MAX + n.len())
+                .sum::<usize>();
+        out.packet(max_len, |e| {
+            let bundle = e.begin(PACKET_FTRACE_EVENTS);
+            e.uint(BUNDLE_CPU, self.cpu.into());
+            e.raw(self.events.as_slice());
+            if has_compact {
+                let compact = e.begin(BUNDLE_COMPACT_SCHED);
+                for (field, values) in (1..).zip(&self.compact) {
+                    if field == COMPACT_INTERN_TABLE {
+                        for name in &self.intern_table {
+                            e.bytes(COMPACT_INTERN_TABLE, name.as_bytes());
+                        }
+                    } else if !values.is_empty() {
+                        e.bytes(field, values);
                     }
-                } else if !values.is_empty() {
-                    wire::bytes(buf, field, values);
                 }
+                e.end(compact);
             }
-            wire::end(buf, compact);
-        }
-        wire::end(buf, bundle);
-        wire::uint(buf, PACKET_SEQUENCE_ID, crate::FTRACE_SEQUENCE_ID.into());
-        out.end(packet)?;
+            e.end(bundle);
+            e.uint(PACKET_SEQUENCE_ID, crate::FTRACE_SEQUENCE_ID.into());
+        })?;
 
         self.events.clear();
         self.compact.iter_mut().for_each(Vec::clear);
@@ -582,10 +623,10 @@ impl<'m> Bundle<'m> {
 }
 
 /// Starts an `FtraceEvent` of the bundle with its time and current task.
-fn begin_event(buf: &mut Vec<u8>, ts: u64, current_tid: i32) -> wire::Nested {
-    let event = wire::begin(buf, field::BUNDLE_EVENT);
-    wire::uint(buf, field::EVENT_TIMESTAMP, ts);
-    wire::uint(buf, field::EVENT_PID, u64::from(current_tid as u32));
+fn begin_event(e: &mut Encoder<'_>, ts: u64, current_tid: i32) -> Nested {
+    let event = e.begin(field::BUNDLE_EVENT);
+    e.uint(field::EVENT_TIMESTAMP, ts);
+    e.uint(field::EVENT_PID, u64::from(current_tid as u32));
     event
 }
 
@@ -699,7 +740,10 @@ mod tests {
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
         let counts = write_sched(&m, &threads, encoding, &mut w).unwrap();
-        let trace = Trace::decode(w.finish().unwrap().as_slice()).unwrap();
+        let bytes = w.finish().unwrap();
+        let trace = Trace::decode(bytes.as_slice()).unwrap();
+        // The hand-encoded bundles are what prost would encode.
+        assert_eq!(trace.encode_to_vec(), bytes);
         let bundles = trace
             .packet
             .into_iter()

@@ -9,14 +9,14 @@
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
-use std::sync::mpsc::{Receiver, SyncSender};
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use prost::Message;
 
 use crate::protos::TracePacket;
-use crate::wire::{self, Nested};
+use crate::wire::{Buffer, Encoder, FIELD_MAX};
 
 /// `Trace.packet`.
 const TRACE_PACKET: u32 = 1;
@@ -27,26 +27,35 @@ pub const CHUNK_BYTES: usize = 1 << 20;
 /// Where full chunks of packets go.
 pub trait ChunkSink {
     /// Takes the packets in `chunk`, leaving it empty.
-    fn write_chunk(&mut self, chunk: &mut Vec<u8>) -> io::Result<()>;
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()>;
 }
 
 impl<W: Write> ChunkSink for W {
-    fn write_chunk(&mut self, chunk: &mut Vec<u8>) -> io::Result<()> {
-        self.write_all(chunk)?;
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()> {
+        self.write_all(chunk.as_slice())?;
         chunk.clear();
         Ok(())
     }
 }
 
-/// Sends chunks to another thread (see [`Merge`]); the bounded channel
-/// blocks the encoder while the writer is behind.
-pub struct ChunkSender(pub SyncSender<Vec<u8>>);
+fn new_chunk() -> Buffer {
+    // Room for the largest packets without growing.
+    Buffer::with_capacity(CHUNK_BYTES + CHUNK_BYTES / 4)
+}
+
+/// Sends chunks to the thread that writes them (see [`Merge`]), which sends
+/// the emptied buffers back. The bounded channel blocks the encoder while
+/// the writer is behind.
+pub struct ChunkSender {
+    pub full: SyncSender<Buffer>,
+    pub emptied: Receiver<Buffer>,
+}
 
 impl ChunkSink for ChunkSender {
-    fn write_chunk(&mut self, chunk: &mut Vec<u8>) -> io::Result<()> {
-        let full = std::mem::replace(chunk, Vec::with_capacity(CHUNK_BYTES));
-        self.0
-            .send(full)
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()> {
+        let empty = self.emptied.try_recv().unwrap_or_else(|_| new_chunk());
+        self.full
+            .send(std::mem::replace(chunk, empty))
             .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the trace writer stopped"))
     }
 }
@@ -55,24 +64,32 @@ impl ChunkSink for ChunkSender {
 /// thread sent.
 pub struct Merge<'a, W: Write> {
     pub out: &'a mut W,
-    pub incoming: Receiver<Vec<u8>>,
+    pub incoming: Receiver<Buffer>,
+    pub emptied: Sender<Buffer>,
 }
 
 impl<W: Write> Merge<'_, W> {
+    fn write_other(&mut self, mut chunk: Buffer) -> io::Result<()> {
+        self.out.write_chunk(&mut chunk)?;
+        // The other thread may be done and gone.
+        let _ = self.emptied.send(chunk);
+        Ok(())
+    }
+
     /// Writes the other thread's chunks until it is done.
-    pub fn drain(self) -> io::Result<()> {
-        for chunk in self.incoming {
-            self.out.write_all(&chunk)?;
+    pub fn drain(mut self) -> io::Result<()> {
+        while let Ok(chunk) = self.incoming.recv() {
+            self.write_other(chunk)?;
         }
         Ok(())
     }
 }
 
 impl<W: Write> ChunkSink for Merge<'_, W> {
-    fn write_chunk(&mut self, chunk: &mut Vec<u8>) -> io::Result<()> {
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()> {
         self.out.write_chunk(chunk)?;
         while let Ok(other) = self.incoming.try_recv() {
-            self.out.write_all(&other)?;
+            self.write_other(other)?;
         }
         Ok(())
     }
@@ -80,58 +97,39 @@ impl<W: Write> ChunkSink for Merge<'_, W> {
 
 pub struct PacketWriter<S: ChunkSink> {
     sink: S,
-    buf: Vec<u8>,
+    buf: Buffer,
     packets: u64,
     bytes: u64,
-}
-
-/// A packet being encoded by hand (see [`PacketWriter::begin`]).
-#[must_use]
-pub struct OpenPacket {
-    start: usize,
-    fields: Nested,
 }
 
 impl<S: ChunkSink> PacketWriter<S> {
     pub fn new(sink: S) -> Self {
         PacketWriter {
             sink,
-            // Room for the largest packets without growing.
-            buf: Vec::with_capacity(CHUNK_BYTES + CHUNK_BYTES / 4),
+            buf: new_chunk(),
             packets: 0,
             bytes: 0,
         }
     }
 
     pub fn write(&mut self, packet: &TracePacket) -> io::Result<()> {
+        self.packet(packet.encoded_len(), |e| e.fields_of(packet))
+    }
+
+    /// Writes a packet whose fields `encode` writes (in field-number order),
+    /// which take at most `max_len` bytes.
+    #[inline]
+    pub fn packet(
+        &mut self,
+        max_len: usize,
+        encode: impl FnOnce(&mut Encoder<'_>),
+    ) -> io::Result<()> {
         let start = self.buf.len();
-        wire::len_prefix(&mut self.buf, TRACE_PACKET, packet.encoded_len());
-        // The buffer grows as needed, so the length check of `encode` (a
-        // second walk over the packet) is not needed.
-        packet.encode_raw(&mut self.buf);
-        self.packet_done(start)
-    }
-
-    /// Starts a packet whose fields the caller appends to [`Self::buf`], in
-    /// field-number order; [`Self::end`] finishes it.
-    pub fn begin(&mut self) -> OpenPacket {
-        OpenPacket {
-            start: self.buf.len(),
-            fields: wire::begin(&mut self.buf, TRACE_PACKET),
-        }
-    }
-
-    /// The buffer a packet begun with [`Self::begin`] is encoded into.
-    pub fn buf(&mut self) -> &mut Vec<u8> {
-        &mut self.buf
-    }
-
-    pub fn end(&mut self, packet: OpenPacket) -> io::Result<()> {
-        wire::end(&mut self.buf, packet.fields);
-        self.packet_done(packet.start)
-    }
-
-    fn packet_done(&mut self, start: usize) -> io::Result<()> {
+        self.buf.encode(max_len + FIELD_MAX, |e| {
+            let packet = e.begin(TRACE_PACKET);
+            encode(e);
+            e.end(packet);
+        });
         self.packets += 1;
         self.bytes += (self.buf.len() - start) as u64;
         if self.buf.len() >= CHUNK_BYTES {
