@@ -134,11 +134,13 @@ impl Analysis {
             by_core.entry(s.core_id).or_default().push(i);
         }
         for (&core_id, slice_ids) in &mut by_core {
-            slice_ids.sort_by_key(|&i| m.sched_slices[i].start_ns);
+            slice_ids.sort_by_key(|&i| m.sched_slices.get(i).map(|s| s.start_ns));
             let isrs = isr0.get(&core_id).map_or(&[][..], |v| v.as_slice());
             let mut first = 0;
             for &i in slice_ids.iter() {
-                let s = &m.sched_slices[i];
+                let Some(s) = m.sched_slices.get(i) else {
+                    continue;
+                };
                 // Skip ISRs that ended before this slice starts; later slices
                 // start later still.
                 while isrs.get(first).is_some_and(|&(_, end)| end <= s.start_ns) {
@@ -360,7 +362,8 @@ mod tests {
             slice(1, 2, 0, 50),
             slice(1, 1, 50, 200),
             slice(0, 9, 100, 200),
-        ];
+        ]
+        .into();
         m.isrs = vec![
             Isr {
                 core_id: 0,
@@ -383,7 +386,8 @@ mod tests {
             isr(0, 5, 50, 70, 0),
             isr(0, 5, 90, 120, 0),
             isr(0, 6, 95, 100, 1),
-        ];
+        ]
+        .into();
         m.queues = vec![Queue {
             queue_id: 3,
             name: "q".into(),

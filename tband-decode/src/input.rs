@@ -50,6 +50,28 @@ pub enum Bytes {
     Owned(Vec<u8>),
 }
 
+impl Bytes {
+    /// Lets the system drop the resident pages of a mapped file before `end`
+    /// (a reader that has passed them calls this, so a trace read in one pass
+    /// does not stay in memory as a whole). The bytes stay readable: pages
+    /// read again are brought back from the file. Owned bytes are kept.
+    pub fn release_before(&self, end: usize) {
+        #[cfg(unix)]
+        if let Bytes::Mapped(map) = self {
+            let end = end.min(map.len());
+            // SAFETY: the mapping is a read-only view of a file that we never
+            // write through. MADV_DONTNEED on it only drops our page table
+            // entries; the next read faults the same file contents back in,
+            // so every slice borrowed from the mapping stays valid and
+            // unchanged (see `map_file` on files changed by others).
+            let _ =
+                unsafe { map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, 0, end) };
+        }
+        #[cfg(not(unix))]
+        let _ = end;
+    }
+}
+
 impl Deref for Bytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {

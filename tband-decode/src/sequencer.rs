@@ -9,14 +9,33 @@ use std::collections::HashMap;
 use tband::{Event, EventKind, Record};
 
 use crate::frames::{decode_frame, FrameError, Frames, RawFrame};
+use crate::input::Bytes;
 
 /// One input stream and the core its events belong to until a `core_id`
 /// event says otherwise.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy)]
 pub struct Stream<'a> {
     pub bytes: &'a [u8],
     pub core: u32,
+    /// The input `bytes` are, when it can release the pages a pass has read
+    /// (a memory-mapped file), so that memory does not grow with the trace.
+    pub source: Option<&'a Bytes>,
 }
+
+impl<'a> Stream<'a> {
+    /// A stream of bytes held in memory.
+    pub fn new(bytes: &'a [u8], core: u32) -> Self {
+        Stream {
+            bytes,
+            core,
+            source: None,
+        }
+    }
+}
+
+/// How far a pass reads into a mapped input between releases of the pages
+/// behind it.
+const RELEASE_STEP: usize = 1 << 20;
 
 /// Where a frame was found and when it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -110,6 +129,9 @@ struct Cursor<'a> {
     frames: Frames<'a>,
     scratch: Vec<u8>,
     core: u32,
+    source: Option<&'a Bytes>,
+    /// The offset at which the pages before it are released next.
+    next_release: usize,
     /// The next timed frame, its raw time and core, waiting for its turn.
     head: Option<(RawFrame<'a>, u64, u32)>,
 }
@@ -167,6 +189,12 @@ pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) {
             frames: Frames::new(s.bytes),
             scratch: Vec::new(),
             core: s.core,
+            source: s.source,
+            next_release: if s.source.is_some() {
+                RELEASE_STEP
+            } else {
+                usize::MAX
+            },
             head: None,
         })
         .collect();
@@ -218,6 +246,12 @@ fn advance(
     v: &mut impl Visitor,
 ) {
     for raw in cursor.frames.by_ref() {
+        if raw.offset >= cursor.next_release {
+            if let Some(source) = cursor.source {
+                source.release_before(raw.offset);
+            }
+            cursor.next_release = raw.offset + RELEASE_STEP;
+        }
         let mut at = Position {
             stream,
             offset: raw.offset,
@@ -289,16 +323,7 @@ mod tests {
             (110, Event::IsrEnter { isr_id: 2 }),
             (140, Event::IsrExit { isr_id: 2 }),
         ]);
-        let streams = [
-            Stream {
-                bytes: &c0,
-                core: 0,
-            },
-            Stream {
-                bytes: &c1,
-                core: 1,
-            },
-        ];
+        let streams = [Stream::new(&c0, 0), Stream::new(&c1, 1)];
         assert_eq!(first_timestamp(&streams), Some(100));
         let clock = Clock {
             ns_per_tick: 10,
@@ -321,15 +346,9 @@ mod tests {
         ]);
         for other in [false, true] {
             let empty = Vec::new();
-            let mut streams = vec![Stream {
-                bytes: &bytes,
-                core: 0,
-            }];
+            let mut streams = vec![Stream::new(&bytes, 0)];
             if other {
-                streams.push(Stream {
-                    bytes: &empty,
-                    core: 1,
-                });
+                streams.push(Stream::new(&empty, 1));
             }
             let clock = Clock {
                 ns_per_tick: 1,
@@ -361,16 +380,7 @@ mod tests {
             (0, Event::TsResolutionNs { ns_per_ts: 7 }),
         ]);
         let empty = Vec::new();
-        let streams = [
-            Stream {
-                bytes: &empty,
-                core: 0,
-            },
-            Stream {
-                bytes: &bytes,
-                core: 1,
-            },
-        ];
+        let streams = [Stream::new(&empty, 0), Stream::new(&bytes, 1)];
         assert_eq!(find_ts_resolution(&streams), Some(250));
         assert_eq!(find_ts_resolution(&streams[..1]), None);
     }

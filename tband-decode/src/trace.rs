@@ -285,6 +285,7 @@ fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {
         .map(|i| Stream {
             bytes: &i.bytes,
             core: i.core.unwrap_or(0),
+            source: Some(&i.bytes),
         })
         .collect()
 }

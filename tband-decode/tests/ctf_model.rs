@@ -40,7 +40,7 @@ fn states(m: &Model, state: TaskStateKind, reason: StateReason) -> usize {
 }
 
 fn assert_slices_cover_time(m: &Model) {
-    for pair in m.sched_slices.windows(2) {
+    for pair in m.sched_slices.to_vec().windows(2) {
         assert_eq!(
             pair[0].end_ns, pair[1].start_ns,
             "slices cover time without gaps"

@@ -48,13 +48,13 @@ fn freertos_small() {
     assert_eq!(m.cores[0].idle_task_id, Some(7));
     // 200 task_switched_in events, 17 of which switch to the task already running.
     assert_eq!(m.sched_slices.len(), 183);
-    for pair in m.sched_slices.windows(2) {
+    for pair in m.sched_slices.to_vec().windows(2) {
         assert_eq!(
             pair[0].end_ns, pair[1].start_ns,
             "slices cover time without gaps"
         );
     }
-    assert_eq!(m.sched_slices[0].start_ns, 284_494 - 262_492);
+    assert_eq!(m.sched_slices.get(0).unwrap().start_ns, 284_494 - 262_492);
     // One ISR, 13 enter/exit pairs, none nested.
     assert_eq!(isr_name(&m, 0, 7), "SimIRQ");
     assert_eq!(m.isr_slices.len(), 13);
@@ -128,6 +128,7 @@ fn freertos_lossy_flags_every_loss() {
     assert!(m.isr_slices.iter().any(|s| s.truncated));
     assert!(m
         .isr_slices
+        .to_vec()
         .windows(2)
         .all(|w| w[0].end_ns <= w[1].start_ns));
     assert!(m.anomaly_count(AnomalyKind::NeverClosed) >= 33 - 25);
@@ -172,6 +173,7 @@ fn two_core_streams_merge_with_per_core_metadata() {
     assert_eq!(m.marker(7, None, MarkerKind::Event).unwrap().name, "C1Late");
     assert!(m
         .isr_slices
+        .to_vec()
         .windows(2)
         .all(|w| w[0].start_ns <= w[1].start_ns));
     assert!(m.anomalies.is_empty(), "{:?}", m.anomalies);

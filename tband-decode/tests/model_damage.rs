@@ -103,7 +103,7 @@ fn unknown_ids_are_reported_and_skipped() {
     let m = model(vec![bytes]).unwrap();
     assert_eq!(m.anomaly_count(AnomalyKind::UnknownEvent), 1);
     assert_eq!(m.isr_slices.len(), 1);
-    assert_eq!(m.isr_slices[0].end_ns, 10);
+    assert_eq!(m.isr_slices.get(0).unwrap().end_ns, 10);
 }
 
 #[test]
@@ -154,7 +154,7 @@ fn events_needing_a_task_without_one() {
     ]);
     let m = model(vec![bytes]).unwrap();
     assert_eq!(m.anomaly_count(AnomalyKind::NoCurrentTask), 2);
-    assert_eq!(m.marker_values[0].task_id, Some(4));
+    assert_eq!(m.marker_values.get(0).unwrap().task_id, Some(4));
 }
 
 #[test]

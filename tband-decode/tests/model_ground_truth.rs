@@ -161,7 +161,7 @@ fn model_states(m: &Model) -> Vec<StateRow> {
         .task_states
         .iter()
         .filter(|s| s.end_ns > s.start_ns || s.truncated)
-        .map(|s| (s.task_id, state_of(s), s.start_ns, s.end_ns, s.truncated))
+        .map(|s| (s.task_id, state_of(&s), s.start_ns, s.end_ns, s.truncated))
         .collect();
     v.sort_by_key(|s| (s.0, s.2));
     // Consecutive ready rows (preempted, then woken) are one ready stretch to the simulator.

@@ -96,7 +96,7 @@ fn execution_follows_context_words_and_next_thread_words() {
         (task(&model, "thread 2"), 0)
     );
     // Slices tile the time: no gaps, no overlaps.
-    for pair in model.sched_slices.windows(2) {
+    for pair in model.sched_slices.to_vec().windows(2) {
         assert_eq!(pair[0].end_ns, pair[1].start_ns);
     }
     assert_eq!(model.sched_slices.last().map(|s| s.end_ns), Some(t[973]));

@@ -97,7 +97,7 @@ pub fn write_track_events<S: ChunkSink>(
         } else {
             reason
         };
-        let name = wait_names.iid(&mut seq.names, wait_key(s), name);
+        let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
         match s.queue_id.and_then(|q| model.queue(q)) {
             Some(q) => seq.slice(
                 track,

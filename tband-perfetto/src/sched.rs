@@ -3,8 +3,11 @@
 //! so that Perfetto fills its native `sched`, `thread_state` and IRQ tables.
 
 use std::io;
+use std::iter::Peekable;
 
-use tband_decode::model::{Core, IsrKey, IsrSlice, Model, StateReason, TaskState, TaskStateKind};
+use tband_decode::model::{
+    Core, IsrKey, IsrSlice, Iter, Model, StateReason, TaskState, TaskStateKind,
+};
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
 use crate::wire::{self, Buffer, Encoder, Nested, FIELD_MAX};
@@ -160,11 +163,11 @@ pub fn write_sched<S: ChunkSink>(
                 let Some((row, target_cpu)) = states.next_row(threads) else {
                     continue;
                 };
-                let target = cpu_index(&cpus, target_cpu).filter(|_| is_waking(row));
+                let target = cpu_index(&cpus, target_cpu).filter(|_| is_waking(&row));
                 if let Some(target) = target {
                     let idx = threads.task_index(row.task_id);
                     let woken = on_cpu(threads, idx, prios.at(threads, row.start_ns, idx));
-                    cpus[target].waking(row, woken);
+                    cpus[target].waking(&row, woken);
                     counts.wakings += 1;
                 }
                 target
@@ -173,7 +176,7 @@ pub fn write_sched<S: ChunkSink>(
                 let Some(isr) = isrs.next() else { continue };
                 let target = cpu_index(&cpus, isr.core_id);
                 if let Some(target) = target {
-                    cpus[target].isr_entry(model, isr);
+                    cpus[target].isr_entry(model, &isr);
                     counts.irqs += 1;
                 }
                 target
@@ -308,8 +311,8 @@ impl<'m> Cpu<'m> {
 /// Walks `model.task_states` in time order, keeping each task's current state
 /// and the core it last ran on.
 struct StateCursor<'m> {
-    model: &'m Model,
-    next: usize,
+    /// Rows not consumed yet (each row is unpacked once).
+    rows: Peekable<Iter<'m, TaskState>>,
     /// By task index.
     current: Vec<Option<(TaskStateKind, StateReason)>>,
     last_core: Vec<Option<u32>>,
@@ -318,22 +321,20 @@ struct StateCursor<'m> {
 impl<'m> StateCursor<'m> {
     fn new(model: &'m Model) -> Self {
         StateCursor {
-            model,
-            next: 0,
+            rows: model.task_states.iter().peekable(),
             current: vec![None; model.tasks.len()],
             last_core: vec![None; model.tasks.len()],
         }
     }
 
-    fn peek_start(&self) -> Option<u64> {
-        self.model.task_states.get(self.next).map(|s| s.start_ns)
+    fn peek_start(&mut self) -> Option<u64> {
+        self.rows.peek().map(|s| s.start_ns)
     }
 
     /// Consumes the next row; returns it with the core it wakes the task on
     /// (the interrupted core for an ISR wake-up, else where the task last ran).
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<(&'m TaskState, u32)> {
-        let row = self.model.task_states.get(self.next)?;
-        self.next += 1;
+    fn next_row(&mut self, threads: &Threads<'_>) -> Option<(TaskState, u32)> {
+        let row = self.rows.next()?;
         let idx = threads.task_index(row.task_id);
         let last_core = idx.and_then(|i| self.last_core.get_mut(i));
         let target = row
@@ -696,8 +697,9 @@ mod tests {
             slice(2, 10, 30, false),
             slice(3, 30, 40, false),
             slice(2, 50, 100, true),
-        ];
-        m.task_states = vec![
+        ]
+        .into();
+        let mut states = vec![
             state(2, 10, S::Running, R::None),
             state(3, 20, S::Ready, R::Woken),
             state(2, 30, S::Ready, R::Preempted),
@@ -705,10 +707,11 @@ mod tests {
             state(3, 40, S::Blocked, R::QueueReceive),
             state(2, 50, S::Running, R::None),
         ];
-        m.task_states[1].woken_by_isr = Some(IsrKey {
+        states[1].woken_by_isr = Some(IsrKey {
             core_id: 0,
             isr_id: 5,
         });
+        m.task_states = states.into();
         m.isrs = vec![Isr {
             core_id: 0,
             isr_id: 5,
@@ -731,7 +734,8 @@ mod tests {
                 depth: 1,
                 truncated: false,
             },
-        ];
+        ]
+        .into();
         m
     }
 

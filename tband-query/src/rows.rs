@@ -1,7 +1,7 @@
 //! The model as rows of SQL cells, table by table, in the column order of
 //! [`crate::schema`]. Engines only decide how a row is written.
 
-use tband_decode::model::{Model, StrId};
+use tband_decode::model::{Model, Row, StrId, Table as ModelTable};
 use tband_decode::trace::{ArgValue, EventRow};
 use tband_decode::Trace;
 
@@ -76,7 +76,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 t.stack_size.into(),
             ]
         }),
-        "sched_slices" => each(&m.sched_slices, sink, |s| {
+        "sched_slices" => each_row(&m.sched_slices, sink, |s| {
             [
                 s.core_id.into(),
                 s.task_id.into(),
@@ -86,7 +86,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 s.truncated.into(),
             ]
         }),
-        "task_states" => each(&m.task_states, sink, |s| {
+        "task_states" => each_row(&m.task_states, sink, |s| {
             [
                 s.task_id.into(),
                 s.state.as_str().into(),
@@ -101,7 +101,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 s.truncated.into(),
             ]
         }),
-        "task_priorities" => each(&m.task_priorities, sink, |p| {
+        "task_priorities" => each_row(&m.task_priorities, sink, |p| {
             [
                 p.task_id.into(),
                 p.ts_ns.into(),
@@ -112,7 +112,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
         "isrs" => each(&m.isrs, sink, |i| {
             [i.core_id.into(), i.isr_id.into(), i.name.as_str().into()]
         }),
-        "isr_slices" => each(&m.isr_slices, sink, |s| {
+        "isr_slices" => each_row(&m.isr_slices, sink, |s| {
             [
                 s.core_id.into(),
                 s.isr_id.into(),
@@ -131,7 +131,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 k.name.as_str().into(),
             ]
         }),
-        "marker_spans" => each(&m.marker_spans, sink, |s| {
+        "marker_spans" => each_row(&m.marker_spans, sink, |s| {
             [
                 s.marker_id.into(),
                 s.task_id.into(),
@@ -143,7 +143,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 s.truncated.into(),
             ]
         }),
-        "marker_instants" => each(&m.marker_instants, sink, |i| {
+        "marker_instants" => each_row(&m.marker_instants, sink, |i| {
             [
                 i.marker_id.into(),
                 i.task_id.into(),
@@ -151,7 +151,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 text(m, i.msg),
             ]
         }),
-        "marker_values" => each(&m.marker_values, sink, |v| {
+        "marker_values" => each_row(&m.marker_values, sink, |v| {
             [
                 v.marker_id.into(),
                 v.task_id.into(),
@@ -168,7 +168,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 q.high_water.into(),
             ]
         }),
-        "queue_ops" => each(&m.queue_ops, sink, |o| {
+        "queue_ops" => each_row(&m.queue_ops, sink, |o| {
             [
                 o.queue_id.into(),
                 o.ts_ns.into(),
@@ -179,7 +179,7 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 o.len_after.into(),
             ]
         }),
-        "mutex_holds" => each(&m.mutex_holds, sink, |h| {
+        "mutex_holds" => each_row(&m.mutex_holds, sink, |h| {
             [
                 h.queue_id.into(),
                 h.task_id.into(),
@@ -208,6 +208,15 @@ fn each<'m, T, S: RowSink, const N: usize>(
     rows: &'m [T],
     sink: &mut S,
     cells: impl Fn(&'m T) -> [Cell<'m>; N],
+) -> Result<(), S::Error> {
+    rows.iter().try_for_each(|r| sink.row(&cells(r)))
+}
+
+/// [`each`] for the model's packed tables, which yield rows by value.
+fn each_row<'m, R: Row, S: RowSink, const N: usize>(
+    rows: &'m ModelTable<R>,
+    sink: &mut S,
+    cells: impl Fn(R) -> [Cell<'m>; N],
 ) -> Result<(), S::Error> {
     rows.iter().try_for_each(|r| sink.row(&cells(r)))
 }

@@ -648,7 +648,7 @@ mod tests {
         a.selected = core;
         a.cursor = 0;
         chars(&mut a, "n");
-        let first = *a
+        let first = a
             .model
             .sched_slices
             .iter()

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
-use tband_decode::model::{MarkerKind, Model, TaskKind};
+use tband_decode::model::{MarkerKind, Model, Row as TableRow, Table, TaskKind};
 
 use crate::track::{indices, IntervalSource, IntervalTrack, SampleSource, SampleTrack};
 
@@ -117,10 +117,13 @@ pub struct Timeline {
 }
 
 /// Indices of `rows` grouped by key, each group in table order.
-fn group_by<K: Eq + Hash, T>(rows: &[T], key: impl Fn(&T) -> K) -> HashMap<K, Vec<u32>> {
+fn group_by<K: Eq + Hash, T: TableRow>(
+    rows: &Table<T>,
+    key: impl Fn(&T) -> K,
+) -> HashMap<K, Vec<u32>> {
     let mut groups: HashMap<K, Vec<u32>> = HashMap::new();
     for (i, r) in rows.iter().enumerate() {
-        groups.entry(key(r)).or_default().push(i as u32);
+        groups.entry(key(&r)).or_default().push(i as u32);
     }
     groups
 }
@@ -147,8 +150,9 @@ impl Timeline {
             .map(|t| t.task_id)
             .collect();
         for (core_id, mut items) in sched {
-            let idle_from = items.first().map(|&i| m.sched_slices[i as usize].start_ns);
-            items.retain(|&i| !idle_tasks.contains(&m.sched_slices[i as usize].task_id));
+            let slice = |i: u32| m.sched_slices.get(i as usize);
+            let idle_from = items.first().and_then(|&i| slice(i)).map(|s| s.start_ns);
+            items.retain(|&i| slice(i).is_some_and(|s| !idle_tasks.contains(&s.task_id)));
             let track = IntervalTrack::new(m, IntervalSource::SchedSlices, items);
             let mut row = Row::intervals(Group::Cores, format!("core {core_id}"), track);
             row.idle_from = idle_from;

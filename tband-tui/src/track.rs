@@ -744,7 +744,7 @@ mod tests {
         IntervalTrack::new(
             m,
             IntervalSource::SchedSlices,
-            indices(&m.sched_slices, |_| true),
+            (0..m.sched_slices.len() as u32).collect(),
         )
     }
 

@@ -124,7 +124,7 @@ fn check_against_model(app: &App, buf: &Buffer) -> usize {
                     checked += 1;
                 }
                 TaskStates if whole_columns(span.start, span.end) => {
-                    let state = m.task_states[i as usize].state;
+                    let state = m.task_states.get(i as usize).unwrap().state;
                     let expected = match state {
                         TaskStateKind::Running => "█",
                         TaskStateKind::Ready => "▒",

@@ -698,7 +698,7 @@ mod tests {
 
         assert_eq!(m.markers.len(), 1);
         assert_eq!(m.markers[0].name, "phase");
-        let instant = m.marker_instants[0];
+        let instant = m.marker_instants.get(0).unwrap();
         assert_eq!(
             (instant.ts_ns, m.strings.get(instant.msg)),
             (5000, "arg0=7 arg1=8")

@@ -56,8 +56,8 @@ struct TaskTrack {
     created_ns: Option<u64>,
     deleted_ns: Option<u64>,
     stack_size: Option<u32>,
-    /// Row in `task_states` of the state it is in now.
-    state_row: Option<usize>,
+    /// The state it is in now and its row in `task_states`.
+    state: Option<(TaskStateKind, usize)>,
     /// The state a running task announced it will leave Running for.
     announced: Option<(TaskStateKind, StateReason, Option<u32>)>,
     /// The core it runs on.
@@ -262,8 +262,7 @@ impl ModelBuilder {
     /// Ends the task's current state at `t` and opens `new`.
     fn set_state(&mut self, task: u32, t: u64, new: NewState) {
         let rows = &mut self.model.task_states;
-        let row = rows.len();
-        rows.push(TaskState {
+        let row = rows.push(TaskState {
             start_ns: t,
             end_ns: t,
             task_id: task,
@@ -274,15 +273,9 @@ impl ModelBuilder {
             woken_by_isr: new.woken_by_isr,
             truncated: false,
         });
-        if let Some(old) = self.tasks.entry(task).state_row.replace(row) {
-            let old = &mut rows[old];
-            old.end_ns = t.max(old.start_ns);
+        if let Some((_, old)) = self.tasks.entry(task).state.replace((new.state, row)) {
+            rows.end_at(old, t);
         }
-    }
-
-    fn current_state(&self, task: u32) -> Option<&TaskState> {
-        let row = self.tasks.get(task)?.state_row?;
-        self.model.task_states.get(row)
     }
 
     /// A task was created; it has no state until it is made ready.
@@ -324,8 +317,7 @@ impl ModelBuilder {
     }
 
     fn close_slice(&mut self, row: usize, t: u64) {
-        let slice = &mut self.model.sched_slices[row];
-        slice.end_ns = t.max(slice.start_ns);
+        self.model.sched_slices.end_at(row, t);
     }
 
     fn leave_running(&mut self, t: u64, task: u32) {
@@ -394,10 +386,10 @@ impl ModelBuilder {
             track.announced = None;
             return;
         }
-        let first = track.state_row.is_none() && track.created_ns.is_some();
-        if self
-            .current_state(task)
-            .is_some_and(|s| s.state == TaskStateKind::Ready)
+        let first = track.state.is_none() && track.created_ns.is_some();
+        if track
+            .state
+            .is_some_and(|(state, _)| state == TaskStateKind::Ready)
         {
             return;
         }
@@ -495,9 +487,11 @@ impl ModelBuilder {
     fn close_isrs(&mut self, t: u64, core: u32, from: usize, truncated: bool) {
         let stack = &mut self.cores.entry(core).isr_stack;
         for (i, open) in stack.drain(from..).enumerate() {
-            let slice = &mut self.model.isr_slices[open.row];
-            slice.end_ns = t.max(slice.start_ns);
-            slice.truncated = truncated || i > 0 || open.suspect;
+            let slices = &mut self.model.isr_slices;
+            slices.end_at(open.row, t);
+            if truncated || i > 0 || open.suspect {
+                slices.update(open.row, |slice| slice.truncated = true);
+            }
         }
     }
 
@@ -540,10 +534,7 @@ impl ModelBuilder {
             .entry((marker, task, MarkerKind::Event))
             .or_default();
         match track.open.pop() {
-            Some(row) => {
-                let span = &mut self.model.marker_spans[row];
-                span.end_ns = t.max(span.start_ns);
-            }
+            Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
                 t,
                 t,
@@ -612,8 +603,7 @@ impl ModelBuilder {
                 }
             } else if given {
                 if let Some((_, row)) = track.holder.take() {
-                    let hold = &mut self.model.mutex_holds[row];
-                    hold.end_ns = t.max(hold.start_ns);
+                    self.model.mutex_holds.end_at(row, t);
                 }
             }
         }
@@ -680,38 +670,42 @@ impl ModelBuilder {
         let end = self.last_ns;
         let m = &mut self.model;
         m.info.duration_ns = end;
-        let truncate = |start: u64, end_ns: &mut u64, truncated: &mut bool| {
-            *end_ns = end.max(start);
-            *truncated = true;
-        };
         let cores = std::mem::take(&mut self.cores).into_sorted();
         for (_, track) in &cores {
             if let Some((_, row)) = track.running {
-                let s = &mut m.sched_slices[row];
-                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
+                m.sched_slices.update(row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
             }
             for open in &track.isr_stack {
-                let s = &mut m.isr_slices[open.row];
-                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
+                m.isr_slices.update(open.row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
             }
         }
         let tasks = std::mem::take(&mut self.tasks).into_sorted();
         for (_, track) in &tasks {
-            if let Some(row) = track.state_row {
-                let s = &mut m.task_states[row];
-                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
+            if let Some((_, row)) = track.state {
+                m.task_states.update(row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
             }
         }
         let mut markers: Vec<_> = std::mem::take(&mut self.markers).into_iter().collect();
         markers.sort_by_key(|&((id, task, kind), _)| (task, kind as u8, id));
         for ((marker, _, _), track) in &markers {
             for &row in &track.open {
-                let s = &mut m.marker_spans[row];
-                truncate(s.start_ns, &mut s.end_ns, &mut s.truncated);
+                m.marker_spans.update(row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
             }
-            if let Some(&first) = track.open.first() {
+            if let Some(first) = track.open.first().and_then(|&row| m.marker_spans.get(row)) {
                 m.anomalies.push(Anomaly {
-                    start_ns: m.marker_spans[first].start_ns,
+                    start_ns: first.start_ns,
                     end_ns: end,
                     core_id: None,
                     kind: AnomalyKind::NeverClosed,
@@ -723,8 +717,10 @@ impl ModelBuilder {
         let queues = std::mem::take(&mut self.queues).into_sorted();
         for (_, track) in &queues {
             if let Some((_, row)) = track.holder {
-                let h = &mut m.mutex_holds[row];
-                truncate(h.start_ns, &mut h.end_ns, &mut h.truncated);
+                m.mutex_holds.update(row, |h| {
+                    h.end_ns = end.max(h.start_ns);
+                    h.truncated = true;
+                });
             }
         }
 
@@ -784,11 +780,18 @@ impl ModelBuilder {
             })
             .collect();
         let queues = &m.queues;
-        m.mutex_holds.retain(|h| {
+        let is_mutex = |queue_id| {
             queues
-                .binary_search_by_key(&h.queue_id, |q| q.queue_id)
+                .binary_search_by_key(&queue_id, |q: &Queue| q.queue_id)
                 .is_ok_and(|i| queues[i].kind.is_mutex())
-        });
+        };
+        if !m.mutex_holds.iter().all(|h| is_mutex(h.queue_id)) {
+            m.mutex_holds = m
+                .mutex_holds
+                .iter()
+                .filter(|h| is_mutex(h.queue_id))
+                .collect();
+        }
         m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         self.model
     }
@@ -998,8 +1001,8 @@ mod tests {
             .map(|h| (h.task_id, h.start_ns, h.end_ns, h.truncated))
             .collect();
         assert_eq!(holds, [(5, 1, 4, false), (5, 7, 9, true)]);
-        assert_eq!(m.queue_ops[3].task_id, None);
-        assert_eq!(m.queue_ops[4].task_id, Some(5));
+        assert_eq!(m.queue_ops.get(3).unwrap().task_id, None);
+        assert_eq!(m.queue_ops.get(4).unwrap().task_id, Some(5));
     }
 
     #[test]

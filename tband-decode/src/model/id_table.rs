@@ -26,6 +26,15 @@ impl<V: Default> IdTable<V> {
     /// The entry of `id`, created with its default if missing.
     #[inline]
     pub fn entry(&mut self, id: u32) -> &mut V {
+        let i = id as usize;
+        if id < DENSE_LIMIT && self.dense.get(i).is_some_and(Option::is_some) {
+            return self.dense[i].get_or_insert_with(V::default);
+        }
+        self.new_entry(id)
+    }
+
+    #[inline(never)]
+    fn new_entry(&mut self, id: u32) -> &mut V {
         if id < DENSE_LIMIT {
             let i = id as usize;
             if i >= self.dense.len() {

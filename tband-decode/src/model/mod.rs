@@ -9,11 +9,14 @@
 
 mod builder;
 mod id_table;
+mod packed;
 mod strings;
+mod table;
 
 pub(crate) use builder::IdMap;
 pub use builder::ModelBuilder;
 pub use strings::{StrId, Strings};
+pub use table::{Iter, Row, Table};
 
 /// Facts about the trace as a whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -424,7 +427,9 @@ pub struct Anomaly {
     pub detail: String,
 }
 
-/// The whole model. Tables are sorted by time (start) unless noted.
+/// The whole model. Tables are sorted by time (start) unless noted; the
+/// large ones are [`Table`]s, which store their rows packed and yield them
+/// by value.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     pub info: TraceInfo,
@@ -433,21 +438,21 @@ pub struct Model {
     pub cores: Vec<Core>,
     /// By task id.
     pub tasks: Vec<Task>,
-    pub sched_slices: Vec<SchedSlice>,
-    pub task_states: Vec<TaskState>,
-    pub task_priorities: Vec<TaskPriority>,
+    pub sched_slices: Table<SchedSlice>,
+    pub task_states: Table<TaskState>,
+    pub task_priorities: Table<TaskPriority>,
     /// By core, then ISR id.
     pub isrs: Vec<Isr>,
-    pub isr_slices: Vec<IsrSlice>,
+    pub isr_slices: Table<IsrSlice>,
     /// By task (global first), kind, then marker id.
     pub markers: Vec<Marker>,
-    pub marker_spans: Vec<MarkerSpan>,
-    pub marker_instants: Vec<MarkerInstant>,
-    pub marker_values: Vec<MarkerValue>,
+    pub marker_spans: Table<MarkerSpan>,
+    pub marker_instants: Table<MarkerInstant>,
+    pub marker_values: Table<MarkerValue>,
     /// By queue id.
     pub queues: Vec<Queue>,
-    pub queue_ops: Vec<QueueOp>,
-    pub mutex_holds: Vec<MutexHold>,
+    pub queue_ops: Table<QueueOp>,
+    pub mutex_holds: Table<MutexHold>,
     pub anomalies: Vec<Anomaly>,
 }
 

@@ -1,0 +1,632 @@
+//! The packed form of each large table's rows (see [`super::table`]).
+//!
+//! Times are offsets from the chunk's base and durations, both 32-bit; ids
+//! are 16-bit codes of the table's dictionary; enums are bytes. A task
+//! state's optional queue, core and waking ISR share one code whose meaning
+//! follows from the state.
+
+use super::table::{offset, Codes, Interval, Row};
+use super::{
+    IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold, PriorityCause, QueueOp,
+    QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState, TaskStateKind,
+};
+
+/// `end - start`, if it fits.
+#[inline]
+fn duration(start: u64, end: u64) -> Option<u32> {
+    u32::try_from(end.checked_sub(start)?).ok()
+}
+
+/// The duration of a packed interval starting at `start` that ends at `t`
+/// (not before its start), if it fits.
+#[inline]
+fn duration_to(base: u64, start: u32, t: u64) -> Option<u32> {
+    let start = base + u64::from(start);
+    duration(start, t.max(start))
+}
+
+/// Implements [`Interval`] for a row type with `start_ns` and `end_ns` whose
+/// packed form has `start` and `dur`.
+macro_rules! interval_row {
+    ($row:ty) => {
+        impl Interval for $row {
+            #[inline]
+            fn end_packed_at(packed: &mut Self::Packed, base: u64, t: u64) -> bool {
+                match duration_to(base, packed.start, t) {
+                    Some(dur) => {
+                        packed.dur = dur;
+                        true
+                    }
+                    None => false,
+                }
+            }
+
+            fn end_at(&mut self, t: u64) {
+                self.end_ns = t.max(self.start_ns);
+            }
+        }
+    };
+}
+
+interval_row!(SchedSlice);
+interval_row!(TaskState);
+interval_row!(IsrSlice);
+interval_row!(MarkerSpan);
+interval_row!(MutexHold);
+
+/// The absolute start and end of a packed interval.
+#[inline]
+fn interval(base: u64, start: u32, dur: u32) -> (u64, u64) {
+    let start = base + u64::from(start);
+    (start, start + u64::from(dur))
+}
+
+fn isr_key(key: IsrKey) -> u64 {
+    u64::from(key.core_id) << 32 | u64::from(key.isr_id)
+}
+
+fn isr_of(key: u64) -> IsrKey {
+    IsrKey {
+        core_id: (key >> 32) as u32,
+        isr_id: key as u32,
+    }
+}
+
+const TASK_STATES: [TaskStateKind; 5] = [
+    TaskStateKind::Running,
+    TaskStateKind::Ready,
+    TaskStateKind::Blocked,
+    TaskStateKind::Suspended,
+    TaskStateKind::Deleted,
+];
+
+const STATE_REASONS: [StateReason; 15] = [
+    StateReason::None,
+    StateReason::Preempted,
+    StateReason::Woken,
+    StateReason::Created,
+    StateReason::Delay,
+    StateReason::DelayUntil,
+    StateReason::QueueSend,
+    StateReason::QueueReceive,
+    StateReason::QueuePeek,
+    StateReason::Semaphore,
+    StateReason::Mutex,
+    StateReason::EventFlags,
+    StateReason::Sleep,
+    StateReason::Suspend,
+    StateReason::Deleted,
+];
+
+const PRIORITY_CAUSES: [PriorityCause; 3] = [
+    PriorityCause::Set,
+    PriorityCause::Inherit,
+    PriorityCause::Disinherit,
+];
+
+const QUEUE_OPS: [QueueOpKind; 5] = [
+    QueueOpKind::Send,
+    QueueOpKind::Overwrite,
+    QueueOpKind::Receive,
+    QueueOpKind::Reset,
+    QueueOpKind::Level,
+];
+
+/// The entry of `table` at `index` (the index comes from a packed row,
+/// which only holds valid ones).
+#[inline]
+fn nth<T: Copy>(table: &[T], index: u8) -> T {
+    table[usize::from(index).min(table.len() - 1)]
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedSlice {
+    start: u32,
+    dur: u32,
+    task: u16,
+    core: u16,
+    truncated: bool,
+}
+
+impl Row for SchedSlice {
+    type Packed = PackedSlice;
+
+    fn time_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSlice> {
+        Some(PackedSlice {
+            start: offset(self.start_ns, base)?,
+            dur: duration(self.start_ns, self.end_ns)?,
+            task: codes.code(self.task_id.into())?,
+            core: codes.code(self.core_id.into())?,
+            truncated: self.truncated,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedSlice, base: u64, codes: &Codes) -> Self {
+        let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        SchedSlice {
+            start_ns,
+            end_ns,
+            task_id: codes.id(p.task),
+            core_id: codes.id(p.core),
+            truncated: p.truncated,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedState {
+    start: u32,
+    dur: u32,
+    task: u16,
+    /// Running: the core; ready: the waking ISR; otherwise: the queue.
+    detail: u16,
+    /// State in bits 0-2, reason in bits 3-6, truncated in bit 7.
+    kind: u8,
+}
+
+impl Row for TaskState {
+    type Packed = PackedState;
+
+    fn time_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedState> {
+        let detail = match (self.state, self.queue_id, self.core_id, self.woken_by_isr) {
+            (TaskStateKind::Running, None, core, None) => codes.optional(core)?,
+            (TaskStateKind::Ready, None, None, Some(isr)) => codes.code(isr_key(isr))?,
+            (TaskStateKind::Ready, None, None, None) => Codes::NONE,
+            (TaskStateKind::Running | TaskStateKind::Ready, ..) => return None,
+            (_, queue, None, None) => codes.optional(queue)?,
+            _ => return None,
+        };
+        Some(PackedState {
+            start: offset(self.start_ns, base)?,
+            dur: duration(self.start_ns, self.end_ns)?,
+            task: codes.code(self.task_id.into())?,
+            detail,
+            kind: self.state as u8 | (self.reason as u8) << 3 | u8::from(self.truncated) << 7,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedState, base: u64, codes: &Codes) -> Self {
+        let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        let state = nth(&TASK_STATES, p.kind & 7);
+        let detail = p.detail;
+        let mut row = TaskState {
+            start_ns,
+            end_ns,
+            task_id: codes.id(p.task),
+            state,
+            reason: nth(&STATE_REASONS, (p.kind >> 3) & 15),
+            queue_id: None,
+            core_id: None,
+            woken_by_isr: None,
+            truncated: p.kind >> 7 != 0,
+        };
+        if detail != Codes::NONE {
+            match state {
+                TaskStateKind::Running => row.core_id = Some(codes.id(detail)),
+                TaskStateKind::Ready => row.woken_by_isr = Some(isr_of(codes.key(detail))),
+                _ => row.queue_id = Some(codes.id(detail)),
+            }
+        }
+        row
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedPriority {
+    ts: u32,
+    priority: u32,
+    task: u16,
+    cause: u8,
+}
+
+impl Row for TaskPriority {
+    type Packed = PackedPriority;
+
+    fn time_ns(&self) -> u64 {
+        self.ts_ns
+    }
+
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedPriority> {
+        Some(PackedPriority {
+            ts: offset(self.ts_ns, base)?,
+            priority: self.priority,
+            task: codes.code(self.task_id.into())?,
+            cause: self.cause as u8,
+        })
+    }
+
+    fn unpack(p: PackedPriority, base: u64, codes: &Codes) -> Self {
+        TaskPriority {
+            ts_ns: base + u64::from(p.ts),
+            task_id: codes.id(p.task),
+            priority: p.priority,
+            cause: nth(&PRIORITY_CAUSES, p.cause),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedIsrSlice {
+    start: u32,
+    dur: u32,
+    isr: u16,
+    depth: u8,
+    truncated: bool,
+}
+
+impl Row for IsrSlice {
+    type Packed = PackedIsrSlice;
+
+    fn time_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedIsrSlice> {
+        let key = IsrKey {
+            core_id: self.core_id,
+            isr_id: self.isr_id,
+        };
+        Some(PackedIsrSlice {
+            start: offset(self.start_ns, base)?,
+            dur: duration(self.start_ns, self.end_ns)?,
+            isr: codes.code(isr_key(key))?,
+            depth: u8::try_from(self.depth).ok()?,
+            truncated: self.truncated,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedIsrSlice, base: u64, codes: &Codes) -> Self {
+        let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        let key = isr_of(codes.key(p.isr));
+        IsrSlice {
+            start_ns,
+            end_ns,
+            core_id: key.core_id,
+            isr_id: key.isr_id,
+            depth: p.depth.into(),
+            truncated: p.truncated,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedSpan {
+    start: u32,
+    dur: u32,
+    msg: u32,
+    marker: u16,
+    task: u16,
+    depth: u8,
+    truncated: bool,
+}
+
+impl Row for MarkerSpan {
+    type Packed = PackedSpan;
+
+    fn time_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSpan> {
+        Some(PackedSpan {
+            start: offset(self.start_ns, base)?,
+            dur: duration(self.start_ns, self.end_ns)?,
+            msg: self.msg.0,
+            marker: codes.code(self.marker_id.into())?,
+            task: codes.optional(self.task_id)?,
+            depth: u8::try_from(self.depth).ok()?,
+            truncated: self.truncated,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedSpan, base: u64, codes: &Codes) -> Self {
+        let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        MarkerSpan {
+            start_ns,
+            end_ns,
+            marker_id: codes.id(p.marker),
+            task_id: codes.optional_id(p.task),
+            msg: StrId(p.msg),
+            depth: p.depth.into(),
+            truncated: p.truncated,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedInstant {
+    ts: u32,
+    msg: u32,
+    marker: u16,
+    task: u16,
+}
+
+impl Row for MarkerInstant {
+    type Packed = PackedInstant;
+
+    fn time_ns(&self) -> u64 {
+        self.ts_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedInstant> {
+        Some(PackedInstant {
+            ts: offset(self.ts_ns, base)?,
+            msg: self.msg.0,
+            marker: codes.code(self.marker_id.into())?,
+            task: codes.optional(self.task_id)?,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedInstant, base: u64, codes: &Codes) -> Self {
+        MarkerInstant {
+            ts_ns: base + u64::from(p.ts),
+            marker_id: codes.id(p.marker),
+            task_id: codes.optional_id(p.task),
+            msg: StrId(p.msg),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedValue {
+    ts: u32,
+    value: i32,
+    marker: u16,
+    task: u16,
+}
+
+impl Row for MarkerValue {
+    type Packed = PackedValue;
+
+    fn time_ns(&self) -> u64 {
+        self.ts_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedValue> {
+        Some(PackedValue {
+            ts: offset(self.ts_ns, base)?,
+            value: i32::try_from(self.value).ok()?,
+            marker: codes.code(self.marker_id.into())?,
+            task: codes.optional(self.task_id)?,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedValue, base: u64, codes: &Codes) -> Self {
+        MarkerValue {
+            ts_ns: base + u64::from(p.ts),
+            marker_id: codes.id(p.marker),
+            task_id: codes.optional_id(p.task),
+            value: p.value.into(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedQueueOp {
+    ts: u32,
+    queue: u16,
+    task: u16,
+    core: u16,
+    /// `u16::MAX` when unknown.
+    len_after: u16,
+    /// Operation in bits 0-2, from an ISR in bit 7.
+    op: u8,
+}
+
+impl Row for QueueOp {
+    type Packed = PackedQueueOp;
+
+    fn time_ns(&self) -> u64 {
+        self.ts_ns
+    }
+
+    #[inline(always)]
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedQueueOp> {
+        let len_after = match self.len_after {
+            Some(len) => u16::try_from(len).ok().filter(|&l| l != u16::MAX)?,
+            None => u16::MAX,
+        };
+        Some(PackedQueueOp {
+            ts: offset(self.ts_ns, base)?,
+            queue: codes.code(self.queue_id.into())?,
+            task: codes.optional(self.task_id)?,
+            core: codes.code(self.core_id.into())?,
+            len_after,
+            op: self.op as u8 | u8::from(self.from_isr) << 7,
+        })
+    }
+
+    #[inline]
+    fn unpack(p: PackedQueueOp, base: u64, codes: &Codes) -> Self {
+        QueueOp {
+            ts_ns: base + u64::from(p.ts),
+            queue_id: codes.id(p.queue),
+            op: nth(&QUEUE_OPS, p.op & 7),
+            from_isr: p.op >> 7 != 0,
+            task_id: codes.optional_id(p.task),
+            core_id: codes.id(p.core),
+            len_after: (p.len_after != u16::MAX).then_some(u32::from(p.len_after)),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+#[repr(C, packed)]
+pub struct PackedHold {
+    start: u32,
+    dur: u32,
+    queue: u16,
+    task: u16,
+    truncated: bool,
+}
+
+impl Row for MutexHold {
+    type Packed = PackedHold;
+
+    fn time_ns(&self) -> u64 {
+        self.start_ns
+    }
+
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedHold> {
+        Some(PackedHold {
+            start: offset(self.start_ns, base)?,
+            dur: duration(self.start_ns, self.end_ns)?,
+            queue: codes.code(self.queue_id.into())?,
+            task: codes.code(self.task_id.into())?,
+            truncated: self.truncated,
+        })
+    }
+
+    fn unpack(p: PackedHold, base: u64, codes: &Codes) -> Self {
+        let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        MutexHold {
+            start_ns,
+            end_ns,
+            queue_id: codes.id(p.queue),
+            task_id: codes.id(p.task),
+            truncated: p.truncated,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::table::Table;
+    use super::*;
+
+    #[test]
+    fn rows_round_trip_including_those_that_do_not_fit() {
+        let state = |start_ns, end_ns, state, queue_id, core_id, woken_by_isr| TaskState {
+            start_ns,
+            end_ns,
+            task_id: 3,
+            state,
+            reason: StateReason::QueueReceive,
+            queue_id,
+            core_id,
+            woken_by_isr,
+            truncated: start_ns % 2 == 1,
+        };
+        let isr = Some(IsrKey {
+            core_id: 2,
+            isr_id: 9,
+        });
+        let rows = vec![
+            state(100, 200, TaskStateKind::Blocked, Some(7), None, None),
+            state(101, 300, TaskStateKind::Running, None, Some(1), None),
+            state(150, 160, TaskStateKind::Ready, None, None, isr),
+            state(151, 151, TaskStateKind::Ready, None, None, None),
+            // Before the chunk's base, a duration over 32 bits, two details.
+            state(50, 60, TaskStateKind::Blocked, None, None, None),
+            state(
+                200,
+                200 + (1 << 33),
+                TaskStateKind::Suspended,
+                None,
+                None,
+                None,
+            ),
+            state(201, 210, TaskStateKind::Running, Some(1), Some(1), None),
+            state(
+                1 << 40,
+                (1 << 40) + 5,
+                TaskStateKind::Deleted,
+                None,
+                None,
+                None,
+            ),
+        ];
+        let table: Table<TaskState> = rows.clone().into();
+        assert_eq!(table.iter().collect::<Vec<_>>(), rows);
+        assert_eq!(table.get(4), Some(rows[4]));
+        assert_eq!(table.get(rows.len()), None);
+
+        let ops: Vec<QueueOp> = [None, Some(0), Some(u32::from(u16::MAX)), Some(u32::MAX)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, len_after)| QueueOp {
+                ts_ns: i as u64,
+                queue_id: u32::MAX - i as u32,
+                op: QUEUE_OPS[i],
+                from_isr: i % 2 == 0,
+                task_id: (i > 1).then_some(i as u32),
+                core_id: 0,
+                len_after,
+            })
+            .collect();
+        let table: Table<QueueOp> = ops.iter().copied().collect();
+        assert_eq!(table.iter().collect::<Vec<_>>(), ops);
+    }
+
+    #[test]
+    fn rows_are_changed_in_place_even_when_they_stop_fitting() {
+        let mut table: Table<SchedSlice> = (0..20_000u64)
+            .map(|i| SchedSlice {
+                start_ns: i * 10,
+                end_ns: i * 10,
+                task_id: (i % 70_000) as u32,
+                core_id: 0,
+                truncated: false,
+            })
+            .collect();
+        table.update(19_999, |s| s.end_ns = 1 << 36);
+        table.update(8_192, |s| {
+            s.end_ns += 10;
+            s.truncated = true;
+        });
+        let last = table.last().unwrap();
+        assert_eq!((last.start_ns, last.end_ns), (199_990, 1 << 36));
+        let row = table.get(8_192).unwrap();
+        assert_eq!(
+            (row.start_ns, row.end_ns, row.truncated),
+            (81_920, 81_930, true)
+        );
+        assert_eq!(table.partition_point(|s| s.start_ns < 81_925), 8_193);
+        assert_eq!(table.iter().rev().nth(1).unwrap().task_id, 19_998);
+    }
+
+    #[test]
+    fn more_ids_than_codes_are_kept_whole() {
+        let values: Table<MarkerValue> = (0..70_000u32)
+            .map(|i| MarkerValue {
+                ts_ns: u64::from(i),
+                marker_id: i * 3,
+                task_id: None,
+                value: i64::from(i) << 20,
+            })
+            .collect();
+        assert_eq!(values.len(), 70_000);
+        assert!(values
+            .iter()
+            .enumerate()
+            .all(|(i, v)| v.marker_id == i as u32 * 3 && v.value == (i as i64) << 20));
+    }
+}

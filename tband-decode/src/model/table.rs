@@ -1,0 +1,410 @@
+//! Compact storage for the model's large tables.
+//!
+//! A [`Table`] keeps its rows packed: times as 32-bit offsets from the start
+//! of the row's chunk and 32-bit durations, ids as 16-bit codes into the
+//! table's dictionary ([`Codes`]), enums and flags in bytes. Rows live in
+//! chunks of fixed size, so the table grows without copying and wastes at
+//! most part of one chunk. A row whose values do not fit the packed form (a
+//! gap of more than 4.29 s inside a chunk, more than 65 535 distinct ids, ...)
+//! is kept whole on the side, so every value round-trips.
+//!
+//! Tables yield rows by value, as the plain row structs of [`super`].
+
+use std::fmt;
+
+use super::builder::IdMap;
+
+const CHUNK_BITS: u32 = 13;
+/// Rows per chunk.
+const CHUNK: usize = 1 << CHUNK_BITS;
+
+/// A row type that a [`Table`] can store packed.
+pub trait Row: Copy {
+    /// The packed form of a row; its times are relative to its chunk's base.
+    type Packed: Copy + Default;
+    /// The row's time: the first row of a chunk sets the chunk's base.
+    fn time_ns(&self) -> u64;
+    /// The packed form, or `None` if a value does not fit it.
+    fn pack(&self, base: u64, codes: &mut Codes) -> Option<Self::Packed>;
+    fn unpack(packed: Self::Packed, base: u64, codes: &Codes) -> Self;
+}
+
+/// A row type with a start and an end, which is ended after it is pushed.
+pub trait Interval: Row {
+    /// Ends a packed row at `t` (not before its start); false if the end
+    /// does not fit the packed form.
+    fn end_packed_at(packed: &mut Self::Packed, base: u64, t: u64) -> bool;
+    /// Ends a row at `t` (not before its start).
+    fn end_at(&mut self, t: u64);
+}
+
+/// The dictionary of a table: 16-bit codes for the ids its rows hold.
+#[derive(Clone, Debug, Default)]
+pub struct Codes {
+    values: Vec<u64>,
+    /// Code + 1 of each small key (0: no code yet), so lookups are an index.
+    dense: Vec<u16>,
+    sparse: IdMap<u64, u16>,
+}
+
+/// Keys below this are looked up by index.
+const DENSE_KEYS: u64 = 4096;
+
+impl Codes {
+    /// The code of an absent optional id.
+    pub(crate) const NONE: u16 = u16::MAX;
+
+    /// The code of `key`, assigned on first use; `None` when the codes are
+    /// used up (`Codes::NONE` is never assigned).
+    #[inline]
+    pub(crate) fn code(&mut self, key: u64) -> Option<u16> {
+        if let Some(&stored) = usize::try_from(key).ok().and_then(|i| self.dense.get(i)) {
+            if stored != 0 {
+                return Some(stored - 1);
+            }
+        }
+        self.code_slow(key)
+    }
+
+    #[inline(never)]
+    fn code_slow(&mut self, key: u64) -> Option<u16> {
+        if key < DENSE_KEYS {
+            let code = self.assign(key)?;
+            let i = key as usize;
+            if i >= self.dense.len() {
+                self.dense.resize(i + 1, 0);
+            }
+            self.dense[i] = code + 1;
+            Some(code)
+        } else if let Some(&code) = self.sparse.get(&key) {
+            Some(code)
+        } else {
+            let code = self.assign(key)?;
+            self.sparse.insert(key, code);
+            Some(code)
+        }
+    }
+
+    fn assign(&mut self, key: u64) -> Option<u16> {
+        let code = u16::try_from(self.values.len())
+            .ok()
+            .filter(|&c| c != Codes::NONE)?;
+        self.values.push(key);
+        Some(code)
+    }
+
+    /// The code of an optional id (`Codes::NONE` for none).
+    #[inline]
+    pub(crate) fn optional(&mut self, id: Option<u32>) -> Option<u16> {
+        match id {
+            Some(id) => self.code(id.into()),
+            None => Some(Codes::NONE),
+        }
+    }
+
+    /// The key a code stands for.
+    #[inline]
+    pub(crate) fn key(&self, code: u16) -> u64 {
+        self.values.get(usize::from(code)).copied().unwrap_or(0)
+    }
+
+    /// The id a code of a 32-bit id stands for.
+    #[inline]
+    pub(crate) fn id(&self, code: u16) -> u32 {
+        self.key(code) as u32
+    }
+
+    #[inline]
+    pub(crate) fn optional_id(&self, code: u16) -> Option<u32> {
+        (code != Codes::NONE).then(|| self.id(code))
+    }
+}
+
+/// `t` as an offset from `base`, if it fits.
+#[inline]
+pub(crate) fn offset(t: u64, base: u64) -> Option<u32> {
+    u32::try_from(t.checked_sub(base)?).ok()
+}
+
+struct Chunk<P> {
+    /// Time the packed offsets are relative to.
+    base: u64,
+    rows: Vec<P>,
+    /// Some rows of this chunk are kept whole in `Table::wide`.
+    has_wide: bool,
+}
+
+impl<P: Clone> Clone for Chunk<P> {
+    fn clone(&self) -> Self {
+        Chunk {
+            base: self.base,
+            rows: self.rows.clone(),
+            has_wide: self.has_wide,
+        }
+    }
+}
+
+/// A table of rows of type `R`, stored packed (see the module documentation).
+pub struct Table<R: Row> {
+    chunks: Vec<Chunk<R::Packed>>,
+    codes: Codes,
+    /// Rows that do not fit the packed form, by index.
+    wide: IdMap<usize, R>,
+    len: usize,
+}
+
+impl<R: Row> Default for Table<R> {
+    fn default() -> Self {
+        Table {
+            chunks: Vec::new(),
+            codes: Codes::default(),
+            wide: IdMap::default(),
+            len: 0,
+        }
+    }
+}
+
+impl<R: Row> Clone for Table<R> {
+    fn clone(&self) -> Self {
+        Table {
+            chunks: self.chunks.clone(),
+            codes: self.codes.clone(),
+            wide: self.wide.clone(),
+            len: self.len,
+        }
+    }
+}
+
+impl<R: Row> Table<R> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Appends a row and returns its index.
+    #[inline]
+    pub fn push(&mut self, row: R) -> usize {
+        let index = self.len;
+        if index.is_multiple_of(CHUNK) {
+            self.start_chunk(row.time_ns());
+        }
+        let Some(chunk) = self.chunks.last_mut() else {
+            unreachable!("a chunk was added above")
+        };
+        match row.pack(chunk.base, &mut self.codes) {
+            Some(packed) => chunk.rows.push(packed),
+            None => self.push_wide(index, row),
+        }
+        self.len += 1;
+        index
+    }
+
+    #[inline(never)]
+    fn start_chunk(&mut self, base: u64) {
+        // The first chunk grows as needed (small traces stay small); the
+        // others are allocated whole, so growing never copies rows.
+        let rows = if self.len == 0 {
+            Vec::new()
+        } else {
+            Vec::with_capacity(CHUNK)
+        };
+        self.chunks.push(Chunk {
+            base,
+            rows,
+            has_wide: false,
+        });
+    }
+
+    /// Keeps a row that does not fit the packed form whole.
+    #[cold]
+    fn push_wide(&mut self, index: usize, row: R) {
+        if let Some(chunk) = self.chunks.last_mut() {
+            chunk.rows.push(R::Packed::default());
+            chunk.has_wide = true;
+        }
+        self.wide.insert(index, row);
+    }
+
+    /// The row at `index`.
+    #[inline]
+    pub fn get(&self, index: usize) -> Option<R> {
+        let chunk = self.chunks.get(index >> CHUNK_BITS)?;
+        let packed = *chunk.rows.get(index & (CHUNK - 1))?;
+        if chunk.has_wide {
+            if let Some(row) = self.wide.get(&index) {
+                return Some(*row);
+            }
+        }
+        Some(R::unpack(packed, chunk.base, &self.codes))
+    }
+
+    pub fn first(&self) -> Option<R> {
+        self.get(0)
+    }
+
+    pub fn last(&self) -> Option<R> {
+        self.get(self.len.checked_sub(1)?)
+    }
+
+    /// Changes the row at `index` (nothing if there is none).
+    pub fn update(&mut self, index: usize, change: impl FnOnce(&mut R)) {
+        let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) else {
+            return;
+        };
+        let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) else {
+            return;
+        };
+        if chunk.has_wide {
+            if let Some(row) = self.wide.get_mut(&index) {
+                change(row);
+                return;
+            }
+        }
+        let mut row = R::unpack(*slot, chunk.base, &self.codes);
+        change(&mut row);
+        match row.pack(chunk.base, &mut self.codes) {
+            Some(packed) => *slot = packed,
+            None => {
+                chunk.has_wide = true;
+                self.wide.insert(index, row);
+            }
+        }
+    }
+
+    /// Ends the row at `index` at `t` (not before its start).
+    #[inline]
+    pub(crate) fn end_at(&mut self, index: usize, t: u64)
+    where
+        R: Interval,
+    {
+        if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
+            if !chunk.has_wide {
+                if let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) {
+                    if R::end_packed_at(slot, chunk.base, t) {
+                        return;
+                    }
+                }
+            }
+        }
+        self.update(index, |row| row.end_at(t));
+    }
+
+    /// The rows as plain structs.
+    pub fn to_vec(&self) -> Vec<R> {
+        self.iter().collect()
+    }
+
+    /// The rows in order.
+    pub fn iter(&self) -> Iter<'_, R> {
+        Iter {
+            table: self,
+            front: 0,
+            back: self.len,
+        }
+    }
+
+    /// The number of leading rows for which `pred` holds (the rows must be
+    /// partitioned by it, e.g. `|r| r.start_ns < t` on a table in start order).
+    pub fn partition_point(&self, mut pred: impl FnMut(&R) -> bool) -> usize {
+        let (mut low, mut high) = (0, self.len);
+        while low < high {
+            let mid = low + (high - low) / 2;
+            if self.get(mid).is_some_and(|row| pred(&row)) {
+                low = mid + 1;
+            } else {
+                high = mid;
+            }
+        }
+        low
+    }
+}
+
+/// The rows of a table in order, by value.
+#[derive(Clone)]
+pub struct Iter<'a, R: Row> {
+    table: &'a Table<R>,
+    front: usize,
+    back: usize,
+}
+
+impl<R: Row> Iterator for Iter<'_, R> {
+    type Item = R;
+
+    #[inline]
+    fn next(&mut self) -> Option<R> {
+        if self.front >= self.back {
+            return None;
+        }
+        let row = self.table.get(self.front);
+        self.front += 1;
+        row
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+}
+
+impl<R: Row> DoubleEndedIterator for Iter<'_, R> {
+    fn next_back(&mut self) -> Option<R> {
+        if self.front >= self.back {
+            return None;
+        }
+        self.back -= 1;
+        self.table.get(self.back)
+    }
+}
+
+impl<R: Row> ExactSizeIterator for Iter<'_, R> {}
+
+impl<'a, R: Row> IntoIterator for &'a Table<R> {
+    type Item = R;
+    type IntoIter = Iter<'a, R>;
+    fn into_iter(self) -> Iter<'a, R> {
+        self.iter()
+    }
+}
+
+impl<R: Row> FromIterator<R> for Table<R> {
+    fn from_iter<I: IntoIterator<Item = R>>(rows: I) -> Self {
+        let mut table = Table::new();
+        table.extend(rows);
+        table
+    }
+}
+
+impl<R: Row> Extend<R> for Table<R> {
+    fn extend<I: IntoIterator<Item = R>>(&mut self, rows: I) {
+        for row in rows {
+            self.push(row);
+        }
+    }
+}
+
+impl<R: Row> From<Vec<R>> for Table<R> {
+    fn from(rows: Vec<R>) -> Self {
+        rows.into_iter().collect()
+    }
+}
+
+impl<R: Row + fmt::Debug> fmt::Debug for Table<R> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<R: Row + PartialEq> PartialEq for Table<R> {
+    fn eq(&self, other: &Self) -> bool {
+        self.len == other.len && self.iter().eq(other.iter())
+    }
+}
+
+impl<R: Row + Eq> Eq for Table<R> {}
