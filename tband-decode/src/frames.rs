@@ -16,12 +16,17 @@ pub struct RawFrame<'a> {
     pub bytes: &'a [u8],
     /// The stream ended before this frame's delimiter.
     pub unterminated: bool,
+    /// The stream from the frame's first byte to its end: the bytes after
+    /// the frame let its last fields be loaded a word at a time.
+    rest: &'a [u8],
 }
 
 /// Iterates over the frames of a stream, skipping empty ones.
 #[derive(Clone, Debug)]
 pub struct Frames<'a> {
-    data: &'a [u8],
+    /// The stream from the next frame on.
+    rest: &'a [u8],
+    /// Stream offset of `rest`.
     pos: usize,
     empty_frames: u64,
 }
@@ -29,7 +34,7 @@ pub struct Frames<'a> {
 impl<'a> Frames<'a> {
     pub fn new(data: &'a [u8]) -> Self {
         Frames {
-            data,
+            rest: data,
             pos: 0,
             empty_frames: 0,
         }
@@ -52,56 +57,56 @@ impl<'a> Iterator for Frames<'a> {
     #[inline(always)]
     fn next(&mut self) -> Option<RawFrame<'a>> {
         loop {
-            let rest = self.data.get(self.pos..).filter(|r| !r.is_empty())?;
-            let offset = self.pos;
-            match find_delimiter(rest) {
-                Some(0) => {
-                    self.pos += 1;
-                    self.empty_frames += 1;
-                }
-                Some(len) => {
-                    self.pos += len + 1;
-                    return Some(RawFrame {
-                        offset,
-                        bytes: &rest[..len],
-                        unterminated: false,
-                    });
-                }
-                None => {
-                    self.pos = self.data.len();
-                    return Some(RawFrame {
-                        offset,
-                        bytes: rest,
-                        unterminated: true,
-                    });
-                }
+            let rest = self.rest;
+            if rest.is_empty() {
+                return None;
             }
+            let offset = self.pos;
+            let Some(len) = find_delimiter(rest) else {
+                self.rest = &[];
+                self.pos += rest.len();
+                return Some(RawFrame {
+                    offset,
+                    bytes: rest,
+                    unterminated: true,
+                    rest,
+                });
+            };
+            let (bytes, after) = rest.split_at_checked(len)?;
+            self.rest = after.get(1..).unwrap_or_default();
+            self.pos += len + 1;
+            if len == 0 {
+                self.empty_frames += 1;
+                continue;
+            }
+            return Some(RawFrame {
+                offset,
+                bytes,
+                unterminated: false,
+                rest,
+            });
         }
     }
 }
 
 /// Index of the first delimiter in `data`. Most frames are a dozen bytes
-/// long, so the first 16 bytes are searched inline, a word at a time, before
-/// handing over to `memchr`.
+/// long, so the first 16 bytes are searched inline, as one 128-bit word (no
+/// branch on which half holds the zero), before handing over to `memchr`.
 #[inline(always)]
 fn find_delimiter(data: &[u8]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH_BITS: u64 = 0x8080_8080_8080_8080;
+    const ONES: u128 = u128::MAX / 0xFF;
+    const HIGH_BITS: u128 = ONES << 7;
     const _: () = assert!(cobs::DELIMITER == 0, "the word search looks for zero bytes");
-    let mut start = 0;
-    while let Some(&word) = data.get(start..).and_then(<[u8]>::first_chunk::<8>) {
-        let word = u64::from_le_bytes(word);
-        // The lowest flagged byte is the first zero (borrows only flag bytes above it).
-        let zeros = word.wrapping_sub(ONES) & !word & HIGH_BITS;
-        if zeros != 0 {
-            return Some(start + zeros.trailing_zeros() as usize / 8);
-        }
-        start += 8;
-        if start == 16 {
-            break;
-        }
+    let Some(&head) = data.first_chunk::<16>() else {
+        return memchr(cobs::DELIMITER, data);
+    };
+    let word = u128::from_le_bytes(head);
+    // The lowest flagged byte is the first zero (borrows only flag bytes above it).
+    let zeros = word.wrapping_sub(ONES) & !word & HIGH_BITS;
+    if zeros != 0 {
+        return Some(zeros.trailing_zeros() as usize / 8);
     }
-    memchr(cobs::DELIMITER, data.get(start..)?).map(|i| start + i)
+    memchr(cobs::DELIMITER, data.get(16..)?).map(|i| 16 + i)
 }
 
 /// Why a frame did not decode.
@@ -155,28 +160,54 @@ impl fmt::Display for FrameError {
     }
 }
 
+/// Bytes kept in `scratch` after an unstuffed payload, so that its last
+/// fields can be loaded a word at a time as in place.
+const SCRATCH_SLACK: usize = 8;
+
 /// Decodes one frame. Single-block frames (the common case: no zero in the
 /// payload) are read in place; others are unstuffed into `scratch`.
+///
+/// The reason a frame fails is worked out out of line, so that the inlined
+/// path carries nothing but the decoded record.
 #[inline(always)]
 pub fn decode_frame<'s>(
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Result<Record<'s>, FrameError> {
-    if frame.unterminated {
-        return Err(FrameError::Unterminated);
-    }
     let bytes = frame.bytes;
-    let payload: &'s [u8] = match bytes.first() {
-        Some(&code) if code as usize == bytes.len() => &bytes[1..],
+    let (data, len): (&'s [u8], usize) = match bytes.first() {
+        _ if frame.unterminated => return rejected(FrameError::Unterminated),
+        Some(&code) if usize::from(code) == bytes.len() => {
+            (frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1)
+        }
         _ => {
-            if scratch.len() < bytes.len() {
-                scratch.resize(bytes.len(), 0);
+            let needed = bytes.len() + SCRATCH_SLACK;
+            if scratch.len() < needed {
+                scratch.resize(needed, 0);
             }
-            let n = cobs::decode(bytes, scratch).map_err(FrameError::Cobs)?;
-            &scratch[..n]
+            match cobs::decode(bytes, scratch) {
+                Ok(n) => (scratch, n),
+                Err(e) => return rejected(FrameError::Cobs(e)),
+            }
         }
     };
-    Record::decode(payload).map_err(FrameError::Payload)
+    match Record::try_decode_within(data, len) {
+        Some(record) => Ok(record),
+        None => decode_payload_reporting(data, len),
+    }
+}
+
+#[cold]
+#[inline(never)]
+fn rejected<'s>(error: FrameError) -> Result<Record<'s>, FrameError> {
+    Err(error)
+}
+
+/// Decodes a payload that failed the fast path again, with the reason.
+#[cold]
+#[inline(never)]
+fn decode_payload_reporting(data: &[u8], len: usize) -> Result<Record<'_>, FrameError> {
+    Record::decode_within(data, len).map_err(FrameError::Payload)
 }
 
 #[cfg(test)]
@@ -228,18 +259,11 @@ mod tests {
     #[test]
     fn errors_name_the_problem() {
         let mut scratch = Vec::new();
-        let frame = RawFrame {
-            offset: 0,
-            bytes: &[3, 4, 1],
-            unterminated: false,
-        };
+        // The next frame's bytes are in view but not part of this one.
+        let frame = Frames::new(&[3, 4, 1, 0, 2, 5, 0]).next().unwrap();
         let err = decode_frame(&frame, &mut scratch).unwrap_err();
         assert_eq!(err.to_string(), "truncated varint in field isr_id");
-        let frame = RawFrame {
-            offset: 0,
-            bytes: &[9, 4],
-            unterminated: false,
-        };
+        let frame = Frames::new(&[9, 4, 0]).next().unwrap();
         assert_eq!(
             decode_frame(&frame, &mut scratch).unwrap_err().kind(),
             "bad COBS"

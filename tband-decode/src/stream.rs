@@ -70,6 +70,9 @@ pub struct StreamDecoder<'a> {
     frames: Frames<'a>,
     scratch: Vec<u8>,
     core: u32,
+    /// Decoded frames by event id, indexed without a bounds check.
+    by_id: Box<[u64; 256]>,
+    /// Everything else [`stats`](Self::stats) reports (its `by_id` is filled in there).
     stats: StreamStats,
 }
 
@@ -79,9 +82,9 @@ impl<'a> StreamDecoder<'a> {
             frames: Frames::new(bytes),
             scratch: Vec::new(),
             core,
+            by_id: Box::new([0; 256]),
             stats: StreamStats {
                 bytes: bytes.len() as u64,
-                by_id: vec![0; 256],
                 ..StreamStats::default()
             },
         }
@@ -95,7 +98,7 @@ impl<'a> StreamDecoder<'a> {
         let result = decode_frame(&raw, &mut self.scratch);
         match &result {
             Ok(rec) => {
-                self.stats.by_id[rec.event.kind().id() as usize] += 1;
+                self.by_id[usize::from(rec.event.kind().id())] += 1;
                 if let Event::CoreId { core_id } = rec.event {
                     self.core = core_id;
                 }
@@ -113,6 +116,7 @@ impl<'a> StreamDecoder<'a> {
     pub fn stats(&self) -> StreamStats {
         StreamStats {
             empty_frames: self.frames.empty_frames(),
+            by_id: self.by_id.to_vec(),
             ..self.stats.clone()
         }
     }

@@ -106,59 +106,109 @@ pub enum PayloadError {
     TrailingBytes(usize),
 }
 
-/// Reads the fields of one payload in order.
-struct FieldReader<'a> {
-    data: &'a [u8],
+/// What a failed read reports: the reason ([`PayloadError`]), or nothing
+/// (`()`) where only success matters and the reason of the rare failure is
+/// worked out afterwards. Without reasons to carry, the decoded record is
+/// all that flows out of the read.
+trait ReadFailure {
+    fn empty() -> Self;
+    fn unknown_id(id: u8) -> Self;
+    fn varint(field: &'static str, e: VarintError) -> Self;
+    fn missing_byte(field: &'static str) -> Self;
+    fn trailing_bytes(n: usize) -> Self;
 }
 
-impl<'a> FieldReader<'a> {
+impl ReadFailure for () {
     #[inline(always)]
-    fn varint_error(field: &'static str, e: VarintError) -> PayloadError {
+    fn empty() {}
+    #[inline(always)]
+    fn unknown_id(_: u8) {}
+    #[inline(always)]
+    fn varint(_: &'static str, _: VarintError) {}
+    #[inline(always)]
+    fn missing_byte(_: &'static str) {}
+    #[inline(always)]
+    fn trailing_bytes(_: usize) {}
+}
+
+impl ReadFailure for PayloadError {
+    fn empty() -> Self {
+        PayloadError::Empty
+    }
+    fn unknown_id(id: u8) -> Self {
+        PayloadError::UnknownId(id)
+    }
+    fn varint(field: &'static str, e: VarintError) -> Self {
         match e {
             VarintError::Truncated => PayloadError::TruncatedVarint { field },
             VarintError::Overlong => PayloadError::OverlongVarint { field },
         }
     }
+    fn missing_byte(field: &'static str) -> Self {
+        PayloadError::MissingByte { field }
+    }
+    fn trailing_bytes(n: usize) -> Self {
+        PayloadError::TrailingBytes(n)
+    }
+}
 
+/// Reads the fields of one payload in order: the first `len` bytes of
+/// `data`, which may go on past the payload (see [`Record::decode_within`]).
+struct FieldReader<'a> {
+    data: &'a [u8],
+    len: usize,
+}
+
+impl<'a> FieldReader<'a> {
+    /// Moves past `n` bytes, `n <= self.len`.
     #[inline(always)]
-    fn u8(&mut self, field: &'static str) -> Result<u8, PayloadError> {
-        let (&b, rest) = self
-            .data
-            .split_first()
-            .ok_or(PayloadError::MissingByte { field })?;
-        self.data = rest;
-        Ok(b)
+    fn skip(&mut self, n: usize) {
+        self.data = self.data.get(n..).unwrap_or_default();
+        self.len -= n;
     }
 
     #[inline(always)]
-    fn u32(&mut self, field: &'static str) -> Result<u32, PayloadError> {
-        let (v, n) = varint::read_u32(self.data).map_err(|e| Self::varint_error(field, e))?;
-        self.data = &self.data[n..];
+    fn u8<E: ReadFailure>(&mut self, field: &'static str) -> Result<u8, E> {
+        match self.data.first() {
+            Some(&b) if self.len != 0 => {
+                self.skip(1);
+                Ok(b)
+            }
+            _ => Err(E::missing_byte(field)),
+        }
+    }
+
+    #[inline(always)]
+    fn u32<E: ReadFailure>(&mut self, field: &'static str) -> Result<u32, E> {
+        let (v, n) = varint::read_u32(self.data, self.len).map_err(|e| E::varint(field, e))?;
+        self.skip(n);
         Ok(v)
     }
 
     #[inline(always)]
-    fn u64(&mut self, field: &'static str) -> Result<u64, PayloadError> {
-        let (v, n) = varint::read_u64(self.data).map_err(|e| Self::varint_error(field, e))?;
-        self.data = &self.data[n..];
+    fn u64<E: ReadFailure>(&mut self, field: &'static str) -> Result<u64, E> {
+        let (v, n) = varint::read_u64(self.data, self.len).map_err(|e| E::varint(field, e))?;
+        self.skip(n);
         Ok(v)
     }
 
     #[inline(always)]
-    fn s64(&mut self, field: &'static str) -> Result<i64, PayloadError> {
+    fn s64<E: ReadFailure>(&mut self, field: &'static str) -> Result<i64, E> {
         self.u64(field).map(varint::from_sign_magnitude)
     }
 
     #[inline(always)]
-    fn str(&mut self, _field: &'static str) -> Result<&'a [u8], PayloadError> {
-        Ok(core::mem::take(&mut self.data))
+    fn str<E: ReadFailure>(&mut self, _field: &'static str) -> Result<&'a [u8], E> {
+        let text = self.data.get(..self.len).unwrap_or(self.data);
+        self.skip(text.len());
+        Ok(text)
     }
 
     #[inline(always)]
-    fn finish(self) -> Result<(), PayloadError> {
-        match self.data.len() {
+    fn finish<E: ReadFailure>(self) -> Result<(), E> {
+        match self.len {
             0 => Ok(()),
-            n => Err(PayloadError::TrailingBytes(n)),
+            n => Err(E::trailing_bytes(n)),
         }
     }
 }
@@ -217,19 +267,19 @@ macro_rules! raw_field {
 
 macro_rules! read_field {
     ($r:ident, U8, $name:expr) => {
-        $r.u8($name)?
+        $r.u8::<E>($name)?
     };
     ($r:ident, U32, $name:expr) => {
-        $r.u32($name)?
+        $r.u32::<E>($name)?
     };
     ($r:ident, U64, $name:expr) => {
-        $r.u64($name)?
+        $r.u64::<E>($name)?
     };
     ($r:ident, S64, $name:expr) => {
-        $r.s64($name)?
+        $r.s64::<E>($name)?
     };
     ($r:ident, Str, $name:expr) => {
-        $r.str($name)?
+        $r.str::<E>($name)?
     };
 }
 
@@ -317,8 +367,9 @@ macro_rules! define_events {
 
         /// A typed event; string fields borrow from the payload they were read from.
         #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        #[repr(u8)]
         pub enum Event<'a> {
-            $($variant { $($field: rust_type!('a, $ty)),* },)*
+            $($variant { $($field: rust_type!('a, $ty)),* } = $id,)*
         }
 
         impl<'a> Event<'a> {
@@ -386,18 +437,44 @@ macro_rules! define_events {
 
         impl<'a> Record<'a> {
             /// Reads one payload (a frame after COBS decoding).
-            #[inline(always)]
+            #[inline]
             pub fn decode(payload: &'a [u8]) -> Result<Record<'a>, PayloadError> {
-                let (&id, rest) = payload.split_first().ok_or(PayloadError::Empty)?;
-                let mut r = FieldReader { data: rest };
+                Self::read(payload, payload.len())
+            }
+
+            /// Reads the payload `data[..len]`. The bytes after it in `data`
+            /// (the next frames of a stream, the rest of a buffer) are not
+            /// part of it and never decoded: they let integer fields near the
+            /// end of the payload be loaded a word at a time.
+            #[inline]
+            pub fn decode_within(data: &'a [u8], len: usize) -> Result<Record<'a>, PayloadError> {
+                Self::read(data, len)
+            }
+
+            /// [`decode_within`](Self::decode_within) without the reason for
+            /// a failure: the fast path for decoders that work the reason
+            /// out again for the rare payload that fails.
+            #[inline(always)]
+            pub fn try_decode_within(data: &'a [u8], len: usize) -> Option<Record<'a>> {
+                Self::read::<()>(data, len).ok()
+            }
+
+            #[inline(always)]
+            fn read<E: ReadFailure>(data: &'a [u8], len: usize) -> Result<Record<'a>, E> {
+                let id = match data.first() {
+                    Some(&id) if len != 0 => id,
+                    _ => return Err(E::empty()),
+                };
+                let mut r = FieldReader { data, len };
+                r.skip(1);
                 let record = match id {
                     $($id => {
-                        let ts = if is_metadata!($kind) { None } else { Some(r.u64("ts")?) };
+                        let ts = if is_metadata!($kind) { None } else { Some(r.u64::<E>("ts")?) };
                         Record { ts, event: Event::$variant { $($field: read_field!(r, $ty, stringify!($field))),* } }
                     })*
-                    _ => return Err(PayloadError::UnknownId(id)),
+                    _ => return Err(E::unknown_id(id)),
                 };
-                r.finish()?;
+                r.finish::<E>()?;
                 Ok(record)
             }
         }
@@ -650,6 +727,10 @@ mod tests {
             proptest::prop_assert_eq!(m, event.payload_len(ts));
             let rec = Record::decode(&payload[..m]).unwrap();
             proptest::prop_assert_eq!(rec.event, event);
+            // Followed by other bytes, the payload reads the same.
+            payload[m..m + 8].fill(0x80);
+            let rec = Record::decode_within(&payload[..m + 8], m).unwrap();
+            proptest::prop_assert_eq!(rec.event, event);
         }
     }
 
@@ -668,6 +749,41 @@ mod tests {
         assert_eq!(
             Record::decode(&[101, 1]),
             Err(PayloadError::MissingByte { field: "kind" })
+        );
+        // Bytes after the payload are never read as part of it.
+        let isr_enter = [4, 1, 2, 7, 7, 7, 7, 7, 7, 7];
+        assert_eq!(
+            Record::decode_within(&isr_enter, 3),
+            Ok(Record {
+                ts: Some(1),
+                event: Event::IsrEnter { isr_id: 2 }
+            })
+        );
+        assert_eq!(
+            Record::decode_within(&isr_enter, 2),
+            Err(PayloadError::TruncatedVarint { field: "isr_id" })
+        );
+        assert_eq!(
+            Record::decode_within(&[4, 0x81, 1, 0, 0, 0, 0, 0, 0], 2),
+            Err(PayloadError::TruncatedVarint { field: "ts" })
+        );
+        assert_eq!(
+            Record::decode_within(&[101, 1, 2, 3], 2),
+            Err(PayloadError::MissingByte { field: "kind" })
+        );
+        assert_eq!(
+            Record::decode_within(&[7, 1, 2, b'a', b'b', b'c'], 4),
+            Ok(Record {
+                ts: Some(1),
+                event: Event::Evtmarker {
+                    evtmarker_id: 2,
+                    msg: b"a"
+                }
+            })
+        );
+        assert_eq!(
+            Record::decode_within(&[4, 1, 2], 0),
+            Err(PayloadError::Empty)
         );
     }
 }

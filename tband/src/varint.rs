@@ -117,36 +117,58 @@ fn decode_word(word: u64) -> Option<(u64, usize)> {
     Some((v, stop_bit as usize / 8 + 1))
 }
 
-/// Reads a `u32` field (at most 5 bytes, the 5th using only its low 4 bits).
+/// The varint at the start of `data[..len]` read a word at a time: its value
+/// and length if it ends within the first 8 bytes and within `len`, else
+/// `None`. Bytes of `data` past `len` do not belong to the field; when
+/// there are at least 8 bytes in all, they are loaded with it (and ignored),
+/// which saves the partial load at the end of a frame.
 #[inline(always)]
-pub fn read_u32(data: &[u8]) -> Result<(u32, usize), VarintError> {
-    if let Some(&b) = data.first() {
-        if b & 0x80 == 0 {
-            return Ok((u32::from(b), 1));
-        }
+fn read_word(data: &[u8], len: usize) -> Option<(u64, usize)> {
+    let word = match data.first_chunk::<8>() {
+        Some(&word) => u64::from_le_bytes(word),
+        None => load_le(data),
+    };
+    // Zero-extension, and bytes past `len`, can make a varint cut by the
+    // end of the field's data look terminated, hence the length check.
+    decode_word(word).filter(|&(_, n)| n <= len)
+}
+
+/// The bytes of `data[..len]` (all of `data` if it is shorter).
+#[inline(always)]
+fn field_bytes(data: &[u8], len: usize) -> &[u8] {
+    data.get(..len).unwrap_or(data)
+}
+
+/// Reads a `u32` field (at most 5 bytes, the 5th using only its low 4 bits)
+/// from `data[..len]`; `data` may go on past `len` (see [`read_u64`]).
+#[inline(always)]
+pub fn read_u32(data: &[u8], len: usize) -> Result<(u32, usize), VarintError> {
+    match data.first() {
+        Some(&b) if b & 0x80 == 0 && len != 0 => return Ok((u32::from(b), 1)),
+        _ => {}
     }
-    match decode_word(load_le(data)) {
-        // Zero-extension makes a varint cut by the end of `data` look
-        // terminated, hence the length check.
-        Some((v, len)) if len <= data.len() && len <= MAX_U32_LEN => match u32::try_from(v) {
-            Ok(v) => Ok((v, len)),
+    match read_word(data, len) {
+        Some((v, n)) if n <= MAX_U32_LEN => match u32::try_from(v) {
+            Ok(v) => Ok((v, n)),
             Err(_) => Err(VarintError::Overlong),
         },
-        _ => read_bytewise(data, MAX_U32_LEN, 4).map(|(v, len)| (v as u32, len)),
+        _ => read_bytewise(field_bytes(data, len), MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n)),
     }
 }
 
-/// Reads a `u64` field (at most 10 bytes, the 10th using only its lowest bit).
+/// Reads a `u64` field (at most 10 bytes, the 10th using only its lowest bit)
+/// from `data[..len]`. Returns the value and the bytes consumed. `data` may go
+/// on past `len` with bytes that are not part of the field's data (the rest
+/// of a stream or a buffer): they are never decoded, but let the common
+/// varints be read with one 8-byte load.
+///
+/// Unlike [`read_u32`], there is no separate path for one-byte values: the
+/// common `u64` field is a timestamp, which is rarely that small.
 #[inline(always)]
-pub fn read_u64(data: &[u8]) -> Result<(u64, usize), VarintError> {
-    if let Some(&b) = data.first() {
-        if b & 0x80 == 0 {
-            return Ok((u64::from(b), 1));
-        }
-    }
-    match decode_word(load_le(data)) {
-        Some((v, len)) if len <= data.len() => Ok((v, len)),
-        _ => read_bytewise(data, MAX_U64_LEN, 1),
+pub fn read_u64(data: &[u8], len: usize) -> Result<(u64, usize), VarintError> {
+    match read_word(data, len) {
+        Some(found) => Ok(found),
+        None => read_bytewise(field_bytes(data, len), MAX_U64_LEN, 1),
     }
 }
 
@@ -171,20 +193,27 @@ mod tests {
 
     #[test]
     fn u32_limits() {
-        assert_eq!(read_u32(&[0x00]), Ok((0, 1)));
-        assert_eq!(read_u32(&[0x7F]), Ok((127, 1)));
-        assert_eq!(read_u32(&[0x80, 0x01]), Ok((128, 2)));
-        assert_eq!(read_u32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]), Ok((u32::MAX, 5)));
+        let whole = |data: &[u8]| read_u32(data, data.len());
+        assert_eq!(whole(&[0x00]), Ok((0, 1)));
+        assert_eq!(whole(&[0x7F]), Ok((127, 1)));
+        assert_eq!(whole(&[0x80, 0x01]), Ok((128, 2)));
+        assert_eq!(whole(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]), Ok((u32::MAX, 5)));
         assert_eq!(
-            read_u32(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]),
+            whole(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]),
             Err(VarintError::Overlong)
         );
         assert_eq!(
-            read_u32(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            whole(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
             Err(VarintError::Overlong)
         );
-        assert_eq!(read_u32(&[0x80, 0x80]), Err(VarintError::Truncated));
-        assert_eq!(read_u32(&[]), Err(VarintError::Truncated));
+        assert_eq!(whole(&[0x80, 0x80]), Err(VarintError::Truncated));
+        assert_eq!(whole(&[]), Err(VarintError::Truncated));
+        // Bytes past the field's data are not read as part of it.
+        assert_eq!(read_u32(&[0x05, 0x01], 0), Err(VarintError::Truncated));
+        assert_eq!(
+            read_u32(&[0x85, 0x01, 0, 0, 0, 0, 0, 0], 1),
+            Err(VarintError::Truncated)
+        );
     }
 
     #[test]
@@ -192,11 +221,12 @@ mod tests {
         let (buf, n) = encode(u64::MAX);
         assert_eq!(n, 10);
         assert_eq!(buf[9], 0x01);
-        assert_eq!(read_u64(&buf[..n]), Ok((u64::MAX, 10)));
+        assert_eq!(read_u64(&buf[..n], n), Ok((u64::MAX, 10)));
         let mut bad = buf;
         bad[9] = 0x02;
-        assert_eq!(read_u64(&bad), Err(VarintError::Overlong));
-        assert_eq!(read_u64(&buf[..9]), Err(VarintError::Truncated));
+        assert_eq!(read_u64(&bad, 10), Err(VarintError::Overlong));
+        assert_eq!(read_u64(&buf[..9], 9), Err(VarintError::Truncated));
+        assert_eq!(read_u64(&buf, 9), Err(VarintError::Truncated));
     }
 
     #[test]
@@ -218,14 +248,19 @@ mod tests {
 
     proptest::proptest! {
         #[test]
+        /// Reading `data[..len]` from all of `data` (with the bytes after
+        /// it in view) or from just those bytes gives what the byte loop gives.
         fn word_readers_agree_with_bytewise(data in proptest::collection::vec(
             proptest::prop_oneof![proptest::num::u8::ANY, 0x80u8..=0xFF], 0..13)
         ) {
             for len in 0..=data.len() {
                 let d = &data[..len];
                 let u32_ref = read_bytewise(d, MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n));
-                proptest::prop_assert_eq!(read_u32(d), u32_ref);
-                proptest::prop_assert_eq!(read_u64(d), read_bytewise(d, MAX_U64_LEN, 1));
+                let u64_ref = read_bytewise(d, MAX_U64_LEN, 1);
+                proptest::prop_assert_eq!(read_u32(d, len), u32_ref);
+                proptest::prop_assert_eq!(read_u32(&data, len), u32_ref);
+                proptest::prop_assert_eq!(read_u64(d, len), u64_ref);
+                proptest::prop_assert_eq!(read_u64(&data, len), u64_ref);
             }
         }
     }
