@@ -9,6 +9,7 @@ use std::time::Instant;
 use tband_decode::{OpenOptions, Trace};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::writer::{Output, PacketWriter};
+use tband_perfetto::ExportOptions;
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -67,16 +68,8 @@ fn main() {
     let threads = tband_perfetto::threads::Threads::new(&trace.model);
     let mut sink = PacketWriter::new(std::io::sink());
     let (cpu1, t1) = (cpu_seconds(), Instant::now());
-    for core in &trace.model.cores {
-        tband_perfetto::sched::write_cpu(
-            &trace.model,
-            &threads,
-            core.core_id,
-            SchedEncoding::Compact,
-            &mut sink,
-        )
+    tband_perfetto::sched::write_sched(&trace.model, &threads, SchedEncoding::Compact, &mut sink)
         .unwrap();
-    }
     let sched_s = t1.elapsed().as_secs_f64();
     let sched_cpu = cpu_seconds().zip(cpu1).map(|(a, b)| a - b);
     let sched_packets = sink.packets();
@@ -91,10 +84,11 @@ fn main() {
         sink.packets() - sched_packets,
     );
 
-    for (name, encoding, gzip) in [
-        ("compact", SchedEncoding::Compact, false),
-        ("compact, gzip", SchedEncoding::Compact, true),
-        ("events", SchedEncoding::Events, false),
+    for (name, sched, gzip, two_threads) in [
+        ("compact", SchedEncoding::Compact, false, false),
+        ("compact, 2 threads", SchedEncoding::Compact, false, true),
+        ("compact, gzip", SchedEncoding::Compact, true, false),
+        ("events", SchedEncoding::Events, false, false),
     ] {
         let out_path = dir.join(if gzip {
             "out.pftrace.gz"
@@ -102,19 +96,21 @@ fn main() {
             "out.pftrace"
         });
         let (cpu1, t1) = (cpu_seconds(), Instant::now());
-        let mut writer = PacketWriter::new(Output::create(&out_path).unwrap());
-        let stats = tband_perfetto::export(&trace.model, encoding, &mut writer).unwrap();
-        writer.into_inner().finish().unwrap();
+        let mut out = Output::create(&out_path).unwrap();
+        let options = ExportOptions { sched, two_threads };
+        let stats = tband_perfetto::export(&trace.model, options, &mut out).unwrap();
+        out.finish().unwrap();
         let export_s = t1.elapsed().as_secs_f64();
         let export_cpu = cpu_seconds().zip(cpu1).map(|(a, b)| a - b);
         let file_bytes = std::fs::metadata(&out_path).unwrap().len();
         let total_cpu = open_cpu.zip(export_cpu).map(|(a, b)| a + b);
         println!(
-            "{name:>14}: export {export_s:.2} s wall ({:.2} s CPU); input converted {:.0} MB/s wall, {} MB/s per CPU second (decode + export); \
-             {} packets, {:.1} M packets/s (export); output {:.1} MB = {:.2}x input ({:.2}x uncompressed)",
+            "{name:>18}: export {export_s:.2} s wall ({:.2} s CPU); input converted {:.0} MB/s wall, {} MB/s per CPU second (decode + export), \
+             export alone {} MB/s per CPU second; {} packets, {:.1} M packets/s (export); output {:.1} MB = {:.2}x input ({:.2}x uncompressed)",
             export_cpu.unwrap_or(f64::NAN),
             mb / (open_s + export_s),
             total_cpu.map_or("?".into(), |c| format!("{:.0}", mb / c)),
+            export_cpu.map_or("?".into(), |c| format!("{:.0}", mb / c)),
             stats.packets,
             stats.packets as f64 / export_s / 1e6,
             file_bytes as f64 / 1e6,

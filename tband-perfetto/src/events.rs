@@ -4,19 +4,22 @@
 //!
 //! All of it is one packet sequence. Event names and argument names are
 //! interned: each string is sent once, and packets refer to it by number.
+//! There are millions of these packets, so they are encoded by hand (see
+//! [`crate::wire`]) with names looked up by where they come from rather
+//! than hashed per event.
 
 use std::collections::HashMap;
-use std::io::{self, Write};
+use std::io;
 
-use tband_decode::model::{MarkerKind, Model, StrId};
+use prost::Message as _;
+use tband_decode::model::{MarkerKind, Model, StrId, TaskState};
 
 use crate::protos::track_event::Type;
-use crate::protos::{
-    DebugAnnotation, DebugAnnotationName, EventName, InternedData, TracePacket, TrackEvent,
-};
+use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
 use crate::tracks::{is_wait, Tracks};
-use crate::writer::PacketWriter;
+use crate::wire::{Encoder, FIELD_MAX};
+use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
 /// Sequence flags of `TracePacket`.
@@ -31,6 +34,29 @@ const ARG_DETAIL: u64 = 3;
 const ARG_CORE: u64 = 4;
 const ARG_TRUNCATED: u64 = 5;
 
+/// Field numbers (proto/perfetto_subset.proto).
+mod field {
+    pub const PACKET_TIMESTAMP: u32 = 8;
+    pub const PACKET_SEQUENCE_ID: u32 = 10;
+    pub const PACKET_TRACK_EVENT: u32 = 11;
+    pub const PACKET_INTERNED_DATA: u32 = 12;
+    pub const PACKET_SEQUENCE_FLAGS: u32 = 13;
+    pub const PACKET_TRACK_DESCRIPTOR: u32 = 60;
+    pub const EVENT_DEBUG_ANNOTATIONS: u32 = 4;
+    pub const EVENT_TYPE: u32 = 9;
+    pub const EVENT_NAME_IID: u32 = 10;
+    pub const EVENT_TRACK_UUID: u32 = 11;
+    pub const EVENT_COUNTER_VALUE: u32 = 30;
+    pub const ARG_NAME_IID: u32 = 1;
+    pub const ARG_BOOL: u32 = 2;
+    pub const ARG_UINT: u32 = 3;
+    pub const ARG_STRING: u32 = 6;
+    pub const INTERNED_EVENT_NAMES: u32 = 2;
+    pub const INTERNED_ARG_NAMES: u32 = 3;
+    pub const NAME_IID: u32 = 1;
+    pub const NAME_NAME: u32 = 2;
+}
+
 /// What the track events hold.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct EventCounts {
@@ -39,22 +65,28 @@ pub struct EventCounts {
     pub counter_values: u64,
 }
 
+/// A debug annotation of a track event: interned name and value.
+#[derive(Clone, Copy)]
+enum Arg<'a> {
+    Str(u64, &'a str),
+    Uint(u64, u64),
+    Bool(u64, bool),
+}
+
 /// Writes the track descriptors and then every track event.
-pub fn write_track_events<W: Write>(
+pub fn write_track_events<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
-    out: &mut PacketWriter<W>,
+    out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
     let (tracks, descriptors) = Tracks::new(model, threads);
     let mut seq = Sequence::new(out);
-    for d in descriptors {
-        seq.write(TracePacket {
-            track_descriptor: Some(d),
-            ..Default::default()
-        })?;
+    for d in &descriptors {
+        seq.descriptor(d)?;
     }
     let mut counts = EventCounts::default();
 
+    let mut wait_names = IidCache::new(WAIT_KEYS);
     for s in model.task_states.iter().filter(|s| is_wait(s.state)) {
         let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
             continue;
@@ -65,11 +97,17 @@ pub fn write_track_events<W: Write>(
         } else {
             reason
         };
-        let mut args = Vec::new();
-        if let Some(q) = s.queue_id.and_then(|q| model.queue(q)) {
-            args.push(arg_str(ARG_QUEUE, &q.name));
+        let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
+        match s.queue_id.and_then(|q| model.queue(q)) {
+            Some(q) => seq.slice(
+                track,
+                s.start_ns,
+                s.end_ns,
+                name,
+                &[Arg::Str(ARG_QUEUE, &q.name)],
+            )?,
+            None => seq.slice(track, s.start_ns, s.end_ns, name, &[])?,
         }
-        seq.slice(track, s.start_ns, s.end_ns, name, args)?;
         counts.slices += 1;
     }
 
@@ -83,23 +121,29 @@ pub fn write_track_events<W: Write>(
         }
     }
 
+    let mut marker_names = MarkerNames::new(model);
     for s in &model.marker_spans {
         let Some((track, marker)) = tracks.marker(s.marker_id, s.task_id, MarkerKind::Event) else {
             continue;
         };
-        let name = message_or_marker_name(model, s.msg, marker);
-        let args = if s.truncated {
-            vec![arg_bool(ARG_TRUNCATED, true)]
+        let name = marker_names.iid(&mut seq.names, s.msg, marker);
+        if s.truncated {
+            seq.slice(
+                track,
+                s.start_ns,
+                s.end_ns,
+                name,
+                &[Arg::Bool(ARG_TRUNCATED, true)],
+            )?;
         } else {
-            Vec::new()
-        };
-        seq.slice(track, s.start_ns, s.end_ns, name, args)?;
+            seq.slice(track, s.start_ns, s.end_ns, name, &[])?;
+        }
         counts.slices += 1;
     }
     for i in &model.marker_instants {
         if let Some((track, marker)) = tracks.marker(i.marker_id, i.task_id, MarkerKind::Event) {
-            let name = message_or_marker_name(model, i.msg, marker);
-            seq.instant(track, i.ts_ns, name, Vec::new())?;
+            let name = marker_names.iid(&mut seq.names, i.msg, marker);
+            seq.instant(track, i.ts_ns, name, &[])?;
             counts.instants += 1;
         }
     }
@@ -122,6 +166,7 @@ pub fn write_track_events<W: Write>(
         }
     }
 
+    let mut holder_names = IidCache::new(model.tasks.len());
     for h in &model.mutex_holds {
         let track = model
             .queues
@@ -129,30 +174,38 @@ pub fn write_track_events<W: Write>(
             .ok()
             .and_then(|i| tracks.mutex[i]);
         if let Some(track) = track {
-            let args = if h.truncated {
-                vec![arg_bool(ARG_TRUNCATED, true)]
+            let task = threads.task_index(h.task_id);
+            let name = holder_names.iid(&mut seq.names, task, threads.comm_at(task));
+            if h.truncated {
+                seq.slice(
+                    track,
+                    h.start_ns,
+                    h.end_ns,
+                    name,
+                    &[Arg::Bool(ARG_TRUNCATED, true)],
+                )?;
             } else {
-                Vec::new()
-            };
-            seq.slice(track, h.start_ns, h.end_ns, threads.comm(h.task_id), args)?;
+                seq.slice(track, h.start_ns, h.end_ns, name, &[])?;
+            }
             counts.slices += 1;
         }
     }
 
     if let Some(track) = tracks.health {
         for a in &model.anomalies {
-            let mut args = vec![arg_uint(ARG_COUNT, a.count)];
+            let mut args = vec![Arg::Uint(ARG_COUNT, a.count)];
             if let Some(core) = a.core_id {
-                args.push(arg_uint(ARG_CORE, core.into()));
+                args.push(Arg::Uint(ARG_CORE, core.into()));
             }
             if !a.detail.is_empty() {
-                args.push(arg_str(ARG_DETAIL, &a.detail));
+                args.push(Arg::Str(ARG_DETAIL, &a.detail));
             }
+            let name = seq.names.iid(a.kind.as_str());
             if a.start_ns < a.end_ns {
-                seq.slice(track, a.start_ns, a.end_ns, a.kind.as_str(), args)?;
+                seq.slice(track, a.start_ns, a.end_ns, name, &args)?;
                 counts.slices += 1;
             } else {
-                seq.instant(track, a.end_ns, a.kind.as_str(), args)?;
+                seq.instant(track, a.end_ns, name, &args)?;
                 counts.instants += 1;
             }
         }
@@ -160,121 +213,158 @@ pub fn write_track_events<W: Write>(
     Ok(counts)
 }
 
-/// A marker event's name: its message, or the marker's name when it has none.
-fn message_or_marker_name(model: &Model, msg: StrId, marker_index: usize) -> &str {
-    let text = model.strings.get(msg);
-    if !text.is_empty() {
-        return text;
-    }
-    model
-        .markers
-        .get(marker_index)
-        .map_or("", |m| m.name.as_str())
+/// Slots of the wait-name cache: by reason, then state.
+const WAIT_STATES: usize = 8;
+const WAIT_KEYS: usize = 32 * WAIT_STATES;
+
+fn wait_key(s: &TaskState) -> Option<usize> {
+    let (state, reason) = (s.state as usize, s.reason as usize);
+    (state < WAIT_STATES).then_some(reason * WAIT_STATES + state)
 }
 
-fn arg_str(name_iid: u64, value: &str) -> DebugAnnotation {
-    DebugAnnotation {
-        name_iid: Some(name_iid),
-        string_value: Some(value.to_owned()),
-        ..Default::default()
-    }
+/// The interned event names of the sequence.
+#[derive(Default)]
+struct Names<'m> {
+    iids: HashMap<&'m str, u64>,
+    /// Interned since the last packet, to be sent with the next one.
+    new: Vec<(u64, &'m str)>,
 }
 
-fn arg_uint(name_iid: u64, value: u64) -> DebugAnnotation {
-    DebugAnnotation {
-        name_iid: Some(name_iid),
-        uint_value: Some(value),
-        ..Default::default()
-    }
-}
-
-fn arg_bool(name_iid: u64, value: bool) -> DebugAnnotation {
-    DebugAnnotation {
-        name_iid: Some(name_iid),
-        bool_value: Some(value),
-        ..Default::default()
+impl<'m> Names<'m> {
+    fn iid(&mut self, name: &'m str) -> u64 {
+        let next = self.iids.len() as u64 + 1;
+        *self.iids.entry(name).or_insert_with(|| {
+            self.new.push((next, name));
+            next
+        })
     }
 }
 
-/// The track-event packet sequence, with its interned event names.
-struct Sequence<'o, 'm, W: Write> {
-    out: &'o mut PacketWriter<W>,
-    names: HashMap<&'m str, u64>,
-    new_names: Vec<EventName>,
+/// Iids already looked up, by a dense key of where their names come from, so
+/// that each name is hashed once rather than once per event.
+struct IidCache(Vec<Option<u64>>);
+
+impl IidCache {
+    fn new(keys: usize) -> Self {
+        IidCache(vec![None; keys])
+    }
+
+    /// The iid of `name`, whose key is `key` (`None`: not cached).
+    fn iid<'m>(&mut self, names: &mut Names<'m>, key: Option<usize>, name: &'m str) -> u64 {
+        match key.and_then(|k| self.0.get_mut(k)) {
+            Some(Some(iid)) => *iid,
+            Some(slot) => *slot.insert(names.iid(name)),
+            None => names.iid(name),
+        }
+    }
+}
+
+/// Names of marker events: the message, or the marker's name when it has none.
+struct MarkerNames<'m> {
+    model: &'m Model,
+    by_message: IidCache,
+    by_marker: IidCache,
+}
+
+impl<'m> MarkerNames<'m> {
+    fn new(model: &'m Model) -> Self {
+        MarkerNames {
+            model,
+            by_message: IidCache::new(model.strings.all().len()),
+            by_marker: IidCache::new(model.markers.len()),
+        }
+    }
+
+    fn iid(&mut self, names: &mut Names<'m>, msg: StrId, marker_index: usize) -> u64 {
+        let text = self.model.strings.get(msg);
+        if !text.is_empty() {
+            return self.by_message.iid(names, Some(msg.0 as usize), text);
+        }
+        let marker_name = self
+            .model
+            .markers
+            .get(marker_index)
+            .map_or("", |m| m.name.as_str());
+        self.by_marker.iid(names, Some(marker_index), marker_name)
+    }
+}
+
+/// A track event to encode.
+struct Event<'a> {
+    kind: Type,
+    track: u64,
+    name_iid: Option<u64>,
+    counter_value: Option<i64>,
+    args: &'a [Arg<'a>],
+}
+
+/// The track-event packet sequence, with its interned names.
+struct Sequence<'o, 'm, S: ChunkSink> {
+    out: &'o mut PacketWriter<S>,
+    names: Names<'m>,
     started: bool,
 }
 
-impl<'o, 'm, W: Write> Sequence<'o, 'm, W> {
-    fn new(out: &'o mut PacketWriter<W>) -> Self {
+impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
+    fn new(out: &'o mut PacketWriter<S>) -> Self {
         Sequence {
             out,
-            names: HashMap::new(),
-            new_names: Vec::new(),
+            names: Names::default(),
             started: false,
         }
     }
 
+    fn descriptor(&mut self, descriptor: &TrackDescriptor) -> io::Result<()> {
+        self.write(None, None, Some(descriptor))
+    }
+
     /// Writes a packet of this sequence, with the names interned since the last one.
-    fn write(&mut self, mut packet: TracePacket) -> io::Result<()> {
-        packet.trusted_packet_sequence_id = Some(TRACK_EVENT_SEQUENCE_ID);
-        if self.started {
-            packet.sequence_flags = Some(SEQ_NEEDS_INCREMENTAL_STATE);
-            if !self.new_names.is_empty() {
-                packet.interned_data = Some(InternedData {
-                    event_names: std::mem::take(&mut self.new_names),
-                    ..Default::default()
-                });
-            }
-        } else {
-            self.started = true;
-            packet.sequence_flags = Some(SEQ_INCREMENTAL_STATE_CLEARED);
-            packet.interned_data = Some(InternedData {
-                event_names: std::mem::take(&mut self.new_names),
-                debug_annotation_names: ARG_NAMES
-                    .iter()
-                    .zip(1..)
-                    .map(|(name, iid)| DebugAnnotationName {
-                        iid: Some(iid),
-                        name: Some((*name).to_owned()),
-                    })
-                    .collect(),
-            });
-        }
-        self.out.write(&packet)
-    }
-
-    fn name_iid(&mut self, name: &'m str) -> u64 {
-        let next = self.names.len() as u64 + 1;
-        *self.names.entry(name).or_insert_with(|| {
-            self.new_names.push(EventName {
-                iid: Some(next),
-                name: Some(name.to_owned()),
-            });
-            next
-        })
-    }
-
-    fn event(
+    fn write(
         &mut self,
-        ts: u64,
-        kind: Type,
-        track: u64,
-        name: Option<&'m str>,
-        counter_value: Option<i64>,
-        args: Vec<DebugAnnotation>,
+        timestamp: Option<u64>,
+        event: Option<Event<'_>>,
+        descriptor: Option<&TrackDescriptor>,
     ) -> io::Result<()> {
-        let name_iid = name.map(|n| self.name_iid(n));
-        self.write(TracePacket {
-            timestamp: Some(ts),
-            track_event: Some(TrackEvent {
-                r#type: Some(kind as i32),
-                track_uuid: Some(track),
-                name_iid,
-                counter_value,
-                debug_annotations: args,
-            }),
-            ..Default::default()
-        })
+        let started = std::mem::replace(&mut self.started, true);
+        let new_names = &self.names.new;
+        let mut max_len = PACKET_MAX;
+        if let Some(event) = &event {
+            max_len += event.args.iter().map(Arg::max_len).sum::<usize>();
+        }
+        if !started || !new_names.is_empty() {
+            max_len += interned_max_len(new_names, !started);
+        }
+        if let Some(d) = descriptor {
+            max_len += d.encoded_len();
+        }
+        self.out.packet(max_len, |e| {
+            if let Some(ts) = timestamp {
+                e.uint(field::PACKET_TIMESTAMP, ts);
+            }
+            e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
+            if let Some(event) = &event {
+                encode_event(e, event);
+            }
+            let flags = if started {
+                if !new_names.is_empty() {
+                    encode_interned(e, new_names, false);
+                }
+                SEQ_NEEDS_INCREMENTAL_STATE
+            } else {
+                encode_interned(e, new_names, true);
+                SEQ_INCREMENTAL_STATE_CLEARED
+            };
+            e.uint(field::PACKET_SEQUENCE_FLAGS, flags.into());
+            if let Some(d) = descriptor {
+                e.message(field::PACKET_TRACK_DESCRIPTOR, d);
+            }
+        })?;
+        self.names.new.clear();
+        Ok(())
+    }
+
+    fn event(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
+        self.write(Some(ts), Some(event), None)
     }
 
     fn slice(
@@ -282,26 +372,128 @@ impl<'o, 'm, W: Write> Sequence<'o, 'm, W> {
         track: u64,
         start: u64,
         end: u64,
-        name: &'m str,
-        args: Vec<DebugAnnotation>,
+        name_iid: u64,
+        args: &[Arg<'_>],
     ) -> io::Result<()> {
-        self.event(start, Type::SliceBegin, track, Some(name), None, args)?;
-        self.event(end, Type::SliceEnd, track, None, None, Vec::new())
+        self.event(
+            start,
+            Event {
+                kind: Type::SliceBegin,
+                track,
+                name_iid: Some(name_iid),
+                counter_value: None,
+                args,
+            },
+        )?;
+        self.event(
+            end,
+            Event {
+                kind: Type::SliceEnd,
+                track,
+                name_iid: None,
+                counter_value: None,
+                args: &[],
+            },
+        )
     }
 
-    fn instant(
-        &mut self,
-        track: u64,
-        ts: u64,
-        name: &'m str,
-        args: Vec<DebugAnnotation>,
-    ) -> io::Result<()> {
-        self.event(ts, Type::Instant, track, Some(name), None, args)
+    fn instant(&mut self, track: u64, ts: u64, name_iid: u64, args: &[Arg<'_>]) -> io::Result<()> {
+        self.event(
+            ts,
+            Event {
+                kind: Type::Instant,
+                track,
+                name_iid: Some(name_iid),
+                counter_value: None,
+                args,
+            },
+        )
     }
 
     fn counter(&mut self, track: u64, ts: u64, value: i64) -> io::Result<()> {
-        self.event(ts, Type::Counter, track, None, Some(value), Vec::new())
+        self.event(
+            ts,
+            Event {
+                kind: Type::Counter,
+                track,
+                name_iid: None,
+                counter_value: Some(value),
+                args: &[],
+            },
+        )
     }
+}
+
+/// Bytes a track-event packet takes at most besides its arguments,
+/// interned names and descriptor: its fields and those of the event.
+const PACKET_MAX: usize = 10 * FIELD_MAX;
+
+impl Arg<'_> {
+    fn max_len(&self) -> usize {
+        let text = match self {
+            Arg::Str(_, s) => s.len(),
+            _ => 0,
+        };
+        3 * FIELD_MAX + text
+    }
+}
+
+fn encode_event(e: &mut Encoder<'_>, event: &Event<'_>) {
+    let fields = e.begin(field::PACKET_TRACK_EVENT);
+    for arg in event.args {
+        let annotation = e.begin(field::EVENT_DEBUG_ANNOTATIONS);
+        match *arg {
+            Arg::Str(name, value) => {
+                e.uint(field::ARG_NAME_IID, name);
+                e.bytes(field::ARG_STRING, value.as_bytes());
+            }
+            Arg::Uint(name, value) => {
+                e.uint(field::ARG_NAME_IID, name);
+                e.uint(field::ARG_UINT, value);
+            }
+            Arg::Bool(name, value) => {
+                e.uint(field::ARG_NAME_IID, name);
+                e.uint(field::ARG_BOOL, value.into());
+            }
+        }
+        e.end(annotation);
+    }
+    e.uint(field::EVENT_TYPE, event.kind as u64);
+    if let Some(iid) = event.name_iid {
+        e.uint(field::EVENT_NAME_IID, iid);
+    }
+    e.uint(field::EVENT_TRACK_UUID, event.track);
+    if let Some(value) = event.counter_value {
+        e.int(field::EVENT_COUNTER_VALUE, value);
+    }
+    e.end(fields);
+}
+
+fn interned_max_len(event_names: &[(u64, &str)], with_arg_names: bool) -> usize {
+    let arg_names: &[&str] = if with_arg_names { &ARG_NAMES } else { &[] };
+    let names = event_names.iter().map(|(_, n)| n).chain(arg_names);
+    FIELD_MAX + names.map(|n| 3 * FIELD_MAX + n.len()).sum::<usize>()
+}
+
+/// `InternedData` with the new event names, and with the argument names on
+/// the sequence's first packet.
+fn encode_interned(e: &mut Encoder<'_>, event_names: &[(u64, &str)], with_arg_names: bool) {
+    let fields = e.begin(field::PACKET_INTERNED_DATA);
+    let name = |e: &mut Encoder<'_>, field: u32, iid: u64, name: &str| {
+        let entry = e.begin(field);
+        e.uint(field::NAME_IID, iid);
+        e.bytes(field::NAME_NAME, name.as_bytes());
+        e.end(entry);
+    };
+    for &(iid, text) in event_names {
+        name(e, field::INTERNED_EVENT_NAMES, iid, text);
+    }
+    if with_arg_names {
+        for (iid, text) in (1..).zip(ARG_NAMES) {
+            name(e, field::INTERNED_ARG_NAMES, iid, text);
+        }
+    }
+    e.end(fields);
 }
 
 #[cfg(test)]
@@ -309,10 +501,11 @@ mod tests {
     use super::*;
     use prost::Message;
     use tband_decode::model::{
-        Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp, QueueOpKind, Task, TaskKind,
+        Anomaly, AnomalyKind, Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp,
+        QueueOpKind, StateReason, Task, TaskKind, TaskStateKind,
     };
 
-    use crate::protos::Trace;
+    use crate::protos::{DebugAnnotation, EventName, InternedData, Trace, TracePacket, TrackEvent};
 
     fn model() -> Model {
         let mut m = Model::default();
@@ -395,7 +588,7 @@ mod tests {
                 counter_values: 1
             }
         );
-        let trace = Trace::decode(w.into_inner().as_slice()).unwrap();
+        let trace = Trace::decode(w.finish().unwrap().as_slice()).unwrap();
         let packets = &trace.packet;
         assert_eq!(
             packets[0].sequence_flags,
@@ -443,6 +636,111 @@ mod tests {
                 (20, Type::SliceEnd, None, 0),
                 (30, Type::SliceBegin, Some(1), 1),
                 (40, Type::SliceEnd, None, 0),
+            ]
+        );
+    }
+
+    #[test]
+    fn hand_encoded_packets_are_the_messages_prost_would_encode() {
+        let mut m = model();
+        // A marker name long enough to need a two-byte length.
+        m.markers[0].name = "boot ".repeat(60);
+        m.task_states.push(TaskState {
+            start_ns: 3,
+            end_ns: 8,
+            task_id: 4,
+            state: TaskStateKind::Blocked,
+            reason: StateReason::QueueReceive,
+            queue_id: Some(9),
+            core_id: None,
+            woken_by_isr: None,
+            truncated: false,
+        });
+        m.anomalies = vec![
+            Anomaly {
+                start_ns: 0,
+                end_ns: 6,
+                core_id: Some(0),
+                kind: AnomalyKind::DroppedEvents,
+                count: 3,
+                detail: "ring buffer full".into(),
+            },
+            Anomaly {
+                start_ns: 7,
+                end_ns: 7,
+                core_id: None,
+                kind: AnomalyKind::InvalidFrame,
+                count: 1,
+                detail: String::new(),
+            },
+        ];
+        let threads = Threads::new(&m);
+        let mut w = PacketWriter::new(Vec::new());
+        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        assert_eq!((counts.slices, counts.instants), (4, 2));
+        let bytes = w.finish().unwrap();
+        let trace = Trace::decode(bytes.as_slice()).unwrap();
+        // Field order and lengths as prost writes them.
+        assert_eq!(trace.encode_to_vec(), bytes);
+
+        let wait_track = trace
+            .packet
+            .iter()
+            .filter_map(|p| p.track_descriptor.as_ref())
+            .find(|d| d.name.as_deref() == Some("Wait reason"))
+            .and_then(|d| d.uuid);
+        let wait = trace
+            .packet
+            .iter()
+            .find(|p| {
+                p.track_event
+                    .as_ref()
+                    .is_some_and(|e| e.track_uuid == wait_track)
+            })
+            .unwrap();
+        let expected = TracePacket {
+            timestamp: Some(3),
+            trusted_packet_sequence_id: Some(TRACK_EVENT_SEQUENCE_ID),
+            sequence_flags: Some(SEQ_NEEDS_INCREMENTAL_STATE),
+            interned_data: Some(InternedData {
+                event_names: vec![EventName {
+                    iid: Some(1),
+                    name: Some("queue_receive".into()),
+                }],
+                ..Default::default()
+            }),
+            track_event: Some(TrackEvent {
+                r#type: Some(Type::SliceBegin as i32),
+                track_uuid: wait_track,
+                name_iid: Some(1),
+                counter_value: None,
+                debug_annotations: vec![DebugAnnotation {
+                    name_iid: Some(ARG_QUEUE),
+                    string_value: Some("rx".into()),
+                    ..Default::default()
+                }],
+            }),
+            ..Default::default()
+        };
+        assert_eq!(wait, &expected);
+
+        let dropped = trace
+            .packet
+            .iter()
+            .filter_map(|p| p.track_event.as_ref())
+            .find(|e| e.debug_annotations.len() == 3)
+            .unwrap();
+        let args: Vec<_> = dropped
+            .debug_annotations
+            .iter()
+            .map(|a| (a.name_iid, a.uint_value, a.string_value.as_deref()))
+            .collect();
+        assert_eq!(
+            args,
+            [
+                (Some(ARG_COUNT), Some(3), None),
+                (Some(ARG_CORE), Some(0), None),
+                (Some(ARG_DETAIL), None, Some("ring buffer full")),
             ]
         );
     }

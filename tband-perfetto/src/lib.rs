@@ -11,9 +11,11 @@ pub mod sched;
 pub mod serve;
 pub mod threads;
 pub mod tracks;
+pub mod wire;
 pub mod writer;
 
 use std::io::{self, Write};
+use std::sync::mpsc;
 
 use tband_decode::model::Model;
 
@@ -22,12 +24,25 @@ use crate::protos::process_tree::{Process, Thread};
 use crate::protos::{ProcessTree, TracePacket};
 use crate::sched::{CpuCounts, SchedEncoding};
 use crate::threads::{Threads, IDLE_TID, PID};
-use crate::writer::PacketWriter;
+use crate::writer::{ChunkSender, Merge, PacketWriter};
 
 /// Packet sequence of the process tree and the kernel events.
 pub const FTRACE_SEQUENCE_ID: u32 = 1;
 /// Packet sequence of the track descriptors and track events.
 pub const TRACK_EVENT_SEQUENCE_ID: u32 = 2;
+
+/// Chunks of track events that may wait for the writer when encoding on two threads.
+const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// How to export.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ExportOptions {
+    pub sched: SchedEncoding,
+    /// Encode the track events on a second thread while this one encodes
+    /// the kernel events and writes both (the two packet sequences are
+    /// independent, so their chunks may interleave).
+    pub two_threads: bool,
+}
 
 /// What an export wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -39,27 +54,59 @@ pub struct ExportStats {
     pub bytes: u64,
 }
 
-/// Writes the whole model as a Perfetto trace.
+/// Writes the whole model to `out` as a Perfetto trace, in chunks of
+/// [`writer::CHUNK_BYTES`].
 pub fn export<W: Write>(
     model: &Model,
-    encoding: SchedEncoding,
-    out: &mut PacketWriter<W>,
+    options: ExportOptions,
+    out: &mut W,
 ) -> io::Result<ExportStats> {
     let threads = Threads::new(model);
-    out.write(&process_tree(model, &threads))?;
-    let mut sched = CpuCounts::default();
-    for core in &model.cores {
-        let c = sched::write_cpu(model, &threads, core.core_id, encoding, out)?;
-        sched.switches += c.switches;
-        sched.wakings += c.wakings;
-        sched.irqs += c.irqs;
+    if !options.two_threads {
+        let mut writer = PacketWriter::new(out);
+        writer.write(&process_tree(model, &threads))?;
+        let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+        let events = events::write_track_events(model, &threads, &mut writer)?;
+        let (packets, bytes) = (writer.packets(), writer.bytes());
+        writer.finish()?;
+        return Ok(ExportStats {
+            sched,
+            events,
+            packets,
+            bytes,
+        });
     }
-    let events = events::write_track_events(model, &threads, out)?;
-    Ok(ExportStats {
-        sched,
-        events,
-        packets: out.packets(),
-        bytes: out.bytes(),
+    std::thread::scope(|scope| {
+        let (full, incoming) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
+        let (emptied, returned) = mpsc::channel();
+        let worker = scope.spawn(|| {
+            let mut writer = PacketWriter::new(ChunkSender {
+                full,
+                emptied: returned,
+            });
+            let events = events::write_track_events(model, &threads, &mut writer)?;
+            let (packets, bytes) = (writer.packets(), writer.bytes());
+            writer.finish()?;
+            io::Result::Ok((events, packets, bytes))
+        });
+        let mut writer = PacketWriter::new(Merge {
+            out,
+            incoming,
+            emptied,
+        });
+        writer.write(&process_tree(model, &threads))?;
+        let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+        let (packets, bytes) = (writer.packets(), writer.bytes());
+        writer.finish()?.drain()?;
+        let (events, event_packets, event_bytes) = worker
+            .join()
+            .map_err(|_| io::Error::other("the track-event encoder failed"))??;
+        Ok(ExportStats {
+            sched,
+            events,
+            packets: packets + event_packets,
+            bytes: bytes + event_bytes,
+        })
     })
 }
 

@@ -10,7 +10,8 @@ use tband_decode::chrome_json::write_chrome_json;
 use tband_decode::cli::{self, InputArgs, ToolCommand};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::{TraceServer, DEFAULT_PORT};
-use tband_perfetto::writer::{Output, PacketWriter};
+use tband_perfetto::writer::Output;
+use tband_perfetto::ExportOptions;
 
 /// Convert tband traces to Perfetto traces (open them in ui.perfetto.dev or
 /// query them with trace_processor).
@@ -51,6 +52,11 @@ struct Cli {
     /// How context switches and wake-ups are written (Perfetto format).
     #[arg(long, value_enum, default_value_t = SchedFormat::Compact)]
     sched_format: SchedFormat,
+
+    /// Threads to encode on: 2 encodes the track events beside the kernel
+    /// events (default: 2 when the machine has more than one CPU).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
+    threads: Option<u8>,
 
     /// After converting, serve the file to the Perfetto UI on 127.0.0.1 and
     /// print the ui.perfetto.dev address that opens it (until Ctrl-C).
@@ -93,16 +99,22 @@ fn main() -> ExitCode {
 fn run(cli: &Cli) -> Result<(), String> {
     let output = output_path(cli)?;
     let trace = cli.input.open().map_err(|e| e.to_string())?;
-    let encoding = match cli.sched_format {
-        SchedFormat::Compact => SchedEncoding::Compact,
-        SchedFormat::Events => SchedEncoding::Events,
+    let options = ExportOptions {
+        sched: match cli.sched_format {
+            SchedFormat::Compact => SchedEncoding::Compact,
+            SchedFormat::Events => SchedEncoding::Events,
+        },
+        two_threads: match cli.threads {
+            Some(n) => n == 2,
+            None => std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
+        },
     };
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && (cli.serve || cli.open) {
         return Err("--serve and --open need an output file, not stdout".into());
     }
     let cannot_write = |e: io::Error| format!("cannot write {}: {e}", output.display());
-    let file = if to_stdout {
+    let mut file = if to_stdout {
         Output::stdout(cli.gzip)
     } else {
         Output::create(&output).map_err(cannot_write)?
@@ -116,10 +128,9 @@ fn run(cli: &Cli) -> Result<(), String> {
             .map_err(cannot_write)?;
         eprintln!("wrote {} (Chrome trace-event JSON)", output.display());
     } else {
-        let mut writer = PacketWriter::new(file);
         let stats =
-            tband_perfetto::export(&trace.model, encoding, &mut writer).map_err(cannot_write)?;
-        writer.into_inner().finish().map_err(cannot_write)?;
+            tband_perfetto::export(&trace.model, options, &mut file).map_err(cannot_write)?;
+        file.finish().map_err(cannot_write)?;
         eprintln!(
             "wrote {}: {} packets, {} bytes; {} context switches, {} wake-ups, {} IRQs, {} slices, {} instants, {} counter values",
             output.display(),

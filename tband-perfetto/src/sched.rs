@@ -2,17 +2,16 @@
 //! `FtraceEventBundle`s with context switches, wake-ups and IRQ entry/exit,
 //! so that Perfetto fills its native `sched`, `thread_state` and IRQ tables.
 
-use std::io::{self, Write};
+use std::io;
+use std::iter::Peekable;
 
-use tband_decode::model::{IsrSlice, Model, StateReason, TaskState, TaskStateKind};
-
-use crate::protos::ftrace_event_bundle::CompactSched;
-use crate::protos::{
-    FtraceEvent, FtraceEventBundle, IrqHandlerEntryFtraceEvent, IrqHandlerExitFtraceEvent,
-    SchedSwitchFtraceEvent, SchedWakingFtraceEvent, TracePacket,
+use tband_decode::model::{
+    Core, IsrKey, IsrSlice, Iter, Model, StateReason, TaskState, TaskStateKind,
 };
+
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
-use crate::writer::PacketWriter;
+use crate::wire::{self, Buffer, Encoder, Nested, FIELD_MAX};
+use crate::writer::{ChunkSink, PacketWriter};
 
 /// How context switches and wake-ups are written.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -79,162 +78,226 @@ struct OnCpu<'m> {
     prio: i32,
 }
 
-/// Writes the ftrace bundles of core `cpu`.
-pub fn write_cpu<W: Write>(
+/// What comes next in the walk. At equal times they happen in this order,
+/// which is the order a kernel trace shows them in.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Step {
+    IsrExit,
+    StateChange,
+    IsrEntry,
+    SliceStart,
+    /// The running slice ends before the next one on its core starts.
+    SliceEnd,
+}
+
+/// A step and its time and core, ordered by time, then step, then core.
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct NextStep(u128);
+
+impl NextStep {
+    const NONE: NextStep = NextStep(u128::MAX);
+    const STEPS: [Step; 5] = [
+        Step::IsrExit,
+        Step::StateChange,
+        Step::IsrEntry,
+        Step::SliceStart,
+        Step::SliceEnd,
+    ];
+
+    fn new(t: u64, step: Step, cpu: usize) -> Self {
+        NextStep(u128::from(t) << 64 | (step as u128) << 32 | cpu as u32 as u128)
+    }
+
+    fn get(self) -> Option<(u64, Step, usize)> {
+        let step = *Self::STEPS.get((self.0 >> 32) as u32 as usize)?;
+        Some(((self.0 >> 64) as u64, step, self.0 as u32 as usize))
+    }
+}
+
+/// Writes the ftrace bundles of every core, in one walk over the model in
+/// time order.
+pub fn write_sched<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
-    cpu: u32,
     encoding: SchedEncoding,
-    out: &mut PacketWriter<W>,
+    out: &mut PacketWriter<S>,
 ) -> io::Result<CpuCounts> {
-    let idle_task = model
+    let mut cpus: Vec<Cpu<'_>> = model
         .cores
         .iter()
-        .find(|c| c.core_id == cpu)
-        .and_then(|c| c.idle_task_id)
-        .and_then(|t| threads.task_index(t));
-    let idle = OnCpu {
-        task: idle_task,
-        tid: IDLE_TID,
-        comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
-        prio: threads.linux_prio(None),
-    };
-    let mut pass = CpuPass {
-        model,
-        threads,
-        bundle: Bundle::new(cpu, encoding, model.tasks.len()),
-        counts: CpuCounts::default(),
-        states: StateCursor::new(model),
-        prios: PriorityCursor::new(model),
-        isrs: model
-            .isr_slices
-            .iter()
-            .filter(|s| s.core_id == cpu)
-            .peekable(),
-        isr_open: Vec::new(),
-        current: idle,
-        last_isr_ts: 0,
-    };
-    // End of the running slice, when it ends before the trace does.
-    let mut running_until: Option<u64> = None;
-    for s in model.sched_slices.iter().filter(|s| s.core_id == cpu) {
-        if let Some(end) = running_until.filter(|&end| end < s.start_ns) {
-            pass.advance(end, out)?;
-            pass.switch(end, idle, out)?;
+        .map(|core| Cpu::new(threads, core, encoding, model.tasks.len()))
+        .collect();
+    let mut counts = CpuCounts::default();
+    let mut states = StateCursor::new(model);
+    let mut prios = PriorityCursor::new(model);
+    let mut slices = model.sched_slices.iter().peekable();
+    let mut isrs = model.isr_slices.iter().peekable();
+    loop {
+        let mut next = NextStep::NONE;
+        for (i, cpu) in cpus.iter().enumerate() {
+            if let Some(&(end, _)) = cpu.isr_open.last() {
+                next = next.min(NextStep::new(end, Step::IsrExit, i));
+            }
+            if let Some(end) = cpu.running_until {
+                next = next.min(NextStep::new(end, Step::SliceEnd, i));
+            }
         }
-        pass.advance(s.start_ns, out)?;
-        let task = threads.task_index(s.task_id);
-        let next = OnCpu {
-            task,
-            tid: threads.tid_at(task),
-            comm: threads.comm_at(task),
-            prio: threads.linux_prio(pass.prios.at(threads, s.start_ns, task)),
+        if let Some(t) = states.peek_start() {
+            next = next.min(NextStep::new(t, Step::StateChange, 0));
+        }
+        if let Some(isr) = isrs.peek() {
+            next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
+        }
+        if let Some(slice) = slices.peek() {
+            next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
+        }
+        let Some((t, step, i)) = next.get() else {
+            break;
         };
-        pass.switch(s.start_ns, next, out)?;
-        running_until = (!s.truncated).then_some(s.end_ns);
+        let touched = match step {
+            Step::IsrExit => {
+                cpus[i].isr_exit();
+                Some(i)
+            }
+            Step::StateChange => {
+                let Some((row, target_cpu)) = states.next_row(threads) else {
+                    continue;
+                };
+                let target = cpu_index(&cpus, target_cpu).filter(|_| is_waking(&row));
+                if let Some(target) = target {
+                    let idx = threads.task_index(row.task_id);
+                    let woken = on_cpu(threads, idx, prios.at(threads, row.start_ns, idx));
+                    cpus[target].waking(&row, woken);
+                    counts.wakings += 1;
+                }
+                target
+            }
+            Step::IsrEntry => {
+                let Some(isr) = isrs.next() else { continue };
+                let target = cpu_index(&cpus, isr.core_id);
+                if let Some(target) = target {
+                    cpus[target].isr_entry(model, &isr);
+                    counts.irqs += 1;
+                }
+                target
+            }
+            Step::SliceStart => {
+                let Some(s) = slices.next() else { continue };
+                let target = cpu_index(&cpus, s.core_id);
+                if let Some(target) = target {
+                    let task = threads.task_index(s.task_id);
+                    let next = on_cpu(threads, task, prios.at(threads, t, task));
+                    let cpu = &mut cpus[target];
+                    // A slice that starts before the last one ended ends it.
+                    cpu.running_until = None;
+                    counts.switches += cpu.switch(t, next, &states);
+                    cpu.running_until = (!s.truncated).then_some(s.end_ns);
+                }
+                target
+            }
+            Step::SliceEnd => {
+                let cpu = &mut cpus[i];
+                cpu.running_until = None;
+                counts.switches += cpu.switch(t, cpu.idle, &states);
+                Some(i)
+            }
+        };
+        if let Some(i) = touched {
+            cpus[i].bundle.flush_if_full(out)?;
+        }
     }
-    if let Some(end) = running_until {
-        pass.advance(end, out)?;
-        pass.switch(end, idle, out)?;
+    for cpu in &mut cpus {
+        cpu.bundle.flush(out)?;
     }
-    pass.advance(u64::MAX, out)?;
-    pass.bundle.flush(out)?;
-    Ok(pass.counts)
+    Ok(counts)
 }
 
-/// One walk over the model for one core.
-struct CpuPass<'m, 't, I: Iterator<Item = IsrSlice>> {
-    model: &'m Model,
-    threads: &'t Threads<'m>,
-    bundle: Bundle,
-    counts: CpuCounts,
-    states: StateCursor<'m>,
-    prios: PriorityCursor<'m>,
-    isrs: std::iter::Peekable<I>,
+fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
+    cpus.iter().position(|c| c.bundle.cpu == core_id)
+}
+
+/// A task as a thread on a core, with its priority at the time.
+fn on_cpu<'m>(threads: &Threads<'m>, task: Option<usize>, rtos_prio: Option<u32>) -> OnCpu<'m> {
+    OnCpu {
+        task,
+        tid: threads.tid_at(task),
+        comm: threads.comm_at(task),
+        prio: threads.linux_prio(rtos_prio),
+    }
+}
+
+/// One core's part of the walk.
+struct Cpu<'m> {
+    bundle: Bundle<'m>,
+    /// The core's idle thread.
+    idle: OnCpu<'m>,
+    current: OnCpu<'m>,
     /// Exit times and irq numbers of the ISRs executing, innermost last.
     isr_open: Vec<(u64, i32)>,
-    current: OnCpu<'m>,
     last_isr_ts: u64,
+    /// End of the running slice, when it ends before the trace does.
+    running_until: Option<u64>,
 }
 
-impl<'m, I: Iterator<Item = IsrSlice>> CpuPass<'m, '_, I> {
-    /// Switches from the current thread to `next` (nothing if it is already current).
-    fn switch<W: Write>(
-        &mut self,
-        ts: u64,
-        next: OnCpu<'m>,
-        out: &mut PacketWriter<W>,
-    ) -> io::Result<()> {
+impl<'m> Cpu<'m> {
+    fn new(threads: &Threads<'m>, core: &Core, encoding: SchedEncoding, tasks: usize) -> Self {
+        let idle_task = core.idle_task_id.and_then(|t| threads.task_index(t));
+        let idle = OnCpu {
+            task: idle_task,
+            tid: IDLE_TID,
+            comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
+            prio: threads.linux_prio(None),
+        };
+        Cpu {
+            bundle: Bundle::new(core.core_id, encoding, tasks),
+            idle,
+            current: idle,
+            isr_open: Vec::new(),
+            last_isr_ts: 0,
+            running_until: None,
+        }
+    }
+
+    /// Switches from the current thread to `next` (nothing if it is already
+    /// current); returns the number of switches written.
+    fn switch(&mut self, ts: u64, next: OnCpu<'m>, states: &StateCursor<'_>) -> u64 {
         if next.tid == self.current.tid {
-            return Ok(());
+            return 0;
         }
         let prev = self.current;
         let state = if prev.tid == IDLE_TID {
             STATE_RUNNABLE
         } else {
-            prev_state(self.states.current_of(prev.task))
+            prev_state(states.current_of(prev.task))
         };
         self.bundle.switch(ts, prev, state, next);
-        self.counts.switches += 1;
         self.current = next;
-        self.bundle.flush_if_full(out)
+        1
     }
 
-    /// Emits everything on this core that happens at or before `t`, in time
-    /// order: ISR exits, wake-ups, ISR entries.
-    fn advance<W: Write>(&mut self, t: u64, out: &mut PacketWriter<W>) -> io::Result<()> {
-        loop {
-            let exit = self
-                .isr_open
-                .last()
-                .map(|&(end, _)| end)
-                .filter(|&e| e <= t);
-            let entry = self.isrs.peek().map(|s| s.start_ns).filter(|&s| s <= t);
-            let state = self.states.peek_start().filter(|&s| s <= t);
-            let Some(now) = [exit, state, entry].into_iter().flatten().min() else {
-                return Ok(());
-            };
-            if exit == Some(now) {
-                if let Some((end, irq)) = self.isr_open.pop() {
-                    let ts = end.max(self.last_isr_ts);
-                    self.last_isr_ts = ts;
-                    self.bundle.irq_exit(ts, self.current.tid, irq);
-                }
-            } else if state == Some(now) {
-                if let Some((row, target_cpu)) = self.states.next_row(self.threads) {
-                    if is_waking(&row) && target_cpu == self.bundle.cpu {
-                        self.waking(&row);
-                    }
-                }
-            } else if let Some(isr) = self.isrs.next() {
-                let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
-                let name = self
-                    .model
-                    .isr(tband_decode::model::IsrKey {
-                        core_id: isr.core_id,
-                        isr_id: isr.isr_id,
-                    })
-                    .map_or("", |i| i.name.as_str());
-                self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
-                self.bundle
-                    .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
-                self.counts.irqs += 1;
-                self.isr_open.push((isr.end_ns, irq));
-            }
-            self.bundle.flush_if_full(out)?;
+    fn isr_exit(&mut self) {
+        if let Some((end, irq)) = self.isr_open.pop() {
+            let ts = end.max(self.last_isr_ts);
+            self.last_isr_ts = ts;
+            self.bundle.irq_exit(ts, self.current.tid, irq);
         }
     }
 
-    fn waking(&mut self, row: &TaskState) {
-        let idx = self.threads.task_index(row.task_id);
-        let woken = OnCpu {
-            task: idx,
-            tid: self.threads.tid_at(idx),
-            comm: self.threads.comm_at(idx),
-            prio: self
-                .threads
-                .linux_prio(self.prios.at(self.threads, row.start_ns, idx)),
-        };
+    fn isr_entry(&mut self, model: &Model, isr: &IsrSlice) {
+        let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
+        let name = model
+            .isr(IsrKey {
+                core_id: isr.core_id,
+                isr_id: isr.isr_id,
+            })
+            .map_or("", |i| i.name.as_str());
+        self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
+        self.bundle
+            .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
+        self.isr_open.push((isr.end_ns, irq));
+    }
+
+    fn waking(&mut self, row: &TaskState, woken: OnCpu<'m>) {
         let flags = if row.woken_by_isr.is_some() {
             FLAG_HARDIRQ
         } else {
@@ -242,15 +305,14 @@ impl<'m, I: Iterator<Item = IsrSlice>> CpuPass<'m, '_, I> {
         };
         self.bundle
             .waking(row.start_ns, self.current.tid, woken, flags);
-        self.counts.wakings += 1;
     }
 }
 
 /// Walks `model.task_states` in time order, keeping each task's current state
 /// and the core it last ran on.
 struct StateCursor<'m> {
-    model: &'m Model,
-    next: usize,
+    /// Rows not consumed yet (each row is unpacked once).
+    rows: Peekable<Iter<'m, TaskState>>,
     /// By task index.
     current: Vec<Option<(TaskStateKind, StateReason)>>,
     last_core: Vec<Option<u32>>,
@@ -259,22 +321,20 @@ struct StateCursor<'m> {
 impl<'m> StateCursor<'m> {
     fn new(model: &'m Model) -> Self {
         StateCursor {
-            model,
-            next: 0,
+            rows: model.task_states.iter().peekable(),
             current: vec![None; model.tasks.len()],
             last_core: vec![None; model.tasks.len()],
         }
     }
 
-    fn peek_start(&self) -> Option<u64> {
-        self.model.task_states.get(self.next).map(|s| s.start_ns)
+    fn peek_start(&mut self) -> Option<u64> {
+        self.rows.peek().map(|s| s.start_ns)
     }
 
     /// Consumes the next row; returns it with the core it wakes the task on
     /// (the interrupted core for an ISR wake-up, else where the task last ran).
     fn next_row(&mut self, threads: &Threads<'_>) -> Option<(TaskState, u32)> {
-        let row = self.model.task_states.get(self.next)?;
-        self.next += 1;
+        let row = self.rows.next()?;
         let idx = threads.task_index(row.task_id);
         let last_core = idx.and_then(|i| self.last_core.get_mut(i));
         let target = row
@@ -296,13 +356,60 @@ impl<'m> StateCursor<'m> {
     }
 }
 
-/// The bundle being filled for one core.
-struct Bundle {
+/// Field numbers (proto/perfetto_subset.proto).
+mod field {
+    pub const PACKET_FTRACE_EVENTS: u32 = 1;
+    pub const PACKET_SEQUENCE_ID: u32 = 10;
+    pub const BUNDLE_CPU: u32 = 1;
+    pub const BUNDLE_EVENT: u32 = 2;
+    pub const BUNDLE_COMPACT_SCHED: u32 = 4;
+    pub const COMPACT_SWITCH_TIMESTAMP: u32 = 1;
+    pub const COMPACT_SWITCH_PREV_STATE: u32 = 2;
+    pub const COMPACT_SWITCH_NEXT_PID: u32 = 3;
+    pub const COMPACT_SWITCH_NEXT_PRIO: u32 = 4;
+    pub const COMPACT_INTERN_TABLE: u32 = 5;
+    pub const COMPACT_SWITCH_NEXT_COMM_INDEX: u32 = 6;
+    pub const COMPACT_WAKING_TIMESTAMP: u32 = 7;
+    pub const COMPACT_WAKING_PID: u32 = 8;
+    pub const COMPACT_WAKING_TARGET_CPU: u32 = 9;
+    pub const COMPACT_WAKING_PRIO: u32 = 10;
+    pub const COMPACT_WAKING_COMM_INDEX: u32 = 11;
+    pub const COMPACT_WAKING_COMMON_FLAGS: u32 = 12;
+    pub const EVENT_TIMESTAMP: u32 = 1;
+    pub const EVENT_PID: u32 = 2;
+    pub const EVENT_SCHED_SWITCH: u32 = 4;
+    pub const EVENT_COMMON_FLAGS: u32 = 5;
+    pub const EVENT_SCHED_WAKING: u32 = 20;
+    pub const EVENT_IRQ_ENTRY: u32 = 36;
+    pub const EVENT_IRQ_EXIT: u32 = 37;
+    pub const SWITCH_PREV_COMM: u32 = 1;
+    pub const SWITCH_PREV_PID: u32 = 2;
+    pub const SWITCH_PREV_PRIO: u32 = 3;
+    pub const SWITCH_PREV_STATE: u32 = 4;
+    pub const SWITCH_NEXT_COMM: u32 = 5;
+    pub const SWITCH_NEXT_PID: u32 = 6;
+    pub const SWITCH_NEXT_PRIO: u32 = 7;
+    pub const WAKING_COMM: u32 = 1;
+    pub const WAKING_PID: u32 = 2;
+    pub const WAKING_PRIO: u32 = 3;
+    pub const WAKING_SUCCESS: u32 = 4;
+    pub const WAKING_TARGET_CPU: u32 = 5;
+    pub const IRQ_NUMBER: u32 = 1;
+    pub const IRQ_ENTRY_NAME: u32 = 2;
+    pub const IRQ_EXIT_RET: u32 = 2;
+}
+
+/// The bundle being filled for one core, encoded as it fills.
+struct Bundle<'m> {
     cpu: u32,
     encoding: SchedEncoding,
-    events: Vec<FtraceEvent>,
-    compact: CompactSched,
-    /// Position of each task's name in `compact.intern_table`, by task index
+    /// `FtraceEvent` messages, each as a bundle field.
+    events: Buffer,
+    /// The packed arrays of `CompactSched`, by field number - 1 (the slot of
+    /// the intern table stays empty).
+    compact: [Vec<u8>; 12],
+    intern_table: Vec<&'m str>,
+    /// Position of each task's name in `intern_table`, by task index
     /// (the last slot is for a core without a known idle task); `UNSET` if
     /// not in the table yet.
     comm_index: Vec<u32>,
@@ -313,13 +420,17 @@ struct Bundle {
     len: usize,
 }
 
-impl Bundle {
+/// Bytes an `FtraceEvent` takes at most besides its strings.
+const EVENT_MAX: usize = 12 * FIELD_MAX;
+
+impl<'m> Bundle<'m> {
     fn new(cpu: u32, encoding: SchedEncoding, tasks: usize) -> Self {
         Bundle {
             cpu,
             encoding,
-            events: Vec::new(),
-            compact: CompactSched::default(),
+            events: Buffer::default(),
+            compact: Default::default(),
+            intern_table: Vec::new(),
             comm_index: vec![UNSET; tasks + 1],
             comm_set: Vec::new(),
             last_switch_ts: 0,
@@ -328,133 +439,180 @@ impl Bundle {
         }
     }
 
-    fn comm(&mut self, on_cpu: &OnCpu<'_>) -> u32 {
+    fn comm(&mut self, on_cpu: &OnCpu<'m>) -> u32 {
         let slot = on_cpu
             .task
             .filter(|&t| t < self.comm_index.len())
             .unwrap_or(self.comm_index.len() - 1);
         if self.comm_index[slot] == UNSET {
-            let table = &mut self.compact.intern_table;
-            table.push(on_cpu.comm.to_owned());
-            self.comm_index[slot] = (table.len() - 1) as u32;
+            self.intern_table.push(on_cpu.comm);
+            self.comm_index[slot] = (self.intern_table.len() - 1) as u32;
             self.comm_set.push(slot);
         }
         self.comm_index[slot]
     }
 
-    fn switch(&mut self, ts: u64, prev: OnCpu<'_>, prev_state: i64, next: OnCpu<'_>) {
+    /// Appends to a packed array of `CompactSched`.
+    #[inline]
+    fn push(&mut self, field: u32, value: u64) {
+        wire::push_varint(&mut self.compact[field as usize - 1], value);
+    }
+
+    /// Appends a signed value (`int32` / `int64`) to a packed array.
+    #[inline]
+    fn push_int(&mut self, field: u32, value: i64) {
+        self.push(field, value as u64);
+    }
+
+    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>) {
+        use field::*;
         self.len += 1;
         match self.encoding {
             SchedEncoding::Compact => {
                 let comm = self.comm(&next);
-                let c = &mut self.compact;
-                c.switch_timestamp
-                    .push(ts.saturating_sub(self.last_switch_ts));
+                self.push(
+                    COMPACT_SWITCH_TIMESTAMP,
+                    ts.saturating_sub(self.last_switch_ts),
+                );
                 self.last_switch_ts = ts;
-                c.switch_prev_state.push(prev_state);
-                c.switch_next_pid.push(next.tid);
-                c.switch_next_prio.push(next.prio);
-                c.switch_next_comm_index.push(comm);
+                self.push_int(COMPACT_SWITCH_PREV_STATE, prev_state);
+                self.push_int(COMPACT_SWITCH_NEXT_PID, next.tid.into());
+                self.push_int(COMPACT_SWITCH_NEXT_PRIO, next.prio.into());
+                self.push(COMPACT_SWITCH_NEXT_COMM_INDEX, comm.into());
             }
-            SchedEncoding::Events => self.events.push(FtraceEvent {
-                timestamp: Some(ts),
-                pid: Some(prev.tid as u32),
-                sched_switch: Some(SchedSwitchFtraceEvent {
-                    prev_comm: Some(prev.comm.to_owned()),
-                    prev_pid: Some(prev.tid),
-                    prev_prio: Some(prev.prio),
-                    prev_state: Some(prev_state),
-                    next_comm: Some(next.comm.to_owned()),
-                    next_pid: Some(next.tid),
-                    next_prio: Some(next.prio),
-                }),
-                ..Default::default()
-            }),
+            SchedEncoding::Events => {
+                let max_len = EVENT_MAX + prev.comm.len() + next.comm.len();
+                self.events.encode(max_len, |e| {
+                    let event = begin_event(e, ts, prev.tid);
+                    let switch = e.begin(EVENT_SCHED_SWITCH);
+                    e.bytes(SWITCH_PREV_COMM, prev.comm.as_bytes());
+                    e.int(SWITCH_PREV_PID, prev.tid.into());
+                    e.int(SWITCH_PREV_PRIO, prev.prio.into());
+                    e.int(SWITCH_PREV_STATE, prev_state);
+                    e.bytes(SWITCH_NEXT_COMM, next.comm.as_bytes());
+                    e.int(SWITCH_NEXT_PID, next.tid.into());
+                    e.int(SWITCH_NEXT_PRIO, next.prio.into());
+                    e.end(switch);
+                    e.end(event);
+                });
+            }
         }
     }
 
-    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'_>, flags: u32) {
+    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
+        use field::*;
         self.len += 1;
+        let cpu = self.cpu as i32;
         match self.encoding {
             SchedEncoding::Compact => {
                 let comm = self.comm(&woken);
-                let c = &mut self.compact;
-                c.waking_timestamp
-                    .push(ts.saturating_sub(self.last_waking_ts));
+                self.push(
+                    COMPACT_WAKING_TIMESTAMP,
+                    ts.saturating_sub(self.last_waking_ts),
+                );
                 self.last_waking_ts = ts;
-                c.waking_pid.push(woken.tid);
-                c.waking_target_cpu.push(self.cpu as i32);
-                c.waking_prio.push(woken.prio);
-                c.waking_comm_index.push(comm);
-                c.waking_common_flags.push(flags);
+                self.push_int(COMPACT_WAKING_PID, woken.tid.into());
+                self.push_int(COMPACT_WAKING_TARGET_CPU, cpu.into());
+                self.push_int(COMPACT_WAKING_PRIO, woken.prio.into());
+                self.push(COMPACT_WAKING_COMM_INDEX, comm.into());
+                self.push(COMPACT_WAKING_COMMON_FLAGS, flags.into());
             }
-            SchedEncoding::Events => self.events.push(FtraceEvent {
-                timestamp: Some(ts),
-                pid: Some(waker_tid as u32),
-                common_flags: Some(flags),
-                sched_waking: Some(SchedWakingFtraceEvent {
-                    comm: Some(woken.comm.to_owned()),
-                    pid: Some(woken.tid),
-                    prio: Some(woken.prio),
-                    success: Some(1),
-                    target_cpu: Some(self.cpu as i32),
-                }),
-                ..Default::default()
-            }),
+            SchedEncoding::Events => {
+                self.events.encode(EVENT_MAX + woken.comm.len(), |e| {
+                    let event = begin_event(e, ts, waker_tid);
+                    e.uint(EVENT_COMMON_FLAGS, flags.into());
+                    let waking = e.begin(EVENT_SCHED_WAKING);
+                    e.bytes(WAKING_COMM, woken.comm.as_bytes());
+                    e.int(WAKING_PID, woken.tid.into());
+                    e.int(WAKING_PRIO, woken.prio.into());
+                    e.int(WAKING_SUCCESS, 1);
+                    e.int(WAKING_TARGET_CPU, cpu.into());
+                    e.end(waking);
+                    e.end(event);
+                });
+            }
         }
     }
 
     fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &str) {
+        use field::*;
         self.len += 1;
-        self.events.push(FtraceEvent {
-            timestamp: Some(ts),
-            pid: Some(current_tid as u32),
-            common_flags: Some(FLAG_HARDIRQ),
-            irq_handler_entry: Some(IrqHandlerEntryFtraceEvent {
-                irq: Some(irq),
-                name: Some(name.to_owned()),
-            }),
-            ..Default::default()
+        self.events.encode(EVENT_MAX + name.len(), |e| {
+            let event = begin_event(e, ts, current_tid);
+            e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
+            let entry = e.begin(EVENT_IRQ_ENTRY);
+            e.int(IRQ_NUMBER, irq.into());
+            e.bytes(IRQ_ENTRY_NAME, name.as_bytes());
+            e.end(entry);
+            e.end(event);
         });
     }
 
     fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
+        use field::*;
         self.len += 1;
-        self.events.push(FtraceEvent {
-            timestamp: Some(ts),
-            pid: Some(current_tid as u32),
-            common_flags: Some(FLAG_HARDIRQ),
-            irq_handler_exit: Some(IrqHandlerExitFtraceEvent {
-                irq: Some(irq),
-                ret: Some(1),
-            }),
-            ..Default::default()
+        self.events.encode(EVENT_MAX, |e| {
+            let event = begin_event(e, ts, current_tid);
+            e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
+            let exit = e.begin(EVENT_IRQ_EXIT);
+            e.int(IRQ_NUMBER, irq.into());
+            e.int(IRQ_EXIT_RET, 1);
+            e.end(exit);
+            e.end(event);
         });
     }
 
-    fn flush_if_full<W: Write>(&mut self, out: &mut PacketWriter<W>) -> io::Result<()> {
+    fn flush_if_full<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
         if self.len >= BUNDLE_EVENTS {
             self.flush(out)?;
         }
         Ok(())
     }
 
-    fn flush<W: Write>(&mut self, out: &mut PacketWriter<W>) -> io::Result<()> {
+    fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
+        use field::*;
         if self.len == 0 {
             return Ok(());
         }
-        let compact = std::mem::take(&mut self.compact);
-        let has_compact =
-            !compact.switch_timestamp.is_empty() || !compact.waking_timestamp.is_empty();
-        out.write(&TracePacket {
-            trusted_packet_sequence_id: Some(crate::FTRACE_SEQUENCE_ID),
-            ftrace_events: Some(FtraceEventBundle {
-                cpu: Some(self.cpu),
-                event: std::mem::take(&mut self.events),
-                compact_sched: has_compact.then_some(compact),
-            }),
-            ..Default::default()
+        let has_compact = [COMPACT_SWITCH_TIMESTAMP, COMPACT_WAKING_TIMESTAMP]
+            .iter()
+            .any(|&f| !self.compact[f as usize - 1].is_empty());
+        let max_len = 5 * FIELD_MAX
+            + self.events.len()
+            + self
+                .compact
+                .iter()
+                .map(|c| FIELD_MAX + c.len())
+                .sum::<usize>()
+            + self
+                .intern_table
+                .iter()
+                .map(|n| FIELD_MAX + n.len())
+                .sum::<usize>();
+        out.packet(max_len, |e| {
+            let bundle = e.begin(PACKET_FTRACE_EVENTS);
+            e.uint(BUNDLE_CPU, self.cpu.into());
+            e.raw(self.events.as_slice());
+            if has_compact {
+                let compact = e.begin(BUNDLE_COMPACT_SCHED);
+                for (field, values) in (1..).zip(&self.compact) {
+                    if field == COMPACT_INTERN_TABLE {
+                        for name in &self.intern_table {
+                            e.bytes(COMPACT_INTERN_TABLE, name.as_bytes());
+                        }
+                    } else if !values.is_empty() {
+                        e.bytes(field, values);
+                    }
+                }
+                e.end(compact);
+            }
+            e.end(bundle);
+            e.uint(PACKET_SEQUENCE_ID, crate::FTRACE_SEQUENCE_ID.into());
         })?;
+
+        self.events.clear();
+        self.compact.iter_mut().for_each(Vec::clear);
+        self.intern_table.clear();
         for slot in self.comm_set.drain(..) {
             self.comm_index[slot] = UNSET;
         }
@@ -465,13 +623,21 @@ impl Bundle {
     }
 }
 
+/// Starts an `FtraceEvent` of the bundle with its time and current task.
+fn begin_event(e: &mut Encoder<'_>, ts: u64, current_tid: i32) -> Nested {
+    let event = e.begin(field::BUNDLE_EVENT);
+    e.uint(field::EVENT_TIMESTAMP, ts);
+    e.uint(field::EVENT_PID, u64::from(current_tid as u32));
+    event
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use prost::Message;
     use tband_decode::model::{Core, Isr, IsrKey, SchedSlice, Task, TaskKind};
 
-    use crate::protos::Trace;
+    use crate::protos::{FtraceEventBundle, Trace};
 
     fn task(task_id: u32, name: &str, kind: TaskKind) -> Task {
         Task {
@@ -577,8 +743,11 @@ mod tests {
         let m = model();
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_cpu(&m, &threads, 0, encoding, &mut w).unwrap();
-        let trace = Trace::decode(w.into_inner().as_slice()).unwrap();
+        let counts = write_sched(&m, &threads, encoding, &mut w).unwrap();
+        let bytes = w.finish().unwrap();
+        let trace = Trace::decode(bytes.as_slice()).unwrap();
+        // The hand-encoded bundles are what prost would encode.
+        assert_eq!(trace.encode_to_vec(), bytes);
         let bundles = trace
             .packet
             .into_iter()

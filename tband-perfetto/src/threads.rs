@@ -1,7 +1,9 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use tband_decode::model::{Model, TaskKind};
+use std::iter::Peekable;
+
+use tband_decode::model::{Iter, Model, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
 pub const PID: i32 = 1;
@@ -125,8 +127,8 @@ impl<'m> Threads<'m> {
 /// The RTOS priority of each task as time advances (walks
 /// `model.task_priorities` with a cursor; times must not go backwards).
 pub struct PriorityCursor<'m> {
-    model: &'m Model,
-    next: usize,
+    /// Changes not applied yet (each row is unpacked once).
+    changes: Peekable<Iter<'m, TaskPriority>>,
     /// By task index.
     current: Vec<Option<u32>>,
 }
@@ -134,25 +136,20 @@ pub struct PriorityCursor<'m> {
 impl<'m> PriorityCursor<'m> {
     pub fn new(model: &'m Model) -> Self {
         PriorityCursor {
-            model,
-            next: 0,
+            changes: model.task_priorities.iter().peekable(),
             current: vec![None; model.tasks.len()],
         }
     }
 
     /// The priority of `task_index` at `t` (changes at `t` included).
     pub fn at(&mut self, threads: &Threads<'_>, t: u64, task_index: Option<usize>) -> Option<u32> {
-        while let Some(p) = self.model.task_priorities.get(self.next) {
-            if p.ts_ns > t {
-                break;
-            }
+        while let Some(p) = self.changes.next_if(|p| p.ts_ns <= t) {
             if let Some(slot) = threads
                 .task_index(p.task_id)
                 .and_then(|i| self.current.get_mut(i))
             {
                 *slot = Some(p.priority);
             }
-            self.next += 1;
         }
         task_index.and_then(|i| self.current.get(i).copied().flatten())
     }

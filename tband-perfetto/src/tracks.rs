@@ -20,12 +20,19 @@ pub struct Tracks {
     marker: Vec<u64>,
     /// Marker keys and their index in `model.markers`, sorted by key.
     marker_index: Vec<(MarkerKey, usize)>,
+    /// Where each marker id's entries start in `marker_index` (and, at
+    /// id + 1, end), when ids are small enough for a table; else they are
+    /// found by binary search.
+    marker_id_start: Option<Vec<u32>>,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
     pub mutex: Vec<Option<u64>>,
     pub health: Option<u64>,
 }
+
+/// Marker ids below this are looked up in a table.
+const MAX_TABLE_MARKER_ID: u32 = 1 << 16;
 
 /// What identifies a marker: id, owning task (none = global), kind.
 type MarkerKey = (u32, Option<u32>, u8);
@@ -191,11 +198,20 @@ impl Tracks {
         });
 
         marker_index.sort_unstable();
+        let marker_id_start = marker_index
+            .last()
+            .filter(|((id, _, _), _)| *id < MAX_TABLE_MARKER_ID)
+            .map(|((max_id, _, _), _)| {
+                (0..=max_id + 1)
+                    .map(|id| marker_index.partition_point(|((m, _, _), _)| *m < id) as u32)
+                    .collect()
+            });
         let tracks = Tracks {
             wait,
             priority,
             marker,
             marker_index,
+            marker_id_start,
             queue_level,
             mutex,
             health,
@@ -211,10 +227,20 @@ impl Tracks {
         kind: MarkerKind,
     ) -> Option<(u64, usize)> {
         let key = marker_key(marker_id, task_id, kind);
-        let pos = self
-            .marker_index
-            .binary_search_by_key(&key, |&(k, _)| k)
-            .ok()?;
+        let pos = match &self.marker_id_start {
+            Some(start) => {
+                let first = *start.get(marker_id as usize)? as usize;
+                let end = *start.get(marker_id as usize + 1)? as usize;
+                first
+                    + self.marker_index[first..end]
+                        .iter()
+                        .position(|&(k, _)| k == key)?
+            }
+            None => self
+                .marker_index
+                .binary_search_by_key(&key, |&(k, _)| k)
+                .ok()?,
+        };
         let i = self.marker_index[pos].1;
         Some((*self.marker.get(i)?, i))
     }
@@ -282,5 +308,64 @@ impl Describer {
             unit: Some(unit as i32),
         });
         uuid
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband_decode::model::{Marker, Task};
+
+    fn model(extra_marker_id: Option<u32>) -> Model {
+        let keys = [
+            (1, None, MarkerKind::Event),
+            (1, Some(4), MarkerKind::Event),
+            (2, None, MarkerKind::Value),
+            (7, Some(4), MarkerKind::Event),
+        ];
+        let extra = extra_marker_id.map(|id| (id, None, MarkerKind::Event));
+        Model {
+            tasks: vec![Task {
+                task_id: 4,
+                name: "worker".into(),
+                kind: TaskKind::Normal,
+                created_ns: None,
+                deleted_ns: None,
+                stack_size: None,
+            }],
+            markers: keys
+                .into_iter()
+                .chain(extra)
+                .map(|(marker_id, task_id, kind)| Marker {
+                    marker_id,
+                    task_id,
+                    kind,
+                    name: format!("m{marker_id}"),
+                })
+                .collect(),
+            ..Model::default()
+        }
+    }
+
+    #[test]
+    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids() {
+        for extra in [None, Some(1 << 20)] {
+            let m = model(extra);
+            let threads = Threads::new(&m);
+            let (tracks, _) = Tracks::new(&m, &threads);
+            for (i, marker) in m.markers.iter().enumerate() {
+                let found = tracks.marker(marker.marker_id, marker.task_id, marker.kind);
+                assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");
+            }
+            for (id, task, kind) in [
+                (1, Some(5), MarkerKind::Event),
+                (2, None, MarkerKind::Event),
+                (3, None, MarkerKind::Event),
+                (100, None, MarkerKind::Event),
+                (u32::MAX, None, MarkerKind::Event),
+            ] {
+                assert_eq!(tracks.marker(id, task, kind), None, "{id} {extra:?}");
+            }
+        }
     }
 }

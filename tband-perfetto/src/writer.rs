@@ -1,49 +1,140 @@
-//! Writes trace packets one at a time as a Perfetto trace file.
+//! Writes trace packets as a Perfetto trace file.
 //!
 //! A trace file is the `Trace` message: every packet is field 1, length
-//! delimited. Writing each packet as it is made keeps memory bounded by the
-//! largest packet.
+//! delimited. Packets are encoded into a buffer that is handed on to a
+//! [`ChunkSink`] whenever it holds [`CHUNK_BYTES`], so memory stays bounded
+//! and the output sees few, large writes. A chunk always ends at a packet
+//! boundary, so chunks of different packet sequences may be interleaved.
 
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use std::sync::mpsc::{Receiver, Sender, SyncSender};
 
 use flate2::write::GzEncoder;
 use flate2::Compression;
 use prost::Message;
 
 use crate::protos::TracePacket;
+use crate::wire::{Buffer, Encoder, FIELD_MAX};
 
-/// Tag of `Trace.packet` (field 1, length-delimited).
-const TRACE_PACKET_TAG: u8 = 0x0a;
+/// `Trace.packet`.
+const TRACE_PACKET: u32 = 1;
 
-pub struct PacketWriter<W: Write> {
-    out: W,
-    buf: Vec<u8>,
+/// Size at which the packet buffer is handed on.
+pub const CHUNK_BYTES: usize = 1 << 20;
+
+/// Where full chunks of packets go.
+pub trait ChunkSink {
+    /// Takes the packets in `chunk`, leaving it empty.
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()>;
+}
+
+impl<W: Write> ChunkSink for W {
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()> {
+        self.write_all(chunk.as_slice())?;
+        chunk.clear();
+        Ok(())
+    }
+}
+
+fn new_chunk() -> Buffer {
+    // Room for the largest packets without growing.
+    Buffer::with_capacity(CHUNK_BYTES + CHUNK_BYTES / 4)
+}
+
+/// Sends chunks to the thread that writes them (see [`Merge`]), which sends
+/// the emptied buffers back. The bounded channel blocks the encoder while
+/// the writer is behind.
+pub struct ChunkSender {
+    pub full: SyncSender<Buffer>,
+    pub emptied: Receiver<Buffer>,
+}
+
+impl ChunkSink for ChunkSender {
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()> {
+        let empty = self.emptied.try_recv().unwrap_or_else(|_| new_chunk());
+        self.full
+            .send(std::mem::replace(chunk, empty))
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "the trace writer stopped"))
+    }
+}
+
+/// Writes its own chunks to `out`, and between them the chunks another
+/// thread sent.
+pub struct Merge<'a, W: Write> {
+    pub out: &'a mut W,
+    pub incoming: Receiver<Buffer>,
+    pub emptied: Sender<Buffer>,
+}
+
+impl<W: Write> Merge<'_, W> {
+    fn write_other(&mut self, mut chunk: Buffer) -> io::Result<()> {
+        self.out.write_chunk(&mut chunk)?;
+        // The other thread may be done and gone.
+        let _ = self.emptied.send(chunk);
+        Ok(())
+    }
+
+    /// Writes the other thread's chunks until it is done.
+    pub fn drain(mut self) -> io::Result<()> {
+        while let Ok(chunk) = self.incoming.recv() {
+            self.write_other(chunk)?;
+        }
+        Ok(())
+    }
+}
+
+impl<W: Write> ChunkSink for Merge<'_, W> {
+    fn write_chunk(&mut self, chunk: &mut Buffer) -> io::Result<()> {
+        self.out.write_chunk(chunk)?;
+        while let Ok(other) = self.incoming.try_recv() {
+            self.write_other(other)?;
+        }
+        Ok(())
+    }
+}
+
+pub struct PacketWriter<S: ChunkSink> {
+    sink: S,
+    buf: Buffer,
     packets: u64,
     bytes: u64,
 }
 
-impl<W: Write> PacketWriter<W> {
-    pub fn new(out: W) -> Self {
+impl<S: ChunkSink> PacketWriter<S> {
+    pub fn new(sink: S) -> Self {
         PacketWriter {
-            out,
-            buf: Vec::with_capacity(4096),
+            sink,
+            buf: new_chunk(),
             packets: 0,
             bytes: 0,
         }
     }
 
     pub fn write(&mut self, packet: &TracePacket) -> io::Result<()> {
-        self.buf.clear();
-        self.buf.push(TRACE_PACKET_TAG);
-        prost::encoding::encode_varint(packet.encoded_len() as u64, &mut self.buf);
-        // The buffer grows as needed, so the length check of `encode` (a
-        // second walk over the packet) is not needed.
-        packet.encode_raw(&mut self.buf);
-        self.out.write_all(&self.buf)?;
+        self.packet(packet.encoded_len(), |e| e.fields_of(packet))
+    }
+
+    /// Writes a packet whose fields `encode` writes (in field-number order),
+    /// which take at most `max_len` bytes.
+    #[inline]
+    pub fn packet(
+        &mut self,
+        max_len: usize,
+        encode: impl FnOnce(&mut Encoder<'_>),
+    ) -> io::Result<()> {
+        let start = self.buf.len();
+        self.buf.encode(max_len + FIELD_MAX, |e| {
+            let packet = e.begin(TRACE_PACKET);
+            encode(e);
+            e.end(packet);
+        });
         self.packets += 1;
-        self.bytes += self.buf.len() as u64;
+        self.bytes += (self.buf.len() - start) as u64;
+        if self.buf.len() >= CHUNK_BYTES {
+            self.sink.write_chunk(&mut self.buf)?;
+        }
         Ok(())
     }
 
@@ -57,8 +148,12 @@ impl<W: Write> PacketWriter<W> {
         self.bytes
     }
 
-    pub fn into_inner(self) -> W {
-        self.out
+    /// Hands on the last packets and returns the sink.
+    pub fn finish(mut self) -> io::Result<S> {
+        if !self.buf.is_empty() {
+            self.sink.write_chunk(&mut self.buf)?;
+        }
+        Ok(self.sink)
     }
 }
 
@@ -132,7 +227,7 @@ mod tests {
             .unwrap();
         }
         assert_eq!(w.packets(), 3);
-        let bytes = w.into_inner();
+        let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         let ts: Vec<_> = trace.packet.iter().map(|p| p.timestamp).collect();
         assert_eq!(ts, [Some(1), Some(300), Some(1 << 40)]);

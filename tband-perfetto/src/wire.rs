@@ -1,0 +1,254 @@
+//! Protobuf wire encoding written straight into a byte buffer, for the
+//! packets written millions of times (track events, scheduling bundles),
+//! where building a message first would cost more than encoding it.
+//!
+//! An [`Encoder`] writes into a slice that [`Buffer::encode`] made large
+//! enough beforehand, so that a field costs one bounds check and its stores
+//! rather than a `Vec::push` per byte. Callers write fields in field-number order, as
+//! the generated messages do, so that a hand-encoded packet has the same
+//! bytes as the message `prost` would encode (the tests of each encoder
+//! compare them).
+
+use prost::Message;
+
+/// Wire type of varint fields.
+const VARINT: u32 = 0;
+/// Wire type of length-delimited fields (strings, messages, packed arrays).
+const LEN: u32 = 2;
+
+/// Bytes a field takes at most besides its string or message contents: a
+/// key and a length (or value) varint.
+pub const FIELD_MAX: usize = 16;
+
+/// Growable bytes that [`Encoder`]s write into. The vector is kept zero
+/// filled to its full size; `len` says how much of it is encoded.
+#[derive(Default)]
+pub struct Buffer {
+    bytes: Vec<u8>,
+    len: usize,
+}
+
+impl Buffer {
+    pub fn with_capacity(capacity: usize) -> Self {
+        Buffer {
+            bytes: vec![0; capacity],
+            len: 0,
+        }
+    }
+
+    /// Appends what `encode` writes, which must be at most `max_len` bytes.
+    #[inline]
+    pub fn encode(&mut self, max_len: usize, encode: impl FnOnce(&mut Encoder<'_>)) {
+        let end = self.len + max_len;
+        if end > self.bytes.len() {
+            self.bytes.resize(end.max(2 * self.bytes.len()), 0);
+        }
+        let mut encoder = Encoder {
+            buf: &mut self.bytes[self.len..end],
+            pos: 0,
+        };
+        encode(&mut encoder);
+        self.len += encoder.pos;
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// Writes protobuf fields into a slice that is large enough for them.
+pub struct Encoder<'a> {
+    buf: &'a mut [u8],
+    pos: usize,
+}
+
+/// A length-delimited field being written; [`Encoder::end`] fills in its length.
+#[must_use]
+pub struct Nested(usize);
+
+impl Encoder<'_> {
+    /// The next [`FIELD_MAX`] bytes, which the slice has room for as every
+    /// field counts that many towards the length reserved.
+    #[inline]
+    fn field_bytes(&mut self) -> &mut [u8; FIELD_MAX] {
+        let pos = self.pos;
+        (&mut self.buf[pos..pos + FIELD_MAX])
+            .try_into()
+            .expect("a slice of FIELD_MAX bytes")
+    }
+
+    /// A key and a varint (a value or a length).
+    #[inline]
+    fn key_and(&mut self, field: u32, wire_type: u32, v: u64) {
+        let bytes = self.field_bytes();
+        let len = put_varint(bytes, 0, u64::from(field << 3 | wire_type));
+        let len = put_varint(bytes, len, v);
+        self.pos += len;
+    }
+
+    /// An unsigned integer, bool or enum field.
+    #[inline]
+    pub fn uint(&mut self, field: u32, v: u64) {
+        self.key_and(field, VARINT, v);
+    }
+
+    /// A signed (`int32` / `int64`) field: negative values take ten bytes, as
+    /// protobuf sign-extends them.
+    #[inline]
+    pub fn int(&mut self, field: u32, v: i64) {
+        self.uint(field, v as u64);
+    }
+
+    /// A string or bytes field, or a packed array already encoded.
+    #[inline]
+    pub fn bytes(&mut self, field: u32, v: &[u8]) {
+        self.len_prefix(field, v.len());
+        self.raw(v);
+    }
+
+    /// Bytes already encoded (whole fields).
+    #[inline]
+    pub fn raw(&mut self, v: &[u8]) {
+        self.buf[self.pos..self.pos + v.len()].copy_from_slice(v);
+        self.pos += v.len();
+    }
+
+    /// A message field encoded by `prost` (it takes `message.encoded_len()`
+    /// bytes besides the field's key and length).
+    pub fn message(&mut self, field: u32, message: &impl Message) {
+        self.len_prefix(field, message.encoded_len());
+        self.fields_of(message);
+    }
+
+    /// The fields of a message encoded by `prost` (`message.encoded_len()` bytes).
+    pub fn fields_of(&mut self, message: &impl Message) {
+        let len = message.encoded_len();
+        let mut rest = &mut self.buf[self.pos..];
+        message.encode_raw(&mut rest);
+        self.pos += len;
+    }
+
+    /// Starts a message field. One byte is kept for the length, which is
+    /// enough for messages under 128 bytes; longer ones are moved up when
+    /// they end (so the slice needs [`FIELD_MAX`] bytes per message).
+    #[inline]
+    pub fn begin(&mut self, field: u32) -> Nested {
+        self.len_prefix(field, 0);
+        Nested(self.pos)
+    }
+
+    #[inline]
+    fn len_prefix(&mut self, field: u32, len: usize) {
+        self.key_and(field, LEN, len as u64);
+    }
+
+    #[inline]
+    pub fn end(&mut self, nested: Nested) {
+        let start = nested.0;
+        let len = self.pos - start;
+        if len < 0x80 {
+            self.buf[start - 1] = len as u8;
+        } else {
+            self.end_long(start, len);
+        }
+    }
+
+    #[cold]
+    fn end_long(&mut self, start: usize, len: usize) {
+        let mut prefix = [0; FIELD_MAX];
+        let extra = put_varint(&mut prefix, 0, len as u64) - 1;
+        self.buf.copy_within(start..self.pos, start + extra);
+        self.buf[start - 1..start + extra].copy_from_slice(&prefix[..=extra]);
+        self.pos += extra;
+    }
+}
+
+/// Appends a varint to a packed array being built.
+#[inline]
+pub fn push_varint(array: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        array.push(v as u8 | 0x80);
+        v >>= 7;
+    }
+    array.push(v as u8);
+}
+
+/// Writes `v` as a varint at `bytes[at..]`; returns the position after it.
+#[inline]
+fn put_varint(bytes: &mut [u8; FIELD_MAX], mut at: usize, mut v: u64) -> usize {
+    while v >= 0x80 {
+        bytes[at] = v as u8 | 0x80;
+        v >>= 7;
+        at += 1;
+    }
+    bytes[at] = v as u8;
+    at + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protos::{DebugAnnotation, EventName, InternedData};
+
+    #[test]
+    fn fields_match_the_generated_encoding() {
+        let mut buf = Buffer::default();
+        buf.encode(3 * FIELD_MAX + 4, |e| {
+            e.uint(1, 300);
+            e.int(4, -2);
+            e.bytes(6, b"text");
+        });
+        let expected = DebugAnnotation {
+            name_iid: Some(300),
+            int_value: Some(-2),
+            string_value: Some("text".into()),
+            ..Default::default()
+        };
+        assert_eq!(buf.as_slice(), expected.encode_to_vec());
+        let mut again = Buffer::default();
+        again.encode(expected.encoded_len() + FIELD_MAX, |e| {
+            e.message(3, &expected)
+        });
+        let mut prefixed = vec![3 << 3 | LEN as u8, buf.len() as u8];
+        prefixed.extend_from_slice(buf.as_slice());
+        assert_eq!(again.as_slice(), prefixed);
+    }
+
+    #[test]
+    fn nested_messages_of_any_length_get_their_length() {
+        for name_len in [0, 1, 120, 127, 128, 300, 20_000] {
+            let name = "n".repeat(name_len);
+            let mut buf = Buffer::with_capacity(1);
+            buf.encode(name_len + 3 * FIELD_MAX, |e| {
+                let outer = e.begin(2);
+                e.uint(1, 7);
+                e.bytes(2, name.as_bytes());
+                e.end(outer);
+            });
+            let expected = InternedData {
+                event_names: vec![EventName {
+                    iid: Some(7),
+                    name: Some(name),
+                }],
+                ..Default::default()
+            };
+            assert_eq!(
+                buf.as_slice(),
+                expected.encode_to_vec(),
+                "name of {name_len} bytes"
+            );
+        }
+    }
+}
