@@ -54,9 +54,9 @@ struct Cli {
     sched_format: SchedFormat,
 
     /// Threads to encode on: 2 encodes the track events beside the kernel
-    /// events (default: 2 when the machine has more than one CPU).
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u8).range(1..=2))]
-    threads: Option<u8>,
+    /// events.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    threads: u8,
 
     /// After converting, serve the file to the Perfetto UI on 127.0.0.1 and
     /// print the ui.perfetto.dev address that opens it (until Ctrl-C).
@@ -104,10 +104,7 @@ fn run(cli: &Cli) -> Result<(), String> {
             SchedFormat::Compact => SchedEncoding::Compact,
             SchedFormat::Events => SchedEncoding::Events,
         },
-        two_threads: match cli.threads {
-            Some(n) => n == 2,
-            None => std::thread::available_parallelism().is_ok_and(|n| n.get() > 1),
-        },
+        two_threads: cli.threads == 2,
     };
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && (cli.serve || cli.open) {
