@@ -1,12 +1,13 @@
 //! Compact storage for the model's large tables.
 //!
-//! A [`Table`] keeps its rows packed: times as 32-bit offsets from the start
-//! of the row's chunk and 32-bit durations, ids as 16-bit codes into the
+//! A [`Table`] keeps its rows packed: times as 32-bit offsets from a base
+//! time of the row's chunk and 32-bit durations, ids as 16-bit codes into the
 //! table's dictionary ([`Codes`]), enums and flags in bytes. Rows live in
 //! chunks of fixed size, so the table grows without copying and wastes at
-//! most part of one chunk. A row whose values do not fit the packed form (a
-//! gap of more than 4.29 s inside a chunk, more than 65 535 distinct ids, ...)
-//! is kept whole on the side, so every value round-trips.
+//! most part of one chunk. A row whose time does not fit the chunk's current
+//! base (more than 4.29 s after it, or before it) starts a new base there; a
+//! row that still does not fit (a duration over 4.29 s, more than 65 535
+//! distinct ids, ...) is kept whole on the side, so every value round-trips.
 //!
 //! Tables yield rows by value, as the plain row structs of [`super`].
 
@@ -127,17 +128,38 @@ pub(crate) fn offset(t: u64, base: u64) -> Option<u32> {
 }
 
 struct Chunk<P> {
-    /// Time the packed offsets are relative to.
-    base: u64,
+    /// The times the packed offsets are relative to, as (first row in the
+    /// chunk, base) in row order; almost always just one.
+    bases: Vec<(u16, u64)>,
     rows: Vec<P>,
     /// Some rows of this chunk are kept whole in `Table::wide`.
     has_wide: bool,
 }
 
+impl<P> Chunk<P> {
+    /// The base of the chunk's row `row`.
+    #[inline]
+    fn base(&self, row: usize) -> u64 {
+        match self.bases.as_slice() {
+            [(_, base)] => *base,
+            bases => {
+                let after = bases.partition_point(|&(first, _)| usize::from(first) <= row);
+                bases[after.saturating_sub(1)].1
+            }
+        }
+    }
+
+    /// The base new rows are packed against.
+    #[inline]
+    fn current_base(&self) -> u64 {
+        self.bases.last().map_or(0, |&(_, base)| base)
+    }
+}
+
 impl<P: Clone> Clone for Chunk<P> {
     fn clone(&self) -> Self {
         Chunk {
-            base: self.base,
+            bases: self.bases.clone(),
             rows: self.rows.clone(),
             has_wide: self.has_wide,
         }
@@ -198,9 +220,9 @@ impl<R: Row> Table<R> {
         let Some(chunk) = self.chunks.last_mut() else {
             unreachable!("a chunk was added above")
         };
-        match row.pack(chunk.base, &mut self.codes) {
+        match row.pack(chunk.current_base(), &mut self.codes) {
             Some(packed) => chunk.rows.push(packed),
-            None => self.push_wide(index, row),
+            None => self.push_unfit(index, row),
         }
         self.len += 1;
         index
@@ -216,14 +238,31 @@ impl<R: Row> Table<R> {
             Vec::with_capacity(CHUNK)
         };
         self.chunks.push(Chunk {
-            base,
+            bases: vec![(0, base)],
             rows,
             has_wide: false,
         });
     }
 
-    /// Keeps a row that does not fit the packed form whole.
+    /// Pushes a row that does not fit the chunk's current base: packed
+    /// against a new base at its own time if that makes it fit, else whole.
     #[cold]
+    fn push_unfit(&mut self, index: usize, row: R) {
+        let t = row.time_ns();
+        if let Some(chunk) = self.chunks.last_mut() {
+            if t != chunk.current_base() {
+                if let Some(packed) = row.pack(t, &mut self.codes) {
+                    // A chunk's rows number at most CHUNK = 2^13, so this fits.
+                    chunk.bases.push(((index & (CHUNK - 1)) as u16, t));
+                    chunk.rows.push(packed);
+                    return;
+                }
+            }
+        }
+        self.push_wide(index, row);
+    }
+
+    /// Keeps a row that does not fit the packed form whole.
     fn push_wide(&mut self, index: usize, row: R) {
         if let Some(chunk) = self.chunks.last_mut() {
             chunk.rows.push(R::Packed::default());
@@ -242,7 +281,11 @@ impl<R: Row> Table<R> {
                 return Some(*row);
             }
         }
-        Some(R::unpack(packed, chunk.base, &self.codes))
+        Some(R::unpack(
+            packed,
+            chunk.base(index & (CHUNK - 1)),
+            &self.codes,
+        ))
     }
 
     pub fn first(&self) -> Option<R> {
@@ -258,6 +301,7 @@ impl<R: Row> Table<R> {
         let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) else {
             return;
         };
+        let base = chunk.base(index & (CHUNK - 1));
         let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) else {
             return;
         };
@@ -267,9 +311,9 @@ impl<R: Row> Table<R> {
                 return;
             }
         }
-        let mut row = R::unpack(*slot, chunk.base, &self.codes);
+        let mut row = R::unpack(*slot, base, &self.codes);
         change(&mut row);
-        match row.pack(chunk.base, &mut self.codes) {
+        match row.pack(base, &mut self.codes) {
             Some(packed) => *slot = packed,
             None => {
                 chunk.has_wide = true;
@@ -286,8 +330,9 @@ impl<R: Row> Table<R> {
     {
         if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
             if !chunk.has_wide {
+                let base = chunk.base(index & (CHUNK - 1));
                 if let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) {
-                    if R::end_packed_at(slot, chunk.base, t) {
+                    if R::end_packed_at(slot, base, t) {
                         return;
                     }
                 }
@@ -408,3 +453,37 @@ impl<R: Row + PartialEq> PartialEq for Table<R> {
 }
 
 impl<R: Row + Eq> Eq for Table<R> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::SchedSlice;
+
+    #[test]
+    fn time_gaps_inside_a_chunk_start_a_new_base_instead_of_whole_rows() {
+        // Slices 3 s apart: a 8192-row chunk spans far more than 4.29 s, and
+        // one row goes back in time.
+        let start = |i: u64| if i == 5_000 { 7 } else { i * 3_000_000_000 };
+        let slice = |i: u64| SchedSlice {
+            start_ns: start(i),
+            end_ns: start(i) + 100,
+            task_id: (i % 5) as u32,
+            core_id: 0,
+            truncated: false,
+        };
+        let rows: Vec<SchedSlice> = (0..20_000).map(slice).collect();
+        let mut table: Table<SchedSlice> = rows.iter().copied().collect();
+        assert!(
+            table.wide.is_empty(),
+            "{} rows kept whole",
+            table.wide.len()
+        );
+        assert!(table.iter().eq(rows.iter().copied()));
+        table.end_at(12_345, 12_345 * 3_000_000_000 + 500);
+        assert_eq!(
+            table.get(12_345).unwrap().end_ns,
+            12_345 * 3_000_000_000 + 500
+        );
+        assert_eq!(table.get(5_000).unwrap().start_ns, 7);
+    }
+}
