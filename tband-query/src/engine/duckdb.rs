@@ -51,14 +51,17 @@ enum ColumnBuilder {
 }
 
 impl ColumnBuilder {
-    fn push(&mut self, cell: Cell<'_>) {
+    /// Appends a cell; a cell of the other type than the column's is an
+    /// error, never a silent NULL.
+    fn push(&mut self, cell: Cell<'_>) -> Result<(), String> {
         match (self, cell) {
             (ColumnBuilder::Int(b), Cell::Int(v)) => b.append_value(v),
             (ColumnBuilder::Text(b), Cell::Text(s)) => b.append_value(s),
-            (ColumnBuilder::Int(b), _) => b.append_null(),
-            (ColumnBuilder::Text(b), Cell::Int(v)) => b.append_value(v.to_string()),
+            (ColumnBuilder::Int(b), Cell::Null) => b.append_null(),
             (ColumnBuilder::Text(b), Cell::Null) => b.append_null(),
+            (_, cell) => return Err(format!("{cell:?} does not fit its column's type")),
         }
+        Ok(())
     }
 
     fn finish(&mut self) -> ArrayRef {
@@ -129,7 +132,7 @@ impl RowSink for BatchAppender<'_> {
 
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
         for (column, cell) in self.columns.iter_mut().zip(cells) {
-            column.push(*cell);
+            column.push(*cell)?;
         }
         self.rows += 1;
         if self.rows == BATCH_ROWS {
