@@ -318,6 +318,24 @@ fn assert_cpu_load(db: &mut Loaded, expected: &[(u32, Option<u32>, u64, u64)], d
     }
 }
 
+/// Checks the `isr_latency` report against the ISR executions `isrs`.
+fn assert_isr_latency(db: &mut Loaded, isrs: &[Span]) {
+    let got = db.report("isr_latency", &[]).ints(&[
+        "core_id",
+        "isr_id",
+        "count",
+        "total_ns",
+        "min_ns",
+        "avg_ns",
+        "p50_ns",
+        "p95_ns",
+        "p99_ns",
+        "max_ns",
+        "max_depth",
+    ]);
+    assert_eq!(got, isr_latency(isrs), "isr_latency on {}", db.0.engine());
+}
+
 /// Checks every report whose answer is computed here from the model.
 fn check_against_model(db: &mut Loaded, m: &Model) {
     let engine = db.0.engine();
@@ -345,24 +363,7 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
         }
     }
 
-    let isr = db.report("isr_latency", &[]);
-    assert_eq!(
-        isr.ints(&[
-            "core_id",
-            "isr_id",
-            "count",
-            "total_ns",
-            "min_ns",
-            "avg_ns",
-            "p50_ns",
-            "p95_ns",
-            "p99_ns",
-            "max_ns",
-            "max_depth"
-        ]),
-        isr_latency(&isrs),
-        "isr_latency on {engine}"
-    );
+    assert_isr_latency(db, &isrs);
 
     let mut states: BTreeMap<(u32, &str), (i64, i64)> = BTreeMap::new();
     for s in &m.task_states {
@@ -571,23 +572,7 @@ fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
         for engine in engines() {
             let mut db = Loaded::new(engine, &trace);
             assert_cpu_load(&mut db, &expected, trace.model.info.duration_ns);
-            assert_eq!(
-                db.report("isr_latency", &[]).ints(&[
-                    "core_id",
-                    "isr_id",
-                    "count",
-                    "total_ns",
-                    "min_ns",
-                    "avg_ns",
-                    "p50_ns",
-                    "p95_ns",
-                    "p99_ns",
-                    "max_ns",
-                    "max_depth"
-                ]),
-                isr_latency(&isrs),
-                "isr_latency on {engine}"
-            );
+            assert_isr_latency(&mut db, &isrs);
             let high_water: Vec<Vec<Option<i64>>> = truth
                 .queues
                 .iter()
