@@ -82,6 +82,12 @@ fn main() {
     while app.warm_up_step() {}
     let warmed = started.elapsed();
     let cpu_warmed = cpu_ns();
+    let (index_bytes, summary_bytes) = app
+        .timeline
+        .rows
+        .iter()
+        .map(|r| r.heap_bytes())
+        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
 
     // Keystrokes: zoom in deep around the middle, pan both ways, step
     // through events, zoom back out, fit; each followed by a full redraw.
@@ -167,6 +173,12 @@ fn main() {
         "peak RSS         {:>9.1} MB ({:.2}x the trace file)",
         rss as f64 / 1e6,
         ratio(rss)
+    );
+    println!(
+        "timeline         {:>9.1} MB row indices, {:.1} MB summaries ({:.2}x the trace file together)",
+        index_bytes as f64 / 1e6,
+        summary_bytes as f64 / 1e6,
+        ratio((index_bytes + summary_bytes) as u64)
     );
     println!(
         "  of which decode{:>9.1} MB ({:.2}x, peak when the model was built)",

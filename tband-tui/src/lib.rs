@@ -3,6 +3,7 @@
 
 pub mod app;
 pub mod details;
+pub mod indices;
 pub mod render;
 pub mod rows;
 pub mod summary;
