@@ -277,6 +277,19 @@ impl Timeline {
     }
 }
 
+impl Timeline {
+    /// Builds the summaries of every row now, one pass per model table.
+    pub fn prepare_all(&self, m: &Model) {
+        IntervalTrack::prepare_by_table(m, self.rows.iter().flat_map(Row::interval_tracks));
+        for row in &self.rows {
+            if let Body::Samples(track) = &row.body {
+                track.prepare(m);
+            }
+        }
+        self.anomalies.prepare(m);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

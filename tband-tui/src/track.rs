@@ -343,6 +343,21 @@ impl IntervalTrack {
         }
     }
 
+    /// [`prepare_together`](Self::prepare_together) for the tracks of
+    /// each model table.
+    pub fn prepare_by_table<'a>(m: &Model, tracks: impl Iterator<Item = &'a IntervalTrack>) {
+        let mut by_source: Vec<(IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
+        for track in tracks {
+            match by_source.iter_mut().find(|(s, _)| *s == track.source) {
+                Some((_, tracks)) => tracks.push(track),
+                None => by_source.push((track.source, vec![track])),
+            }
+        }
+        for (_, tracks) in by_source {
+            IntervalTrack::prepare_together(m, &tracks);
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
     }
