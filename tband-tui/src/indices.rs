@@ -1,7 +1,8 @@
 //! The ascending model row indices of a track, kept compact: in blocks of
 //! [`BLOCK`], each a 32-bit base and 16-bit offsets from it, or 32-bit
-//! indices where an offset does not fit. The items of a busy row lie close
-//! together in their table, so most blocks take 2 bytes per index, not 4.
+//! indices where an offset does not fit, or nothing but the base where the
+//! indices follow each other. The items of a busy row lie close together in
+//! their table, so most blocks take 2 bytes per index or less, not 4.
 
 const BLOCK: usize = 64;
 
@@ -9,9 +10,19 @@ const BLOCK: usize = 64;
 struct Block {
     /// The block's first index.
     base: u32,
-    /// Where the block's entries start in `narrow`, or in `wide` if `wide`.
+    /// Where the block's entries start in `narrow` or `wide`.
     at: u32,
-    wide: bool,
+    kind: Kind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// Offsets from the base in `narrow`.
+    Narrow,
+    /// Indices in `wide`.
+    Wide,
+    /// The indices from the base on, one after the other.
+    Run,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -39,10 +50,10 @@ impl Indices {
         }
         let block = self.blocks[pos / BLOCK];
         let at = block.at as usize + pos % BLOCK;
-        Some(if block.wide {
-            self.wide[at]
-        } else {
-            block.base + u32::from(self.narrow[at])
+        Some(match block.kind {
+            Kind::Narrow => block.base + u32::from(self.narrow[at]),
+            Kind::Wide => self.wide[at],
+            Kind::Run => block.base + (pos % BLOCK) as u32,
         })
     }
 
@@ -98,14 +109,22 @@ impl IndicesBuilder {
             .map(|&i| u16::try_from(i.wrapping_sub(base)).ok())
             .collect();
         let d = &mut self.done;
+        let run = offsets
+            .as_ref()
+            .is_some_and(|o| o.iter().enumerate().all(|(k, &o)| usize::from(o) == k));
         let block = match offsets {
+            _ if run => Block {
+                base,
+                at: 0,
+                kind: Kind::Run,
+            },
             Some(offsets) => {
                 let at = d.narrow.len() as u32;
                 d.narrow.extend(offsets);
                 Block {
                     base,
                     at,
-                    wide: false,
+                    kind: Kind::Narrow,
                 }
             }
             None => {
@@ -114,7 +133,7 @@ impl IndicesBuilder {
                 Block {
                     base,
                     at,
-                    wide: true,
+                    kind: Kind::Wide,
                 }
             }
         };
@@ -148,17 +167,20 @@ mod tests {
     use super::*;
 
     #[test]
-    fn round_trip_narrow_and_wide_blocks() {
-        // Close indices, then far apart ones, then close again.
+    fn round_trip_all_kinds_of_blocks() {
+        // Close indices, then far apart ones, then consecutive ones.
         let values: Vec<u32> = (0..100)
             .map(|i| i * 3)
             .chain((0..100).map(|i| 1_000 + i * 100_000))
-            .chain((0..30).map(|i| 20_000_000 + i))
+            .chain((0..200).map(|i| 20_000_000 + i))
             .collect();
         let indices: Indices = values.iter().copied().collect();
         assert_eq!(indices.len(), values.len());
         assert_eq!(indices.iter().collect::<Vec<_>>(), values);
-        assert!(!indices.wide.is_empty() && !indices.narrow.is_empty());
+        let kinds: Vec<Kind> = indices.blocks.iter().map(|b| b.kind).collect();
+        for kind in [Kind::Narrow, Kind::Wide, Kind::Run] {
+            assert!(kinds.contains(&kind), "{kinds:?}");
+        }
         assert_eq!(indices.get(values.len()), None);
         for probe in [0, 5, 299, 300, 1_000, 5_000_000, 20_000_010, u32::MAX] {
             assert_eq!(

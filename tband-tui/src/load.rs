@@ -20,7 +20,7 @@ use tband_decode::{ctf, Model, OpenOptions, Trace};
 use crate::rows::Timeline;
 
 /// How much of a large trace is shown while the rest loads, by default.
-pub const PREVIEW_BYTES: u64 = 4 << 20;
+pub const PREVIEW_BYTES: u64 = 2 << 20;
 
 /// A whole trace ready to be shown.
 pub struct Loaded {
