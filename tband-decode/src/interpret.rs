@@ -205,7 +205,7 @@ impl Visitor for Interpreter<'_> {
     fn event(&mut self, at: Position, rec: &Record<'_>) {
         self.close_invalid_run(at.stream);
         self.events += 1;
-        if self.events % PROGRESS_EVERY == 0 {
+        if self.events.is_multiple_of(PROGRESS_EVERY) {
             if let Some(read) = self.read.get_mut(at.stream) {
                 *read = at.offset;
             }

@@ -32,14 +32,16 @@ fn cpu_ns() -> u64 {
 
 /// CPU time of the whole process (all threads), in ns (10 ms resolution).
 fn process_cpu_ns() -> u64 {
-    let ticks = std::fs::read_to_string("/proc/self/stat").ok().and_then(|s| {
-        // Fields after the command name (which ends with `)`): utime is the
-        // 12th, stime the 13th, in clock ticks of 10 ms.
-        let mut fields = s.rsplit_once(')')?.1.split_whitespace().skip(11);
-        let user: u64 = fields.next()?.parse().ok()?;
-        let system: u64 = fields.next()?.parse().ok()?;
-        Some(user + system)
-    });
+    let ticks = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name (which ends with `)`): utime is the
+            // 12th, stime the 13th, in clock ticks of 10 ms.
+            let mut fields = s.rsplit_once(')')?.1.split_whitespace().skip(11);
+            let user: u64 = fields.next()?.parse().ok()?;
+            let system: u64 = fields.next()?.parse().ok()?;
+            Some(user + system)
+        });
     ticks.unwrap_or(0) * 10_000_000
 }
 
@@ -104,7 +106,10 @@ fn main() {
             app.replace(loaded);
             buf.reset();
             app.geometry = draw_buffer(&mut buf, area, &app);
-            (Some((started.elapsed(), cpu_ms(cpu, cpu_ns()))), process_cpu)
+            (
+                Some((started.elapsed(), cpu_ms(cpu, cpu_ns()))),
+                process_cpu,
+            )
         }
         None => (None, process_cpu_ns()),
     };
@@ -200,7 +205,9 @@ fn main() {
         );
     }
     row("warm-up", warmed, cpu_ms(cpu_warm_start, cpu_warmed));
-    println!("(the other rows' summaries, built after the whole trace is shown while waiting for keys)");
+    println!(
+        "(the other rows' summaries, built after the whole trace is shown while waiting for keys)"
+    );
     println!(
         "redraw per key   wall mean {:.2} ms, median {:.2} ms, max {:.2} ms; cpu mean {cpu_mean:.2} ms, max {cpu_max:.2} ms ({} keys)",
         ms(mean),

@@ -130,13 +130,11 @@ impl App {
             let r = &app.timeline.rows[row];
             (r.group, r.label.clone())
         };
-        let selected = match self.selected_entry() {
-            Some(Entry::Row(r)) => Entry::Row(r),
-            other => other.unwrap_or(Entry::Header(Group::Cores)),
-        };
-        let selected_key = match selected {
-            Entry::Row(r) => Some(key(self, r)),
-            Entry::Header(_) => None,
+        // Rows are found again by group and label; headers stay as they are.
+        let selected = self.selected_entry();
+        let selected_row = match selected {
+            Some(Entry::Row(r)) => Some(key(self, r)),
+            _ => None,
         };
         let picked = self
             .picked
@@ -154,11 +152,12 @@ impl App {
         self.loading = None;
         self.refresh_entries();
         let row_of = |app: &App, wanted: &(Group, String)| {
-            (0..app.timeline.rows.len()).find(|&r| key(app, r) == *wanted)
+            let rows = &app.timeline.rows;
+            (0..rows.len()).find(|&r| (rows[r].group, &rows[r].label) == (wanted.0, &wanted.1))
         };
-        let entry = match &selected_key {
+        let entry = match &selected_row {
             Some(k) => row_of(self, k).map(Entry::Row),
-            None => Some(selected),
+            None => selected,
         };
         let index = entry.and_then(|e| self.entries.iter().position(|&x| x == e));
         self.select(index.unwrap_or(0));

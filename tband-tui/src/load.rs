@@ -32,7 +32,10 @@ pub struct Loaded {
 pub enum Opened {
     Complete(Model),
     /// The model of the first part, and the loader of the whole trace.
-    Partial { preview: Model, loader: Loader },
+    Partial {
+        preview: Model,
+        loader: Loader,
+    },
 }
 
 /// The background thread modelling the whole trace.
@@ -147,7 +150,8 @@ fn core(input: &Input) -> u32 {
 /// The first part of an input, its share of `preview_bytes` out of `total`,
 /// ending after a frame delimiter (a zero byte), so no frame is cut.
 fn first_frames(bytes: &[u8], preview_bytes: u64, total: u64) -> &[u8] {
-    let share = (bytes.len() as u128 * u128::from(preview_bytes) / u128::from(total.max(1))) as usize;
+    let share =
+        (bytes.len() as u128 * u128::from(preview_bytes) / u128::from(total.max(1))) as usize;
     let end = bytes
         .get(share..)
         .and_then(|rest| rest.iter().position(|&b| b == 0))

@@ -73,8 +73,8 @@ fn run(cli: &Cli) -> Result<(), String> {
         .transpose()
         .map_err(|e| e.to_string())?;
     let preview = (cli.snapshot.is_none() && cli.preview_bytes > 0).then_some(cli.preview_bytes);
-    let opened = load::open(&cli.input.inputs, &cli.input.options(), preview)
-        .map_err(|e| e.to_string())?;
+    let opened =
+        load::open(&cli.input.inputs, &cli.input.options(), preview).map_err(|e| e.to_string())?;
     let (model, mut loader) = match opened {
         Opened::Complete(model) => (model, None),
         Opened::Partial { preview, loader } => (preview, Some(loader)),

@@ -263,7 +263,8 @@ impl Timeline {
         // Anomalies are kept by end; tracks are in start order.
         let mut by_start: Vec<u32> = (0..m.anomalies.len() as u32).collect();
         by_start.sort_by_key(|&i| m.anomalies[i as usize].start_ns);
-        let anomalies = IntervalTrack::new(IntervalSource::Anomalies, by_start.into_iter().collect());
+        let anomalies =
+            IntervalTrack::new(IntervalSource::Anomalies, by_start.into_iter().collect());
         let longest_label = rows
             .iter()
             .map(|r| r.label.chars().count())

@@ -735,7 +735,6 @@ impl SampleTrack {
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;
