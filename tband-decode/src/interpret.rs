@@ -1,6 +1,8 @@
 //! What tband events mean (FORMAT.md, "What the events mean"): the importer
 //! that turns sequenced tband streams into model-builder calls.
 
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use tband::{Event, Record};
 
 use crate::frames::FrameError;
@@ -12,7 +14,20 @@ use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 
 /// Builds the model of a tband trace given as one stream per input.
-pub fn build_model(streams: &[Stream<'_>], mut info: TraceInfo) -> Model {
+pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
+    build_model_with_progress(streams, info, &AtomicU64::new(0))
+}
+
+/// Events between two updates of the progress of [`build_model_with_progress`].
+const PROGRESS_EVERY: u64 = 1 << 16;
+
+/// [`build_model`], keeping in `progress` how many input bytes (all streams
+/// together) have been read so far, for another thread to show.
+pub fn build_model_with_progress(
+    streams: &[Stream<'_>],
+    mut info: TraceInfo,
+    progress: &AtomicU64,
+) -> Model {
     let mut builder = ModelBuilder::default();
     let ns_per_tick = sequencer::find_ts_resolution(streams);
     info.format = "tband".into();
@@ -41,6 +56,8 @@ pub fn build_model(streams: &[Stream<'_>], mut info: TraceInfo) -> Model {
         metadata_cores: Vec::new(),
         events: 0,
         invalid: 0,
+        progress,
+        read: vec![0; streams.len()],
     };
     sequencer::sequence(streams, &clock, &mut interpreter);
     interpreter.finish()
@@ -77,7 +94,7 @@ fn apply_metadata(b: &mut ModelBuilder, core: u32, rec: &Record<'_>) {
     }
 }
 
-struct Interpreter {
+struct Interpreter<'p> {
     b: ModelBuilder,
     streams: usize,
     /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
@@ -86,6 +103,9 @@ struct Interpreter {
     metadata_cores: Vec<u32>,
     events: u64,
     invalid: u64,
+    progress: &'p AtomicU64,
+    /// Per stream: the offset reached when the progress was last updated.
+    read: Vec<usize>,
 }
 
 #[derive(Clone)]
@@ -98,7 +118,7 @@ struct InvalidRun {
     reason: String,
 }
 
-impl Interpreter {
+impl Interpreter<'_> {
     /// Reports the stream's open run of invalid frames, if any (checked
     /// on every event, so the report is out of line).
     #[inline]
@@ -181,10 +201,17 @@ impl Interpreter {
     }
 }
 
-impl Visitor for Interpreter {
+impl Visitor for Interpreter<'_> {
     fn event(&mut self, at: Position, rec: &Record<'_>) {
         self.close_invalid_run(at.stream);
         self.events += 1;
+        if self.events.is_multiple_of(PROGRESS_EVERY) {
+            if let Some(read) = self.read.get_mut(at.stream) {
+                *read = at.offset;
+            }
+            let total: usize = self.read.iter().sum();
+            self.progress.store(total as u64, Ordering::Relaxed);
+        }
         let Some(t) = at.ts_ns else {
             if !self.metadata_cores.contains(&at.core) {
                 self.metadata_cores.push(at.core);

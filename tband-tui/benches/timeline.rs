@@ -1,5 +1,6 @@
-//! Timeline benchmark on a (large) trace: time to the first frame including
-//! decoding, redraw time after zoom and pan, and peak memory.
+//! Timeline benchmark on a (large) trace, opened as the viewer opens it: time
+//! to the first frame (of the trace's first part, decoding included), until
+//! the whole trace is shown, redraw time after zoom and pan, and peak memory.
 //!
 //! `cargo bench -p tband-tui --bench timeline -- TRACE... [--size WxH]`
 //! (make big traces with `tband-sim --size 1G -o /tmp/trace.bin`).
@@ -10,6 +11,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::layout::Rect;
 use tband_tui::app::App;
+use tband_tui::load::{self, Opened, PREVIEW_BYTES};
 use tband_tui::render::draw_buffer;
 
 fn peak_rss_bytes() -> Option<u64> {
@@ -26,6 +28,21 @@ fn cpu_ns() -> u64 {
         .ok()
         .and_then(|s| s.split_whitespace().next()?.parse().ok())
         .unwrap_or(0)
+}
+
+/// CPU time of the whole process (all threads), in ns (10 ms resolution).
+fn process_cpu_ns() -> u64 {
+    let ticks = std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|s| {
+            // Fields after the command name (which ends with `)`): utime is the
+            // 12th, stime the 13th, in clock ticks of 10 ms.
+            let mut fields = s.rsplit_once(')')?.1.split_whitespace().skip(11);
+            let user: u64 = fields.next()?.parse().ok()?;
+            let system: u64 = fields.next()?.parse().ok()?;
+            Some(user + system)
+        });
+    ticks.unwrap_or(0) * 10_000_000
 }
 
 fn cpu_ms(from: u64, to: u64) -> f64 {
@@ -64,24 +81,51 @@ fn main() {
     let area = Rect::new(0, 0, size.0, size.1);
     let started = Instant::now();
     let cpu_start = cpu_ns();
-    let model = tband_decode::Trace::open(&inputs, &Default::default())
-        .unwrap_or_else(|e| panic!("{e}"))
-        .model;
-    let decoded = started.elapsed();
-    let cpu_decoded = cpu_ns();
-    let rss_decoded = peak_rss_bytes().unwrap_or(0);
-    let events = model.info.events;
+    let process_cpu_start = process_cpu_ns();
+    let opened = load::open(&inputs, &Default::default(), Some(PREVIEW_BYTES))
+        .unwrap_or_else(|e| panic!("{e}"));
+    let (model, loader) = match opened {
+        Opened::Complete(model) => (model, None),
+        Opened::Partial { preview, loader } => (preview, Some(loader)),
+    };
+    let first_events = model.info.events;
     let mut app = App::new(model, inputs.join(" "));
-    let prepared = started.elapsed();
-    let cpu_prepared = cpu_ns();
+    app.loading = loader.as_ref().map(|l| l.percent());
     let mut buf = Buffer::empty(area);
     app.geometry = draw_buffer(&mut buf, area, &app);
     let first_frame = started.elapsed();
     let cpu_first_frame = cpu_ns();
+    let rss_first_frame = peak_rss_bytes().unwrap_or(0);
+    // What the viewer does until the whole trace is modelled.
+    while app.warm_up_step() {}
+    let (whole, process_cpu_whole) = match loader {
+        Some(loader) => {
+            let loaded = loader.wait();
+            let process_cpu = process_cpu_ns();
+            let cpu = cpu_ns();
+            app.replace(loaded);
+            buf.reset();
+            app.geometry = draw_buffer(&mut buf, area, &app);
+            (
+                Some((started.elapsed(), cpu_ms(cpu, cpu_ns()))),
+                process_cpu,
+            )
+        }
+        None => (None, process_cpu_ns()),
+    };
+    let events = app.model.info.events;
+    let cpu_warm_start = cpu_ns();
+    let warm_start = Instant::now();
     // What the viewer does while waiting for the first key.
     while app.warm_up_step() {}
-    let warmed = started.elapsed();
+    let warmed = warm_start.elapsed();
     let cpu_warmed = cpu_ns();
+    let (index_bytes, summary_bytes) = app
+        .timeline
+        .rows
+        .iter()
+        .map(|r| r.heap_bytes())
+        .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
 
     // Keystrokes: zoom in deep around the middle, pan both ways, step
     // through events, zoom back out, fit; each followed by a full redraw.
@@ -135,25 +179,34 @@ fn main() {
     let row = |what: &str, wall: Duration, cpu: f64| {
         println!("{what:<17}{:>11.1}{cpu:>11.1}", ms(wall));
     };
-    row("decode + model", decoded, cpu_ms(cpu_start, cpu_decoded));
-    row(
-        "rows",
-        prepared - decoded,
-        cpu_ms(cpu_decoded, cpu_prepared),
-    );
     row(
         "first frame",
         first_frame,
         cpu_ms(cpu_start, cpu_first_frame),
     );
-    row(
-        "warm-up",
-        warmed - first_frame,
-        cpu_ms(cpu_first_frame, cpu_warmed),
-    );
     println!(
-        "(first frame: from start, decoding included, {}x{}; warm-up: the other rows' summaries and the analysis, built after it while waiting for keys)",
-        size.0, size.1
+        "(from start, decoding included, {}x{}: {first_events} events{})",
+        size.0,
+        size.1,
+        if whole.is_some() {
+            ", the trace's first part"
+        } else {
+            ", the whole trace"
+        }
+    );
+    if let Some((wall, swap_cpu)) = whole {
+        row(
+            "whole trace shown",
+            wall,
+            cpu_ms(0, process_cpu_whole.saturating_sub(process_cpu_start)),
+        );
+        println!(
+            "(from start; cpu: all threads until the whole model, its rows and figures were ready; then {swap_cpu:.1} ms to swap it in and redraw)"
+        );
+    }
+    row("warm-up", warmed, cpu_ms(cpu_warm_start, cpu_warmed));
+    println!(
+        "(the other rows' summaries, built after the whole trace is shown while waiting for keys)"
     );
     println!(
         "redraw per key   wall mean {:.2} ms, median {:.2} ms, max {:.2} ms; cpu mean {cpu_mean:.2} ms, max {cpu_max:.2} ms ({} keys)",
@@ -169,8 +222,14 @@ fn main() {
         ratio(rss)
     );
     println!(
-        "  of which decode{:>9.1} MB ({:.2}x, peak when the model was built)",
-        rss_decoded as f64 / 1e6,
-        ratio(rss_decoded)
+        "timeline         {:>9.1} MB row indices, {:.1} MB summaries ({:.2}x the trace file together)",
+        index_bytes as f64 / 1e6,
+        summary_bytes as f64 / 1e6,
+        ratio((index_bytes + summary_bytes) as u64)
+    );
+    println!(
+        "  at first frame{:>9.1} MB ({:.2}x)",
+        rss_first_frame as f64 / 1e6,
+        ratio(rss_first_frame)
     );
 }

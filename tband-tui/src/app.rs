@@ -9,6 +9,7 @@ use ratatui::crossterm::event::{
 use tband_decode::analysis::Analysis;
 use tband_decode::Model;
 
+use crate::load::Loaded;
 use crate::rows::{Body, Group, Row, Timeline};
 use crate::track::Columns;
 
@@ -72,6 +73,9 @@ pub struct App {
     pub picked: Option<Pick>,
     pub show_help: bool,
     pub show_summary: bool,
+    /// While only the first part of the trace is shown: how much of the
+    /// whole has been read, in percent.
+    pub loading: Option<u8>,
     pub quit: bool,
     pub geometry: Geometry,
     entries: Vec<Entry>,
@@ -101,6 +105,7 @@ impl App {
             picked: None,
             show_help: false,
             show_summary: false,
+            loading: None,
             quit: false,
             geometry: Geometry {
                 timeline_width: 80,
@@ -113,6 +118,61 @@ impl App {
         app.refresh_entries();
         app.fit();
         app
+    }
+
+    /// Shows the whole trace in place of the first part, keeping the view
+    /// (within the trace), the cursor, marks, filter, collapsed groups, the
+    /// selected row and the picked item. A view of all of the first part
+    /// becomes a view of all of the trace.
+    pub fn replace(&mut self, loaded: Loaded) {
+        let whole = self.start == 0 && self.end == self.full_end();
+        let key = |app: &App, row: usize| {
+            let r = &app.timeline.rows[row];
+            (r.group, r.label.clone())
+        };
+        // Rows are found again by group and label; headers stay as they are.
+        let selected = self.selected_entry();
+        let selected_row = match selected {
+            Some(Entry::Row(r)) => Some(key(self, r)),
+            _ => None,
+        };
+        let picked = self
+            .picked
+            .and_then(|p| Some((key(self, p.row), self.item_time(p)?)));
+
+        let Loaded {
+            model,
+            timeline,
+            analysis,
+        } = loaded;
+        self.timeline = timeline;
+        self.model = model;
+        self.analysis = OnceCell::from(analysis);
+        self.warmed = 0;
+        self.loading = None;
+        self.refresh_entries();
+        let row_of = |app: &App, wanted: &(Group, String)| {
+            let rows = &app.timeline.rows;
+            (0..rows.len()).find(|&r| (rows[r].group, &rows[r].label) == (wanted.0, &wanted.1))
+        };
+        let entry = match &selected_row {
+            Some(k) => row_of(self, k).map(Entry::Row),
+            None => selected,
+        };
+        let index = entry.and_then(|e| self.entries.iter().position(|&x| x == e));
+        self.select(index.unwrap_or(0));
+        self.picked = None;
+        if let Some((k, t)) = picked {
+            if let Some(row) = row_of(self, &k) {
+                self.pick_at(row, t);
+            }
+        }
+        if whole {
+            self.fit();
+        } else {
+            self.set_view(self.start, self.end);
+        }
+        self.cursor = self.cursor.min(self.full_end() - 1);
     }
 
     /// The figures of the summary pane.

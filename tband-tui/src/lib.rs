@@ -3,6 +3,8 @@
 
 pub mod app;
 pub mod details;
+pub mod indices;
+pub mod load;
 pub mod render;
 pub mod rows;
 pub mod summary;

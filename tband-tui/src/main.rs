@@ -11,6 +11,7 @@ use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
 use tband_decode::cli::InputArgs;
 use tband_tui::app::App;
+use tband_tui::load::{self, Loader, Opened, PREVIEW_BYTES};
 use tband_tui::render::{draw, draw_buffer, to_text};
 use tband_tui::time::parse_range;
 
@@ -34,6 +35,12 @@ struct Cli {
     /// Open with the summary pane (CPU %, ISRs, queues) shown.
     #[arg(long)]
     summary: bool,
+
+    /// A trace larger than this many bytes is shown from its first part
+    /// (about this many bytes) while the whole loads; 0 waits for the whole.
+    /// A snapshot always shows the whole trace.
+    #[arg(long, value_name = "BYTES", default_value_t = PREVIEW_BYTES)]
+    preview_bytes: u64,
 }
 
 fn parse_size(text: &str) -> Result<(u16, u16), String> {
@@ -65,7 +72,13 @@ fn run(cli: &Cli) -> Result<(), String> {
         .map(parse_range)
         .transpose()
         .map_err(|e| e.to_string())?;
-    let model = cli.input.open().map_err(|e| e.to_string())?.model;
+    let preview = (cli.snapshot.is_none() && cli.preview_bytes > 0).then_some(cli.preview_bytes);
+    let opened =
+        load::open(&cli.input.inputs, &cli.input.options(), preview).map_err(|e| e.to_string())?;
+    let (model, mut loader) = match opened {
+        Opened::Complete(model) => (model, None),
+        Opened::Partial { preview, loader } => (preview, Some(loader)),
+    };
     // File names only: the title line has little room.
     let title = cli
         .input
@@ -76,6 +89,7 @@ fn run(cli: &Cli) -> Result<(), String> {
         .join(" ");
     let mut app = App::new(model, title);
     app.show_summary = cli.summary;
+    app.loading = loader.as_ref().map(Loader::percent);
 
     let apply_range = |app: &mut App| {
         if let Some((start, end)) = range {
@@ -106,7 +120,23 @@ fn run(cli: &Cli) -> Result<(), String> {
         let mut first = true;
         let mut dirty = true;
         let mut warming = true;
+        // The view the options asked for, to be asked for again of the
+        // whole trace unless the user has moved away from it.
+        let mut initial_view = (app.start, app.end);
         while !app.quit {
+            if let Some(l) = loader.take_if(|l| l.is_done()) {
+                let untouched = (app.start, app.end) == initial_view;
+                app.replace(l.wait());
+                if untouched {
+                    apply_range(&mut app);
+                }
+                warming = true;
+                dirty = true;
+            } else if let Some(l) = &loader {
+                let percent = Some(l.percent());
+                dirty |= app.loading != percent;
+                app.loading = percent;
+            }
             if dirty {
                 terminal.draw(|frame| app.geometry = draw(frame, &app))?;
                 dirty = false;
@@ -115,13 +145,17 @@ fn run(cli: &Cli) -> Result<(), String> {
                     first = false;
                     dirty = range.is_some();
                     apply_range(&mut app);
+                    initial_view = (app.start, app.end);
                     continue;
                 }
             }
             // While no key is waiting, the summaries of rows not shown yet
-            // are built one row at a time.
+            // are built one row at a time. While the whole trace loads, the
+            // progress is shown a few times a second.
             let wait = if warming {
                 Duration::ZERO
+            } else if loader.is_some() {
+                Duration::from_millis(200)
             } else {
                 Duration::from_millis(500)
             };

@@ -208,31 +208,28 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
 /// Builds the summaries of the rows about to be drawn, one pass per model
 /// table, before drawing asks for them one row at a time.
 fn prepare_visible(app: &App, cols: &Columns, entries: &[Entry], height: u16) {
-    let mut by_source: Vec<(IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
     let mut lines = 0usize;
-    for entry in entries {
+    let rows = entries.iter().map_while(|entry| {
         if lines >= usize::from(height) {
-            break;
+            return None;
         }
-        let Entry::Row(r) = *entry else {
-            lines += 1;
-            continue;
-        };
-        let row = &app.timeline.rows[r];
-        lines += row.height();
-        for track in row
-            .interval_tracks()
-            .filter(|t| t.needs_summaries(&app.model, cols))
-        {
-            match by_source.iter_mut().find(|(s, _)| *s == track.source) {
-                Some((_, tracks)) => tracks.push(track),
-                None => by_source.push((track.source, vec![track])),
+        Some(match *entry {
+            Entry::Row(r) => {
+                let row = &app.timeline.rows[r];
+                lines += row.height();
+                Some(row)
             }
-        }
-    }
-    for (_, tracks) in by_source {
-        IntervalTrack::prepare_together(&app.model, &tracks);
-    }
+            Entry::Header(_) => {
+                lines += 1;
+                None
+            }
+        })
+    });
+    let tracks = rows
+        .flatten()
+        .flat_map(|row| row.interval_tracks())
+        .filter(|t| t.needs_summaries(&app.model, cols));
+    IntervalTrack::prepare_by_table(&app.model, tracks);
 }
 
 /// Reused per-frame buffers, so drawing a row allocates nothing per column.
@@ -244,8 +241,11 @@ struct Scratch {
 }
 
 fn draw_title(buf: &mut Buffer, area: Rect, app: &App) {
+    let loading = app
+        .loading
+        .map_or(String::new(), |percent| format!("  loading {percent} %"));
     let mut text = format!(
-        " {}  {}..{} ({})  cursor {}",
+        " {}{loading}  {}..{} ({})  cursor {}",
         app.title,
         short(app.start),
         short(app.end),

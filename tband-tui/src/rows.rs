@@ -7,7 +7,8 @@ use std::hash::Hash;
 
 use tband_decode::model::{MarkerKind, Model, Row as TableRow, Table, TaskKind};
 
-use crate::track::{indices, IntervalSource, IntervalTrack, SampleSource, SampleTrack};
+use crate::indices::{Indices, IndicesBuilder};
+use crate::track::{IntervalSource, IntervalTrack, SampleSource, SampleTrack};
 
 /// Nested spans deeper than this share the last line.
 const MAX_SPAN_LINES: usize = 4;
@@ -78,6 +79,18 @@ impl Row {
         }
     }
 
+    /// Bytes held on the heap: (row indices, summaries built so far).
+    pub fn heap_bytes(&self) -> (usize, usize) {
+        let add = |(a, b): (usize, usize), (c, d): (usize, usize)| (a + c, b + d);
+        match &self.body {
+            Body::Intervals { .. } => self
+                .interval_tracks()
+                .map(IntervalTrack::heap_bytes)
+                .fold((0, 0), add),
+            Body::Samples(track) => track.heap_bytes(),
+        }
+    }
+
     /// The row's interval tracks (span lines, then ticks).
     pub fn interval_tracks(&self) -> impl Iterator<Item = &IntervalTrack> {
         let (lines, ticks) = match &self.body {
@@ -116,16 +129,19 @@ pub struct Timeline {
     pub longest_label: usize,
 }
 
-/// Indices of `rows` grouped by key, each group in table order.
+/// Indices of the rows of `table` that `key` gives a key, grouped by it,
+/// each group in table order.
 fn group_by<K: Eq + Hash, T: TableRow>(
-    rows: &Table<T>,
-    key: impl Fn(&T) -> K,
-) -> HashMap<K, Vec<u32>> {
-    let mut groups: HashMap<K, Vec<u32>> = HashMap::new();
-    for (i, r) in rows.iter().enumerate() {
-        groups.entry(key(&r)).or_default().push(i as u32);
+    table: &Table<T>,
+    mut key: impl FnMut(&T) -> Option<K>,
+) -> HashMap<K, Indices> {
+    let mut groups: HashMap<K, IndicesBuilder> = HashMap::new();
+    for (i, r) in table.iter().enumerate() {
+        if let Some(k) = key(&r) {
+            groups.entry(k).or_default().push(i as u32);
+        }
     }
-    groups
+    groups.into_iter().map(|(k, b)| (k, b.finish())).collect()
 }
 
 impl Timeline {
@@ -135,56 +151,57 @@ impl Timeline {
         // Idle time is left uncovered in core rows, so a column's covered
         // share is its busy share and its dominant task a real one.
         // Without any scheduling (bare metal) core rows would say nothing.
-        let mut sched: BTreeMap<u32, Vec<u32>> = group_by(&m.sched_slices, |s| s.core_id)
-            .into_iter()
-            .collect();
-        if !m.sched_slices.is_empty() {
-            for core in &m.cores {
-                sched.entry(core.core_id).or_default();
-            }
-        }
         let idle_tasks: Vec<u32> = m
             .tasks
             .iter()
             .filter(|t| t.kind == TaskKind::Idle)
             .map(|t| t.task_id)
             .collect();
-        for (core_id, mut items) in sched {
-            let slice = |i: u32| m.sched_slices.get(i as usize);
-            let idle_from = items.first().and_then(|&i| slice(i)).map(|s| s.start_ns);
-            items.retain(|&i| slice(i).is_some_and(|s| !idle_tasks.contains(&s.task_id)));
-            let track = IntervalTrack::new(m, IntervalSource::SchedSlices, items);
+        // Per core with slices: the start of its first one.
+        let mut first_slice: BTreeMap<u32, Option<u64>> = BTreeMap::new();
+        let mut busy = group_by(&m.sched_slices, |s| {
+            first_slice.entry(s.core_id).or_insert(Some(s.start_ns));
+            (!idle_tasks.contains(&s.task_id)).then_some(s.core_id)
+        });
+        if !m.sched_slices.is_empty() {
+            for core in &m.cores {
+                first_slice.entry(core.core_id).or_insert(None);
+            }
+        }
+        for (core_id, idle_from) in first_slice {
+            let items = busy.remove(&core_id).unwrap_or_default();
+            let track = IntervalTrack::new(IntervalSource::SchedSlices, items);
             let mut row = Row::intervals(Group::Cores, format!("core {core_id}"), track);
             row.idle_from = idle_from;
             rows.push(row);
         }
 
-        let mut isr_slices = group_by(&m.isr_slices, |s| (s.core_id, s.isr_id));
+        let mut isr_slices = group_by(&m.isr_slices, |s| Some((s.core_id, s.isr_id)));
         for isr in &m.isrs {
             let items = isr_slices
                 .remove(&(isr.core_id, isr.isr_id))
                 .unwrap_or_default();
-            let track = IntervalTrack::new(m, IntervalSource::IsrSlices, items);
+            let track = IntervalTrack::new(IntervalSource::IsrSlices, items);
             let label = format!("c{} {}", isr.core_id, isr.name);
             rows.push(Row::intervals(Group::Isrs, label, track));
         }
 
-        let mut states = group_by(&m.task_states, |s| s.task_id);
+        let mut states = group_by(&m.task_states, |s| Some(s.task_id));
         for task in &m.tasks {
             let items = states.remove(&task.task_id).unwrap_or_default();
-            let track = IntervalTrack::new(m, IntervalSource::TaskStates, items);
+            let track = IntervalTrack::new(IntervalSource::TaskStates, items);
             rows.push(Row::intervals(Group::Tasks, task.name.clone(), track));
         }
 
         let mut spans = group_by(&m.marker_spans, |s| {
-            (
+            Some((
                 s.marker_id,
                 s.task_id,
                 (s.depth as usize).min(MAX_SPAN_LINES - 1),
-            )
+            ))
         });
-        let mut instants = group_by(&m.marker_instants, |i| (i.marker_id, i.task_id));
-        let mut values = group_by(&m.marker_values, |v| (v.marker_id, v.task_id));
+        let mut instants = group_by(&m.marker_instants, |i| Some((i.marker_id, i.task_id)));
+        let mut values = group_by(&m.marker_values, |v| Some((v.marker_id, v.task_id)));
         for marker in &m.markers {
             let key = (marker.marker_id, marker.task_id);
             let label = match marker.task_id.and_then(|t| m.task(t)) {
@@ -195,11 +212,11 @@ impl Timeline {
                 MarkerKind::Event => {
                     let lines: Vec<IntervalTrack> = (0..MAX_SPAN_LINES)
                         .map_while(|depth| spans.remove(&(key.0, key.1, depth)))
-                        .map(|items| IntervalTrack::new(m, IntervalSource::MarkerSpans, items))
+                        .map(|items| IntervalTrack::new(IntervalSource::MarkerSpans, items))
                         .collect();
                     let ticks = instants
                         .remove(&key)
-                        .map(|items| IntervalTrack::new(m, IntervalSource::MarkerInstants, items));
+                        .map(|items| IntervalTrack::new(IntervalSource::MarkerInstants, items));
                     if lines.is_empty() && ticks.is_none() {
                         continue;
                     }
@@ -214,7 +231,7 @@ impl Timeline {
                     let Some(items) = values.remove(&key) else {
                         continue;
                     };
-                    let track = SampleTrack::new(m, SampleSource::MarkerValues, items);
+                    let track = SampleTrack::new(SampleSource::MarkerValues, items);
                     rows.push(Row {
                         group: Group::Values,
                         label,
@@ -225,12 +242,13 @@ impl Timeline {
             }
         }
 
-        let mut levels = group_by(&m.queue_ops, |op| op.queue_id);
+        // Only operations that know the fill level.
+        let mut levels = group_by(&m.queue_ops, |op| op.len_after.map(|_| op.queue_id));
         for queue in &m.queues {
             let Some(items) = levels.remove(&queue.queue_id) else {
                 continue;
             };
-            let track = SampleTrack::new(m, SampleSource::QueueLevels, items);
+            let track = SampleTrack::new(SampleSource::QueueLevels, items);
             if track.is_empty() {
                 continue;
             }
@@ -242,11 +260,11 @@ impl Timeline {
             });
         }
 
-        let anomalies = IntervalTrack::new(
-            m,
-            IntervalSource::Anomalies,
-            indices(&m.anomalies, |_| true),
-        );
+        // Anomalies are kept by end; tracks are in start order.
+        let mut by_start: Vec<u32> = (0..m.anomalies.len() as u32).collect();
+        by_start.sort_by_key(|&i| m.anomalies[i as usize].start_ns);
+        let anomalies =
+            IntervalTrack::new(IntervalSource::Anomalies, by_start.into_iter().collect());
         let longest_label = rows
             .iter()
             .map(|r| r.label.chars().count())
@@ -257,6 +275,19 @@ impl Timeline {
             anomalies,
             longest_label,
         }
+    }
+}
+
+impl Timeline {
+    /// Builds the summaries of every row now, one pass per model table.
+    pub fn prepare_all(&self, m: &Model) {
+        IntervalTrack::prepare_by_table(m, self.rows.iter().flat_map(Row::interval_tracks));
+        for row in &self.rows {
+            if let Body::Samples(track) = &row.body {
+                track.prepare(m);
+            }
+        }
+        self.anomalies.prepare(m);
     }
 }
 

@@ -14,10 +14,15 @@ use std::collections::BinaryHeap;
 
 use tband_decode::model::Model;
 
+use crate::indices::Indices;
+
 /// Items in view up to this many per column are walked one by one.
-const EXACT_ITEMS_PER_COLUMN: usize = 8;
-/// Items per finest bucket, on average.
-const ITEMS_PER_BUCKET: usize = 16;
+const EXACT_ITEMS_PER_COLUMN: usize = 64;
+/// Items per finest bucket, on average: from this to twice this. Beyond
+/// [`EXACT_ITEMS_PER_COLUMN`] per column a finest bucket is at most about a
+/// column wide. A bucket takes 40 bytes, and the coarser levels as many
+/// again: 1.25 to 2.5 bytes per item.
+const ITEMS_PER_BUCKET: usize = 32;
 /// The finest level has at most this many buckets.
 const MAX_BUCKETS: usize = 1 << 18;
 
@@ -219,14 +224,19 @@ struct Pyramid<B> {
 
 impl<B: Clone + Default> Pyramid<B> {
     fn new(items: usize, duration_ns: u64) -> Pyramid<B> {
-        let buckets = (items / ITEMS_PER_BUCKET)
-            .max(1)
-            .next_power_of_two()
-            .min(MAX_BUCKETS);
+        let buckets = 1usize << (items / ITEMS_PER_BUCKET).max(1).ilog2();
+        let buckets = buckets.min(MAX_BUCKETS);
         Pyramid {
             bucket_ns: (duration_ns + 1).div_ceil(buckets as u64).max(1),
             levels: vec![vec![B::default(); buckets]],
         }
+    }
+
+    fn heap_bytes(&self) -> usize {
+        self.levels
+            .iter()
+            .map(|l| l.capacity() * std::mem::size_of::<B>())
+            .sum()
     }
 
     fn build_levels(&mut self, merge: impl Fn(&B, &B) -> B) {
@@ -272,19 +282,14 @@ impl<B: Clone + Default> Pyramid<B> {
 #[derive(Clone, Debug)]
 pub struct IntervalTrack {
     pub source: IntervalSource,
-    items: Vec<u32>,
+    items: Indices,
     lod: OnceCell<Pyramid<Cell>>,
 }
 
 impl IntervalTrack {
-    /// A track of the given rows of `source`'s table, in table order. The
-    /// model keeps its interval tables sorted by start, except anomalies
-    /// (by end), which are sorted here.
-    pub fn new(m: &Model, source: IntervalSource, mut items: Vec<u32>) -> IntervalTrack {
-        if source == IntervalSource::Anomalies {
-            items.sort_by_key(|&i| source.span(m, i).map_or(0, |s| s.start));
-        }
-        items.shrink_to_fit();
+    /// A track of the given rows of `source`'s table, which must be in
+    /// start order (the model keeps its interval tables sorted by start).
+    pub fn new(source: IntervalSource, items: Indices) -> IntervalTrack {
         IntervalTrack {
             source,
             items,
@@ -295,7 +300,7 @@ impl IntervalTrack {
     fn lod(&self, m: &Model) -> &Pyramid<Cell> {
         self.lod.get_or_init(|| {
             let mut lod = Pyramid::<Cell>::new(self.items.len(), m.info.duration_ns);
-            for span in self.items.iter().filter_map(|&i| self.source.span(m, i)) {
+            for span in self.items.iter().filter_map(|i| self.source.span(m, i)) {
                 summarise(&mut lod, span);
             }
             finish(&mut lod);
@@ -320,14 +325,14 @@ impl IntervalTrack {
         let mut heads: BinaryHeap<Reverse<(u32, usize, usize)>> = pending
             .iter()
             .enumerate()
-            .map(|(k, t)| Reverse((t.items[0], k, 0)))
+            .filter_map(|(k, t)| Some(Reverse((t.items.get(0)?, k, 0))))
             .collect();
         while let Some(Reverse((row, k, pos))) = heads.pop() {
             let track = pending[k];
             if let Some(span) = track.source.span(m, row) {
                 summarise(&mut lods[k], span);
             }
-            if let Some(&next) = track.items.get(pos + 1) {
+            if let Some(next) = track.items.get(pos + 1) {
                 heads.push(Reverse((next, k, pos + 1)));
             }
         }
@@ -338,8 +343,31 @@ impl IntervalTrack {
         }
     }
 
+    /// [`prepare_together`](Self::prepare_together) for the tracks of
+    /// each model table.
+    pub fn prepare_by_table<'a>(m: &Model, tracks: impl Iterator<Item = &'a IntervalTrack>) {
+        let mut by_source: Vec<(IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
+        for track in tracks {
+            match by_source.iter_mut().find(|(s, _)| *s == track.source) {
+                Some((_, tracks)) => tracks.push(track),
+                None => by_source.push((track.source, vec![track])),
+            }
+        }
+        for (_, tracks) in by_source {
+            IntervalTrack::prepare_together(m, &tracks);
+        }
+    }
+
     pub fn len(&self) -> usize {
         self.items.len()
+    }
+
+    /// Bytes held on the heap: (row indices, summaries built so far).
+    pub fn heap_bytes(&self) -> (usize, usize) {
+        (
+            self.items.heap_bytes(),
+            self.lod.get().map_or(0, Pyramid::heap_bytes),
+        )
     }
 
     pub fn is_empty(&self) -> bool {
@@ -353,7 +381,7 @@ impl IntervalTrack {
 
     /// The item at position `pos` (in start order) and its model row index.
     pub fn get(&self, m: &Model, pos: usize) -> Option<(u32, Span)> {
-        let i = *self.items.get(pos)?;
+        let i = self.items.get(pos)?;
         Some((i, self.source.span(m, i)?))
     }
 
@@ -361,10 +389,10 @@ impl IntervalTrack {
     fn range(&self, m: &Model, from: u64, to: u64) -> std::ops::Range<usize> {
         let end = self
             .items
-            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < to));
+            .partition_point(|i| self.source.span(m, i).is_some_and(|s| s.start < to));
         let mut begin = self
             .items
-            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < from));
+            .partition_point(|i| self.source.span(m, i).is_some_and(|s| s.start < from));
         if begin > 0 && self.get(m, begin - 1).is_some_and(|(_, s)| s.end > from) {
             begin -= 1;
         }
@@ -443,7 +471,7 @@ impl IntervalTrack {
     pub fn next_after(&self, m: &Model, t: u64) -> Option<usize> {
         let pos = self
             .items
-            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start <= t));
+            .partition_point(|i| self.source.span(m, i).is_some_and(|s| s.start <= t));
         (pos < self.items.len()).then_some(pos)
     }
 
@@ -451,7 +479,7 @@ impl IntervalTrack {
     pub fn prev_before(&self, m: &Model, t: u64) -> Option<usize> {
         let pos = self
             .items
-            .partition_point(|&i| self.source.span(m, i).is_some_and(|s| s.start < t));
+            .partition_point(|i| self.source.span(m, i).is_some_and(|s| s.start < t));
         pos.checked_sub(1)
     }
 }
@@ -575,7 +603,7 @@ impl SampleCell {
 #[derive(Clone, Debug)]
 pub struct SampleTrack {
     pub source: SampleSource,
-    items: Vec<u32>,
+    items: Indices,
     summary: OnceCell<SampleSummary>,
 }
 
@@ -588,10 +616,9 @@ struct SampleSummary {
 }
 
 impl SampleTrack {
-    pub fn new(m: &Model, source: SampleSource, mut items: Vec<u32>) -> SampleTrack {
-        // Tables of samples are in time order; keep only rows with a value.
-        items.retain(|&i| source.sample(m, i).is_some());
-        items.shrink_to_fit();
+    /// A track of the given rows of `source`'s table (in time order, as the
+    /// model keeps them), which must all hold a value.
+    pub fn new(source: SampleSource, items: Indices) -> SampleTrack {
         SampleTrack {
             source,
             items,
@@ -605,7 +632,7 @@ impl SampleTrack {
             let (mut min, mut max) = (i64::MAX, i64::MIN);
             let bucket_ns = lod.bucket_ns;
             let level0 = &mut lod.levels[0];
-            for (t, v) in self.items.iter().filter_map(|&i| self.source.sample(m, i)) {
+            for (t, v) in self.items.iter().filter_map(|i| self.source.sample(m, i)) {
                 min = min.min(v);
                 max = max.max(v);
                 let b = ((t / bucket_ns) as usize).min(level0.len() - 1);
@@ -634,6 +661,14 @@ impl SampleTrack {
         self.items.is_empty()
     }
 
+    /// Bytes held on the heap: (row indices, summaries built so far).
+    pub fn heap_bytes(&self) -> (usize, usize) {
+        (
+            self.items.heap_bytes(),
+            self.summary.get().map_or(0, |s| s.lod.heap_bytes()),
+        )
+    }
+
     /// Builds the summaries now rather than on first use.
     pub fn prepare(&self, m: &Model) {
         self.summary(m);
@@ -641,14 +676,14 @@ impl SampleTrack {
 
     /// The sample at position `pos` and its model row index.
     pub fn get(&self, m: &Model, pos: usize) -> Option<(u32, u64, i64)> {
-        let i = *self.items.get(pos)?;
+        let i = self.items.get(pos)?;
         let (t, v) = self.source.sample(m, i)?;
         Some((i, t, v))
     }
 
     fn first_at_or_after(&self, m: &Model, t: u64) -> usize {
         self.items
-            .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts < t))
+            .partition_point(|i| self.source.sample(m, i).is_some_and(|(ts, _)| ts < t))
     }
 
     pub fn cells(&self, m: &Model, cols: &Columns, out: &mut Vec<SampleCell>) {
@@ -684,7 +719,7 @@ impl SampleTrack {
     pub fn next_after(&self, m: &Model, t: u64) -> Option<usize> {
         let pos = self
             .items
-            .partition_point(|&i| self.source.sample(m, i).is_some_and(|(ts, _)| ts <= t));
+            .partition_point(|i| self.source.sample(m, i).is_some_and(|(ts, _)| ts <= t));
         (pos < self.items.len()).then_some(pos)
     }
 
@@ -698,15 +733,6 @@ impl SampleTrack {
         let end = self.first_at_or_after(m, t.saturating_add(slack_ns) + 1);
         (begin..end).min_by_key(|&p| self.get(m, p).map_or(u64::MAX, |(_, ts, _)| ts.abs_diff(t)))
     }
-}
-
-/// Indices of the rows of a table that satisfy `keep`.
-pub fn indices<T>(rows: &[T], keep: impl Fn(&T) -> bool) -> Vec<u32> {
-    rows.iter()
-        .enumerate()
-        .filter(|(_, r)| keep(r))
-        .map(|(i, _)| i as u32)
-        .collect()
 }
 
 #[cfg(test)]
@@ -742,7 +768,6 @@ mod tests {
 
     fn track(m: &Model) -> IntervalTrack {
         IntervalTrack::new(
-            m,
             IntervalSource::SchedSlices,
             (0..m.sched_slices.len() as u32).collect(),
         )
@@ -812,7 +837,7 @@ mod tests {
         let m = model(&slices, 3_000);
         let build = |k: u32| {
             let items = (0..300u32).filter(|i| i % 3 == k).collect();
-            IntervalTrack::new(&m, IntervalSource::SchedSlices, items)
+            IntervalTrack::new(IntervalSource::SchedSlices, items)
         };
         let together: Vec<_> = (0..3).map(build).collect();
         IntervalTrack::prepare_together(&m, &together.iter().collect::<Vec<_>>());
@@ -849,7 +874,7 @@ mod tests {
                 value,
             })
             .collect();
-        let t = SampleTrack::new(&m, SampleSource::MarkerValues, vec![0, 1, 2]);
+        let t = SampleTrack::new(SampleSource::MarkerValues, (0..3).collect());
         assert_eq!(t.bounds(&m), (-3, 9));
         let mut cells = Vec::new();
         t.cells(&m, &Columns::new(0, 100, 4), &mut cells);

@@ -12,6 +12,7 @@ use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
 use tband_decode::model::TaskStateKind;
 use tband_tui::app::{App, Entry};
+use tband_tui::load::{open as load, Opened};
 use tband_tui::render::{draw, to_text};
 use tband_tui::rows::Body;
 use tband_tui::time::parse_range;
@@ -238,4 +239,76 @@ fn baremetal_recordings() {
         isr_rows.iter().any(|l| l.starts_with("c1 ")),
         "{isr_rows:?}"
     );
+}
+
+/// Opens a recording as the viewer opens a large trace: its first
+/// `preview_bytes` first, the whole from the background thread.
+fn open_progressively(name: &str, preview_bytes: u64) -> (App, tband_tui::load::Loader) {
+    let args = [recording(name)];
+    match load(&args, &Default::default(), Some(preview_bytes)).unwrap() {
+        Opened::Partial { preview, loader } => (App::new(preview, name.into()), loader),
+        Opened::Complete(_) => panic!("{name} is larger than {preview_bytes} bytes"),
+    }
+}
+
+#[test]
+fn loading_frame_shows_the_first_part() {
+    let (mut app, loader) = open_progressively("freertos_small.bin", 4_000);
+    let whole = loader.wait();
+    assert!(app.model.info.events > 0);
+    assert!(app.model.info.events < whole.model.info.events);
+    assert!(app.full_end() < whole.model.info.duration_ns);
+    // The progress shown is whatever was read when the frame was drawn.
+    app.loading = Some(37);
+    let buf = render(&mut app, 140, 45);
+    assert!(to_text(&buf)
+        .lines()
+        .next()
+        .unwrap()
+        .contains("loading 37 %"));
+    assert!(check_against_model(&app, &buf) > 0);
+    compare("freertos_small_loading", &buf);
+}
+
+#[test]
+fn progressive_load_ends_as_a_complete_load() {
+    let keys = [
+        KeyCode::Down,
+        KeyCode::Down,
+        KeyCode::Char('n'),
+        KeyCode::Char('n'),
+        KeyCode::Char('m'),
+        KeyCode::Char('t'),
+    ];
+    let mut complete = open(&["freertos_small.bin"]);
+    render(&mut complete, 140, 45);
+    let (mut progressive, loader) = open_progressively("freertos_small.bin", 4_000);
+    render(&mut progressive, 140, 45);
+    for key in keys {
+        press(&mut complete, key);
+        press(&mut progressive, key);
+    }
+    assert_eq!(
+        progressive.cursor, complete.cursor,
+        "the first items are the same"
+    );
+    progressive.replace(loader.wait());
+    assert_eq!(
+        to_text(&render(&mut progressive, 140, 45)),
+        to_text(&render(&mut complete, 140, 45))
+    );
+    assert_eq!(progressive.picked, complete.picked);
+    assert_eq!(progressive.selected, complete.selected);
+}
+
+#[test]
+fn replacing_keeps_a_zoomed_view() {
+    let (mut app, loader) = open_progressively("freertos_small.bin", 4_000);
+    render(&mut app, 140, 45);
+    press(&mut app, KeyCode::Char('+'));
+    press(&mut app, KeyCode::Char('+'));
+    let view = (app.start, app.end);
+    app.replace(loader.wait());
+    assert_eq!((app.start, app.end), view);
+    assert_eq!(app.loading, None);
 }

@@ -135,3 +135,50 @@ fn open_zoom_pan_select_quit() {
         sleep(Duration::from_millis(50));
     }
 }
+
+/// A trace larger than the preview: its first part is shown while the whole
+/// loads (too fast here to catch reliably), then the whole trace, fitted, as
+/// if it had been opened complete; keys work from the first frame on.
+#[test]
+fn progressive_open_ends_with_the_whole_trace() {
+    if Command::new("tmux").arg("-V").output().is_err() {
+        println!("skipped: tmux is not installed");
+        return;
+    }
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../shared/conformance/tband/freertos_small.bin"
+    );
+    let tmux = Tmux {
+        socket: format!("tband-tui-progressive-{}", std::process::id()),
+    };
+    let command = format!(
+        "{} --preview-bytes 4000 {trace}",
+        env!("CARGO_BIN_EXE_tband-tui")
+    );
+    let started = tmux.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "tui",
+        "-x",
+        "140",
+        "-y",
+        "45",
+        &command,
+    ]);
+    assert!(started.status.success(), "{started:?}");
+    tmux.keys(&["j"]);
+    let screen = tmux.wait_for("the whole trace", |s| {
+        span(s) == "(89.84ms)" && !s.contains("loading")
+    });
+    assert!(screen.contains("core 0"), "{screen}");
+    tmux.keys(&["+"]);
+    tmux.wait_for("zoom in", |s| span(s) == "(44.92ms)");
+    tmux.keys(&["q"]);
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while tmux.alive() {
+        assert!(Instant::now() < deadline, "q did not quit");
+        sleep(Duration::from_millis(50));
+    }
+}
