@@ -165,11 +165,21 @@ impl Row for SchedSlice {
 pub struct PackedState {
     start: u32,
     dur: u32,
-    task: u16,
-    /// Running: the core; ready: the waking ISR; otherwise: the queue.
-    detail: u16,
-    /// State in bits 0-2, reason in bits 3-6, truncated in bit 7.
-    kind: u8,
+    /// The task's code in bits 0-11; in bits 12-23 the code of the detail
+    /// (running: the core; ready: the waking ISR; otherwise: the queue),
+    /// `STATE_CODES` for none; the state in bits 24-26, the reason in bits
+    /// 27-30, truncated in bit 31.
+    fields: u32,
+}
+
+/// Task states hold 12-bit codes: a table with more distinct ids keeps the
+/// rows that use the others whole.
+const STATE_CODES: u16 = 0xfff;
+
+/// `code` if it fits a task state's 12 bits.
+#[inline]
+fn state_code(code: u16) -> Option<u32> {
+    (code < STATE_CODES).then_some(u32::from(code))
 }
 
 impl Row for TaskState {
@@ -182,39 +192,46 @@ impl Row for TaskState {
     #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedState> {
         let detail = match (self.state, self.queue_id, self.core_id, self.woken_by_isr) {
-            (TaskStateKind::Running, None, core, None) => codes.optional(core)?,
-            (TaskStateKind::Ready, None, None, Some(isr)) => codes.code(isr_key(isr))?,
-            (TaskStateKind::Ready, None, None, None) => Codes::NONE,
+            (TaskStateKind::Running, None, Some(core), None) => {
+                state_code(codes.code(core.into())?)?
+            }
+            (TaskStateKind::Ready, None, None, Some(isr)) => state_code(codes.code(isr_key(isr))?)?,
+            (TaskStateKind::Running | TaskStateKind::Ready, None, None, None) => {
+                u32::from(STATE_CODES)
+            }
             (TaskStateKind::Running | TaskStateKind::Ready, ..) => return None,
-            (_, queue, None, None) => codes.optional(queue)?,
+            (_, Some(queue), None, None) => state_code(codes.code(queue.into())?)?,
+            (_, None, None, None) => u32::from(STATE_CODES),
             _ => return None,
         };
+        let task = state_code(codes.code(self.task_id.into())?)?;
+        let kind = self.state as u32 | (self.reason as u32) << 3 | u32::from(self.truncated) << 7;
         Some(PackedState {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
-            task: codes.code(self.task_id.into())?,
-            detail,
-            kind: self.state as u8 | (self.reason as u8) << 3 | u8::from(self.truncated) << 7,
+            fields: task | detail << 12 | kind << 24,
         })
     }
 
     #[inline]
     fn unpack(p: PackedState, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
-        let state = nth(&TASK_STATES, p.kind & 7);
-        let detail = p.detail;
+        let fields = p.fields;
+        let kind = (fields >> 24) as u8;
+        let state = nth(&TASK_STATES, kind & 7);
+        let detail = (fields >> 12) as u16 & STATE_CODES;
         let mut row = TaskState {
             start_ns,
             end_ns,
-            task_id: codes.id(p.task),
+            task_id: codes.id(fields as u16 & STATE_CODES),
             state,
-            reason: nth(&STATE_REASONS, (p.kind >> 3) & 15),
+            reason: nth(&STATE_REASONS, (kind >> 3) & 15),
             queue_id: None,
             core_id: None,
             woken_by_isr: None,
-            truncated: p.kind >> 7 != 0,
+            truncated: kind >> 7 != 0,
         };
-        if detail != Codes::NONE {
+        if detail != STATE_CODES {
             match state {
                 TaskStateKind::Running => row.core_id = Some(codes.id(detail)),
                 TaskStateKind::Ready => row.woken_by_isr = Some(isr_of(codes.key(detail))),
@@ -611,6 +628,25 @@ mod tests {
         );
         assert_eq!(table.partition_point(|s| s.start_ns < 81_925), 8_193);
         assert_eq!(table.iter().rev().nth(1).unwrap().task_id, 19_998);
+    }
+
+    #[test]
+    fn task_states_of_more_tasks_than_their_codes_are_kept_whole() {
+        let states: Vec<TaskState> = (0..5_000u32)
+            .map(|i| TaskState {
+                start_ns: u64::from(i),
+                end_ns: u64::from(i) + 1,
+                task_id: i,
+                state: TaskStateKind::Blocked,
+                reason: StateReason::QueueSend,
+                queue_id: Some(i + 1),
+                core_id: None,
+                woken_by_isr: None,
+                truncated: i % 3 == 0,
+            })
+            .collect();
+        let table: Table<TaskState> = states.iter().copied().collect();
+        assert!(table.iter().eq(states.iter().copied()));
     }
 
     #[test]
