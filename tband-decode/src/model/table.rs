@@ -1,13 +1,13 @@
 //! Compact storage for the model's large tables.
 //!
 //! A [`Table`] keeps its rows packed: times as 32-bit offsets from a base
-//! time of the row's chunk and 32-bit durations, ids as 16-bit codes into the
-//! table's dictionary ([`Codes`]), enums and flags in bytes. Rows live in
+//! time of the row's chunk and 32-bit durations, ids as 12- or 16-bit codes
+//! into the table's dictionary ([`Codes`]), enums and flags in a few bits. Rows live in
 //! chunks of fixed size, so the table grows without copying and wastes at
 //! most part of one chunk. A row whose time does not fit the chunk's current
 //! base (more than 4.29 s after it, or before it) starts a new base there; a
-//! row that still does not fit (a duration over 4.29 s, more than 65 535
-//! distinct ids, ...) is kept whole on the side, so every value round-trips.
+//! row that still does not fit (a duration over 4.29 s, more distinct ids
+//! than its codes hold, ...) is kept whole on the side, so every value round-trips.
 //!
 //! Tables yield rows by value, as the plain row structs of [`super`].
 
