@@ -221,7 +221,7 @@ impl<R: Row> Table<R> {
     }
 
     /// Appends a row and returns its index.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, row: R) -> usize {
         let index = self.len;
         if index.is_multiple_of(CHUNK) {
@@ -337,7 +337,7 @@ impl<R: Row> Table<R> {
     }
 
     /// Ends the row at `index` at `t` (not before its start).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn end_at(&mut self, index: usize, t: u64)
     where
         R: Interval,
