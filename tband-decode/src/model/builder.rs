@@ -456,13 +456,13 @@ impl ModelBuilder {
     /// An ISR starts. An ISR cannot preempt itself, so if it is still open
     /// its exit was lost: it is closed here, flagged truncated.
     pub fn isr_enter(&mut self, t: u64, core: u32, isr: u32) {
-        let stack = &self.cores.entry(core).isr_stack;
-        if let Some(pos) = stack.iter().rposition(|open| open.isr == isr) {
+        let mut track = self.cores.entry(core);
+        if let Some(pos) = track.isr_stack.iter().rposition(|open| open.isr == isr) {
             self.reenter_isr(t, core, isr, pos);
+            track = self.cores.entry(core);
         }
         let slices = &mut self.model.isr_slices;
         let row = slices.len();
-        let track = self.cores.entry(core);
         if !track.isrs_entered.contains(&isr) {
             track.isrs_entered.push(isr);
         }

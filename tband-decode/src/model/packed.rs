@@ -222,15 +222,20 @@ impl Row for TaskState {
 
     #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedState> {
-        let detail = match (self.state, self.queue_id, self.core_id, self.woken_by_isr) {
-            (TaskStateKind::Running, None, Some(core), None) => short_code(codes, core.into())?,
-            (TaskStateKind::Ready, None, None, Some(isr)) => short_code(codes, isr_key(isr))?,
-            (TaskStateKind::Running | TaskStateKind::Ready, None, None, None) => {
-                u32::from(NO_SHORT_CODE)
+        let detail = match self.state {
+            TaskStateKind::Running if self.queue_id.is_none() && self.woken_by_isr.is_none() => {
+                short_optional(codes, self.core_id)?
             }
-            (TaskStateKind::Running | TaskStateKind::Ready, ..) => return None,
-            (_, Some(queue), None, None) => short_code(codes, queue.into())?,
-            (_, None, None, None) => u32::from(NO_SHORT_CODE),
+            TaskStateKind::Ready if self.queue_id.is_none() && self.core_id.is_none() => {
+                match self.woken_by_isr {
+                    Some(isr) => short_code(codes, isr_key(isr))?,
+                    None => u32::from(NO_SHORT_CODE),
+                }
+            }
+            TaskStateKind::Running | TaskStateKind::Ready => return None,
+            _ if self.core_id.is_none() && self.woken_by_isr.is_none() => {
+                short_optional(codes, self.queue_id)?
+            }
             _ => return None,
         };
         let task = short_code(codes, self.task_id.into())?;
