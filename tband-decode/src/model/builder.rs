@@ -313,17 +313,23 @@ impl ModelBuilder {
     /// `task` now runs on `core`; the task that ran there before leaves
     /// Running for the state it announced, or is Ready (preempted).
     pub fn task_switched_in(&mut self, t: u64, core: u32, task: u32) {
-        let slice_row = self.model.sched_slices.len();
+        let slices = &mut self.model.sched_slices;
+        let slice_row = slices.len();
         let core_track = self.cores.entry(core);
-        if core_track.running.is_some_and(|(prev, _)| prev == task) {
-            self.tasks.entry(task).announced = None;
-            return;
-        }
-        if let Some((prev, row)) = core_track.running.replace((task, slice_row)) {
-            self.close_slice(row, t);
+        let previous = match core_track.running {
+            Some((prev, _)) if prev == task => {
+                self.tasks.entry(task).announced = None;
+                return;
+            }
+            previous => previous,
+        };
+        core_track.running = Some((task, slice_row));
+        if let Some((prev, row)) = previous {
+            slices.end_at(row, t);
             self.leave_running(t, prev);
         }
-        self.model.sched_slices.push(SchedSlice {
+        let slices = &mut self.model.sched_slices;
+        slices.push(SchedSlice {
             start_ns: t,
             end_ns: t,
             task_id: task,
@@ -338,15 +344,12 @@ impl ModelBuilder {
         push_state(&mut self.model.task_states, track, task, t, running);
         if let Some(other) = other.filter(|&other| other != core) {
             if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
-                self.close_slice(row, t);
+                self.model.sched_slices.end_at(row, t);
             }
         }
     }
 
-    fn close_slice(&mut self, row: usize, t: u64) {
-        self.model.sched_slices.end_at(row, t);
-    }
-
+    #[inline]
     fn leave_running(&mut self, t: u64, task: u32) {
         let track = self.tasks.entry(task);
         track.running_on = None;
@@ -453,26 +456,18 @@ impl ModelBuilder {
     /// An ISR starts. An ISR cannot preempt itself, so if it is still open
     /// its exit was lost: it is closed here, flagged truncated.
     pub fn isr_enter(&mut self, t: u64, core: u32, isr: u32) {
-        let stack = &self.cores.entry(core).isr_stack;
-        if let Some(pos) = stack.iter().rposition(|open| open.isr == isr) {
-            let closed = stack.len() - pos;
-            self.close_isrs(t, core, pos, true);
-            self.anomaly(
-                t,
-                t,
-                Some(core),
-                AnomalyKind::NeverClosed,
-                closed as u64,
-                format!("ISR {isr} entered again before its exit was seen"),
-            );
+        let mut track = self.cores.entry(core);
+        if let Some(pos) = track.isr_stack.iter().rposition(|open| open.isr == isr) {
+            self.reenter_isr(t, core, isr, pos);
+            track = self.cores.entry(core);
         }
-        let row = self.model.isr_slices.len();
-        let track = self.cores.entry(core);
+        let slices = &mut self.model.isr_slices;
+        let row = slices.len();
         if !track.isrs_entered.contains(&isr) {
             track.isrs_entered.push(isr);
         }
         let stack = &mut track.isr_stack;
-        self.model.isr_slices.push(IsrSlice {
+        slices.push(IsrSlice {
             start_ns: t,
             end_ns: t,
             core_id: core,
@@ -487,8 +482,36 @@ impl ModelBuilder {
         });
     }
 
+    /// Closes the open ISR at stack position `pos` that is entered again.
+    #[cold]
+    fn reenter_isr(&mut self, t: u64, core: u32, isr: u32, pos: usize) {
+        let closed = self.cores.entry(core).isr_stack.len() - pos;
+        self.close_isrs(t, core, pos, true);
+        self.anomaly(
+            t,
+            t,
+            Some(core),
+            AnomalyKind::NeverClosed,
+            closed as u64,
+            format!("ISR {isr} entered again before its exit was seen"),
+        );
+    }
+
     pub fn isr_exit(&mut self, t: u64, core: u32, isr: u32) {
-        let stack = &self.cores.entry(core).isr_stack;
+        let stack = &mut self.cores.entry(core).isr_stack;
+        // The usual case: the innermost ISR exits, with no events lost.
+        if let Some(&OpenIsr {
+            isr: open,
+            row,
+            suspect: false,
+        }) = stack.last()
+        {
+            if open == isr {
+                stack.pop();
+                self.model.isr_slices.end_at(row, t);
+                return;
+            }
+        }
         let Some(pos) = stack.iter().rposition(|open| open.isr == isr) else {
             self.anomaly(
                 t,
@@ -809,11 +832,7 @@ impl ModelBuilder {
                 .is_ok_and(|i| queues[i].kind.is_mutex())
         };
         if !m.mutex_holds.iter().all(|h| is_mutex(h.queue_id)) {
-            m.mutex_holds = m
-                .mutex_holds
-                .iter()
-                .filter(|h| is_mutex(h.queue_id))
-                .collect();
+            m.mutex_holds.retain(|h| is_mutex(h.queue_id));
         }
         m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         self.model

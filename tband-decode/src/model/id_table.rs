@@ -26,8 +26,9 @@ impl<V: Default> IdTable<V> {
     /// The entry of `id`, created with its default if missing.
     #[inline]
     pub fn entry(&mut self, id: u32) -> &mut V {
+        // `dense` only grows to ids below `DENSE_LIMIT`.
         let i = id as usize;
-        if id < DENSE_LIMIT && self.dense.get(i).is_some_and(Option::is_some) {
+        if i < self.dense.len() {
             return self.dense[i].get_or_insert_with(V::default);
         }
         self.new_entry(id)

@@ -1,7 +1,8 @@
 //! The packed form of each large table's rows (see [`super::table`]).
 //!
 //! Times are offsets from the chunk's base and durations, both 32-bit; ids
-//! are 16-bit codes of the table's dictionary; enums are bytes. A task
+//! are codes of the table's dictionary, 12-bit ones two to a word with
+//! enums and flags where that saves bytes, 16-bit ones otherwise. A task
 //! state's optional queue, core and waking ISR share one code whose meaning
 //! follows from the state.
 
@@ -124,9 +125,9 @@ fn nth<T: Copy>(table: &[T], index: u8) -> T {
 pub struct PackedSlice {
     start: u32,
     dur: u32,
-    task: u16,
-    core: u16,
-    truncated: bool,
+    /// The task's code in bits 0-11, the core's in bits 12-23, truncated
+    /// in bit 24.
+    fields: u32,
 }
 
 impl Row for SchedSlice {
@@ -138,24 +139,25 @@ impl Row for SchedSlice {
 
     #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSlice> {
+        let task = short_code(codes, self.task_id.into())?;
+        let core = short_code(codes, self.core_id.into())?;
         Some(PackedSlice {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
-            task: codes.code(self.task_id.into())?,
-            core: codes.code(self.core_id.into())?,
-            truncated: self.truncated,
+            fields: task | core << 12 | u32::from(self.truncated) << 24,
         })
     }
 
     #[inline]
     fn unpack(p: PackedSlice, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        let fields = p.fields;
         SchedSlice {
             start_ns,
             end_ns,
-            task_id: codes.id(p.task),
-            core_id: codes.id(p.core),
-            truncated: p.truncated,
+            task_id: codes.id(short_at(fields, 0)),
+            core_id: codes.id(short_at(fields, 12)),
+            truncated: fields >> 24 != 0,
         }
     }
 }
@@ -165,11 +167,50 @@ impl Row for SchedSlice {
 pub struct PackedState {
     start: u32,
     dur: u32,
-    task: u16,
-    /// Running: the core; ready: the waking ISR; otherwise: the queue.
-    detail: u16,
-    /// State in bits 0-2, reason in bits 3-6, truncated in bit 7.
-    kind: u8,
+    /// The task's code in bits 0-11; in bits 12-23 the code of the detail
+    /// (running: the core; ready: the waking ISR; otherwise: the queue),
+    /// `NO_SHORT_CODE` for none; the state in bits 24-26, the reason in bits
+    /// 27-30, truncated in bit 31.
+    fields: u32,
+}
+
+/// Some packed rows hold 12-bit codes (two of them and a byte fill 32
+/// bits): a table with more distinct ids keeps the rows that use the others
+/// whole. `NO_SHORT_CODE` stands for an absent optional id.
+const NO_SHORT_CODE: u16 = 0xfff;
+
+/// `code` if it fits 12 bits.
+#[inline]
+fn short(code: u16) -> Option<u32> {
+    (code < NO_SHORT_CODE).then_some(u32::from(code))
+}
+
+/// The 12-bit code of `key`.
+#[inline]
+fn short_code(codes: &mut Codes, key: u64) -> Option<u32> {
+    short(codes.code(key)?)
+}
+
+/// The 12-bit code of an optional id (`NO_SHORT_CODE` for none).
+#[inline]
+fn short_optional(codes: &mut Codes, id: Option<u32>) -> Option<u32> {
+    match id {
+        Some(id) => short_code(codes, id.into()),
+        None => Some(u32::from(NO_SHORT_CODE)),
+    }
+}
+
+/// The 12-bit code at bit `shift` of `fields`.
+#[inline]
+fn short_at(fields: u32, shift: u32) -> u16 {
+    (fields >> shift) as u16 & NO_SHORT_CODE
+}
+
+/// The optional id whose 12-bit code is at bit `shift` of `fields`.
+#[inline]
+fn optional_at(codes: &Codes, fields: u32, shift: u32) -> Option<u32> {
+    let code = short_at(fields, shift);
+    (code != NO_SHORT_CODE).then(|| codes.id(code))
 }
 
 impl Row for TaskState {
@@ -181,40 +222,50 @@ impl Row for TaskState {
 
     #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedState> {
-        let detail = match (self.state, self.queue_id, self.core_id, self.woken_by_isr) {
-            (TaskStateKind::Running, None, core, None) => codes.optional(core)?,
-            (TaskStateKind::Ready, None, None, Some(isr)) => codes.code(isr_key(isr))?,
-            (TaskStateKind::Ready, None, None, None) => Codes::NONE,
-            (TaskStateKind::Running | TaskStateKind::Ready, ..) => return None,
-            (_, queue, None, None) => codes.optional(queue)?,
+        let detail = match self.state {
+            TaskStateKind::Running if self.queue_id.is_none() && self.woken_by_isr.is_none() => {
+                short_optional(codes, self.core_id)?
+            }
+            TaskStateKind::Ready if self.queue_id.is_none() && self.core_id.is_none() => {
+                match self.woken_by_isr {
+                    Some(isr) => short_code(codes, isr_key(isr))?,
+                    None => u32::from(NO_SHORT_CODE),
+                }
+            }
+            TaskStateKind::Running | TaskStateKind::Ready => return None,
+            _ if self.core_id.is_none() && self.woken_by_isr.is_none() => {
+                short_optional(codes, self.queue_id)?
+            }
             _ => return None,
         };
+        let task = short_code(codes, self.task_id.into())?;
+        let kind = self.state as u32 | (self.reason as u32) << 3 | u32::from(self.truncated) << 7;
         Some(PackedState {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
-            task: codes.code(self.task_id.into())?,
-            detail,
-            kind: self.state as u8 | (self.reason as u8) << 3 | u8::from(self.truncated) << 7,
+            fields: task | detail << 12 | kind << 24,
         })
     }
 
     #[inline]
     fn unpack(p: PackedState, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
-        let state = nth(&TASK_STATES, p.kind & 7);
-        let detail = p.detail;
+        let fields = p.fields;
+        let kind = (fields >> 24) as u8;
+        let state = nth(&TASK_STATES, kind & 7);
+        let detail = short_at(fields, 12);
         let mut row = TaskState {
             start_ns,
             end_ns,
-            task_id: codes.id(p.task),
+            task_id: codes.id(short_at(fields, 0)),
             state,
-            reason: nth(&STATE_REASONS, (p.kind >> 3) & 15),
+            reason: nth(&STATE_REASONS, (kind >> 3) & 15),
             queue_id: None,
             core_id: None,
             woken_by_isr: None,
-            truncated: p.kind >> 7 != 0,
+            truncated: kind >> 7 != 0,
         };
-        if detail != Codes::NONE {
+        if detail != NO_SHORT_CODE {
             match state {
                 TaskStateKind::Running => row.core_id = Some(codes.id(detail)),
                 TaskStateKind::Ready => row.woken_by_isr = Some(isr_of(codes.key(detail))),
@@ -313,10 +364,9 @@ pub struct PackedSpan {
     start: u32,
     dur: u32,
     msg: u32,
-    marker: u16,
-    task: u16,
-    depth: u8,
-    truncated: bool,
+    /// The marker's code in bits 0-11, the task's in bits 12-23
+    /// (`NO_SHORT_CODE`: global), the depth in bits 24-30, truncated in bit 31.
+    fields: u32,
 }
 
 impl Row for MarkerSpan {
@@ -328,28 +378,29 @@ impl Row for MarkerSpan {
 
     #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSpan> {
+        let marker = short_code(codes, self.marker_id.into())?;
+        let task = short_optional(codes, self.task_id)?;
+        let depth = u8::try_from(self.depth).ok().filter(|&d| d < 0x80)?;
         Some(PackedSpan {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
             msg: self.msg.0,
-            marker: codes.code(self.marker_id.into())?,
-            task: codes.optional(self.task_id)?,
-            depth: u8::try_from(self.depth).ok()?,
-            truncated: self.truncated,
+            fields: marker | task << 12 | u32::from(depth) << 24 | u32::from(self.truncated) << 31,
         })
     }
 
     #[inline]
     fn unpack(p: PackedSpan, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        let fields = p.fields;
         MarkerSpan {
             start_ns,
             end_ns,
-            marker_id: codes.id(p.marker),
-            task_id: codes.optional_id(p.task),
+            marker_id: codes.id(short_at(fields, 0)),
+            task_id: optional_at(codes, fields, 12),
             msg: StrId(p.msg),
-            depth: p.depth.into(),
-            truncated: p.truncated,
+            depth: (fields >> 24) & 0x7f,
+            truncated: fields >> 31 != 0,
         }
     }
 }
@@ -432,13 +483,13 @@ impl Row for MarkerValue {
 #[repr(C, packed)]
 pub struct PackedQueueOp {
     ts: u32,
-    queue: u16,
-    task: u16,
-    core: u16,
     /// `u16::MAX` when unknown.
     len_after: u16,
-    /// Operation in bits 0-2, from an ISR in bit 7.
-    op: u8,
+    core: u16,
+    /// The queue's code in bits 0-11, the task's in bits 12-23
+    /// (`NO_SHORT_CODE`: none), the operation in bits 24-26, from an ISR in
+    /// bit 27.
+    fields: u32,
 }
 
 impl Row for QueueOp {
@@ -454,24 +505,25 @@ impl Row for QueueOp {
             Some(len) => u16::try_from(len).ok().filter(|&l| l != u16::MAX)?,
             None => u16::MAX,
         };
+        let queue = short_code(codes, self.queue_id.into())?;
+        let task = short_optional(codes, self.task_id)?;
         Some(PackedQueueOp {
             ts: offset(self.ts_ns, base)?,
-            queue: codes.code(self.queue_id.into())?,
-            task: codes.optional(self.task_id)?,
-            core: codes.code(self.core_id.into())?,
             len_after,
-            op: self.op as u8 | u8::from(self.from_isr) << 7,
+            core: codes.code(self.core_id.into())?,
+            fields: queue | task << 12 | (self.op as u32) << 24 | u32::from(self.from_isr) << 27,
         })
     }
 
     #[inline]
     fn unpack(p: PackedQueueOp, base: u64, codes: &Codes) -> Self {
+        let fields = p.fields;
         QueueOp {
             ts_ns: base + u64::from(p.ts),
-            queue_id: codes.id(p.queue),
-            op: nth(&QUEUE_OPS, p.op & 7),
-            from_isr: p.op >> 7 != 0,
-            task_id: codes.optional_id(p.task),
+            queue_id: codes.id(short_at(fields, 0)),
+            op: nth(&QUEUE_OPS, (fields >> 24) as u8 & 7),
+            from_isr: (fields >> 27) & 1 != 0,
+            task_id: optional_at(codes, fields, 12),
             core_id: codes.id(p.core),
             len_after: (p.len_after != u16::MAX).then_some(u32::from(p.len_after)),
         }
@@ -483,9 +535,9 @@ impl Row for QueueOp {
 pub struct PackedHold {
     start: u32,
     dur: u32,
-    queue: u16,
-    task: u16,
-    truncated: bool,
+    /// The mutex's code in bits 0-11, the task's in bits 12-23, truncated
+    /// in bit 24.
+    fields: u32,
 }
 
 impl Row for MutexHold {
@@ -496,23 +548,24 @@ impl Row for MutexHold {
     }
 
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedHold> {
+        let queue = short_code(codes, self.queue_id.into())?;
+        let task = short_code(codes, self.task_id.into())?;
         Some(PackedHold {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
-            queue: codes.code(self.queue_id.into())?,
-            task: codes.code(self.task_id.into())?,
-            truncated: self.truncated,
+            fields: queue | task << 12 | u32::from(self.truncated) << 24,
         })
     }
 
     fn unpack(p: PackedHold, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
+        let fields = p.fields;
         MutexHold {
             start_ns,
             end_ns,
-            queue_id: codes.id(p.queue),
-            task_id: codes.id(p.task),
-            truncated: p.truncated,
+            queue_id: codes.id(short_at(fields, 0)),
+            task_id: codes.id(short_at(fields, 12)),
+            truncated: fields >> 24 != 0,
         }
     }
 }
@@ -611,6 +664,50 @@ mod tests {
         );
         assert_eq!(table.partition_point(|s| s.start_ns < 81_925), 8_193);
         assert_eq!(table.iter().rev().nth(1).unwrap().task_id, 19_998);
+    }
+
+    #[test]
+    fn rows_of_ids_beyond_short_codes_are_kept_whole() {
+        let states: Vec<TaskState> = (0..5_000u32)
+            .map(|i| TaskState {
+                start_ns: u64::from(i),
+                end_ns: u64::from(i) + 1,
+                task_id: i,
+                state: TaskStateKind::Blocked,
+                reason: StateReason::QueueSend,
+                queue_id: Some(i + 1),
+                core_id: None,
+                woken_by_isr: None,
+                truncated: i % 3 == 0,
+            })
+            .collect();
+        let table: Table<TaskState> = states.iter().copied().collect();
+        assert!(table.iter().eq(states.iter().copied()));
+        let slices: Vec<SchedSlice> = states
+            .iter()
+            .map(|s| SchedSlice {
+                start_ns: s.start_ns,
+                end_ns: s.end_ns,
+                task_id: s.task_id,
+                core_id: 1,
+                truncated: s.truncated,
+            })
+            .collect();
+        let table: Table<SchedSlice> = slices.iter().copied().collect();
+        assert!(table.iter().eq(slices.iter().copied()));
+        let spans: Vec<MarkerSpan> = (0..300u32)
+            .map(|depth| MarkerSpan {
+                start_ns: u64::from(depth),
+                end_ns: 1_000,
+                marker_id: 4,
+                task_id: (depth % 2 == 0).then_some(depth),
+                msg: StrId(depth),
+                depth,
+                truncated: depth % 3 == 0,
+            })
+            .collect();
+        let table: Table<MarkerSpan> = spans.iter().copied().collect();
+        assert!(table.iter().eq(spans.iter().copied()));
     }
 
     #[test]

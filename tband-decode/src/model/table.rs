@@ -1,13 +1,13 @@
 //! Compact storage for the model's large tables.
 //!
 //! A [`Table`] keeps its rows packed: times as 32-bit offsets from a base
-//! time of the row's chunk and 32-bit durations, ids as 16-bit codes into the
-//! table's dictionary ([`Codes`]), enums and flags in bytes. Rows live in
+//! time of the row's chunk and 32-bit durations, ids as 12- or 16-bit codes
+//! into the table's dictionary ([`Codes`]), enums and flags in a few bits. Rows live in
 //! chunks of fixed size, so the table grows without copying and wastes at
 //! most part of one chunk. A row whose time does not fit the chunk's current
 //! base (more than 4.29 s after it, or before it) starts a new base there; a
-//! row that still does not fit (a duration over 4.29 s, more than 65 535
-//! distinct ids, ...) is kept whole on the side, so every value round-trips.
+//! row that still does not fit (a duration over 4.29 s, more distinct ids
+//! than its codes hold, ...) is kept whole on the side, so every value round-trips.
 //!
 //! Tables yield rows by value, as the plain row structs of [`super`].
 
@@ -128,9 +128,11 @@ pub(crate) fn offset(t: u64, base: u64) -> Option<u32> {
 }
 
 struct Chunk<P> {
-    /// The times the packed offsets are relative to, as (first row in the
-    /// chunk, base) in row order; almost always just one.
-    bases: Vec<(u16, u64)>,
+    /// The time the packed offsets of its first rows are relative to.
+    base: u64,
+    /// Further bases as (first row in the chunk, base) in row order, for
+    /// rows whose time did not fit the base before; almost always empty.
+    later_bases: Vec<(u16, u64)>,
     rows: Vec<P>,
     /// Some rows of this chunk are kept whole in `Table::wide`.
     has_wide: bool,
@@ -140,26 +142,30 @@ impl<P> Chunk<P> {
     /// The base of the chunk's row `row`.
     #[inline]
     fn base(&self, row: usize) -> u64 {
-        match self.bases.as_slice() {
-            [(_, base)] => *base,
-            bases => {
-                let after = bases.partition_point(|&(first, _)| usize::from(first) <= row);
-                bases[after.saturating_sub(1)].1
-            }
+        if self.later_bases.is_empty() {
+            self.base
+        } else {
+            self.later_base(row)
         }
     }
 
-    /// The base new rows are packed against.
-    #[inline]
-    fn current_base(&self) -> u64 {
-        self.bases.last().map_or(0, |&(_, base)| base)
+    #[cold]
+    fn later_base(&self, row: usize) -> u64 {
+        let after = self
+            .later_bases
+            .partition_point(|&(first, _)| usize::from(first) <= row);
+        match after.checked_sub(1) {
+            Some(i) => self.later_bases[i].1,
+            None => self.base,
+        }
     }
 }
 
 impl<P: Clone> Clone for Chunk<P> {
     fn clone(&self) -> Self {
         Chunk {
-            bases: self.bases.clone(),
+            base: self.base,
+            later_bases: self.later_bases.clone(),
             rows: self.rows.clone(),
             has_wide: self.has_wide,
         }
@@ -173,6 +179,8 @@ pub struct Table<R: Row> {
     /// Rows that do not fit the packed form, by index.
     wide: IdMap<usize, R>,
     len: usize,
+    /// The base new rows are packed against: the last chunk's latest.
+    tail_base: u64,
 }
 
 impl<R: Row> Default for Table<R> {
@@ -182,6 +190,7 @@ impl<R: Row> Default for Table<R> {
             codes: Codes::default(),
             wide: IdMap::default(),
             len: 0,
+            tail_base: 0,
         }
     }
 }
@@ -193,6 +202,7 @@ impl<R: Row> Clone for Table<R> {
             codes: self.codes.clone(),
             wide: self.wide.clone(),
             len: self.len,
+            tail_base: self.tail_base,
         }
     }
 }
@@ -211,20 +221,21 @@ impl<R: Row> Table<R> {
     }
 
     /// Appends a row and returns its index.
-    #[inline]
+    #[inline(always)]
     pub fn push(&mut self, row: R) -> usize {
         let index = self.len;
         if index.is_multiple_of(CHUNK) {
             self.start_chunk(row.time_ns());
         }
-        let Some(chunk) = self.chunks.last_mut() else {
-            unreachable!("a chunk was added above")
-        };
-        match row.pack(chunk.current_base(), &mut self.codes) {
-            Some(packed) => chunk.rows.push(packed),
+        match row.pack(self.tail_base, &mut self.codes) {
+            Some(packed) => {
+                if let Some(chunk) = self.chunks.last_mut() {
+                    chunk.rows.push(packed);
+                }
+            }
             None => self.push_unfit(index, row),
         }
-        self.len += 1;
+        self.len = index + 1;
         index
     }
 
@@ -238,10 +249,12 @@ impl<R: Row> Table<R> {
             Vec::with_capacity(CHUNK)
         };
         self.chunks.push(Chunk {
-            bases: vec![(0, base)],
+            base,
+            later_bases: Vec::new(),
             rows,
             has_wide: false,
         });
+        self.tail_base = base;
     }
 
     /// Pushes a row that does not fit the chunk's current base: packed
@@ -249,14 +262,15 @@ impl<R: Row> Table<R> {
     #[cold]
     fn push_unfit(&mut self, index: usize, row: R) {
         let t = row.time_ns();
-        if let Some(chunk) = self.chunks.last_mut() {
-            if t != chunk.current_base() {
-                if let Some(packed) = row.pack(t, &mut self.codes) {
-                    // A chunk's rows number at most CHUNK = 2^13, so this fits.
-                    chunk.bases.push(((index & (CHUNK - 1)) as u16, t));
-                    chunk.rows.push(packed);
-                    return;
-                }
+        if t != self.tail_base {
+            if let (Some(packed), Some(chunk)) =
+                (row.pack(t, &mut self.codes), self.chunks.last_mut())
+            {
+                // A chunk's rows number at most CHUNK = 2^13, so this fits.
+                chunk.later_bases.push(((index & (CHUNK - 1)) as u16, t));
+                chunk.rows.push(packed);
+                self.tail_base = t;
+                return;
             }
         }
         self.push_wide(index, row);
@@ -323,7 +337,7 @@ impl<R: Row> Table<R> {
     }
 
     /// Ends the row at `index` at `t` (not before its start).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn end_at(&mut self, index: usize, t: u64)
     where
         R: Interval,
@@ -339,6 +353,32 @@ impl<R: Row> Table<R> {
             }
         }
         self.update(index, |row| row.end_at(t));
+    }
+
+    /// Keeps only the rows for which `keep` holds, in order. Each chunk is
+    /// released once its rows are moved, so the table never exists twice.
+    pub(crate) fn retain(&mut self, mut keep: impl FnMut(&R) -> bool) {
+        let Table {
+            chunks,
+            codes,
+            wide,
+            ..
+        } = std::mem::take(self);
+        let mut index = 0;
+        for chunk in chunks {
+            for (row, &packed) in chunk.rows.iter().enumerate() {
+                let whole = if chunk.has_wide {
+                    wide.get(&index).copied()
+                } else {
+                    None
+                };
+                let value = whole.unwrap_or_else(|| R::unpack(packed, chunk.base(row), &codes));
+                if keep(&value) {
+                    self.push(value);
+                }
+                index += 1;
+            }
+        }
     }
 
     /// The rows as plain structs.
