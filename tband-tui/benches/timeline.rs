@@ -150,15 +150,20 @@ fn main() {
     ]);
     let mut times = Vec::with_capacity(keys.len());
     let mut cpu_times = Vec::with_capacity(keys.len());
-    for code in keys {
+    // (cpu ns, keystroke number, key, view span after it) of each key.
+    let mut per_key = Vec::with_capacity(keys.len());
+    for (n, code) in keys.into_iter().enumerate() {
         let t = Instant::now();
         let cpu = cpu_ns();
         app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
         buf.reset();
         app.geometry = draw_buffer(&mut buf, area, &app);
-        cpu_times.push(cpu_ns() - cpu);
+        let spent = cpu_ns() - cpu;
+        cpu_times.push(spent);
         times.push(t.elapsed());
+        per_key.push((spent, n + 1, code, app.end - app.start));
     }
+    per_key.sort_by_key(|k| std::cmp::Reverse(k.0));
     times.sort();
     cpu_times.sort();
     let mean = times.iter().sum::<Duration>() / times.len() as u32;
@@ -215,6 +220,18 @@ fn main() {
         ms(max),
         times.len()
     );
+    let worst: Vec<String> = per_key
+        .iter()
+        .take(5)
+        .map(|(ns, n, code, span)| {
+            format!(
+                "#{n} {code} {:.1} ms (view {:.3} ms)",
+                *ns as f64 / 1e6,
+                *span as f64 / 1e6
+            )
+        })
+        .collect();
+    println!("  slowest (cpu)  {}", worst.join(", "));
     let ratio = |b: u64| b as f64 / file_bytes.max(1) as f64;
     println!(
         "peak RSS         {:>9.1} MB ({:.2}x the trace file)",

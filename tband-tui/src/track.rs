@@ -212,6 +212,62 @@ impl Columns {
     pub fn column_ns(&self) -> u64 {
         self.span_ns().div_ceil(self.width as u64)
     }
+
+    /// [`bound`](Self::bound) of every column and of the end, computed
+    /// without a division per column.
+    fn bounds(&self) -> Bounds {
+        let width = self.width as u64;
+        let (step, spare) = (self.span_ns() / width, self.span_ns() % width);
+        let mut at = Vec::with_capacity(self.width + 1);
+        let (mut t, mut carried) = (self.start, 0);
+        at.push(t);
+        for _ in 0..self.width {
+            t += step;
+            carried += spare;
+            if carried >= width {
+                carried -= width;
+                t += 1;
+            }
+            at.push(t);
+        }
+        Bounds { at }
+    }
+}
+
+/// The column bounds of a view, for placing items walked in time order
+/// (a 128-bit division per item would cost more than the rest of the walk).
+struct Bounds {
+    /// Start of each column, then the end of the view.
+    at: Vec<u64>,
+}
+
+impl Bounds {
+    fn width(&self) -> usize {
+        self.at.len() - 1
+    }
+
+    /// Start time of column `c`; `c` = width: the end of the view.
+    fn get(&self, c: usize) -> u64 {
+        self.at[c]
+    }
+
+    /// Like [`Columns::column_of`], searching forward from column `from`
+    /// (that of an earlier time), so that a walk in time order costs a
+    /// step per column passed.
+    fn column_of(&self, t: u64, from: usize) -> usize {
+        let last = self.width() - 1;
+        if t <= self.at[0] {
+            return 0;
+        }
+        if t < self.at[from.min(last)] {
+            return self.at[1..=last].partition_point(|&b| b <= t);
+        }
+        let mut c = from.min(last);
+        while c < last && self.at[c + 1] <= t {
+            c += 1;
+        }
+        c
+    }
 }
 
 /// Bucket pyramid: level 0 has the finest buckets, each next level halves
@@ -262,8 +318,9 @@ impl<B: Clone + Default> Pyramid<B> {
         let level = self.level_for(cols.column_ns());
         let bucket_ns = self.bucket_ns << level;
         let buckets = &self.levels[level];
+        let bounds = cols.bounds();
         for c in 0..cols.width {
-            let (from, to) = (cols.bound(c), cols.bound(c + 1));
+            let (from, to) = (bounds.get(c), bounds.get(c + 1));
             let first = (from.div_ceil(bucket_ns) as usize).min(buckets.len());
             let last = (to.div_ceil(bucket_ns) as usize).min(buckets.len());
             if first < last {
@@ -410,28 +467,30 @@ impl IntervalTrack {
 
     /// One cell per column of the view.
     pub fn cells(&self, m: &Model, cols: &Columns, out: &mut Vec<Cell>) {
+        let bounds = cols.bounds();
         out.clear();
         out.extend((0..cols.width).map(|c| Cell {
-            width_ns: cols.bound(c + 1) - cols.bound(c),
+            width_ns: bounds.get(c + 1) - bounds.get(c),
             ..Cell::default()
         }));
         let range = self.range(m, cols.start, cols.end);
         if !self.too_many(&range, cols) {
+            let mut first = 0;
             for pos in range {
                 let Some((_, span)) = self.get(m, pos) else {
                     continue;
                 };
-                let first = cols.column_of(span.start);
+                first = bounds.column_of(span.start, first);
                 let last = if span.end > span.start {
-                    cols.column_of(span.end - 1)
+                    bounds.column_of(span.end - 1, first)
                 } else {
                     first
                 };
                 for (c, cell) in out.iter_mut().enumerate().take(last + 1).skip(first) {
                     let overlap = span
                         .end
-                        .min(cols.bound(c + 1))
-                        .saturating_sub(span.start.max(cols.bound(c)));
+                        .min(bounds.get(c + 1))
+                        .saturating_sub(span.start.max(bounds.get(c)));
                     let starts = u32::from(c == first && span.start >= cols.start);
                     cell.add(span.code, overlap, starts);
                 }
@@ -696,9 +755,12 @@ impl SampleTrack {
             .and_then(|p| self.get(m, p))
             .map(|(_, _, v)| v);
         if end - begin <= EXACT_ITEMS_PER_COLUMN * cols.width {
+            let bounds = cols.bounds();
+            let mut c = 0;
             for pos in begin..end {
                 if let Some((_, t, v)) = self.get(m, pos) {
-                    out[cols.column_of(t)].add(v);
+                    c = bounds.column_of(t, c);
+                    out[c].add(v);
                 }
             }
         } else {
@@ -786,6 +848,34 @@ mod tests {
         assert_eq!(cols.column_of(166), 2);
         assert_eq!(cols.column_of(199), 2);
         assert_eq!(cols.column_of(500), 2);
+    }
+
+    #[test]
+    fn bounds_walked_forward_agree_with_columns() {
+        for cols in [
+            Columns::new(100, 200, 3),
+            Columns::new(7, 1_000_003, 199),
+            Columns::new(u64::MAX / 3, u64::MAX / 2, 173),
+            Columns::new(5, 9, 80),
+        ] {
+            let bounds = cols.bounds();
+            for c in 0..=cols.width {
+                assert_eq!(bounds.get(c), cols.bound(c), "{cols:?} column {c}");
+            }
+            let probes: Vec<u64> = (0..=cols.width)
+                .flat_map(|c| {
+                    let b = cols.bound(c);
+                    [b.saturating_sub(1), b, b + 1]
+                })
+                .chain([0, cols.start / 2, cols.end + 5])
+                .collect();
+            for &t in &probes {
+                // From any earlier column, from a later one (a step back).
+                for from in [0, cols.column_of(t), cols.width - 1] {
+                    assert_eq!(bounds.column_of(t, from), cols.column_of(t), "{cols:?} {t}");
+                }
+            }
+        }
     }
 
     #[test]
