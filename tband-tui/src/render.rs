@@ -241,9 +241,9 @@ struct Scratch {
 }
 
 fn draw_title(buf: &mut Buffer, area: Rect, app: &App) {
-    let loading = app
-        .loading
-        .map_or(String::new(), |percent| format!("  loading {percent} %"));
+    let loading = app.loading.map_or(String::new(), |percent| {
+        format!("  partial: the start only, loading {percent} %")
+    });
     let mut text = format!(
         " {}{loading}  {}..{} ({})  cursor {}",
         app.title,
