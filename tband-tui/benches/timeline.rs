@@ -22,12 +22,19 @@ fn peak_rss_bytes() -> Option<u64> {
 }
 
 /// CPU time this thread has run, in ns. The machine may be shared: CPU time
-/// says what the work costs, wall time what it cost here and now.
+/// says what the work costs, wall time what it cost here and now. (The
+/// kernel's per-thread figure in `/proc` moves only at scheduler ticks and
+/// switches, a few ms apart: too coarse for one redraw.)
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0;
+    }
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// CPU time of the whole process (all threads), in ns (10 ms resolution).
