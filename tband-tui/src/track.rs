@@ -20,11 +20,15 @@ use crate::indices::Indices;
 const EXACT_ITEMS_PER_COLUMN: usize = 64;
 /// Items per finest bucket, on average: from this to twice this. Beyond
 /// [`EXACT_ITEMS_PER_COLUMN`] per column a finest bucket is at most about a
-/// column wide. A bucket takes 40 bytes, and the coarser levels as many
-/// again: 1.25 to 2.5 bytes per item.
+/// column wide. A bucket takes 40 bytes, and the coarser levels a third as
+/// many again: 0.8 to 1.7 bytes per item.
 const ITEMS_PER_BUCKET: usize = 32;
 /// The finest level has at most this many buckets.
 const MAX_BUCKETS: usize = 1 << 18;
+/// Each coarser level merges 2^this buckets of the one below: with 4, the
+/// coarser levels take a third of what the finest takes (with 2, as much
+/// again), and a column merges up to 8 buckets instead of 4.
+const LEVEL_STEP_BITS: u32 = 2;
 
 /// The model table an interval track indexes, and what its code means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -297,15 +301,24 @@ impl<B: Clone + Default> Pyramid<B> {
 
     fn build_levels(&mut self, merge: impl Fn(&B, &B) -> B) {
         while let Some(last) = self.levels.last().filter(|l| l.len() > 1) {
-            let next = last.chunks(2).map(|p| merge(&p[0], &p[1])).collect();
+            let next = last
+                .chunks(1 << LEVEL_STEP_BITS)
+                .map(|group| group[1..].iter().fold(group[0].clone(), |a, b| merge(&a, b)))
+                .collect();
             self.levels.push(next);
         }
+    }
+
+    /// Width of the buckets of `level`.
+    fn level_bucket_ns(&self, level: usize) -> u64 {
+        self.bucket_ns
+            .saturating_mul(1 << (LEVEL_STEP_BITS as usize * level).min(63))
     }
 
     /// The coarsest level whose buckets are at most `column_ns` wide.
     fn level_for(&self, column_ns: u64) -> usize {
         let mut level = 0;
-        while level + 1 < self.levels.len() && self.bucket_ns << (level + 1) <= column_ns {
+        while level + 1 < self.levels.len() && self.level_bucket_ns(level + 1) <= column_ns {
             level += 1;
         }
         level
@@ -316,7 +329,7 @@ impl<B: Clone + Default> Pyramid<B> {
     /// column's start).
     fn for_each_column(&self, cols: &Columns, mut f: impl FnMut(usize, &[B], u64)) {
         let level = self.level_for(cols.column_ns());
-        let bucket_ns = self.bucket_ns << level;
+        let bucket_ns = self.level_bucket_ns(level);
         let buckets = &self.levels[level];
         let bounds = cols.bounds();
         for c in 0..cols.width {
