@@ -303,7 +303,11 @@ impl<B: Clone + Default> Pyramid<B> {
         while let Some(last) = self.levels.last().filter(|l| l.len() > 1) {
             let next = last
                 .chunks(1 << LEVEL_STEP_BITS)
-                .map(|group| group[1..].iter().fold(group[0].clone(), |a, b| merge(&a, b)))
+                .map(|group| {
+                    group[1..]
+                        .iter()
+                        .fold(group[0].clone(), |a, b| merge(&a, b))
+                })
                 .collect();
             self.levels.push(next);
         }
@@ -386,7 +390,7 @@ impl IntervalTrack {
         let pending: Vec<&IntervalTrack> = tracks
             .iter()
             .copied()
-            .filter(|t| t.lod.get().is_none() && !t.items.is_empty())
+            .filter(|t| t.lod.get().is_none() && t.may_need_summaries())
             .collect();
         let mut lods: Vec<Pyramid<Cell>> = pending
             .iter()
@@ -444,9 +448,20 @@ impl IntervalTrack {
         self.items.is_empty()
     }
 
-    /// Builds the summaries now rather than on first use.
+    /// Builds the summaries now rather than on first use (if they can
+    /// ever be used).
     pub fn prepare(&self, m: &Model) {
-        self.lod(m);
+        if self.may_need_summaries() {
+            self.lod(m);
+        }
+    }
+
+    /// Whether some view would draw this track from its summaries: one of
+    /// at most [`EXACT_ITEMS_PER_COLUMN`] items is always walked. Most
+    /// tracks are that short (a marker used a few times), and summaries
+    /// they never use would take more memory than their items.
+    fn may_need_summaries(&self) -> bool {
+        self.items.len() > EXACT_ITEMS_PER_COLUMN
     }
 
     /// The item at position `pos` (in start order) and its model row index.
@@ -949,6 +964,26 @@ mod tests {
             let alone = build(k as u32);
             assert_eq!(built.levels, alone.lod(&m).levels);
         }
+    }
+
+    #[test]
+    fn short_tracks_get_no_summaries() {
+        let slices: Vec<_> = (0..200u64).map(|i| (i * 10, i * 10 + 5, 1)).collect();
+        let m = model(&slices, 2_000);
+        let short = IntervalTrack::new(
+            IntervalSource::SchedSlices,
+            (0..EXACT_ITEMS_PER_COLUMN as u32).collect(),
+        );
+        let long = track(&m);
+        IntervalTrack::prepare_together(&m, &[&short, &long]);
+        short.prepare(&m);
+        assert!(short.lod.get().is_none());
+        assert!(long.lod.get().is_some());
+        // Even one column shows a short track exactly.
+        let mut cells = Vec::new();
+        short.cells(&m, &Columns::new(0, 2_000, 1), &mut cells);
+        assert_eq!(cells[0].starts, EXACT_ITEMS_PER_COLUMN as u32);
+        assert!(short.lod.get().is_none());
     }
 
     #[test]
