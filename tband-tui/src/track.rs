@@ -20,15 +20,15 @@ use crate::indices::Indices;
 const EXACT_ITEMS_PER_COLUMN: usize = 64;
 /// Items per finest bucket, on average: from this to twice this. Beyond
 /// [`EXACT_ITEMS_PER_COLUMN`] per column a finest bucket is at most about a
-/// column wide. A bucket takes 40 bytes, and the coarser levels a third as
-/// many again: 0.8 to 1.7 bytes per item.
+/// column wide. A bucket takes 40 bytes, and the coarser levels a seventh
+/// as many again: 0.7 to 1.4 bytes per item.
 const ITEMS_PER_BUCKET: usize = 32;
 /// The finest level has at most this many buckets.
 const MAX_BUCKETS: usize = 1 << 18;
-/// Each coarser level merges 2^this buckets of the one below: with 4, the
-/// coarser levels take a third of what the finest takes (with 2, as much
-/// again), and a column merges up to 8 buckets instead of 4.
-const LEVEL_STEP_BITS: u32 = 2;
+/// Each coarser level merges 2^this buckets of the one below: with 8, the
+/// coarser levels take a seventh of what the finest takes (with 2, as much
+/// again), and a column merges up to 16 buckets instead of 4.
+const LEVEL_STEP_BITS: u32 = 3;
 
 /// The model table an interval track indexes, and what its code means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
