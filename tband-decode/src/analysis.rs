@@ -111,13 +111,19 @@ impl Analysis {
             })
             .collect();
 
-        // Depth-0 ISR slices per core, in start order: they never overlap
-        // each other, so one forward pass per core matches them to slices.
-        let mut isr0: BTreeMap<u32, Vec<(u64, u64)>> = BTreeMap::new();
-        for s in m.isr_slices.iter().filter(|s| s.depth == 0) {
-            isr0.entry(s.core_id)
-                .or_default()
-                .push((s.start_ns, s.end_ns));
+        // Depth-0 ISR slices per core (their rows in the table), in start
+        // order: they never overlap each other, so one forward pass per core
+        // matches them to that core's slices. Row numbers rather than copies
+        // of the times keep this small next to the model.
+        let mut isr0: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (row, s) in m.isr_slices.iter().enumerate() {
+            if s.depth != 0 {
+                continue;
+            }
+            let Ok(row) = u32::try_from(row) else {
+                break;
+            };
+            isr0.entry(s.core_id).or_default().push(row);
             let core = cores.entry(s.core_id).or_insert_with(|| CoreTime {
                 core_id: s.core_id,
                 ..CoreTime::default()
@@ -126,47 +132,58 @@ impl Analysis {
                 .isr_ns
                 .saturating_add(s.end_ns.saturating_sub(s.start_ns));
         }
-        for isrs in isr0.values_mut() {
-            isrs.sort_unstable();
-        }
-        let mut by_core: BTreeMap<u32, Vec<usize>> = BTreeMap::new();
-        for (i, s) in m.sched_slices.iter().enumerate() {
-            by_core.entry(s.core_id).or_default().push(i);
-        }
-        for (&core_id, slice_ids) in &mut by_core {
-            slice_ids.sort_by_key(|&i| m.sched_slices.get(i).map(|s| s.start_ns));
-            let isrs = isr0.get(&core_id).map_or(&[][..], |v| v.as_slice());
-            let mut first = 0;
-            for &i in slice_ids.iter() {
-                let Some(s) = m.sched_slices.get(i) else {
-                    continue;
-                };
-                // Skip ISRs that ended before this slice starts; later slices
-                // start later still.
-                while isrs.get(first).is_some_and(|&(_, end)| end <= s.start_ns) {
-                    first += 1;
-                }
-                let mut isr_ns = 0u64;
-                for &(start, end) in isrs[first..].iter() {
-                    if start >= s.end_ns {
-                        break;
-                    }
-                    let overlap = end.min(s.end_ns).saturating_sub(start.max(s.start_ns));
-                    isr_ns = isr_ns.saturating_add(overlap);
-                }
-                let dur = s.end_ns.saturating_sub(s.start_ns);
-                let run_ns = dur.saturating_sub(isr_ns);
-                let e = task_cores
-                    .entry((s.task_id, core_id))
-                    .or_insert_with(|| TaskCoreTime {
-                        task_id: s.task_id,
-                        core_id,
-                        ..TaskCoreTime::default()
-                    });
-                e.run_ns = e.run_ns.saturating_add(run_ns);
-                e.isr_ns = e.isr_ns.saturating_add(isr_ns);
-                e.slices += 1;
+        let isr_times = |row: u32| {
+            m.isr_slices
+                .get(row as usize)
+                .map_or((0, 0), |s| (s.start_ns, s.end_ns))
+        };
+        for rows in isr0.values_mut() {
+            rows.shrink_to_fit();
+            // Already in order unless the trace's time went backwards.
+            if !rows.is_sorted_by_key(|&r| isr_times(r)) {
+                rows.sort_by_key(|&r| isr_times(r));
             }
+        }
+        // Per core: the first of its ISRs that may still overlap a slice,
+        // and the start of its previous slice. Slices come in start order
+        // (the table's), so the ISRs before that one end before any later
+        // slice starts; a slice out of order starts the search over.
+        let mut cursors: HashMap<u32, (usize, u64)> = HashMap::new();
+        for s in &m.sched_slices {
+            let core_id = s.core_id;
+            let isrs = isr0.get(&core_id).map_or(&[][..], |v| v.as_slice());
+            let (first, previous_start) = cursors.entry(core_id).or_insert((0, 0));
+            if s.start_ns < *previous_start {
+                *first = 0;
+            }
+            *previous_start = s.start_ns;
+            while isrs
+                .get(*first)
+                .is_some_and(|&r| isr_times(r).1 <= s.start_ns)
+            {
+                *first += 1;
+            }
+            let mut isr_ns = 0u64;
+            for &row in &isrs[*first..] {
+                let (start, end) = isr_times(row);
+                if start >= s.end_ns {
+                    break;
+                }
+                let overlap = end.min(s.end_ns).saturating_sub(start.max(s.start_ns));
+                isr_ns = isr_ns.saturating_add(overlap);
+            }
+            let dur = s.end_ns.saturating_sub(s.start_ns);
+            let run_ns = dur.saturating_sub(isr_ns);
+            let e = task_cores
+                .entry((s.task_id, core_id))
+                .or_insert_with(|| TaskCoreTime {
+                    task_id: s.task_id,
+                    core_id,
+                    ..TaskCoreTime::default()
+                });
+            e.run_ns = e.run_ns.saturating_add(run_ns);
+            e.isr_ns = e.isr_ns.saturating_add(isr_ns);
+            e.slices += 1;
         }
 
         let mut task_cores: Vec<TaskCoreTime> = task_cores.into_values().collect();
@@ -428,6 +445,19 @@ mod tests {
         assert_eq!((c0.busy_run_ns, c0.idle_run_ns, c0.isr_ns), (70, 80, 50));
         assert_eq!(a.core_load(0), 60.0);
         assert_eq!(a.core_load(1), 100.0);
+    }
+
+    #[test]
+    fn tables_out_of_time_order_give_the_same_figures() {
+        let sorted = model();
+        let mut shuffled = model();
+        let mut slices: Vec<SchedSlice> = sorted.sched_slices.iter().collect();
+        slices.reverse();
+        shuffled.sched_slices = slices.into();
+        let mut isrs: Vec<IsrSlice> = sorted.isr_slices.iter().collect();
+        isrs.reverse();
+        shuffled.isr_slices = isrs.into();
+        assert_eq!(Analysis::of(&shuffled), Analysis::of(&sorted));
     }
 
     #[test]

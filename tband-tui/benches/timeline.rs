@@ -22,12 +22,19 @@ fn peak_rss_bytes() -> Option<u64> {
 }
 
 /// CPU time this thread has run, in ns. The machine may be shared: CPU time
-/// says what the work costs, wall time what it cost here and now.
+/// says what the work costs, wall time what it cost here and now. (The
+/// kernel's per-thread figure in `/proc` moves only at scheduler ticks and
+/// switches, a few ms apart: too coarse for one redraw.)
 fn cpu_ns() -> u64 {
-    std::fs::read_to_string("/proc/thread-self/schedstat")
-        .ok()
-        .and_then(|s| s.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0)
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: clock_gettime only writes the timespec it is given.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut t) } != 0 {
+        return 0;
+    }
+    t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
 }
 
 /// CPU time of the whole process (all threads), in ns (10 ms resolution).
@@ -150,15 +157,20 @@ fn main() {
     ]);
     let mut times = Vec::with_capacity(keys.len());
     let mut cpu_times = Vec::with_capacity(keys.len());
-    for code in keys {
+    // (cpu ns, keystroke number, key, view span after it) of each key.
+    let mut per_key = Vec::with_capacity(keys.len());
+    for (n, code) in keys.into_iter().enumerate() {
         let t = Instant::now();
         let cpu = cpu_ns();
         app.on_key(KeyEvent::new(code, KeyModifiers::NONE));
         buf.reset();
         app.geometry = draw_buffer(&mut buf, area, &app);
-        cpu_times.push(cpu_ns() - cpu);
+        let spent = cpu_ns() - cpu;
+        cpu_times.push(spent);
         times.push(t.elapsed());
+        per_key.push((spent, n + 1, code, app.end - app.start));
     }
+    per_key.sort_by_key(|k| std::cmp::Reverse(k.0));
     times.sort();
     cpu_times.sort();
     let mean = times.iter().sum::<Duration>() / times.len() as u32;
@@ -215,6 +227,18 @@ fn main() {
         ms(max),
         times.len()
     );
+    let worst: Vec<String> = per_key
+        .iter()
+        .take(5)
+        .map(|(ns, n, code, span)| {
+            format!(
+                "#{n} {code} {:.1} ms (view {:.3} ms)",
+                *ns as f64 / 1e6,
+                *span as f64 / 1e6
+            )
+        })
+        .collect();
+    println!("  slowest (cpu)  {}", worst.join(", "));
     let ratio = |b: u64| b as f64 / file_bytes.max(1) as f64;
     println!(
         "peak RSS         {:>9.1} MB ({:.2}x the trace file)",

@@ -12,7 +12,7 @@ use std::thread::{self, JoinHandle};
 use tband_decode::analysis::Analysis;
 use tband_decode::input::{Input, InputSpec};
 use tband_decode::interpret::{build_model, build_model_with_progress};
-use tband_decode::model::TraceInfo;
+use tband_decode::model::{AnomalyKind, TraceInfo};
 use tband_decode::sequencer::Stream;
 use tband_decode::trace::{InputFormat, TraceError};
 use tband_decode::{ctf, Model, OpenOptions, Trace};
@@ -99,7 +99,8 @@ pub fn open(
         .iter()
         .map(|i| Stream::new(first_frames(&i.bytes, preview_bytes, total), core(i)))
         .collect();
-    let preview = build_model(&firsts, info());
+    let mut preview = build_model(&firsts, info());
+    drop_cut_anomalies(&mut preview);
     if preview.info.events == 0 {
         // Nothing in the first part: no preview to show.
         return complete(Trace::from_inputs(inputs, options));
@@ -141,6 +142,18 @@ pub fn open(
             thread,
         },
     })
+}
+
+/// The first part ends where its input was cut, not where the trace ends:
+/// the marker spans still open there are counted as never closed (the
+/// anomalies the model's end adds, without a core). They are not damage,
+/// so they go; the spans themselves are still drawn up to the cut, and the
+/// first part's real anomalies stay.
+fn drop_cut_anomalies(preview: &mut Model) {
+    let cut = preview.info.duration_ns;
+    preview.anomalies.retain(|a| {
+        !(a.kind == AnomalyKind::NeverClosed && a.core_id.is_none() && a.end_ns == cut)
+    });
 }
 
 fn core(input: &Input) -> u32 {

@@ -241,9 +241,9 @@ struct Scratch {
 }
 
 fn draw_title(buf: &mut Buffer, area: Rect, app: &App) {
-    let loading = app
-        .loading
-        .map_or(String::new(), |percent| format!("  loading {percent} %"));
+    let loading = app.loading.map_or(String::new(), |percent| {
+        format!("  partial: the start only, loading {percent} %")
+    });
     let mut text = format!(
         " {}{loading}  {}..{} ({})  cursor {}",
         app.title,
@@ -274,7 +274,7 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, cols: &Columns, app: &App) {
     let mut next_free = 0u16;
     let rule_style = Style::new().add_modifier(Modifier::DIM);
     for c in 0..width {
-        buf.set_string(x + c, y + 1, "─", rule_style);
+        put_glyph(buf, x + c, y + 1, "─", rule_style);
     }
     let mut t = cols.start.div_ceil(step).saturating_mul(step);
     while t < cols.end {
@@ -298,7 +298,7 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, cols: &Columns, app: &App) {
         .add_modifier(Modifier::BOLD);
     for (c, cell) in cells.iter().enumerate() {
         if !cell.is_empty() {
-            buf.set_string(x + c as u16, y + 1, "!", bad);
+            put_glyph(buf, x + c as u16, y + 1, "!", bad);
         }
     }
     for (mark, name) in app.marks.iter().zip(["A", "B"]) {
@@ -306,6 +306,15 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, cols: &Columns, app: &App) {
             let c = cols.column_of(*mark) as u16;
             buf.set_string(x + c, y + 1, name, Style::new().fg(Color::Yellow));
         }
+    }
+}
+
+/// Sets one cell to a glyph one column wide: what [`Buffer::set_string`]
+/// does for it, without splitting the text into graphemes, which costs more
+/// than the rest of drawing a column.
+fn put_glyph(buf: &mut Buffer, x: u16, y: u16, glyph: &str, style: Style) {
+    if let Some(cell) = buf.cell_mut((x, y)) {
+        cell.set_symbol(glyph).set_style(style);
     }
 }
 
@@ -320,9 +329,10 @@ struct LinePainter<'a> {
 }
 
 impl LinePainter<'_> {
+    /// Puts a glyph one column wide (a block name's characters go through
+    /// [`Buffer::set_string`], which knows wide characters).
     fn put(&mut self, column: usize, glyph: &str, style: Style) {
-        self.buf
-            .set_string(self.x + column as u16, self.y, glyph, style);
+        put_glyph(self.buf, self.x + column as u16, self.y, glyph, style);
     }
 
     fn row_line(&mut self, row: &Row, line: usize, scratch: &mut Scratch) {
@@ -404,7 +414,9 @@ impl LinePainter<'_> {
                     match name.next() {
                         Some(ch) if end - c >= 2 => {
                             let style = Style::new().fg(Color::Black).bg(fg);
-                            self.put(col, ch.encode_utf8(&mut [0; 4]), style);
+                            let x = self.x + col as u16;
+                            self.buf
+                                .set_string(x, self.y, ch.encode_utf8(&mut [0; 4]), style);
                         }
                         _ => self.put(col, "█", Style::new().fg(fg)),
                     }

@@ -20,11 +20,15 @@ use crate::indices::Indices;
 const EXACT_ITEMS_PER_COLUMN: usize = 64;
 /// Items per finest bucket, on average: from this to twice this. Beyond
 /// [`EXACT_ITEMS_PER_COLUMN`] per column a finest bucket is at most about a
-/// column wide. A bucket takes 40 bytes, and the coarser levels as many
-/// again: 1.25 to 2.5 bytes per item.
+/// column wide. A bucket takes 40 bytes, and the coarser levels a seventh
+/// as many again: 0.7 to 1.4 bytes per item.
 const ITEMS_PER_BUCKET: usize = 32;
 /// The finest level has at most this many buckets.
 const MAX_BUCKETS: usize = 1 << 18;
+/// Each coarser level merges 2^this buckets of the one below: with 8, the
+/// coarser levels take a seventh of what the finest takes (with 2, as much
+/// again), and a column merges up to 16 buckets instead of 4.
+const LEVEL_STEP_BITS: u32 = 3;
 
 /// The model table an interval track indexes, and what its code means.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,6 +216,62 @@ impl Columns {
     pub fn column_ns(&self) -> u64 {
         self.span_ns().div_ceil(self.width as u64)
     }
+
+    /// [`bound`](Self::bound) of every column and of the end, computed
+    /// without a division per column.
+    fn bounds(&self) -> Bounds {
+        let width = self.width as u64;
+        let (step, spare) = (self.span_ns() / width, self.span_ns() % width);
+        let mut at = Vec::with_capacity(self.width + 1);
+        let (mut t, mut carried) = (self.start, 0);
+        at.push(t);
+        for _ in 0..self.width {
+            t += step;
+            carried += spare;
+            if carried >= width {
+                carried -= width;
+                t += 1;
+            }
+            at.push(t);
+        }
+        Bounds { at }
+    }
+}
+
+/// The column bounds of a view, for placing items walked in time order
+/// (a 128-bit division per item would cost more than the rest of the walk).
+struct Bounds {
+    /// Start of each column, then the end of the view.
+    at: Vec<u64>,
+}
+
+impl Bounds {
+    fn width(&self) -> usize {
+        self.at.len() - 1
+    }
+
+    /// Start time of column `c`; `c` = width: the end of the view.
+    fn get(&self, c: usize) -> u64 {
+        self.at[c]
+    }
+
+    /// Like [`Columns::column_of`], searching forward from column `from`
+    /// (that of an earlier time), so that a walk in time order costs a
+    /// step per column passed.
+    fn column_of(&self, t: u64, from: usize) -> usize {
+        let last = self.width() - 1;
+        if t <= self.at[0] {
+            return 0;
+        }
+        if t < self.at[from.min(last)] {
+            return self.at[1..=last].partition_point(|&b| b <= t);
+        }
+        let mut c = from.min(last);
+        while c < last && self.at[c + 1] <= t {
+            c += 1;
+        }
+        c
+    }
 }
 
 /// Bucket pyramid: level 0 has the finest buckets, each next level halves
@@ -241,15 +301,28 @@ impl<B: Clone + Default> Pyramid<B> {
 
     fn build_levels(&mut self, merge: impl Fn(&B, &B) -> B) {
         while let Some(last) = self.levels.last().filter(|l| l.len() > 1) {
-            let next = last.chunks(2).map(|p| merge(&p[0], &p[1])).collect();
+            let next = last
+                .chunks(1 << LEVEL_STEP_BITS)
+                .map(|group| {
+                    group[1..]
+                        .iter()
+                        .fold(group[0].clone(), |a, b| merge(&a, b))
+                })
+                .collect();
             self.levels.push(next);
         }
+    }
+
+    /// Width of the buckets of `level`.
+    fn level_bucket_ns(&self, level: usize) -> u64 {
+        self.bucket_ns
+            .saturating_mul(1 << (LEVEL_STEP_BITS as usize * level).min(63))
     }
 
     /// The coarsest level whose buckets are at most `column_ns` wide.
     fn level_for(&self, column_ns: u64) -> usize {
         let mut level = 0;
-        while level + 1 < self.levels.len() && self.bucket_ns << (level + 1) <= column_ns {
+        while level + 1 < self.levels.len() && self.level_bucket_ns(level + 1) <= column_ns {
             level += 1;
         }
         level
@@ -260,10 +333,11 @@ impl<B: Clone + Default> Pyramid<B> {
     /// column's start).
     fn for_each_column(&self, cols: &Columns, mut f: impl FnMut(usize, &[B], u64)) {
         let level = self.level_for(cols.column_ns());
-        let bucket_ns = self.bucket_ns << level;
+        let bucket_ns = self.level_bucket_ns(level);
         let buckets = &self.levels[level];
+        let bounds = cols.bounds();
         for c in 0..cols.width {
-            let (from, to) = (cols.bound(c), cols.bound(c + 1));
+            let (from, to) = (bounds.get(c), bounds.get(c + 1));
             let first = (from.div_ceil(bucket_ns) as usize).min(buckets.len());
             let last = (to.div_ceil(bucket_ns) as usize).min(buckets.len());
             if first < last {
@@ -316,7 +390,7 @@ impl IntervalTrack {
         let pending: Vec<&IntervalTrack> = tracks
             .iter()
             .copied()
-            .filter(|t| t.lod.get().is_none() && !t.items.is_empty())
+            .filter(|t| t.lod.get().is_none() && t.may_need_summaries())
             .collect();
         let mut lods: Vec<Pyramid<Cell>> = pending
             .iter()
@@ -374,9 +448,20 @@ impl IntervalTrack {
         self.items.is_empty()
     }
 
-    /// Builds the summaries now rather than on first use.
+    /// Builds the summaries now rather than on first use (if they can
+    /// ever be used).
     pub fn prepare(&self, m: &Model) {
-        self.lod(m);
+        if self.may_need_summaries() {
+            self.lod(m);
+        }
+    }
+
+    /// Whether some view would draw this track from its summaries: one of
+    /// at most [`EXACT_ITEMS_PER_COLUMN`] items is always walked. Most
+    /// tracks are that short (a marker used a few times), and summaries
+    /// they never use would take more memory than their items.
+    fn may_need_summaries(&self) -> bool {
+        self.items.len() > EXACT_ITEMS_PER_COLUMN
     }
 
     /// The item at position `pos` (in start order) and its model row index.
@@ -410,28 +495,30 @@ impl IntervalTrack {
 
     /// One cell per column of the view.
     pub fn cells(&self, m: &Model, cols: &Columns, out: &mut Vec<Cell>) {
+        let bounds = cols.bounds();
         out.clear();
         out.extend((0..cols.width).map(|c| Cell {
-            width_ns: cols.bound(c + 1) - cols.bound(c),
+            width_ns: bounds.get(c + 1) - bounds.get(c),
             ..Cell::default()
         }));
         let range = self.range(m, cols.start, cols.end);
         if !self.too_many(&range, cols) {
+            let mut first = 0;
             for pos in range {
                 let Some((_, span)) = self.get(m, pos) else {
                     continue;
                 };
-                let first = cols.column_of(span.start);
+                first = bounds.column_of(span.start, first);
                 let last = if span.end > span.start {
-                    cols.column_of(span.end - 1)
+                    bounds.column_of(span.end - 1, first)
                 } else {
                     first
                 };
                 for (c, cell) in out.iter_mut().enumerate().take(last + 1).skip(first) {
                     let overlap = span
                         .end
-                        .min(cols.bound(c + 1))
-                        .saturating_sub(span.start.max(cols.bound(c)));
+                        .min(bounds.get(c + 1))
+                        .saturating_sub(span.start.max(bounds.get(c)));
                     let starts = u32::from(c == first && span.start >= cols.start);
                     cell.add(span.code, overlap, starts);
                 }
@@ -696,9 +783,12 @@ impl SampleTrack {
             .and_then(|p| self.get(m, p))
             .map(|(_, _, v)| v);
         if end - begin <= EXACT_ITEMS_PER_COLUMN * cols.width {
+            let bounds = cols.bounds();
+            let mut c = 0;
             for pos in begin..end {
                 if let Some((_, t, v)) = self.get(m, pos) {
-                    out[cols.column_of(t)].add(v);
+                    c = bounds.column_of(t, c);
+                    out[c].add(v);
                 }
             }
         } else {
@@ -789,6 +879,34 @@ mod tests {
     }
 
     #[test]
+    fn bounds_walked_forward_agree_with_columns() {
+        for cols in [
+            Columns::new(100, 200, 3),
+            Columns::new(7, 1_000_003, 199),
+            Columns::new(u64::MAX / 3, u64::MAX / 2, 173),
+            Columns::new(5, 9, 80),
+        ] {
+            let bounds = cols.bounds();
+            for c in 0..=cols.width {
+                assert_eq!(bounds.get(c), cols.bound(c), "{cols:?} column {c}");
+            }
+            let probes: Vec<u64> = (0..=cols.width)
+                .flat_map(|c| {
+                    let b = cols.bound(c);
+                    [b.saturating_sub(1), b, b + 1]
+                })
+                .chain([0, cols.start / 2, cols.end + 5])
+                .collect();
+            for &t in &probes {
+                // From any earlier column, from a later one (a step back).
+                for from in [0, cols.column_of(t), cols.width - 1] {
+                    assert_eq!(bounds.column_of(t, from), cols.column_of(t), "{cols:?} {t}");
+                }
+            }
+        }
+    }
+
+    #[test]
     fn exact_cells_cover_and_pick_dominant() {
         let m = model(&[(0, 30, 1), (30, 35, 2), (35, 100, 3)], 100);
         let t = track(&m);
@@ -846,6 +964,26 @@ mod tests {
             let alone = build(k as u32);
             assert_eq!(built.levels, alone.lod(&m).levels);
         }
+    }
+
+    #[test]
+    fn short_tracks_get_no_summaries() {
+        let slices: Vec<_> = (0..200u64).map(|i| (i * 10, i * 10 + 5, 1)).collect();
+        let m = model(&slices, 2_000);
+        let short = IntervalTrack::new(
+            IntervalSource::SchedSlices,
+            (0..EXACT_ITEMS_PER_COLUMN as u32).collect(),
+        );
+        let long = track(&m);
+        IntervalTrack::prepare_together(&m, &[&short, &long]);
+        short.prepare(&m);
+        assert!(short.lod.get().is_none());
+        assert!(long.lod.get().is_some());
+        // Even one column shows a short track exactly.
+        let mut cells = Vec::new();
+        short.cells(&m, &Columns::new(0, 2_000, 1), &mut cells);
+        assert_eq!(cells[0].starts, EXACT_ITEMS_PER_COLUMN as u32);
+        assert!(short.lod.get().is_none());
     }
 
     #[test]

@@ -261,13 +261,52 @@ fn loading_frame_shows_the_first_part() {
     // The progress shown is whatever was read when the frame was drawn.
     app.loading = Some(37);
     let buf = render(&mut app, 140, 45);
-    assert!(to_text(&buf)
-        .lines()
-        .next()
-        .unwrap()
-        .contains("loading 37 %"));
+    let text = to_text(&buf);
+    let title = text.lines().next().unwrap();
+    assert!(
+        title.contains("partial: the start only, loading 37 %"),
+        "{title}"
+    );
+    // Marker spans open at the cut are drawn up to it, not flagged as
+    // damage: this part of the recording has none.
+    assert!(app.model.anomalies.is_empty());
+    assert!(!text.lines().nth(2).unwrap().contains('!'), "{text}");
+    assert!(!text.contains("anomalies"), "{text}");
     assert!(check_against_model(&app, &buf) > 0);
     compare("freertos_small_loading", &buf);
+}
+
+#[test]
+fn first_part_keeps_its_real_anomalies() {
+    let (mut app, loader) = open_progressively("freertos_lossy.bin", 10_000);
+    let whole = loader.wait();
+    let cut = app.model.info.duration_ns;
+    let key = |a: &tband_decode::model::Anomaly| (a.start_ns, a.end_ns, a.kind, a.core_id);
+    let found: Vec<_> = app.model.anomalies.iter().map(key).collect();
+    let before_cut: Vec<_> = whole
+        .model
+        .anomalies
+        .iter()
+        .filter(|a| a.end_ns < cut)
+        .map(key)
+        .collect();
+    assert!(!found.is_empty());
+    assert_eq!(found, before_cut);
+    assert!(
+        app.model
+            .marker_spans
+            .iter()
+            .any(|s| s.truncated && s.end_ns == cut),
+        "spans open at the cut are still drawn up to it"
+    );
+    app.loading = Some(5);
+    let text = to_text(&render(&mut app, 140, 45));
+    let axis = text.lines().nth(2).unwrap();
+    assert!(axis.contains('!'), "{text}");
+    assert!(
+        text.contains(&format!("! {} anomalies on the axis", found.len())),
+        "{text}"
+    );
 }
 
 #[test]
