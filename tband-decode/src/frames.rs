@@ -7,7 +7,7 @@ use std::fmt;
 use memchr::memchr;
 use tband::cobs::{self, CobsError};
 use tband::schema::PayloadError;
-use tband::varint::{Portable, WordDecoder};
+use tband::varint::{Portable, Squeeze};
 use tband::Record;
 
 /// One frame's bytes (without the delimiter) and where it starts in the stream.
@@ -178,10 +178,10 @@ pub fn decode_frame<'s>(
     decode_frame_with(Portable, frame, scratch)
 }
 
-/// [`decode_frame`], reading the integer fields with `words`.
+/// [`decode_frame`], squeezing the integer fields with `squeeze`.
 #[inline(always)]
-pub fn decode_frame_with<'s, W: WordDecoder>(
-    words: W,
+pub fn decode_frame_with<'s, S: Squeeze>(
+    squeeze: S,
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Result<Record<'s>, FrameError> {
@@ -202,7 +202,7 @@ pub fn decode_frame_with<'s, W: WordDecoder>(
             }
         }
     };
-    match Record::try_decode_within(words, data, len) {
+    match Record::try_decode_within(squeeze, data, len) {
         Some(record) => Ok(record),
         None => decode_payload_reporting(data, len),
     }

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 #[cfg(target_arch = "x86_64")]
 use tband::varint::Bmi2;
-use tband::varint::{Portable, WordDecoder};
+use tband::varint::{Portable, Squeeze};
 use tband::{Event, EventKind, Record};
 
 use crate::frames::{decode_frame_with, FrameError, Frames};
@@ -135,12 +135,12 @@ impl<'a> StreamDecoder<'a> {
     }
 
     #[inline(always)]
-    fn for_each_frame_with<W: WordDecoder, B>(
+    fn for_each_frame_with<S: Squeeze, B>(
         &mut self,
-        words: W,
+        squeeze: S,
         mut f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
     ) -> Option<B> {
-        while let Some(frame) = self.next_frame_with(words) {
+        while let Some(frame) = self.next_frame_with(squeeze) {
             if let ControlFlow::Break(value) = f(frame) {
                 return Some(value);
             }
@@ -149,10 +149,10 @@ impl<'a> StreamDecoder<'a> {
     }
 
     #[inline(always)]
-    fn next_frame_with<W: WordDecoder>(&mut self, words: W) -> Option<DecodedFrame<'_>> {
+    fn next_frame_with<S: Squeeze>(&mut self, squeeze: S) -> Option<DecodedFrame<'_>> {
         let raw = self.frames.next()?;
         self.stats.frames += 1;
-        let result = decode_frame_with(words, &raw, &mut self.scratch);
+        let result = decode_frame_with(squeeze, &raw, &mut self.scratch);
         match &result {
             Ok(rec) => {
                 self.by_id[usize::from(rec.event.kind().id())] += 1;
