@@ -1,8 +1,11 @@
 //! Any bytes, read as a tband input (binary or hex text), go through the
 //! frame splitter, the event decoder and both listings without panicking;
 //! every JSON line is valid JSON, and every decoded event re-encodes to a
-//! frame that decodes to the same event.
+//! frame that decodes to the same event. Both ways of decoding a stream
+//! (`next_frame` and `for_each_frame`) give the same frames.
 #![no_main]
+
+use std::ops::ControlFlow;
 
 use libfuzzer_sys::fuzz_target;
 use tband::encode_frame;
@@ -51,4 +54,19 @@ fuzz_target!(|data: &[u8]| {
     }
     let stats = decoder.stats();
     assert_eq!(stats.decoded() + stats.invalid(), stats.frames);
+
+    // The loop that may use the CPU's bit-manipulation instructions gives
+    // the same frames as one frame at a time.
+    let mut one_at_a_time = StreamDecoder::new(&input.bytes, 0);
+    let mut looped = StreamDecoder::new(&input.bytes, 0);
+    looped.for_each_frame(|frame| {
+        let expected = one_at_a_time.next_frame().unwrap();
+        assert_eq!(
+            (frame.offset, frame.core, frame.result),
+            (expected.offset, expected.core, expected.result)
+        );
+        ControlFlow::<()>::Continue(())
+    });
+    assert!(one_at_a_time.next_frame().is_none());
+    assert_eq!(looped.stats(), stats);
 });

@@ -7,6 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::fs::{self, File};
 use std::hint::black_box;
 use std::io::{BufWriter, Write};
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
@@ -63,9 +64,10 @@ fn main() {
         ))
         .expect("the trace was just written");
         let mut decoder = StreamDecoder::new(&input.bytes, 0);
-        while let Some(frame) = decoder.next_frame() {
+        decoder.for_each_frame(|frame| {
             black_box(frame);
-        }
+            ControlFlow::<()>::Continue(())
+        });
         let stats = decoder.stats();
         best = best.min(start.elapsed().as_secs_f64());
         best_cpu = best_cpu.min((cpu_time_ns() - cpu_start) as f64 / 1e9);

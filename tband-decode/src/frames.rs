@@ -7,6 +7,7 @@ use std::fmt;
 use memchr::memchr;
 use tband::cobs::{self, CobsError};
 use tband::schema::PayloadError;
+use tband::varint::{Portable, Squeeze};
 use tband::Record;
 
 /// One frame's bytes (without the delimiter) and where it starts in the stream.
@@ -174,6 +175,16 @@ pub fn decode_frame<'s>(
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Result<Record<'s>, FrameError> {
+    decode_frame_with(Portable, frame, scratch)
+}
+
+/// [`decode_frame`], squeezing the integer fields with `squeeze`.
+#[inline(always)]
+pub fn decode_frame_with<'s, S: Squeeze>(
+    squeeze: S,
+    frame: &RawFrame<'s>,
+    scratch: &'s mut Vec<u8>,
+) -> Result<Record<'s>, FrameError> {
     let bytes = frame.bytes;
     let (data, len): (&'s [u8], usize) = match bytes.first() {
         _ if frame.unterminated => return rejected(FrameError::Unterminated),
@@ -191,7 +202,7 @@ pub fn decode_frame<'s>(
             }
         }
     };
-    match Record::try_decode_within(data, len) {
+    match Record::try_decode_within(squeeze, data, len) {
         Some(record) => Ok(record),
         None => decode_payload_reporting(data, len),
     }

@@ -3,11 +3,12 @@
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tband::Event;
+use tband::{Event, Record};
 use tband_decode::cli::{self, InputArgs, ToolCommand};
 use tband_decode::ctf;
 use tband_decode::input::{Input, InputSpec};
@@ -252,15 +253,13 @@ fn write_ctf_stats(
 
 /// The timer resolution, if the stream states one.
 fn ns_per_tick(bytes: &[u8]) -> Option<u64> {
-    let mut decoder = StreamDecoder::new(bytes, 0);
-    while let Some(frame) = decoder.next_frame() {
-        if let Ok(rec) = frame.result {
-            if let Event::TsResolutionNs { ns_per_ts } = rec.event {
-                return Some(ns_per_ts);
-            }
-        }
-    }
-    None
+    StreamDecoder::new(bytes, 0).for_each_frame(|frame| match frame.result {
+        Ok(Record {
+            event: Event::TsResolutionNs { ns_per_ts },
+            ..
+        }) => ControlFlow::Break(ns_per_ts),
+        _ => ControlFlow::Continue(()),
+    })
 }
 
 fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<StreamStats> {
@@ -272,16 +271,23 @@ fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<S
         _ => TimeUnit::Ticks,
     };
     let mut decoder = StreamDecoder::new(&input.bytes, core);
-    while let Some(frame) = decoder.next_frame() {
-        match (mode, &frame.result) {
-            (Mode::Stats, _) => {}
-            (Mode::Json, Ok(rec)) => listing::write_json_record(out, rec)?,
-            (Mode::Json, Err(e)) => listing::write_json_invalid(out, e)?,
-            (Mode::Pretty, Ok(rec)) => listing::write_pretty_record(out, rec, frame.core, unit)?,
-            (Mode::Pretty, Err(e)) => listing::write_pretty_invalid(out, frame.offset, e)?,
+    let failed = decoder.for_each_frame(|frame| {
+        let written = match (mode, &frame.result) {
+            (Mode::Stats, _) => Ok(()),
+            (Mode::Json, Ok(rec)) => listing::write_json_record(out, rec),
+            (Mode::Json, Err(e)) => listing::write_json_invalid(out, e),
+            (Mode::Pretty, Ok(rec)) => listing::write_pretty_record(out, rec, frame.core, unit),
+            (Mode::Pretty, Err(e)) => listing::write_pretty_invalid(out, frame.offset, e),
+        };
+        match written {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
         }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(decoder.stats()),
     }
-    Ok(decoder.stats())
 }
 
 fn write_stats(

@@ -1,9 +1,14 @@
 //! Decodes one input stream frame by frame, tracking which core the events
 //! belong to (`core_id` events switch it) and counting what it saw.
 
+use std::ops::ControlFlow;
+
+#[cfg(target_arch = "x86_64")]
+use tband::varint::Bmi2;
+use tband::varint::{Portable, Squeeze};
 use tband::{Event, EventKind, Record};
 
-use crate::frames::{decode_frame, FrameError, Frames};
+use crate::frames::{decode_frame_with, FrameError, Frames};
 
 /// One decoded (or rejected) frame of a stream.
 #[derive(Debug)]
@@ -91,11 +96,63 @@ impl<'a> StreamDecoder<'a> {
     }
 
     /// Decodes the next frame, or `None` at the end of the stream.
+    ///
+    /// This reads integers the portable way; [`for_each_frame`](Self::for_each_frame)
+    /// decodes the same frames faster on CPUs with bit-manipulation
+    /// instructions.
     #[inline(always)]
     pub fn next_frame(&mut self) -> Option<DecodedFrame<'_>> {
+        self.next_frame_with(Portable)
+    }
+
+    /// Calls `f` with each remaining frame in order, until `f` breaks or
+    /// the stream ends; returns the value `f` broke with, if it did. The frames are those
+    /// [`next_frame`](Self::next_frame) gives.
+    ///
+    /// On x86-64 CPUs with BMI2 (checked each call; the standard library
+    /// keeps the answer), the loop is a copy compiled for BMI2, with `f`
+    /// inlined into it, which squeezes varints with one `pext`.
+    pub fn for_each_frame<B>(
+        &mut self,
+        f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
+    ) -> Option<B> {
+        #[cfg(target_arch = "x86_64")]
+        if std::is_x86_feature_detected!("bmi2") {
+            // SAFETY: `for_each_frame_bmi2` only needs the CPU to have
+            // BMI2, which it has, as just detected.
+            return unsafe { self.for_each_frame_bmi2(f) };
+        }
+        self.for_each_frame_with(Portable, f)
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "bmi2")]
+    fn for_each_frame_bmi2<B>(
+        &mut self,
+        f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
+    ) -> Option<B> {
+        self.for_each_frame_with(Bmi2::new(), f)
+    }
+
+    #[inline(always)]
+    fn for_each_frame_with<S: Squeeze, B>(
+        &mut self,
+        squeeze: S,
+        mut f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
+    ) -> Option<B> {
+        while let Some(frame) = self.next_frame_with(squeeze) {
+            if let ControlFlow::Break(value) = f(frame) {
+                return Some(value);
+            }
+        }
+        None
+    }
+
+    #[inline(always)]
+    fn next_frame_with<S: Squeeze>(&mut self, squeeze: S) -> Option<DecodedFrame<'_>> {
         let raw = self.frames.next()?;
         self.stats.frames += 1;
-        let result = decode_frame(&raw, &mut self.scratch);
+        let result = decode_frame_with(squeeze, &raw, &mut self.scratch);
         match &result {
             Ok(rec) => {
                 self.by_id[usize::from(rec.event.kind().id())] += 1;

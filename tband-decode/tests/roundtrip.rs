@@ -1,12 +1,14 @@
 //! Properties of the encoder and decoder together: every event sequence
 //! survives encode → decode unchanged, and damage to a stream stays local.
 
+use std::ops::ControlFlow;
+
 use proptest::collection::vec;
 use proptest::prelude::*;
 use proptest::sample::select;
 use tband::cobs::max_framed_len;
 use tband::{encode_frame, Event, EventKind, FieldType, FieldValue};
-use tband_decode::stream::StreamDecoder;
+use tband_decode::stream::{DecodedFrame, StreamDecoder};
 
 /// A field value that owns its string, so generated events can outlive the
 /// strategy that made them.
@@ -120,12 +122,21 @@ fn encode_stream(events: &[OwnedEvent], empties: &[usize]) -> Vec<u8> {
 
 /// Every frame of a stream as (offset, decoded record or error), with the
 /// record printed so frames can be compared after the decoder moved on.
+/// Checks that both ways of decoding (frame by frame, and the loop that may
+/// use the CPU's bit-manipulation instructions) give the same frames.
 fn decode_all(stream: &[u8]) -> Vec<(usize, String)> {
+    let describe = |frame: &DecodedFrame<'_>| (frame.offset, format!("{:?}", frame.result));
     let mut decoder = StreamDecoder::new(stream, 0);
     let mut frames = Vec::new();
     while let Some(frame) = decoder.next_frame() {
-        frames.push((frame.offset, format!("{:?}", frame.result)));
+        frames.push(describe(&frame));
     }
+    let mut looped = Vec::new();
+    StreamDecoder::new(stream, 0).for_each_frame(|frame| {
+        looped.push(describe(&frame));
+        ControlFlow::<()>::Continue(())
+    });
+    assert_eq!(looped, frames);
     frames
 }
 
@@ -138,6 +149,7 @@ proptest! {
         empties in vec(prop_oneof![4 => Just(0usize), 1 => 1usize..3], 40),
     ) {
         let stream = encode_stream(&events, &empties);
+        decode_all(&stream);
         let mut decoder = StreamDecoder::new(&stream, 0);
         for (i, ev) in events.iter().enumerate() {
             let frame = decoder.next_frame().expect("one frame per event");

@@ -4,7 +4,7 @@
 //! generated from it.
 
 use crate::cobs::{self, FrameWriter};
-use crate::varint::{self, VarintError};
+use crate::varint::{self, Portable, Squeeze, VarintError};
 
 /// The encoding of one field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -153,13 +153,15 @@ impl ReadFailure for PayloadError {
 }
 
 /// Reads the fields of one payload in order: the first `len` bytes of
-/// `data`, which may go on past the payload (see [`Record::decode_within`]).
-struct FieldReader<'a> {
+/// `data`, which may go on past the payload (see [`Record::decode_within`]);
+/// integers are squeezed with `squeeze`.
+struct FieldReader<'a, S> {
     data: &'a [u8],
     len: usize,
+    squeeze: S,
 }
 
-impl<'a> FieldReader<'a> {
+impl<'a, S: Squeeze> FieldReader<'a, S> {
     /// Moves past `n` bytes, `n <= self.len`.
     #[inline(always)]
     fn skip(&mut self, n: usize) {
@@ -180,14 +182,16 @@ impl<'a> FieldReader<'a> {
 
     #[inline(always)]
     fn u32<E: ReadFailure>(&mut self, field: &'static str) -> Result<u32, E> {
-        let (v, n) = varint::read_u32(self.data, self.len).map_err(|e| E::varint(field, e))?;
+        let (v, n) =
+            varint::read_u32(self.squeeze, self.data, self.len).map_err(|e| E::varint(field, e))?;
         self.skip(n);
         Ok(v)
     }
 
     #[inline(always)]
     fn u64<E: ReadFailure>(&mut self, field: &'static str) -> Result<u64, E> {
-        let (v, n) = varint::read_u64(self.data, self.len).map_err(|e| E::varint(field, e))?;
+        let (v, n) =
+            varint::read_u64(self.squeeze, self.data, self.len).map_err(|e| E::varint(field, e))?;
         self.skip(n);
         Ok(v)
     }
@@ -439,7 +443,7 @@ macro_rules! define_events {
             /// Reads one payload (a frame after COBS decoding).
             #[inline]
             pub fn decode(payload: &'a [u8]) -> Result<Record<'a>, PayloadError> {
-                Self::read(payload, payload.len())
+                Self::read(Portable, payload, payload.len())
             }
 
             /// Reads the payload `data[..len]`. The bytes after it in `data`
@@ -448,24 +452,33 @@ macro_rules! define_events {
             /// end of the payload be loaded a word at a time.
             #[inline]
             pub fn decode_within(data: &'a [u8], len: usize) -> Result<Record<'a>, PayloadError> {
-                Self::read(data, len)
+                Self::read(Portable, data, len)
             }
 
             /// [`decode_within`](Self::decode_within) without the reason for
-            /// a failure: the fast path for decoders that work the reason
-            /// out again for the rare payload that fails.
+            /// a failure, squeezing integers with `squeeze`: the fast path for
+            /// decoders that work the reason out again for the rare payload
+            /// that fails.
             #[inline(always)]
-            pub fn try_decode_within(data: &'a [u8], len: usize) -> Option<Record<'a>> {
-                Self::read::<()>(data, len).ok()
+            pub fn try_decode_within<S: Squeeze>(
+                squeeze: S,
+                data: &'a [u8],
+                len: usize,
+            ) -> Option<Record<'a>> {
+                Self::read::<(), S>(squeeze, data, len).ok()
             }
 
             #[inline(always)]
-            fn read<E: ReadFailure>(data: &'a [u8], len: usize) -> Result<Record<'a>, E> {
+            fn read<E: ReadFailure, S: Squeeze>(
+                squeeze: S,
+                data: &'a [u8],
+                len: usize,
+            ) -> Result<Record<'a>, E> {
                 let id = match data.first() {
                     Some(&id) if len != 0 => id,
                     _ => return Err(E::empty()),
                 };
-                let mut r = FieldReader { data, len };
+                let mut r = FieldReader { data, len, squeeze };
                 r.skip(1);
                 let record = match id {
                     $($id => {

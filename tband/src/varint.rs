@@ -100,21 +100,88 @@ fn load_le(data: &[u8]) -> u64 {
     }
 }
 
+/// How the 7-bit groups of a varint are joined once the continuation bits
+/// are known: [`Portable`] on any CPU, [`Bmi2`] on x86-64 CPUs with BMI2.
+/// The readers below are generic over it so that a decoder can be compiled
+/// once per way, each inlined into its own loop.
+pub trait Squeeze: Copy {
+    /// The 7-bit groups of `word` (8 bytes, little-endian) up to bit
+    /// `stop_bit` (the clear continuation bit of the varint's last byte),
+    /// joined; the bits above `stop_bit` are not part of the varint.
+    fn squeeze(self, word: u64, stop_bit: u32) -> u64;
+}
+
+/// Joins the 7-bit groups with masks and shifts (any CPU).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Portable;
+
+impl Squeeze for Portable {
+    #[inline(always)]
+    fn squeeze(self, word: u64, stop_bit: u32) -> u64 {
+        let mut v = word & (u64::MAX >> (63 - stop_bit)) & !CONTINUATION_BITS;
+        // 7-bit groups → 14 → 28 → 56 bits.
+        v = (v & 0x007F_007F_007F_007F) | ((v & 0x7F00_7F00_7F00_7F00) >> 1);
+        v = (v & 0x0000_3FFF_0000_3FFF) | ((v & 0x3FFF_0000_3FFF_0000) >> 2);
+        (v & 0x0000_0000_0FFF_FFFF) | ((v & 0x0FFF_FFFF_0000_0000) >> 4)
+    }
+}
+
+/// Joins the 7-bit groups with `bzhi` and one `pext` (x86-64 BMI2). A
+/// value of this type is the proof that the CPU has BMI2: [`Bmi2::new`] is
+/// compiled for BMI2, so safe code can only call it from code compiled for
+/// BMI2, and other code must check the CPU first.
+///
+/// The instructions are inlined only where the reader is inlined into
+/// code compiled for BMI2 (`#[target_feature(enable = "bmi2")]`);
+/// elsewhere they are a call.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Bmi2 {
+    _proof: (),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Bmi2 {
+    /// The proof that the CPU has BMI2.
+    ///
+    /// # Safety
+    ///
+    /// Safe to call from code compiled for BMI2. Elsewhere the caller
+    /// must know that the CPU has BMI2 (`std::is_x86_feature_detected!`).
+    #[target_feature(enable = "bmi2")]
+    #[inline]
+    pub fn new() -> Bmi2 {
+        Bmi2 { _proof: () }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Squeeze for Bmi2 {
+    #[inline(always)]
+    fn squeeze(self, word: u64, stop_bit: u32) -> u64 {
+        // SAFETY: `self` exists, so the CPU has BMI2 (see `Bmi2::new`).
+        unsafe { squeeze_bmi2(word, stop_bit) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[inline]
+fn squeeze_bmi2(word: u64, stop_bit: u32) -> u64 {
+    use core::arch::x86_64::{_bzhi_u64, _pext_u64};
+    _pext_u64(_bzhi_u64(word, stop_bit + 1), !CONTINUATION_BITS)
+}
+
 /// The value and length of the varint at the start of `word` (8 bytes,
 /// little-endian), or `None` if all 8 bytes have the continuation bit.
 #[inline(always)]
-fn decode_word(word: u64) -> Option<(u64, usize)> {
+fn decode_word<S: Squeeze>(squeeze: S, word: u64) -> Option<(u64, usize)> {
     let stops = !word & CONTINUATION_BITS;
     if stops == 0 {
         return None;
     }
     let stop_bit = stops.trailing_zeros();
-    let mut v = word & (u64::MAX >> (63 - stop_bit)) & !CONTINUATION_BITS;
-    // Squeeze out the continuation bits: 7-bit groups → 14 → 28 → 56 bits.
-    v = (v & 0x007F_007F_007F_007F) | ((v & 0x7F00_7F00_7F00_7F00) >> 1);
-    v = (v & 0x0000_3FFF_0000_3FFF) | ((v & 0x3FFF_0000_3FFF_0000) >> 2);
-    v = (v & 0x0000_0000_0FFF_FFFF) | ((v & 0x0FFF_FFFF_0000_0000) >> 4);
-    Some((v, stop_bit as usize / 8 + 1))
+    Some((squeeze.squeeze(word, stop_bit), stop_bit as usize / 8 + 1))
 }
 
 /// The varint at the start of `data[..len]` read a word at a time: its value
@@ -123,14 +190,14 @@ fn decode_word(word: u64) -> Option<(u64, usize)> {
 /// there are at least 8 bytes in all, they are loaded with it (and ignored),
 /// which saves the partial load at the end of a frame.
 #[inline(always)]
-fn read_word(data: &[u8], len: usize) -> Option<(u64, usize)> {
+fn read_word<S: Squeeze>(squeeze: S, data: &[u8], len: usize) -> Option<(u64, usize)> {
     let word = match data.first_chunk::<8>() {
         Some(&word) => u64::from_le_bytes(word),
         None => load_le(data),
     };
     // Zero-extension, and bytes past `len`, can make a varint cut by the
     // end of the field's data look terminated, hence the length check.
-    decode_word(word).filter(|&(_, n)| n <= len)
+    decode_word(squeeze, word).filter(|&(_, n)| n <= len)
 }
 
 /// The bytes of `data[..len]` (all of `data` if it is shorter).
@@ -142,12 +209,16 @@ fn field_bytes(data: &[u8], len: usize) -> &[u8] {
 /// Reads a `u32` field (at most 5 bytes, the 5th using only its low 4 bits)
 /// from `data[..len]`; `data` may go on past `len` (see [`read_u64`]).
 #[inline(always)]
-pub fn read_u32(data: &[u8], len: usize) -> Result<(u32, usize), VarintError> {
+pub fn read_u32<S: Squeeze>(
+    squeeze: S,
+    data: &[u8],
+    len: usize,
+) -> Result<(u32, usize), VarintError> {
     match data.first() {
         Some(&b) if b & 0x80 == 0 && len != 0 => return Ok((u32::from(b), 1)),
         _ => {}
     }
-    match read_word(data, len) {
+    match read_word(squeeze, data, len) {
         Some((v, n)) if n <= MAX_U32_LEN => match u32::try_from(v) {
             Ok(v) => Ok((v, n)),
             Err(_) => Err(VarintError::Overlong),
@@ -165,8 +236,12 @@ pub fn read_u32(data: &[u8], len: usize) -> Result<(u32, usize), VarintError> {
 /// Unlike [`read_u32`], there is no separate path for one-byte values: the
 /// common `u64` field is a timestamp, which is rarely that small.
 #[inline(always)]
-pub fn read_u64(data: &[u8], len: usize) -> Result<(u64, usize), VarintError> {
-    match read_word(data, len) {
+pub fn read_u64<S: Squeeze>(
+    squeeze: S,
+    data: &[u8],
+    len: usize,
+) -> Result<(u64, usize), VarintError> {
+    match read_word(squeeze, data, len) {
         Some(found) => Ok(found),
         None => read_bytewise(field_bytes(data, len), MAX_U64_LEN, 1),
     }
@@ -174,7 +249,22 @@ pub fn read_u64(data: &[u8], len: usize) -> Result<(u64, usize), VarintError> {
 
 #[cfg(test)]
 mod tests {
+    extern crate std;
+
     use super::*;
+
+    /// Calls `$check(squeeze, $args..)` with each [`Squeeze`] this CPU
+    /// can run; `$then` follows each call (`?` in a property).
+    macro_rules! with_each_squeeze {
+        ($check:ident($($arg:expr),*) $($then:tt)?) => {{
+            $check(Portable $(, $arg)*)$($then)?;
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("bmi2") {
+                // SAFETY: the CPU has BMI2, as just detected.
+                $check(unsafe { Bmi2::new() } $(, $arg)*)$($then)?;
+            }
+        }};
+    }
 
     fn encode(mut v: u64) -> ([u8; MAX_U64_LEN], usize) {
         let mut out = [0u8; MAX_U64_LEN];
@@ -193,7 +283,11 @@ mod tests {
 
     #[test]
     fn u32_limits() {
-        let whole = |data: &[u8]| read_u32(data, data.len());
+        with_each_squeeze!(u32_limits_with());
+    }
+
+    fn u32_limits_with<S: Squeeze>(w: S) {
+        let whole = |data: &[u8]| read_u32(w, data, data.len());
         assert_eq!(whole(&[0x00]), Ok((0, 1)));
         assert_eq!(whole(&[0x7F]), Ok((127, 1)));
         assert_eq!(whole(&[0x80, 0x01]), Ok((128, 2)));
@@ -209,24 +303,28 @@ mod tests {
         assert_eq!(whole(&[0x80, 0x80]), Err(VarintError::Truncated));
         assert_eq!(whole(&[]), Err(VarintError::Truncated));
         // Bytes past the field's data are not read as part of it.
-        assert_eq!(read_u32(&[0x05, 0x01], 0), Err(VarintError::Truncated));
+        assert_eq!(read_u32(w, &[0x05, 0x01], 0), Err(VarintError::Truncated));
         assert_eq!(
-            read_u32(&[0x85, 0x01, 0, 0, 0, 0, 0, 0], 1),
+            read_u32(w, &[0x85, 0x01, 0, 0, 0, 0, 0, 0], 1),
             Err(VarintError::Truncated)
         );
     }
 
     #[test]
     fn u64_limits() {
+        with_each_squeeze!(u64_limits_with());
+    }
+
+    fn u64_limits_with<S: Squeeze>(w: S) {
         let (buf, n) = encode(u64::MAX);
         assert_eq!(n, 10);
         assert_eq!(buf[9], 0x01);
-        assert_eq!(read_u64(&buf[..n], n), Ok((u64::MAX, 10)));
+        assert_eq!(read_u64(w, &buf[..n], n), Ok((u64::MAX, 10)));
         let mut bad = buf;
         bad[9] = 0x02;
-        assert_eq!(read_u64(&bad, 10), Err(VarintError::Overlong));
-        assert_eq!(read_u64(&buf[..9], 9), Err(VarintError::Truncated));
-        assert_eq!(read_u64(&buf, 9), Err(VarintError::Truncated));
+        assert_eq!(read_u64(w, &bad, 10), Err(VarintError::Overlong));
+        assert_eq!(read_u64(w, &buf[..9], 9), Err(VarintError::Truncated));
+        assert_eq!(read_u64(w, &buf, 9), Err(VarintError::Truncated));
     }
 
     #[test]
@@ -253,16 +351,24 @@ mod tests {
         fn word_readers_agree_with_bytewise(data in proptest::collection::vec(
             proptest::prop_oneof![proptest::num::u8::ANY, 0x80u8..=0xFF], 0..13)
         ) {
-            for len in 0..=data.len() {
-                let d = &data[..len];
-                let u32_ref = read_bytewise(d, MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n));
-                let u64_ref = read_bytewise(d, MAX_U64_LEN, 1);
-                proptest::prop_assert_eq!(read_u32(d, len), u32_ref);
-                proptest::prop_assert_eq!(read_u32(&data, len), u32_ref);
-                proptest::prop_assert_eq!(read_u64(d, len), u64_ref);
-                proptest::prop_assert_eq!(read_u64(&data, len), u64_ref);
-            }
+            with_each_squeeze!(agree_with_bytewise(&data)?);
         }
+    }
+
+    fn agree_with_bytewise<S: Squeeze>(
+        w: S,
+        data: &[u8],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        for len in 0..=data.len() {
+            let d = &data[..len];
+            let u32_ref = read_bytewise(d, MAX_U32_LEN, 4).map(|(v, n)| (v as u32, n));
+            let u64_ref = read_bytewise(d, MAX_U64_LEN, 1);
+            proptest::prop_assert_eq!(read_u32(w, d, len), u32_ref);
+            proptest::prop_assert_eq!(read_u32(w, data, len), u32_ref);
+            proptest::prop_assert_eq!(read_u64(w, d, len), u64_ref);
+            proptest::prop_assert_eq!(read_u64(w, data, len), u64_ref);
+        }
+        Ok(())
     }
 
     #[test]
