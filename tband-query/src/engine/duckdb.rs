@@ -1,22 +1,30 @@
-//! DuckDB through `duckdb`: rows gathered into Arrow columns and handed to
-//! the Appender a batch at a time.
+//! DuckDB through `duckdb`. A table is loaded by `INSERT ... SELECT` from a
+//! table function that hands DuckDB the rows in chunks of its vector size;
+//! another thread produces those chunks from the trace meanwhile.
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::mpsc::{self, Receiver, SyncSender};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use duckdb::arrow::array::{ArrayRef, Int64Builder, StringBuilder};
-use duckdb::arrow::datatypes::{DataType, Field, Schema, SchemaRef};
-use duckdb::arrow::record_batch::RecordBatch;
+use duckdb::core::{DataChunkHandle, LogicalTypeHandle, LogicalTypeId};
 use duckdb::types::{ToSqlOutput, ValueRef};
-use duckdb::{Connection, ToSql};
+use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
+use duckdb::{ffi, Connection, ToSql};
 use tband_decode::Trace;
 
 use super::{Database, Engine, QueryResult, Value};
 use crate::rows::{self, Cell, RowSink};
-use crate::schema::{ColumnType, Table};
+use crate::schema::{Column, ColumnType, Table};
+
+/// The table function `load_table` inserts from.
+const ROWS_FUNCTION: &str = "tband_rows";
+
+/// Chunks produced ahead of DuckDB: enough to keep both threads busy.
+const CHUNKS_AHEAD: usize = 4;
 
 pub struct DuckDb {
     conn: Connection,
+    feed: FeedSlot,
 }
 
 impl DuckDb {
@@ -26,7 +34,13 @@ impl DuckDb {
             None => Connection::open_in_memory(),
         }
         .map_err(|e| e.to_string())?;
-        Ok(DuckDb { conn })
+        let feed = FeedSlot::default();
+        conn.register_table_function_with_extra_info::<RowsFunction, FeedSlot>(
+            ROWS_FUNCTION,
+            &feed,
+        )
+        .map_err(|e| e.to_string())?;
+        Ok(DuckDb { conn, feed })
     }
 }
 
@@ -41,102 +55,264 @@ impl ToSql for Value {
     }
 }
 
-/// Rows per record batch: large enough that the per-batch work vanishes,
-/// small enough that a batch of the widest table stays a few MB.
-const BATCH_ROWS: usize = 1 << 16;
-
-enum ColumnBuilder {
-    Int(Int64Builder),
-    Text(StringBuilder),
+/// One column of a chunk. NULLs take a placeholder value and are listed by
+/// row.
+enum ChunkColumn {
+    Int {
+        values: Vec<i64>,
+        nulls: Vec<usize>,
+    },
+    Text {
+        bytes: Vec<u8>,
+        ends: Vec<usize>,
+        nulls: Vec<usize>,
+    },
 }
 
-impl ColumnBuilder {
-    /// Appends a cell; a cell of the other type than the column's is an
-    /// error, never a silent NULL.
-    fn push(&mut self, cell: Cell<'_>) -> Result<(), String> {
+impl ChunkColumn {
+    fn new(ty: ColumnType, rows: usize) -> ChunkColumn {
+        match ty {
+            ColumnType::BigInt => ChunkColumn::Int {
+                values: Vec::with_capacity(rows),
+                nulls: Vec::new(),
+            },
+            ColumnType::Text => ChunkColumn::Text {
+                bytes: Vec::new(),
+                ends: Vec::with_capacity(rows),
+                nulls: Vec::new(),
+            },
+        }
+    }
+
+    /// Appends the cell of row `row`; a cell of the other type than the
+    /// column's is an error, never a silent NULL.
+    fn push(&mut self, row: usize, cell: Cell<'_>) -> Result<(), String> {
         match (self, cell) {
-            (ColumnBuilder::Int(b), Cell::Int(v)) => b.append_value(v),
-            (ColumnBuilder::Text(b), Cell::Text(s)) => b.append_value(s),
-            (ColumnBuilder::Int(b), Cell::Null) => b.append_null(),
-            (ColumnBuilder::Text(b), Cell::Null) => b.append_null(),
+            (ChunkColumn::Int { values, .. }, Cell::Int(v)) => values.push(v),
+            (ChunkColumn::Int { values, nulls }, Cell::Null) => {
+                values.push(0);
+                nulls.push(row);
+            }
+            (ChunkColumn::Text { bytes, ends, .. }, Cell::Text(s)) => {
+                bytes.extend_from_slice(s.as_bytes());
+                ends.push(bytes.len());
+            }
+            (ChunkColumn::Text { bytes, ends, nulls }, Cell::Null) => {
+                ends.push(bytes.len());
+                nulls.push(row);
+            }
             (_, cell) => return Err(format!("{cell:?} does not fit its column's type")),
         }
         Ok(())
     }
 
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            ColumnBuilder::Int(b) => Arc::new(b.finish()),
-            ColumnBuilder::Text(b) => Arc::new(b.finish()),
+    /// Copies the column into DuckDB's vector `index` of `out`, which has
+    /// room for the chunk's rows (at most the vector size).
+    fn write(&self, out: &mut DataChunkHandle, index: usize) {
+        // SAFETY: `out` is the table function's output chunk, whose column
+        // `index` has this column's type; every row written is below the
+        // vector size.
+        unsafe {
+            let vector = ffi::duckdb_data_chunk_get_vector(out.get_ptr(), index as u64);
+            let nulls = match self {
+                ChunkColumn::Int { values, nulls } => {
+                    let data = ffi::duckdb_vector_get_data(vector).cast::<i64>();
+                    std::ptr::copy_nonoverlapping(values.as_ptr(), data, values.len());
+                    nulls
+                }
+                ChunkColumn::Text { bytes, ends, nulls } => {
+                    let data = ffi::duckdb_vector_get_data(vector).cast::<ffi::duckdb_string_t>();
+                    let mut start = 0;
+                    for (row, &end) in ends.iter().enumerate() {
+                        write_text(vector, data, row, &bytes[start..end]);
+                        start = end;
+                    }
+                    nulls
+                }
+            };
+            if !nulls.is_empty() {
+                ffi::duckdb_vector_ensure_validity_writable(vector);
+                let validity = ffi::duckdb_vector_get_validity(vector);
+                for &row in nulls {
+                    ffi::duckdb_validity_set_row_invalid(validity, row as u64);
+                }
+            }
         }
     }
 }
 
-/// Gathers rows column by column and appends them [`BATCH_ROWS`] at a time.
-struct BatchAppender<'c> {
-    appender: duckdb::Appender<'c>,
-    schema: SchemaRef,
-    columns: Vec<ColumnBuilder>,
+/// The longest string DuckDB keeps inside its 16-byte string value.
+const INLINE_TEXT: usize = 12;
+
+/// Writes `text` (UTF-8, from a `&str`) as row `row` of the VARCHAR
+/// `vector` whose data is `data`. Short strings are written in place as the
+/// C API's inlined `duckdb_string_t`, sparing a call per string; longer ones
+/// go to the vector's string heap through DuckDB.
+///
+/// # Safety
+/// `data` must be `vector`'s data and `row` below its size.
+unsafe fn write_text(
+    vector: ffi::duckdb_vector,
+    data: *mut ffi::duckdb_string_t,
+    row: usize,
+    text: &[u8],
+) {
+    if text.len() <= INLINE_TEXT {
+        // Unused inline bytes must be zero: DuckDB compares them.
+        let mut inlined = [0 as std::os::raw::c_char; INLINE_TEXT];
+        for (to, &from) in inlined.iter_mut().zip(text) {
+            *to = from as std::os::raw::c_char;
+        }
+        let value = ffi::duckdb_string_t {
+            value: ffi::duckdb_string_t__bindgen_ty_1 {
+                inlined: ffi::duckdb_string_t__bindgen_ty_1__bindgen_ty_2 {
+                    length: text.len() as u32,
+                    inlined,
+                },
+            },
+        };
+        unsafe { data.add(row).write(value) };
+    } else {
+        unsafe {
+            ffi::duckdb_unsafe_vector_assign_string_element_len(
+                vector,
+                row as u64,
+                text.as_ptr().cast(),
+                text.len() as u64,
+            );
+        }
+    }
+}
+
+/// Rows of one table, at most DuckDB's vector size of them.
+struct Chunk {
     rows: usize,
+    columns: Vec<ChunkColumn>,
 }
 
-impl<'c> BatchAppender<'c> {
-    fn new(appender: duckdb::Appender<'c>, table: &Table) -> BatchAppender<'c> {
-        let fields: Vec<Field> = table
-            .columns
-            .iter()
-            .map(|c| {
-                let ty = match c.ty {
-                    ColumnType::BigInt => DataType::Int64,
-                    ColumnType::Text => DataType::Utf8,
-                };
-                Field::new(c.name, ty, true)
-            })
-            .collect();
-        let columns = table
-            .columns
-            .iter()
-            .map(|c| match c.ty {
-                ColumnType::BigInt => ColumnBuilder::Int(Int64Builder::with_capacity(BATCH_ROWS)),
-                ColumnType::Text => ColumnBuilder::Text(StringBuilder::new()),
-            })
-            .collect();
-        BatchAppender {
-            appender,
-            schema: Arc::new(Schema::new(fields)),
-            columns,
+impl Chunk {
+    fn new(columns: &[Column], rows: usize) -> Chunk {
+        Chunk {
             rows: 0,
+            columns: columns
+                .iter()
+                .map(|c| ChunkColumn::new(c.ty, rows))
+                .collect(),
         }
     }
+}
 
-    fn append_batch(&mut self) -> Result<(), String> {
-        if self.rows == 0 {
-            return Ok(());
-        }
-        let arrays = self.columns.iter_mut().map(ColumnBuilder::finish).collect();
-        let batch = RecordBatch::try_new(self.schema.clone(), arrays).map_err(|e| e.to_string())?;
-        self.rows = 0;
-        self.appender
-            .append_record_batch(batch)
-            .map_err(|e| e.to_string())
+/// Gathers rows into chunks and sends each full one to the table function.
+struct ChunkSender {
+    columns: &'static [Column],
+    chunk_rows: usize,
+    chunk: Chunk,
+    to_duckdb: SyncSender<Chunk>,
+}
+
+impl ChunkSender {
+    fn send(&mut self) -> Result<(), String> {
+        let next = Chunk::new(self.columns, self.chunk_rows);
+        let full = std::mem::replace(&mut self.chunk, next);
+        self.to_duckdb
+            .send(full)
+            .map_err(|_| "DuckDB stopped reading the rows".to_string())
     }
 
     fn finish(mut self) -> Result<(), String> {
-        self.append_batch()?;
-        self.appender.flush().map_err(|e| e.to_string())
+        if self.chunk.rows > 0 {
+            self.send()?;
+        }
+        Ok(())
     }
 }
 
-impl RowSink for BatchAppender<'_> {
+impl RowSink for ChunkSender {
     type Error = String;
 
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
-        for (column, cell) in self.columns.iter_mut().zip(cells) {
-            column.push(*cell)?;
+        let row = self.chunk.rows;
+        for (column, cell) in self.chunk.columns.iter_mut().zip(cells) {
+            column.push(row, *cell)?;
         }
-        self.rows += 1;
-        if self.rows == BATCH_ROWS {
-            self.append_batch()?;
+        self.chunk.rows += 1;
+        if self.chunk.rows == self.chunk_rows {
+            self.send()?;
+        }
+        Ok(())
+    }
+}
+
+/// The rows the table function hands out next: its columns and where the
+/// chunks arrive.
+struct Feed {
+    columns: &'static [Column],
+    chunks: Receiver<Chunk>,
+}
+
+/// Where `load_table` puts the feed for the table function, which DuckDB
+/// calls with this as its extra info.
+#[derive(Clone, Default)]
+struct FeedSlot(Arc<Mutex<Option<Feed>>>);
+
+impl FeedSlot {
+    fn with<T>(&self, f: impl FnOnce(Option<&Feed>) -> T) -> T {
+        f(self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref())
+    }
+
+    fn set(&self, feed: Option<Feed>) {
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = feed;
+    }
+}
+
+/// `tband_rows()`: the rows of the table being loaded.
+struct RowsFunction;
+
+impl VTab for RowsFunction {
+    type InitData = ();
+    type BindData = ();
+
+    fn bind(bind: &BindInfo) -> Result<(), Box<dyn std::error::Error>> {
+        // SAFETY: the function is registered with a `FeedSlot` as its extra
+        // info, which lives as long as the connection.
+        let slot = unsafe { &*bind.get_extra_info::<FeedSlot>() };
+        slot.with(|feed| {
+            let feed = feed.ok_or("tband_rows() is only for loading a table")?;
+            for column in feed.columns {
+                let ty = match column.ty {
+                    ColumnType::BigInt => LogicalTypeId::Bigint,
+                    ColumnType::Text => LogicalTypeId::Varchar,
+                };
+                bind.add_result_column(column.name, LogicalTypeHandle::from(ty));
+            }
+            Ok(())
+        })
+    }
+
+    fn init(_: &InitInfo) -> Result<(), Box<dyn std::error::Error>> {
+        Ok(())
+    }
+
+    fn func(
+        func: &TableFunctionInfo<Self>,
+        output: &mut DataChunkHandle,
+    ) -> Result<(), Box<dyn std::error::Error>> {
+        // SAFETY: as in `bind`.
+        let slot = unsafe { &*func.get_extra_info::<FeedSlot>() };
+        // No chunk (the producer is done) ends the table.
+        let chunk = slot.with(|feed| feed.and_then(|f| f.chunks.recv().ok()));
+        match chunk {
+            Some(chunk) => {
+                for (index, column) in chunk.columns.iter().enumerate() {
+                    column.write(output, index);
+                }
+                output.set_len(chunk.rows);
+            }
+            None => output.set_len(0),
         }
         Ok(())
     }
@@ -181,10 +357,38 @@ impl Database for DuckDb {
     }
 
     fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String> {
-        let appender = self.conn.appender(table.name).map_err(|e| e.to_string())?;
-        let mut sink = BatchAppender::new(appender, table);
-        rows::write_table(trace, table, &mut sink)?;
-        sink.finish()
+        // SAFETY: only reads DuckDB's compile-time vector size.
+        let chunk_rows = unsafe { ffi::duckdb_vector_size() } as usize;
+        let (to_duckdb, chunks) = mpsc::sync_channel(CHUNKS_AHEAD);
+        self.feed.set(Some(Feed {
+            columns: table.columns,
+            chunks,
+        }));
+        let mut sender = ChunkSender {
+            columns: table.columns,
+            chunk_rows,
+            chunk: Chunk::new(table.columns, chunk_rows),
+            to_duckdb,
+        };
+        let sql = format!("INSERT INTO {} SELECT * FROM {ROWS_FUNCTION}()", table.name);
+        // One thread: with more, DuckDB runs the insert on a worker while
+        // this thread polls for tasks, which costs as much CPU as the insert.
+        self.execute("SET threads = 1")?;
+        let (produced, inserted) = std::thread::scope(|scope| {
+            let producer = scope.spawn(move || {
+                rows::write_table(trace, table, &mut sender)?;
+                sender.finish()
+            });
+            let inserted = self.conn.execute_batch(&sql).map_err(|e| e.to_string());
+            // Dropping the receiver stops a producer DuckDB no longer reads.
+            self.feed.set(None);
+            let produced = producer
+                .join()
+                .unwrap_or_else(|_| Err("producing the rows panicked".to_string()));
+            (produced, inserted)
+        });
+        let reset = self.execute("RESET threads");
+        inserted.and(produced).and(reset)
     }
 
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String> {
