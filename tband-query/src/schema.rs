@@ -432,6 +432,11 @@ pub const VIEWS: &[View] = &[
               AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
               LEFT JOIN tasks t ON t.task_id = s.task_id",
     },
+    // Edges at the same time are not merged by a GROUP BY first (on DuckDB
+    // that hash aggregate costs more than the window's sort): of the rows
+    // sharing a time only the last one has the full running sums, and it is
+    // the only one whose LEAD(t) is later, so `end_ns > start_ns` keeps it
+    // and drops the others.
     View {
         name: "cpu_timeline",
         doc: "Each core's time cut into pieces with one state: the task scheduled \
@@ -442,13 +447,10 @@ pub const VIEWS: &[View] = &[
                 UNION ALL SELECT core_id, end_ns, -(task_id + 1), 0 FROM sched_slices \
                 UNION ALL SELECT core_id, start_ns, 0, 1 FROM isr_slices WHERE depth = 0 \
                 UNION ALL SELECT core_id, end_ns, 0, -1 FROM isr_slices WHERE depth = 0 \
-              ), steps AS ( \
-                SELECT core_id, t, SUM(d_task) AS d_task, SUM(d_isr) AS d_isr \
-                FROM edges GROUP BY core_id, t \
               ), pieces AS ( \
                 SELECT core_id, t AS start_ns, LEAD(t) OVER w AS end_ns, \
                   SUM(d_task) OVER w AS task_plus_one, SUM(d_isr) OVER w AS isrs \
-                FROM steps \
+                FROM edges \
                 WINDOW w AS (PARTITION BY core_id ORDER BY t ROWS UNBOUNDED PRECEDING) \
               ) \
               SELECT core_id, start_ns, end_ns, end_ns - start_ns AS dur_ns, \
