@@ -10,7 +10,49 @@ struct Tmux {
     socket: String,
 }
 
+/// The recording the tests open.
+const TRACE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../shared/conformance/tband/freertos_small.bin"
+);
+
 impl Tmux {
+    /// Starts `tband-tui ARGS TRACE` in a 140×45 session of a tmux server
+    /// named after `name`; `None` when tmux is not installed.
+    fn start(name: &str, args: &str) -> Option<Tmux> {
+        if Command::new("tmux").arg("-V").output().is_err() {
+            println!("skipped: tmux is not installed");
+            return None;
+        }
+        let tmux = Tmux {
+            socket: format!("{name}-{}", std::process::id()),
+        };
+        let command = format!("{} {args} {TRACE}", env!("CARGO_BIN_EXE_tband-tui"));
+        let started = tmux.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            "tui",
+            "-x",
+            "140",
+            "-y",
+            "45",
+            &command,
+        ]);
+        assert!(started.status.success(), "{started:?}");
+        Some(tmux)
+    }
+
+    /// Sends `q` and waits for the program to end.
+    fn quit(&self) {
+        self.keys(&["q"]);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.alive() {
+            assert!(Instant::now() < deadline, "q did not quit");
+            sleep(Duration::from_millis(50));
+        }
+    }
+
     fn run(&self, args: &[&str]) -> Output {
         Command::new("tmux")
             .arg("-L")
@@ -77,30 +119,9 @@ fn view_start(screen: &str) -> String {
 
 #[test]
 fn open_zoom_pan_select_quit() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        println!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::start("tband-tui-test", "") else {
         return;
-    }
-    let trace = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/tband/freertos_small.bin"
-    );
-    let tmux = Tmux {
-        socket: format!("tband-tui-test-{}", std::process::id()),
     };
-    let command = format!("{} {trace}", env!("CARGO_BIN_EXE_tband-tui"));
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "tui",
-        "-x",
-        "140",
-        "-y",
-        "45",
-        &command,
-    ]);
-    assert!(started.status.success(), "{started:?}");
 
     let screen = tmux.wait_for("the first frame", |s| s.contains("? keys"));
     assert_eq!(span(&screen), "(89.84ms)", "{screen}");
@@ -128,12 +149,8 @@ fn open_zoom_pan_select_quit() {
 
     tmux.keys(&["?"]);
     tmux.wait_for("the key help", |s| s.contains("keys (? closes)"));
-    tmux.keys(&["?", "q"]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while tmux.alive() {
-        assert!(Instant::now() < deadline, "q did not quit");
-        sleep(Duration::from_millis(50));
-    }
+    tmux.keys(&["?"]);
+    tmux.quit();
 }
 
 /// A trace larger than the preview: its first part is shown while the whole
@@ -141,33 +158,9 @@ fn open_zoom_pan_select_quit() {
 /// if it had been opened complete; keys work from the first frame on.
 #[test]
 fn progressive_open_ends_with_the_whole_trace() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        println!("skipped: tmux is not installed");
+    let Some(tmux) = Tmux::start("tband-tui-progressive", "--preview-bytes 4000") else {
         return;
-    }
-    let trace = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/tband/freertos_small.bin"
-    );
-    let tmux = Tmux {
-        socket: format!("tband-tui-progressive-{}", std::process::id()),
     };
-    let command = format!(
-        "{} --preview-bytes 4000 {trace}",
-        env!("CARGO_BIN_EXE_tband-tui")
-    );
-    let started = tmux.run(&[
-        "new-session",
-        "-d",
-        "-s",
-        "tui",
-        "-x",
-        "140",
-        "-y",
-        "45",
-        &command,
-    ]);
-    assert!(started.status.success(), "{started:?}");
     tmux.keys(&["j"]);
     let screen = tmux.wait_for("the whole trace", |s| {
         span(s) == "(89.84ms)" && !s.contains("loading")
@@ -175,10 +168,5 @@ fn progressive_open_ends_with_the_whole_trace() {
     assert!(screen.contains("core 0"), "{screen}");
     tmux.keys(&["+"]);
     tmux.wait_for("zoom in", |s| span(s) == "(44.92ms)");
-    tmux.keys(&["q"]);
-    let deadline = Instant::now() + Duration::from_secs(10);
-    while tmux.alive() {
-        assert!(Instant::now() < deadline, "q did not quit");
-        sleep(Duration::from_millis(50));
-    }
+    tmux.quit();
 }
