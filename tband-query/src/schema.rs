@@ -114,7 +114,7 @@ pub const TASKS: Table = Table {
     doc: "One row per task.",
     columns: &[
         int("task_id", "the task"),
-        text("name", "its name, or 'task <id>'"),
+        text("name", "its name, or `task <id>`"),
         text("kind", "normal, idle or timer"),
         int(
             "created_ns",
@@ -179,7 +179,7 @@ pub const ISRS: Table = Table {
     columns: &[
         int("core_id", "the core"),
         int("isr_id", "the ISR"),
-        text("name", "its name, or 'isr <id>'"),
+        text("name", "its name, or `isr <id>`"),
     ],
 };
 
@@ -210,7 +210,7 @@ pub const MARKERS: Table = Table {
             "the task for task-local markers, NULL for global ones",
         ),
         text("kind", "event (instants and spans) or value"),
-        text("name", "its name, or 'marker <id>'"),
+        text("name", "its name, or `marker <id>`"),
     ],
 };
 
@@ -256,7 +256,7 @@ pub const QUEUES: Table = Table {
     doc: "Queues, semaphores, mutexes and other synchronisation objects.",
     columns: &[
         int("queue_id", "the queue"),
-        text("name", "its name, or 'queue <id>'"),
+        text("name", "its name, or `queue <id>`"),
         text(
             "kind",
             "queue, counting_semaphore, binary_semaphore, mutex, recursive_mutex, queue_set, event_flags or unknown",
