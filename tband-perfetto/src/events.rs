@@ -502,7 +502,7 @@ mod tests {
     use prost::Message;
     use tband_decode::model::{
         Anomaly, AnomalyKind, Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp,
-        QueueOpKind, StateReason, Task, TaskKind, TaskStateKind,
+        QueueOpKind, StateReason, TaskStateKind,
     };
 
     use crate::protos::{DebugAnnotation, EventName, InternedData, Trace, TracePacket, TrackEvent};
@@ -510,14 +510,7 @@ mod tests {
     fn model() -> Model {
         let mut m = Model::default();
         m.info.format = "tband".into();
-        m.tasks = vec![Task {
-            task_id: 4,
-            name: "worker".into(),
-            kind: TaskKind::Normal,
-            created_ns: None,
-            deleted_ns: None,
-            stack_size: None,
-        }];
+        m.tasks = vec![crate::test_fixtures::worker_task()];
         m.markers = vec![
             Marker {
                 marker_id: 1,

@@ -14,6 +14,9 @@ pub mod tracks;
 pub mod wire;
 pub mod writer;
 
+#[cfg(test)]
+mod test_fixtures;
+
 use std::io::{self, Write};
 use std::sync::mpsc;
 

@@ -314,7 +314,7 @@ impl Describer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_decode::model::{Marker, Task};
+    use tband_decode::model::Marker;
 
     fn model(extra_marker_id: Option<u32>) -> Model {
         let keys = [
@@ -325,14 +325,7 @@ mod tests {
         ];
         let extra = extra_marker_id.map(|id| (id, None, MarkerKind::Event));
         Model {
-            tasks: vec![Task {
-                task_id: 4,
-                name: "worker".into(),
-                kind: TaskKind::Normal,
-                created_ns: None,
-                deleted_ns: None,
-                stack_size: None,
-            }],
+            tasks: vec![crate::test_fixtures::worker_task()],
             markers: keys
                 .into_iter()
                 .chain(extra)
