@@ -296,8 +296,10 @@ pub struct StreamDecoder<'a> {
     /// The clock's scale and offset, for converting without 128-bit division when exact.
     ns_per_cycle: Option<u64>,
     offset_ns: i64,
-    header: Vec<Value<'a>>,
+    /// Where the header's fields lie, when that is fixed; otherwise the header is decoded
+    /// into `header`.
     header_layout: Option<FlatLayout<'a>>,
+    header: Vec<Value<'a>>,
     /// Flat layouts of the event classes' payloads, by index into `Metadata::events`.
     payload_layouts: Vec<Option<FlatLayout<'a>>>,
     finished: bool,
@@ -364,23 +366,13 @@ impl<'a> StreamDecoder<'a> {
             offset: start as u64,
             detail,
         };
-        self.header.clear();
         let mut pos = start;
-        let header_layout = self.header_layout.as_ref();
-        let decoded = decode_fields(
-            self.data,
-            &mut pos,
-            &meta.event_header,
-            header_layout,
-            &mut self.header,
-        );
-        if decoded.is_err() {
+        let Ok((id, timestamp)) = self.decode_header(&mut pos) else {
             let left = self.data.len() - start;
             return Err(truncated(format!(
                 "the stream ends inside an event header ({left} bytes left)"
             )));
-        }
-        let id = self.header[meta.header_id_field].as_u64();
+        };
         let Some((index, class)) = id.and_then(|id| meta.event_class_with_index(id)) else {
             let shown = id.map_or_else(|| "negative".to_owned(), |id| format!("{id:#x}"));
             let left = self.data.len() - start;
@@ -392,10 +384,8 @@ impl<'a> StreamDecoder<'a> {
                 ),
             });
         };
-        if let Some(i) = meta.header_timestamp_field {
-            if let Some(raw) = self.header[i].as_u64() {
-                self.advance_clock(raw);
-            }
+        if let Some(raw) = timestamp {
+            self.advance_clock(raw);
         }
         fields.clear();
         let layout = self.payload_layouts.get(index).and_then(Option::as_ref);
@@ -413,6 +403,28 @@ impl<'a> StreamDecoder<'a> {
             class,
             class_index: index,
         })
+    }
+
+    /// Reads the event header at `pos`: the event id and the raw timestamp, each when it is a
+    /// non-negative integer.
+    fn decode_header(&mut self, pos: &mut usize) -> Result<(Option<u64>, Option<u64>), OutOfData> {
+        let meta = self.meta;
+        if let Some(layout) = &self.header_layout {
+            let bytes = layout.take(self.data, pos)?;
+            let id = layout.number(bytes, meta.header_id_field);
+            let timestamp = match meta.header_timestamp_field {
+                Some(i) => layout.number(bytes, i),
+                None => None,
+            };
+            return Ok((id, timestamp));
+        }
+        self.header.clear();
+        decode_struct(self.data, pos, &meta.event_header, &mut self.header)?;
+        let number = |i: usize| self.header.get(i).and_then(Value::as_u64);
+        Ok((
+            number(meta.header_id_field),
+            meta.header_timestamp_field.and_then(number),
+        ))
     }
 
     fn clock_ns(&self) -> i64 {
@@ -484,6 +496,46 @@ impl<'a> FlatLayout<'a> {
             fields,
         })
     }
+
+    /// The struct's bytes at `pos` (aligned first), moving `pos` past them.
+    fn take(&self, data: &'a [u8], pos: &mut usize) -> Result<&'a [u8], OutOfData> {
+        align(data, pos, self.align_bytes)?;
+        let end = pos.checked_add(self.size).ok_or(OutOfData)?;
+        let bytes = data.get(*pos..end).ok_or(OutOfData)?;
+        *pos = end;
+        Ok(bytes)
+    }
+
+    /// Field `index` in the struct's `bytes` as a `u64`, if it is an integer or enum that fits
+    /// (as [`Value::as_u64`] gives it, without making the value).
+    #[inline(always)]
+    fn number(&self, bytes: &[u8], index: usize) -> Option<u64> {
+        let field = self.fields.get(index)?;
+        let int = match field.kind {
+            FlatKind::Integer(int) => int,
+            FlatKind::Enum(e) => &e.container,
+            FlatKind::Chars(_) => return None,
+        };
+        let raw = read_raw(bytes.get(field.offset..)?, int).ok()?;
+        if int.signed {
+            u64::try_from(sign_extend(raw, int)).ok()
+        } else {
+            Some(raw)
+        }
+    }
+}
+
+impl<'a> FlatField<'a> {
+    /// The field's value in `bytes`, the struct's bytes.
+    #[inline(always)]
+    fn value(&self, bytes: &'a [u8]) -> Result<Value<'a>, OutOfData> {
+        let at = bytes.get(self.offset..).ok_or(OutOfData)?;
+        Ok(match self.kind {
+            FlatKind::Integer(int) => integer_value(read_raw(at, int)?, int),
+            FlatKind::Enum(e) => enum_value(read_raw(at, &e.container)?, e),
+            FlatKind::Chars(len) => chars_value(at.get(..len).ok_or(OutOfData)?),
+        })
+    }
 }
 
 /// Appends one value per field of `ty` to `out`, through its flat layout when it has one.
@@ -497,19 +549,11 @@ fn decode_fields<'a>(
     let Some(layout) = layout else {
         return decode_struct(data, pos, ty, out);
     };
-    align(data, pos, layout.align_bytes)?;
-    let end = pos.checked_add(layout.size).ok_or(OutOfData)?;
-    let bytes = data.get(*pos..end).ok_or(OutOfData)?;
+    let bytes = layout.take(data, pos)?;
+    out.reserve(layout.fields.len());
     for field in &layout.fields {
-        let at = bytes.get(field.offset..).ok_or(OutOfData)?;
-        let value = match field.kind {
-            FlatKind::Integer(int) => integer_value(read_raw(at, int)?, int),
-            FlatKind::Enum(e) => enum_value(read_raw(at, &e.container)?, e),
-            FlatKind::Chars(len) => chars_value(at.get(..len).ok_or(OutOfData)?),
-        };
-        out.push(value);
+        out.push(field.value(bytes)?);
     }
-    *pos = end;
     Ok(())
 }
 
@@ -637,7 +681,13 @@ fn enum_value(raw: u64, ty: &EnumType) -> Value<'_> {
 
 /// Characters up to the first NUL.
 fn chars_value(bytes: &[u8]) -> Value<'_> {
-    let text_len = memchr::memchr(0, bytes).unwrap_or(bytes.len());
+    // Tracers' names are short: a plain loop finds their end before `memchr` has started.
+    let nul = if bytes.len() <= 32 {
+        bytes.iter().position(|&b| b == 0)
+    } else {
+        memchr::memchr(0, bytes)
+    };
+    let text_len = nul.unwrap_or(bytes.len());
     Value::String(&bytes[..text_len])
 }
 
