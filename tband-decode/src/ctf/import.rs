@@ -6,6 +6,7 @@
 //! Each stream file is one core (Zephyr writes a single stream).
 
 use std::collections::HashMap;
+use std::fmt::Write;
 
 use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::EventClass;
@@ -35,8 +36,9 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
         objects: IdMap::default(),
         isr_names: 0,
         isr_depth: 0,
-        mutex_depth: IdMap::default(),
         markers: HashMap::new(),
+        timer_markers: IdMap::default(),
+        text: String::new(),
         events: 0,
         problems: 0,
     };
@@ -315,16 +317,19 @@ struct Importer {
     roles: Vec<Role>,
     /// The name each thread was given last.
     thread_names: IdMap<u32, Box<[u8]>>,
-    /// Semaphores and mutexes already named.
-    objects: IdMap<u32, ()>,
+    /// Semaphores and mutexes already named, with the lock count of each mutex (Zephyr
+    /// mutexes are recursive).
+    objects: IdMap<u32, u32>,
     /// ISR ids (nesting depths) already named.
     isr_names: u32,
     /// ISRs open now: Zephyr does not say which interrupt, so nesting depth is the ISR id.
     isr_depth: u32,
-    /// Lock count of each held mutex (Zephyr mutexes are recursive).
-    mutex_depth: IdMap<u32, u32>,
     /// Marker ids by track name.
     markers: HashMap<String, u32>,
+    /// Marker ids of the timers seen, by timer id.
+    timer_markers: IdMap<u64, u32>,
+    /// Reused for the text of marker instants.
+    text: String,
     events: u64,
     problems: u64,
 }
@@ -463,16 +468,14 @@ impl Importer {
             }
             Role::MutexLockExit { id, ret } => {
                 if let (Some(queue), Some(0)) = (id32(id), signed(ret)) {
-                    self.object(queue, QueueKind::RecursiveMutex);
-                    *self.mutex_depth.entry(queue).or_default() += 1;
+                    *self.object(queue, QueueKind::RecursiveMutex) += 1;
                     self.b
                         .queue_op(t, core, queue, QueueOpKind::Receive, from_isr, Some(0));
                 }
             }
             Role::MutexUnlock { id } => {
                 if let Some(queue) = id32(id) {
-                    self.object(queue, QueueKind::RecursiveMutex);
-                    let depth = self.mutex_depth.entry(queue).or_default();
+                    let depth = self.object(queue, QueueKind::RecursiveMutex);
                     *depth = depth.saturating_sub(1);
                     let free = u32::from(*depth == 0);
                     self.b
@@ -481,29 +484,34 @@ impl Importer {
             }
             Role::Timer { id, what } => {
                 if let Some(timer) = int(id) {
-                    let marker = self.marker(&format!("timer {timer:#x}"));
+                    let marker = match self.timer_markers.get(&timer) {
+                        Some(&marker) => marker,
+                        None => {
+                            let marker = self.marker(&format!("timer {timer:#x}"));
+                            self.timer_markers.insert(timer, marker);
+                            marker
+                        }
+                    };
+                    self.text.clear();
+                    self.text.push_str(what);
                     let fields = record.class.fields.fields.iter().zip(values).skip(1);
-                    let mut msg = what.to_owned();
                     for (field, value) in fields {
-                        msg.push_str(&format!(" {}={value}", field.name));
+                        let _ = write!(self.text, " {}={value}", field.name);
                     }
-                    let msg = self.b.intern(msg.as_bytes());
+                    let msg = self.b.intern(self.text.as_bytes());
                     self.b.marker_instant(t, marker, None, msg);
                 }
             }
             Role::Named { name } => {
                 if let Some(Value::String(name_bytes)) = values.get(name) {
                     let marker = self.marker(&String::from_utf8_lossy(name_bytes));
-                    let args: Vec<String> = record
-                        .class
-                        .fields
-                        .fields
-                        .iter()
-                        .zip(values)
-                        .filter(|(field, _)| field.name != "name")
-                        .map(|(field, value)| format!("{}={value}", field.name))
-                        .collect();
-                    let msg = self.b.intern(args.join(" ").as_bytes());
+                    self.text.clear();
+                    let fields = record.class.fields.fields.iter().zip(values);
+                    for (field, value) in fields.filter(|(field, _)| field.name != "name") {
+                        let sep = if self.text.is_empty() { "" } else { " " };
+                        let _ = write!(self.text, "{sep}{}={value}", field.name);
+                    }
+                    let msg = self.b.intern(self.text.as_bytes());
                     self.b.marker_instant(t, marker, None, msg);
                 }
             }
@@ -519,9 +527,11 @@ impl Importer {
             .and_then(|v| u32::try_from(v).ok())?;
         if let Some(Value::String(name)) = thread.name.and_then(|i| values.get(i)) {
             let known = self.thread_names.get(&task);
-            let placeholder = name.is_empty() || *name == UNNAMED_THREAD;
-            let changed = known.is_none_or(|known| **known != **name);
-            if changed && (known.is_none() || !placeholder) {
+            let takes_name = match known {
+                None => true,
+                Some(known) => **known != **name && !name.is_empty() && *name != UNNAMED_THREAD,
+            };
+            if takes_name {
                 self.b.set_task_name(task, name);
                 self.thread_names.insert(task, Box::from(*name));
             }
@@ -529,18 +539,19 @@ impl Importer {
         Some(task)
     }
 
-    /// Names a semaphore or mutex the first time it is seen.
-    fn object(&mut self, queue: u32, kind: QueueKind) {
-        if self.objects.insert(queue, ()).is_none() {
-            self.b.set_queue_kind(queue, kind);
+    /// Names a semaphore or mutex the first time it is seen; its lock count, for a mutex.
+    fn object(&mut self, queue: u32, kind: QueueKind) -> &mut u32 {
+        let b = &mut self.b;
+        self.objects.entry(queue).or_insert_with(|| {
+            b.set_queue_kind(queue, kind);
             let what = if kind.is_mutex() {
                 "mutex"
             } else {
                 "semaphore"
             };
-            self.b
-                .set_queue_name(queue, format!("{what} {queue:#x}").as_bytes());
-        }
+            b.set_queue_name(queue, format!("{what} {queue:#x}").as_bytes());
+            0
+        })
     }
 
     fn marker(&mut self, name: &str) -> u32 {
