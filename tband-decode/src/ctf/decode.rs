@@ -58,7 +58,7 @@ pub struct EnumValue<'a> {
 impl<'a> EnumValue<'a> {
     pub fn value(&self) -> i128 {
         if self.ty.container.signed {
-            i128::from(sign_extend(self.raw, &self.ty.container))
+            i128::from(sign_extend(self.raw, self.ty.container.size_bytes))
         } else {
             i128::from(self.raw)
         }
@@ -296,13 +296,44 @@ pub struct StreamDecoder<'a> {
     /// The clock's scale and offset, for converting without 128-bit division when exact.
     ns_per_cycle: Option<u64>,
     offset_ns: i64,
-    /// Where the header's fields lie, when that is fixed; otherwise the header is decoded
-    /// into `header`.
-    header_layout: Option<FlatLayout<'a>>,
+    /// Where the header and its id and timestamp lie, when that is fixed; otherwise the
+    /// header is decoded into `header`.
+    flat_header: Option<FlatHeader<'a>>,
     header: Vec<Value<'a>>,
-    /// Flat layouts of the event classes' payloads, by index into `Metadata::events`.
-    payload_layouts: Vec<Option<FlatLayout<'a>>>,
+    /// The event classes by event id, each with its index and payload layout.
+    classes_by_id: Vec<Option<ClassLayout<'a>>>,
     finished: bool,
+}
+
+/// An event header whose fields lie at fixed places.
+struct FlatHeader<'a> {
+    layout: FlatLayout<'a>,
+    id: FlatField<'a>,
+    timestamp: Option<FlatField<'a>>,
+}
+
+impl<'a> FlatHeader<'a> {
+    fn of(meta: &'a Metadata) -> Option<Self> {
+        let layout = FlatLayout::of(&meta.event_header)?;
+        let id = *layout.fields.get(meta.header_id_field)?;
+        let timestamp = match meta.header_timestamp_field {
+            Some(i) => Some(*layout.fields.get(i)?),
+            None => None,
+        };
+        Some(FlatHeader {
+            layout,
+            id,
+            timestamp,
+        })
+    }
+}
+
+/// An event class with what decoding its events needs.
+struct ClassLayout<'a> {
+    /// Index of `class` in [`Metadata::events`].
+    index: usize,
+    class: &'a EventClass,
+    payload: Option<FlatLayout<'a>>,
 }
 
 impl<'a> StreamDecoder<'a> {
@@ -323,11 +354,19 @@ impl<'a> StreamDecoder<'a> {
             ns_per_cycle: meta.clock.whole_ns_per_cycle(),
             offset_ns: meta.clock.to_ns(0),
             header: Vec::with_capacity(meta.event_header.fields.len()),
-            header_layout: FlatLayout::of(&meta.event_header),
-            payload_layouts: meta
-                .events
+            flat_header: FlatHeader::of(meta),
+            classes_by_id: meta
+                .event_by_id
                 .iter()
-                .map(|e| FlatLayout::of(&e.fields))
+                .map(|index| {
+                    let index = (*index)?;
+                    let class = meta.events.get(index)?;
+                    Some(ClassLayout {
+                        index,
+                        class,
+                        payload: FlatLayout::of(&class.fields),
+                    })
+                })
                 .collect(),
             finished: false,
         }
@@ -360,7 +399,6 @@ impl<'a> StreamDecoder<'a> {
         start: usize,
         fields: &mut Vec<Value<'a>>,
     ) -> Result<EventRecord<'a>, Problem> {
-        let meta = self.meta;
         let truncated = |detail: String| Problem {
             kind: ProblemKind::TruncatedEvent,
             offset: start as u64,
@@ -373,7 +411,15 @@ impl<'a> StreamDecoder<'a> {
                 "the stream ends inside an event header ({left} bytes left)"
             )));
         };
-        let Some((index, class)) = id.and_then(|id| meta.event_class_with_index(id)) else {
+        let known = id
+            .and_then(|id| usize::try_from(id).ok())
+            .and_then(|slot| self.classes_by_id.get(slot)?.as_ref());
+        let Some(&ClassLayout {
+            index,
+            class,
+            ref payload,
+        }) = known
+        else {
             let shown = id.map_or_else(|| "negative".to_owned(), |id| format!("{id:#x}"));
             let left = self.data.len() - start;
             return Err(Problem {
@@ -384,16 +430,15 @@ impl<'a> StreamDecoder<'a> {
                 ),
             });
         };
-        if let Some(raw) = timestamp {
-            self.advance_clock(raw);
-        }
         fields.clear();
-        let layout = self.payload_layouts.get(index).and_then(Option::as_ref);
-        if decode_fields(self.data, &mut pos, &class.fields, layout, fields).is_err() {
+        if decode_fields(self.data, &mut pos, &class.fields, payload.as_ref(), fields).is_err() {
             return Err(truncated(format!(
                 "the stream ends inside event `{}` (id {:#x})",
                 class.name, class.id
             )));
+        }
+        if let Some(raw) = timestamp {
+            self.advance_clock(raw);
         }
         self.pos = pos;
         Ok(EventRecord {
@@ -409,11 +454,11 @@ impl<'a> StreamDecoder<'a> {
     /// non-negative integer.
     fn decode_header(&mut self, pos: &mut usize) -> Result<(Option<u64>, Option<u64>), OutOfData> {
         let meta = self.meta;
-        if let Some(layout) = &self.header_layout {
-            let bytes = layout.take(self.data, pos)?;
-            let id = layout.number(bytes, meta.header_id_field);
-            let timestamp = match meta.header_timestamp_field {
-                Some(i) => layout.number(bytes, i),
+        if let Some(header) = &self.flat_header {
+            let bytes = header.layout.take(self.data, pos)?;
+            let id = header.id.number(bytes);
+            let timestamp = match header.timestamp {
+                Some(field) => field.number(bytes),
                 None => None,
             };
             return Ok((id, timestamp));
@@ -461,15 +506,54 @@ struct FlatLayout<'a> {
     fields: Vec<FlatField<'a>>,
 }
 
+#[derive(Clone, Copy)]
 struct FlatField<'a> {
     offset: usize,
     kind: FlatKind<'a>,
 }
 
+#[derive(Clone, Copy)]
 enum FlatKind<'a> {
-    Integer(&'a IntegerType),
-    Enum(&'a EnumType),
+    Unsigned(IntegerRead),
+    Signed(IntegerRead),
+    Enum(IntegerRead, &'a EnumType),
     Chars(usize),
+}
+
+/// How an integer's bytes are read, taken from its type once for every event.
+#[derive(Clone, Copy)]
+struct IntegerRead {
+    size_bytes: usize,
+    big_endian: bool,
+}
+
+impl IntegerRead {
+    fn of(int: &IntegerType) -> Self {
+        IntegerRead {
+            size_bytes: int.size_bytes,
+            big_endian: int.byte_order == Some(ByteOrder::Big),
+        }
+    }
+
+    /// The integer at the start of `bytes`.
+    #[inline(always)]
+    fn raw(self, bytes: &[u8]) -> Result<u64, OutOfData> {
+        let bytes = bytes.get(..self.size_bytes).ok_or(OutOfData)?;
+        Ok(match (self.big_endian, bytes) {
+            (_, &[b]) => u64::from(b),
+            (false, &[a, b, c, d]) => u64::from(u32::from_le_bytes([a, b, c, d])),
+            (false, _) => bytes
+                .iter()
+                .rev()
+                .fold(0, |acc, &b| (acc << 8) | u64::from(b)),
+            (true, _) => bytes.iter().fold(0, |acc, &b| (acc << 8) | u64::from(b)),
+        })
+    }
+
+    /// A signed integer's raw bits as an `i64`.
+    fn sign_extend(self, raw: u64) -> i64 {
+        sign_extend(raw, self.size_bytes)
+    }
 }
 
 impl<'a> FlatLayout<'a> {
@@ -478,8 +562,14 @@ impl<'a> FlatLayout<'a> {
         let mut fields = Vec::with_capacity(ty.fields.len());
         for field in &ty.fields {
             let (kind, len) = match &field.ty {
-                Type::Integer(int) => (FlatKind::Integer(int), int.size_bytes),
-                Type::Enum(e) => (FlatKind::Enum(e), e.container.size_bytes),
+                Type::Integer(int) if int.signed => {
+                    (FlatKind::Signed(IntegerRead::of(int)), int.size_bytes)
+                }
+                Type::Integer(int) => (FlatKind::Unsigned(IntegerRead::of(int)), int.size_bytes),
+                Type::Enum(e) => (
+                    FlatKind::Enum(IntegerRead::of(&e.container), e),
+                    e.container.size_bytes,
+                ),
                 Type::Array { element, length } => match &**element {
                     Type::Integer(int) if int.is_char() => (FlatKind::Chars(*length), *length),
                     _ => return None,
@@ -505,24 +595,6 @@ impl<'a> FlatLayout<'a> {
         *pos = end;
         Ok(bytes)
     }
-
-    /// Field `index` in the struct's `bytes` as a `u64`, if it is an integer or enum that fits
-    /// (as [`Value::as_u64`] gives it, without making the value).
-    #[inline(always)]
-    fn number(&self, bytes: &[u8], index: usize) -> Option<u64> {
-        let field = self.fields.get(index)?;
-        let int = match field.kind {
-            FlatKind::Integer(int) => int,
-            FlatKind::Enum(e) => &e.container,
-            FlatKind::Chars(_) => return None,
-        };
-        let raw = read_raw(bytes.get(field.offset..)?, int).ok()?;
-        if int.signed {
-            u64::try_from(sign_extend(raw, int)).ok()
-        } else {
-            Some(raw)
-        }
-    }
 }
 
 impl<'a> FlatField<'a> {
@@ -531,10 +603,31 @@ impl<'a> FlatField<'a> {
     fn value(&self, bytes: &'a [u8]) -> Result<Value<'a>, OutOfData> {
         let at = bytes.get(self.offset..).ok_or(OutOfData)?;
         Ok(match self.kind {
-            FlatKind::Integer(int) => integer_value(read_raw(at, int)?, int),
-            FlatKind::Enum(e) => enum_value(read_raw(at, &e.container)?, e),
+            FlatKind::Unsigned(read) => Value::Unsigned(read.raw(at)?),
+            FlatKind::Signed(read) => Value::Signed(read.sign_extend(read.raw(at)?)),
+            FlatKind::Enum(read, e) => enum_value(read.raw(at)?, e),
             FlatKind::Chars(len) => chars_value(at.get(..len).ok_or(OutOfData)?),
         })
+    }
+
+    /// The field in the struct's `bytes` as a `u64`, if it is an integer or enum that fits
+    /// (as [`Value::as_u64`] gives it, without making the value).
+    #[inline(always)]
+    fn number(&self, bytes: &[u8]) -> Option<u64> {
+        let at = bytes.get(self.offset..)?;
+        match self.kind {
+            FlatKind::Unsigned(read) => read.raw(at).ok(),
+            FlatKind::Signed(read) => u64::try_from(read.sign_extend(read.raw(at).ok()?)).ok(),
+            FlatKind::Enum(read, e) => {
+                let raw = read.raw(at).ok()?;
+                if e.container.signed {
+                    u64::try_from(read.sign_extend(raw)).ok()
+                } else {
+                    Some(raw)
+                }
+            }
+            FlatKind::Chars(_) => None,
+        }
     }
 }
 
@@ -647,29 +740,14 @@ fn decode_run<'a>(
 
 fn read_integer(data: &[u8], pos: &mut usize, int: &IntegerType) -> Result<u64, OutOfData> {
     align(data, pos, int.align_bytes)?;
-    let raw = read_raw(data.get(*pos..).ok_or(OutOfData)?, int)?;
+    let raw = IntegerRead::of(int).raw(data.get(*pos..).ok_or(OutOfData)?)?;
     *pos += int.size_bytes;
     Ok(raw)
 }
 
-/// The integer at the start of `bytes`.
-#[inline]
-fn read_raw(bytes: &[u8], int: &IntegerType) -> Result<u64, OutOfData> {
-    let bytes = bytes.get(..int.size_bytes).ok_or(OutOfData)?;
-    Ok(match (int.byte_order, bytes) {
-        (_, &[b]) => u64::from(b),
-        (Some(ByteOrder::Big), _) => bytes.iter().fold(0, |acc, &b| (acc << 8) | u64::from(b)),
-        (_, &[a, b, c, d]) => u64::from(u32::from_le_bytes([a, b, c, d])),
-        (_, _) => bytes
-            .iter()
-            .rev()
-            .fold(0, |acc, &b| (acc << 8) | u64::from(b)),
-    })
-}
-
 fn integer_value<'a>(raw: u64, int: &IntegerType) -> Value<'a> {
     if int.signed {
-        Value::Signed(sign_extend(raw, int))
+        Value::Signed(sign_extend(raw, int.size_bytes))
     } else {
         Value::Unsigned(raw)
     }
@@ -691,8 +769,9 @@ fn chars_value(bytes: &[u8]) -> Value<'_> {
     Value::String(&bytes[..text_len])
 }
 
-fn sign_extend(raw: u64, int: &IntegerType) -> i64 {
-    let unused = 64 - int.bits();
+/// The raw bits of a signed integer of `size_bytes` as an `i64`.
+fn sign_extend(raw: u64, size_bytes: usize) -> i64 {
+    let unused = 64 - size_bytes as u32 * 8;
     ((raw << unused) as i64) >> unused
 }
 
