@@ -334,6 +334,8 @@ struct ClassLayout<'a> {
     index: usize,
     class: &'a EventClass,
     payload: Option<FlatLayout<'a>>,
+    /// Whether the caller wants the payload's values (see [`StreamDecoder::skip_values_of`]).
+    wanted: bool,
 }
 
 impl<'a> StreamDecoder<'a> {
@@ -365,10 +367,20 @@ impl<'a> StreamDecoder<'a> {
                         index,
                         class,
                         payload: FlatLayout::of(&class.fields),
+                        wanted: true,
                     })
                 })
                 .collect(),
             finished: false,
+        }
+    }
+
+    /// Stops decoding the payload values of the events of the classes for which `skip` is true
+    /// (by index into [`Metadata::events`]): their events come with no values. Damage is
+    /// still found, and a payload whose layout depends on its values is still decoded.
+    pub fn skip_values_of(&mut self, skip: impl Fn(usize) -> bool) {
+        for class in self.classes_by_id.iter_mut().flatten() {
+            class.wanted = !skip(class.index);
         }
     }
 
@@ -418,6 +430,7 @@ impl<'a> StreamDecoder<'a> {
             index,
             class,
             ref payload,
+            wanted,
         }) = known
         else {
             let shown = id.map_or_else(|| "negative".to_owned(), |id| format!("{id:#x}"));
@@ -431,7 +444,11 @@ impl<'a> StreamDecoder<'a> {
             });
         };
         fields.clear();
-        if decode_fields(self.data, &mut pos, &class.fields, payload.as_ref(), fields).is_err() {
+        let decoded = match payload {
+            Some(layout) if !wanted => layout.take(self.data, &mut pos).map(|_| ()),
+            _ => decode_fields(self.data, &mut pos, &class.fields, payload.as_ref(), fields),
+        };
+        if decoded.is_err() {
             return Err(truncated(format!(
                 "the stream ends inside event `{}` (id {:#x})",
                 class.name, class.id

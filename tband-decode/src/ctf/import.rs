@@ -43,7 +43,9 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
         problems: 0,
     };
     let mut last_ns = vec![0u64; trace.streams.len()];
-    for_each_merged(trace, |stream, item| match item {
+    let skip = |class: usize| matches!(importer.roles.get(class), Some(Role::Raw));
+    let skip: Vec<bool> = (0..meta.events.len()).map(skip).collect();
+    for_each_merged(trace, &skip, |stream, item| match item {
         Merged::Event(record, values) => {
             let t = since(first_ns, record.ns);
             if let Some(last) = last_ns.get_mut(stream) {
@@ -66,7 +68,7 @@ const MAX_ROW_ARGS: usize = 32;
 /// Calls `f` with every decoded event in time order, with its fields as arguments.
 pub fn for_each_event(trace: &CtfTrace, mut f: impl FnMut(&EventRow<'_>)) {
     let first_ns = first_event(trace).map_or(0, |(_, ns)| ns);
-    for_each_merged(trace, |stream, item| {
+    for_each_merged(trace, &[], |stream, item| {
         let Merged::Event(record, values) = item else {
             return;
         };
@@ -129,10 +131,20 @@ enum Merged<'r, 'a> {
 
 /// Calls `f` with the events of all streams merged in time order (equal times keep stream
 /// order) and with the problems that end damaged streams, each with its stream's index.
-fn for_each_merged<'a>(trace: &'a CtfTrace, mut f: impl FnMut(usize, Merged<'_, 'a>)) {
+/// Events of the classes marked in `skip_values` (by index) come without their values.
+fn for_each_merged<'a>(
+    trace: &'a CtfTrace,
+    skip_values: &[bool],
+    mut f: impl FnMut(usize, Merged<'_, 'a>),
+) {
+    let decoder = |bytes: &'a [u8]| {
+        let mut decoder = StreamDecoder::new(&trace.metadata, bytes);
+        decoder.skip_values_of(|class| skip_values.get(class) == Some(&true));
+        decoder
+    };
     if let [only] = trace.streams.as_slice() {
         // Nothing to merge: the common case (Zephyr writes one stream) without the bookkeeping.
-        let mut decoder = StreamDecoder::new(&trace.metadata, &only.bytes);
+        let mut decoder = decoder(&only.bytes);
         let mut values = Vec::new();
         while let Some(next) = decoder.next_event(&mut values) {
             match next {
@@ -146,7 +158,7 @@ fn for_each_merged<'a>(trace: &'a CtfTrace, mut f: impl FnMut(usize, Merged<'_, 
         .streams
         .iter()
         .map(|stream| Cursor {
-            decoder: StreamDecoder::new(&trace.metadata, &stream.bytes),
+            decoder: decoder(&stream.bytes),
             values: Vec::new(),
             current: None,
         })
