@@ -391,6 +391,7 @@ impl<'a> StreamDecoder<'a> {
 
     /// Decodes the next event, writing its payload (one value per declared field) into `fields`.
     /// Returns `None` at the end of the stream; after a problem the stream is finished.
+    #[inline]
     pub fn next_event(
         &mut self,
         fields: &mut Vec<Value<'a>>,
