@@ -95,7 +95,10 @@ impl<'a> Iterator for Frames<'a> {
 /// handing over to `memchr`.
 #[inline(always)]
 fn find_delimiter(data: &[u8]) -> Option<usize> {
-    const _: () = assert!(cobs::DELIMITER == 0, "the inline search looks for zero bytes");
+    const _: () = assert!(
+        cobs::DELIMITER == 0,
+        "the inline search looks for zero bytes"
+    );
     let Some(head) = data.first_chunk::<16>() else {
         return memchr(cobs::DELIMITER, data);
     };
