@@ -202,6 +202,7 @@ impl Interpreter<'_> {
 }
 
 impl Visitor for Interpreter<'_> {
+    #[inline(always)]
     fn event(&mut self, at: Position, rec: &Record<'_>) {
         self.close_invalid_run(at.stream);
         self.events += 1;
