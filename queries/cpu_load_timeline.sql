@@ -30,7 +30,7 @@ WITH RECURSIVE p AS (
   SELECT c.core_id, n.k * p.w AS start_ns,
     CASE WHEN (n.k + 1) * p.w < p.duration_ns THEN (n.k + 1) * p.w ELSE p.duration_ns END AS end_ns
   FROM numbers n, p, cores c WHERE n.span * p.w >= p.duration_ns
-), busy AS (
+), busy AS MATERIALIZED (
   -- Busy pieces cut at the end of the trace, with the start of the first
   -- and of the last window each overlaps.
   SELECT core_id, start_ns, end_ns,
