@@ -443,6 +443,12 @@ pub const VIEWS: &[View] = &[
     // task part stays below 2^33 and `% 8589934592` takes it back out (a
     // second running sum would cost DuckDB as much again). The sum is cast
     // back to BIGINT, which DuckDB would otherwise widen to HUGEINT.
+    //
+    // The window runs over all cores in (core_id, t) order rather than per
+    // core: DuckDB sorts and scans one large partition on one thread, one
+    // ordered window in parallel. Each core's edges sum to 0, so the running
+    // sum starts from 0 on every core; a core's last edge, whose LEAD is
+    // another core's, is dropped by `next_core = core_id`.
     View {
         name: "cpu_timeline",
         doc: "Each core's time cut into pieces with one state: the task scheduled \
@@ -454,14 +460,15 @@ pub const VIEWS: &[View] = &[
                 UNION ALL SELECT core_id, start_ns, 8589934592 FROM isr_slices WHERE depth = 0 \
                 UNION ALL SELECT core_id, end_ns, -8589934592 FROM isr_slices WHERE depth = 0 \
               ), pieces AS ( \
-                SELECT core_id, t AS start_ns, LEAD(t) OVER w AS end_ns, CAST(SUM(d) OVER w AS BIGINT) AS state \
+                SELECT core_id, t AS start_ns, LEAD(t) OVER w AS end_ns, LEAD(core_id) OVER w AS next_core, \
+                  CAST(SUM(d) OVER w AS BIGINT) AS state \
                 FROM edges \
-                WINDOW w AS (PARTITION BY core_id ORDER BY t ROWS UNBOUNDED PRECEDING) \
+                WINDOW w AS (ORDER BY core_id, t ROWS UNBOUNDED PRECEDING) \
               ) \
               SELECT core_id, start_ns, end_ns, end_ns - start_ns AS dur_ns, \
                 CASE WHEN state % 8589934592 > 0 THEN state % 8589934592 - 1 END AS task_id, \
                 CASE WHEN state >= 8589934592 THEN 1 ELSE 0 END AS in_isr \
-              FROM pieces WHERE end_ns > start_ns",
+              FROM pieces WHERE end_ns > start_ns AND next_core = core_id",
     },
     View {
         name: "task_load",
