@@ -13,18 +13,23 @@
 --   min_ns, avg_ns, p50_ns, p95_ns, p99_ns, max_ns   execution time (avg rounded to ns)
 --   max_depth        deepest nesting it ran at (0 = interrupted task code only)
 --   gap_min_ns, gap_avg_ns, gap_max_ns   time between consecutive entries (NULL with fewer than 2)
-WITH done AS (
-  SELECT core_id, isr_id, start_ns, dur_ns, depth,
-    ROW_NUMBER() OVER (PARTITION BY core_id, isr_id ORDER BY dur_ns) AS rn,
-    COUNT(*) OVER (PARTITION BY core_id, isr_id) AS n
-  FROM isr_slices WHERE truncated = 0
+WITH durations AS (
+  -- Completed executions counted per distinct duration: the percentiles then
+  -- sort the distinct durations, not every execution.
+  SELECT core_id, isr_id, dur_ns, COUNT(*) AS c, MAX(depth) AS max_depth
+  FROM isr_slices WHERE truncated = 0 GROUP BY core_id, isr_id, dur_ns
+), done AS (
+  SELECT core_id, isr_id, dur_ns, c, max_depth,
+    SUM(c) OVER (PARTITION BY core_id, isr_id ORDER BY dur_ns ROWS UNBOUNDED PRECEDING) AS upto,
+    SUM(c) OVER (PARTITION BY core_id, isr_id) AS n
+  FROM durations
 ), stats AS (
-  SELECT core_id, isr_id, COUNT(*) AS count, SUM(dur_ns) AS total_ns, MIN(dur_ns) AS min_ns,
-    CAST(ROUND(AVG(dur_ns)) AS BIGINT) AS avg_ns,
-    MIN(CASE WHEN rn * 100 >= n * 50 THEN dur_ns END) AS p50_ns,
-    MIN(CASE WHEN rn * 100 >= n * 95 THEN dur_ns END) AS p95_ns,
-    MIN(CASE WHEN rn * 100 >= n * 99 THEN dur_ns END) AS p99_ns,
-    MAX(dur_ns) AS max_ns, MAX(depth) AS max_depth
+  SELECT core_id, isr_id, SUM(c) AS count, SUM(dur_ns * c) AS total_ns, MIN(dur_ns) AS min_ns,
+    CAST(ROUND(CAST(SUM(dur_ns * c) AS DOUBLE) / SUM(c)) AS BIGINT) AS avg_ns,
+    MIN(CASE WHEN upto * 100 >= n * 50 THEN dur_ns END) AS p50_ns,
+    MIN(CASE WHEN upto * 100 >= n * 95 THEN dur_ns END) AS p95_ns,
+    MIN(CASE WHEN upto * 100 >= n * 99 THEN dur_ns END) AS p99_ns,
+    MAX(dur_ns) AS max_ns, MAX(max_depth) AS max_depth
   FROM done GROUP BY core_id, isr_id
 ), gaps AS (
   SELECT core_id, isr_id,

@@ -13,15 +13,20 @@
 --   count        spans, instants or values
 --   total_ns, min_ns, avg_ns, p50_ns, max_ns   span durations (NULL for instants and values)
 --   value_min, value_max, value_last           values (NULL for spans and instants)
-WITH spans AS (
-  SELECT marker_id, task_id, msg, dur_ns,
-    ROW_NUMBER() OVER (PARTITION BY marker_id, task_id, msg ORDER BY dur_ns) AS rn,
-    COUNT(*) OVER (PARTITION BY marker_id, task_id, msg) AS n
-  FROM marker_spans WHERE truncated = 0
+WITH durations AS (
+  -- Completed spans counted per distinct duration: the percentiles then sort
+  -- the distinct durations, not every span.
+  SELECT marker_id, task_id, msg, dur_ns, COUNT(*) AS c
+  FROM marker_spans WHERE truncated = 0 GROUP BY marker_id, task_id, msg, dur_ns
+), spans AS (
+  SELECT marker_id, task_id, msg, dur_ns, c,
+    SUM(c) OVER (PARTITION BY marker_id, task_id, msg ORDER BY dur_ns ROWS UNBOUNDED PRECEDING) AS upto,
+    SUM(c) OVER (PARTITION BY marker_id, task_id, msg) AS n
+  FROM durations
 ), span_stats AS (
-  SELECT marker_id, task_id, 'span' AS what, msg, COUNT(*) AS count, SUM(dur_ns) AS total_ns,
-    MIN(dur_ns) AS min_ns, CAST(ROUND(AVG(dur_ns)) AS BIGINT) AS avg_ns,
-    MIN(CASE WHEN rn * 100 >= n * 50 THEN dur_ns END) AS p50_ns, MAX(dur_ns) AS max_ns,
+  SELECT marker_id, task_id, 'span' AS what, msg, SUM(c) AS count, SUM(dur_ns * c) AS total_ns,
+    MIN(dur_ns) AS min_ns, CAST(ROUND(CAST(SUM(dur_ns * c) AS DOUBLE) / SUM(c)) AS BIGINT) AS avg_ns,
+    MIN(CASE WHEN upto * 100 >= n * 50 THEN dur_ns END) AS p50_ns, MAX(dur_ns) AS max_ns,
     CAST(NULL AS BIGINT) AS value_min, CAST(NULL AS BIGINT) AS value_max, CAST(NULL AS BIGINT) AS value_last
   FROM spans GROUP BY marker_id, task_id, msg
 ), instant_stats AS (
@@ -29,16 +34,21 @@ WITH spans AS (
     NULL AS min_ns, NULL AS avg_ns, NULL AS p50_ns, NULL AS max_ns,
     NULL AS value_min, NULL AS value_max, NULL AS value_last
   FROM marker_instants GROUP BY marker_id, task_id, msg
-), vals AS (
-  SELECT marker_id, task_id, value,
-    ROW_NUMBER() OVER (PARTITION BY marker_id, task_id ORDER BY ts_ns DESC, rowid DESC) AS from_last
-  FROM marker_values
+), last_ts AS (
+  SELECT marker_id, task_id, MAX(ts_ns) AS ts_ns FROM marker_values GROUP BY marker_id, task_id
+), last_row AS (
+  -- The last value of each marker: latest time, and of those the last recorded.
+  SELECT v.marker_id, v.task_id, MAX(v.rowid) AS id
+  FROM marker_values v JOIN last_ts l ON l.marker_id = v.marker_id
+    AND l.task_id IS NOT DISTINCT FROM v.task_id AND l.ts_ns = v.ts_ns
+  GROUP BY v.marker_id, v.task_id
 ), value_stats AS (
-  SELECT marker_id, task_id, 'value' AS what, NULL AS msg, COUNT(*) AS count, NULL AS total_ns,
+  SELECT v.marker_id, v.task_id, 'value' AS what, NULL AS msg, COUNT(*) AS count, NULL AS total_ns,
     NULL AS min_ns, NULL AS avg_ns, NULL AS p50_ns, NULL AS max_ns,
-    MIN(value) AS value_min, MAX(value) AS value_max,
-    MAX(CASE WHEN from_last = 1 THEN value END) AS value_last
-  FROM vals GROUP BY marker_id, task_id
+    MIN(v.value) AS value_min, MAX(v.value) AS value_max,
+    MAX(CASE WHEN v.rowid = l.id THEN v.value END) AS value_last
+  FROM marker_values v JOIN last_row l ON l.marker_id = v.marker_id AND l.task_id IS NOT DISTINCT FROM v.task_id
+  GROUP BY v.marker_id, v.task_id
 ), all_rows AS (
   SELECT * FROM span_stats UNION ALL SELECT * FROM instant_stats UNION ALL SELECT * FROM value_stats
 )

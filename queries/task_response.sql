@@ -12,16 +12,20 @@
 --   slices        completed slices
 --   slice_min_ns, slice_avg_ns, slice_max_ns   slice length (avg rounded to ns)
 --   preemptions   times it went from running to ready because something else took the core
-WITH ready AS (
-  SELECT task_id, latency_ns,
-    ROW_NUMBER() OVER (PARTITION BY task_id ORDER BY latency_ns) AS rn,
-    COUNT(*) OVER (PARTITION BY task_id) AS n
-  FROM ready_latency
+WITH latencies AS (
+  -- Latencies counted per distinct value: the percentiles then sort the
+  -- distinct values, not every ready state.
+  SELECT task_id, latency_ns, COUNT(*) AS c FROM ready_latency GROUP BY task_id, latency_ns
+), ready AS (
+  SELECT task_id, latency_ns, c,
+    SUM(c) OVER (PARTITION BY task_id ORDER BY latency_ns ROWS UNBOUNDED PRECEDING) AS upto,
+    SUM(c) OVER (PARTITION BY task_id) AS n
+  FROM latencies
 ), ready_stats AS (
-  SELECT task_id, COUNT(*) AS ready_count,
-    MIN(CASE WHEN rn * 100 >= n * 50 THEN latency_ns END) AS ready_p50_ns,
-    MIN(CASE WHEN rn * 100 >= n * 95 THEN latency_ns END) AS ready_p95_ns,
-    MIN(CASE WHEN rn * 100 >= n * 99 THEN latency_ns END) AS ready_p99_ns,
+  SELECT task_id, SUM(c) AS ready_count,
+    MIN(CASE WHEN upto * 100 >= n * 50 THEN latency_ns END) AS ready_p50_ns,
+    MIN(CASE WHEN upto * 100 >= n * 95 THEN latency_ns END) AS ready_p95_ns,
+    MIN(CASE WHEN upto * 100 >= n * 99 THEN latency_ns END) AS ready_p99_ns,
     MAX(latency_ns) AS ready_max_ns
   FROM ready GROUP BY task_id
 ), slice_stats AS (

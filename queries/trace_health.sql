@@ -11,7 +11,19 @@
 --   count  how many (for coverage: ns)
 --   pct    for coverage: count * 100 / (duration * cores), 2 decimals; else NULL
 WITH known AS (
-  SELECT COALESCE(SUM(dur_ns), 0) AS ns FROM cpu_timeline WHERE task_id IS NOT NULL
+  -- Time covered by scheduling slices, per core: a sweep over the slices'
+  -- boundaries alone (cpu_timeline would cut at every ISR boundary too).
+  -- Of the boundaries at one time only the last has the full count and a
+  -- later next boundary; a core's last one is followed by another core's.
+  SELECT COALESCE(SUM(next_t - t), 0) AS ns FROM (
+    SELECT core_id, t, LEAD(t) OVER w AS next_t, LEAD(core_id) OVER w AS next_core,
+      SUM(d) OVER w AS slices
+    FROM (
+      SELECT core_id, start_ns AS t, 1 AS d FROM sched_slices
+      UNION ALL SELECT core_id, end_ns, -1 FROM sched_slices
+    ) edges
+    WINDOW w AS (ORDER BY core_id, t ROWS UNBOUNDED PRECEDING)
+  ) sweep WHERE slices > 0 AND next_core = core_id AND next_t > t
 ), rows_ AS (
   SELECT 1 AS pos, 'events' AS kind, events AS count, CAST(NULL AS DOUBLE) AS pct FROM trace_info
   UNION ALL SELECT 2, 'invalid_frames', invalid_frames, NULL FROM trace_info
