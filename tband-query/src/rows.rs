@@ -6,6 +6,7 @@ use tband_decode::trace::{ArgValue, EventRow};
 use tband_decode::Trace;
 
 use crate::schema::Table;
+use crate::timeline;
 
 /// One value going into the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +199,16 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 a.count.into(),
                 a.detail.as_str().into(),
             ]
+        }),
+        "cpu_timeline" => timeline::for_each_piece(m, |p| {
+            sink.row(&[
+                p.core_id.into(),
+                p.start_ns.into(),
+                p.end_ns.into(),
+                dur(p.start_ns, p.end_ns),
+                p.task_id.into(),
+                p.in_isr.into(),
+            ])
         }),
         "events" => events(trace, sink),
         other => unreachable!("schema table {other} has no rows"),

@@ -312,6 +312,21 @@ pub const ANOMALIES: Table = Table {
     ],
 };
 
+pub const CPU_TIMELINE: Table = Table {
+    name: "cpu_timeline",
+    doc: "Each core's time cut into pieces at every scheduling slice and depth-0 ISR \
+          boundary, each piece in one state: the task scheduled and whether an ISR runs. \
+          Computed while loading, by a sweep over each core's boundaries.",
+    columns: &[
+        int("core_id", "the core"),
+        int("start_ns", "start"),
+        int("end_ns", "end: the core's next boundary"),
+        int("dur_ns", "end_ns - start_ns"),
+        int("task_id", "the task scheduled (NULL when none is)"),
+        int("in_isr", "1 if a depth-0 ISR runs, else 0"),
+    ],
+};
+
 pub const EVENTS: Table = Table {
     name: "events",
     doc: "Every decoded event as the format recorded it, in time order.",
@@ -351,25 +366,41 @@ pub const TABLES: &[&Table] = &[
     &QUEUE_OPS,
     &MUTEX_HOLDS,
     &ANOMALIES,
+    &CPU_TIMELINE,
     &EVENTS,
 ];
 
-/// The tables a run of `queries` needs. The model tables are small next to
-/// `events` (one row per decoded event, as many rows as all the others
-/// together), so `events` is loaded only when a query names it; a name in a
-/// comment or string counts too, which at worst loads it for nothing.
+/// Tables loaded only for the queries that need them: `events` has one row
+/// per decoded event (as many rows as the model tables together) and
+/// `cpu_timeline` about as many as the slice tables; the other tables are
+/// small next to them.
+pub const ON_DEMAND: &[&Table] = &[&CPU_TIMELINE, &EVENTS];
+
+/// Whether `sql` names `name`; a name in a comment or string counts too,
+/// which at worst loads a table for nothing.
+fn names(sql: &str, name: &str) -> bool {
+    sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+        .any(|word| word.eq_ignore_ascii_case(name))
+}
+
+/// Whether `sql` reads `table`, itself or through views.
+pub fn reads(sql: &str, table: &Table) -> bool {
+    names(sql, table.name)
+        || VIEWS
+            .iter()
+            .any(|v| names(sql, v.name) && reads(v.sql, table))
+}
+
+/// The tables a run of `queries` needs: every table but the
+/// [`ON_DEMAND`] ones the queries do not read.
 pub fn tables_for<'q>(queries: impl IntoIterator<Item = &'q str>) -> Vec<&'static Table> {
-    let named: Vec<&'q str> = queries.into_iter().collect();
-    let mentions = |table: &Table| {
-        named.iter().any(|sql| {
-            sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .any(|word| word.eq_ignore_ascii_case(table.name))
-        })
-    };
+    let queries: Vec<&'q str> = queries.into_iter().collect();
     TABLES
         .iter()
         .copied()
-        .filter(|t| !std::ptr::eq(*t, &EVENTS) || mentions(t))
+        .filter(|t| {
+            !ON_DEMAND.iter().any(|o| o.name == t.name) || queries.iter().any(|sql| reads(sql, t))
+        })
         .collect()
 }
 
@@ -432,45 +463,6 @@ pub const VIEWS: &[View] = &[
               AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
               LEFT JOIN tasks t ON t.task_id = s.task_id",
     },
-    // Edges at the same time are not merged by a GROUP BY first (on DuckDB
-    // that hash aggregate costs more than the window's sort): of the rows
-    // sharing a time only the last one has the full running sum, and it is
-    // the only one whose LEAD(t) is later, so `end_ns > start_ns` keeps it
-    // and drops the others.
-    //
-    // One running sum carries both states, as ISRs * 2^33 + task_id + 1: a
-    // core runs at most one task at a time and task ids are 32-bit, so the
-    // task part stays below 2^33 and `% 8589934592` takes it back out (a
-    // second running sum would cost DuckDB as much again). The sum is cast
-    // back to BIGINT, which DuckDB would otherwise widen to HUGEINT.
-    //
-    // The window runs over all cores in (core_id, t) order rather than per
-    // core: DuckDB gained nothing from a second thread on the per-core
-    // window (one partition per core) and about 20 % on this one, which is
-    // also cheaper on one thread. Each core's edges sum to 0, so the running
-    // sum starts from 0 on every core; a core's last edge, whose LEAD is
-    // another core's, is dropped by `next_core = core_id`.
-    View {
-        name: "cpu_timeline",
-        doc: "Each core's time cut into pieces with one state: the task scheduled \
-              (task_id, NULL when none) and whether a depth-0 ISR runs (in_isr 0/1). \
-              Built by a sweep over slice and ISR boundaries, so it costs a sort, not a range join.",
-        sql: "WITH edges AS ( \
-                SELECT core_id, start_ns AS t, task_id + 1 AS d FROM sched_slices \
-                UNION ALL SELECT core_id, end_ns, -(task_id + 1) FROM sched_slices \
-                UNION ALL SELECT core_id, start_ns, 8589934592 FROM isr_slices WHERE depth = 0 \
-                UNION ALL SELECT core_id, end_ns, -8589934592 FROM isr_slices WHERE depth = 0 \
-              ), pieces AS ( \
-                SELECT core_id, t AS start_ns, LEAD(t) OVER w AS end_ns, LEAD(core_id) OVER w AS next_core, \
-                  CAST(SUM(d) OVER w AS BIGINT) AS state \
-                FROM edges \
-                WINDOW w AS (ORDER BY core_id, t ROWS UNBOUNDED PRECEDING) \
-              ) \
-              SELECT core_id, start_ns, end_ns, end_ns - start_ns AS dur_ns, \
-                CASE WHEN state % 8589934592 > 0 THEN state % 8589934592 - 1 END AS task_id, \
-                CASE WHEN state >= 8589934592 THEN 1 ELSE 0 END AS in_isr \
-              FROM pieces WHERE end_ns > start_ns AND next_core = core_id",
-    },
     View {
         name: "task_load",
         doc: "Per core and task: slice_ns (time scheduled), isr_ns (depth-0 ISR time \
@@ -527,7 +519,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn events_are_loaded_only_for_queries_that_name_them() {
+    fn on_demand_tables_are_loaded_only_for_queries_that_read_them() {
         let names = |sql: &[&str]| -> Vec<&str> {
             tables_for(sql.iter().copied())
                 .iter()
@@ -539,13 +531,15 @@ mod tests {
             "SELECT count(*) FROM isr_slices",
         ]);
         assert!(!model_only.contains(&"events"));
-        assert_eq!(model_only.len(), TABLES.len() - 1);
-        assert_eq!(
-            names(&["SELECT 1", "select name from Events"]).len(),
-            TABLES.len()
-        );
-        assert_eq!(names(&["SELECT * FROM main.events;"]).len(), TABLES.len());
+        assert!(!model_only.contains(&"cpu_timeline"));
+        assert_eq!(model_only.len(), TABLES.len() - ON_DEMAND.len());
+        let with_events = names(&["SELECT 1", "select name from Events"]);
+        assert!(with_events.contains(&"events") && !with_events.contains(&"cpu_timeline"));
+        assert!(names(&["SELECT * FROM main.events;"]).contains(&"events"));
         assert!(!names(&["SELECT * FROM events_by_task"]).contains(&"events"));
+        assert!(names(&["SELECT * FROM cpu_timeline"]).contains(&"cpu_timeline"));
+        // Through the view built on it.
+        assert_eq!(names(&["SELECT * FROM task_load"]).len(), TABLES.len() - 1);
     }
 
     #[test]

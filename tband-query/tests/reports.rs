@@ -643,3 +643,55 @@ fn idle_tasks_are_listed_as_idle_not_load() {
         assert_eq!(row[kind], Value::Text("idle".into()));
     }
 }
+
+/// How `cpu_timeline` was computed in SQL before it became a table filled
+/// while loading: a running sum over every core's boundaries, of the task
+/// (task_id + 1) and of the ISRs running (2^33 each).
+const CPU_TIMELINE_SQL: &str = "WITH edges AS ( \
+      SELECT core_id, start_ns AS t, task_id + 1 AS d FROM sched_slices \
+      UNION ALL SELECT core_id, end_ns, -(task_id + 1) FROM sched_slices \
+      UNION ALL SELECT core_id, start_ns, 8589934592 FROM isr_slices WHERE depth = 0 \
+      UNION ALL SELECT core_id, end_ns, -8589934592 FROM isr_slices WHERE depth = 0 \
+    ), pieces AS ( \
+      SELECT core_id, t AS start_ns, LEAD(t) OVER w AS end_ns, LEAD(core_id) OVER w AS next_core, \
+        CAST(SUM(d) OVER w AS BIGINT) AS state \
+      FROM edges \
+      WINDOW w AS (ORDER BY core_id, t ROWS UNBOUNDED PRECEDING) \
+    ) \
+    SELECT core_id, start_ns, end_ns, end_ns - start_ns AS dur_ns, \
+      CASE WHEN state % 8589934592 > 0 THEN state % 8589934592 - 1 END AS task_id, \
+      CASE WHEN state >= 8589934592 THEN 1 ELSE 0 END AS in_isr \
+    FROM pieces WHERE end_ns > start_ns AND next_core = core_id \
+    ORDER BY core_id, start_ns";
+
+#[test]
+fn the_cpu_timeline_table_holds_the_rows_of_the_sql_sweep() {
+    let mut traces = conformance_traces();
+    traces.push(("simulated, 2 cores".into(), simulated(2, 3).0));
+    traces.push(("simulated, 1 core".into(), simulated(1, 7).0));
+    let (mut cores, mut nested, mut gaps, mut interrupted) = (false, false, false, false);
+    for (name, trace) in &traces {
+        nested |= trace.model.isr_slices.iter().any(|s| s.depth > 0);
+        for engine in engines() {
+            let mut db = Loaded::new(engine, trace);
+            let swept = db.0.query(CPU_TIMELINE_SQL, &[]).unwrap();
+            let table =
+                db.0.query(
+                    "SELECT core_id, start_ns, end_ns, dur_ns, task_id, in_isr FROM cpu_timeline \
+                     ORDER BY core_id, start_ns",
+                    &[],
+                )
+                .unwrap();
+            assert_eq!(table, swept, "{name} on {engine}");
+            let rows = Table(table).ints(&["core_id", "task_id", "in_isr"]);
+            cores |= rows.iter().any(|r| r[0] != Some(0)) && rows.iter().any(|r| r[0] == Some(0));
+            gaps |= rows.iter().any(|r| r[1].is_none() && r[2] == Some(0));
+            interrupted |= rows.iter().any(|r| r[1].is_some() && r[2] == Some(1));
+        }
+    }
+    assert!(
+        cores && nested && gaps && interrupted,
+        "the traces have several cores ({cores}), nested ISRs ({nested}), \
+         gaps ({gaps}) and ISRs inside slices ({interrupted})"
+    );
+}

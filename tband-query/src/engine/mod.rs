@@ -11,7 +11,7 @@ use std::path::Path;
 
 use tband_decode::Trace;
 
-use crate::schema::{Table, VIEWS};
+use crate::schema::{self, Table, View, ON_DEMAND, VIEWS};
 
 /// An embedded SQL engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -109,14 +109,21 @@ pub trait Database {
 }
 
 /// Creates `tables`, loads the trace into them and creates the views that
-/// are missing, in one transaction.
+/// are missing, in one transaction. A view over an on-demand table is
+/// created with that table (DuckDB checks a view's tables when it is
+/// created); the other tables are loaded by the first call.
 pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(), String> {
     db.execute("BEGIN TRANSACTION")?;
     for table in tables {
         db.execute(&table.create_sql())?;
         db.load_table(trace, table)?;
     }
-    for view in VIEWS {
+    let available = |view: &View| {
+        ON_DEMAND
+            .iter()
+            .all(|t| !schema::reads(view.sql, t) || tables.iter().any(|l| l.name == t.name))
+    };
+    for view in VIEWS.iter().filter(|v| available(v)) {
         db.execute(&view.create_sql())?;
     }
     db.execute("COMMIT")
