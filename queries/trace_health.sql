@@ -12,7 +12,7 @@
 --   pct    for coverage: count * 100 / (duration * cores), 2 decimals; else NULL
 WITH known AS (
   -- Time covered by scheduling slices, per core: a sweep over the slices'
-  -- boundaries alone (cpu_timeline would cut at every ISR boundary too).
+  -- boundaries alone (the CPU timeline table also cuts at every ISR boundary).
   -- Of the boundaries at one time only the last has the full count and a
   -- later next boundary; a core's last one is followed by another core's.
   SELECT COALESCE(SUM(next_t - t), 0) AS ns FROM (
