@@ -376,11 +376,102 @@ pub const TABLES: &[&Table] = &[
 /// small next to them.
 pub const ON_DEMAND: &[&Table] = &[&CPU_TIMELINE, &EVENTS];
 
-/// Whether `sql` names `name`; a name in a comment or string counts too,
-/// which at worst loads a table for nothing.
+/// Keywords that end a FROM list.
+const FROM_LIST_ENDS: &[&str] = &[
+    "WHERE",
+    "GROUP",
+    "ORDER",
+    "HAVING",
+    "LIMIT",
+    "UNION",
+    "EXCEPT",
+    "INTERSECT",
+    "ON",
+    "USING",
+    "WINDOW",
+    "SELECT",
+    "QUALIFY",
+];
+
+/// Whether `sql` names `name` where a table stands: after FROM or JOIN (a
+/// schema prefix such as `main.` allowed), or after a comma of a FROM list.
+/// A column of that name, a comment or a string does not count; a common
+/// table expression of that name does, which at worst loads a table for
+/// nothing.
 fn names(sql: &str, name: &str) -> bool {
-    sql.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-        .any(|word| word.eq_ignore_ascii_case(name))
+    let is = |token: &str, keyword: &str| token.eq_ignore_ascii_case(keyword);
+    // Per parenthesis level: whether its FROM list is being read.
+    let mut in_from_list = vec![false];
+    let mut table_next = false;
+    let mut tokens = sql_tokens(sql).peekable();
+    while let Some(token) = tokens.next() {
+        let table_here = std::mem::take(&mut table_next);
+        let level = in_from_list.len() - 1;
+        match token {
+            "(" => in_from_list.push(false),
+            ")" if level > 0 => {
+                in_from_list.pop();
+            }
+            "," => table_next = in_from_list[level],
+            _ if is(token, "FROM") || is(token, "JOIN") => {
+                in_from_list[level] = true;
+                table_next = true;
+            }
+            _ if FROM_LIST_ENDS.iter().any(|k| is(token, k)) => in_from_list[level] = false,
+            _ if table_here && tokens.peek() == Some(&".") => {
+                tokens.next();
+                table_next = true;
+            }
+            _ if table_here && is(token, name) => return true,
+            _ => {}
+        }
+    }
+    false
+}
+
+/// The words and punctuation of `sql`, without whitespace, comments and
+/// string literals; a quoted identifier is its word.
+fn sql_tokens(sql: &str) -> impl Iterator<Item = &str> {
+    let mut rest = sql;
+    std::iter::from_fn(move || loop {
+        rest = rest.trim_start();
+        let mut chars = rest.chars();
+        let first = chars.next()?;
+        let (token, after) = if rest.starts_with("--") {
+            ("", rest.find('\n').map_or("", |i| &rest[i..]))
+        } else if let Some(comment) = rest.strip_prefix("/*") {
+            ("", comment.find("*/").map_or("", |i| &comment[i + 2..]))
+        } else if first == '\'' {
+            ("", skip_string(&rest[1..]))
+        } else if first == '"' {
+            let inner = &rest[1..];
+            let end = inner.find('"').unwrap_or(inner.len());
+            (&inner[..end], inner.get(end + 1..).unwrap_or(""))
+        } else if first.is_ascii_alphanumeric() || first == '_' {
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(rest.len());
+            rest.split_at(end)
+        } else {
+            rest.split_at(first.len_utf8())
+        };
+        rest = after;
+        if !token.is_empty() {
+            return Some(token);
+        }
+    })
+}
+
+/// What follows a string literal whose opening quote was just read (`''`
+/// inside it is a quote).
+fn skip_string(mut s: &str) -> &str {
+    loop {
+        match s.find('\'') {
+            Some(i) if s[i + 1..].starts_with('\'') => s = &s[i + 2..],
+            Some(i) => return &s[i + 1..],
+            None => return "",
+        }
+    }
 }
 
 /// Whether `sql` reads `table`, itself or through views.
@@ -538,6 +629,16 @@ mod tests {
         assert!(names(&["SELECT * FROM main.events;"]).contains(&"events"));
         assert!(!names(&["SELECT * FROM events_by_task"]).contains(&"events"));
         assert!(names(&["SELECT * FROM cpu_timeline"]).contains(&"cpu_timeline"));
+        assert!(names(&["SELECT 1 FROM tasks t, events e"]).contains(&"events"));
+        assert!(names(&["SELECT * FROM (SELECT ts_ns FROM events) x"]).contains(&"events"));
+        assert!(names(&["SELECT 1 FROM tasks LEFT JOIN \"events\" ON 1"]).contains(&"events"));
+        // A column, a string or a comment of that name is not a table.
+        let mentions = names(&[
+            "-- counts events\nSELECT 'events' AS kind, events, /* events */ 1 FROM trace_info",
+            "SELECT a, events FROM trace_info WHERE x IN (SELECT events FROM trace_info)",
+            "SELECT 'it''s events' FROM tasks",
+        ]);
+        assert!(!mentions.contains(&"events"));
         // Through the view built on it.
         assert_eq!(names(&["SELECT * FROM task_load"]).len(), TABLES.len() - 1);
     }
