@@ -181,6 +181,9 @@ pub struct Table<R: Row> {
     len: usize,
     /// The base new rows are packed against: the last chunk's latest.
     tail_base: u64,
+    /// The index of the first row packed against `tail_base`: rows from
+    /// there on are ended without looking up their chunk's base.
+    tail_first: usize,
 }
 
 impl<R: Row> Default for Table<R> {
@@ -191,6 +194,7 @@ impl<R: Row> Default for Table<R> {
             wide: IdMap::default(),
             len: 0,
             tail_base: 0,
+            tail_first: 0,
         }
     }
 }
@@ -203,6 +207,7 @@ impl<R: Row> Clone for Table<R> {
             wide: self.wide.clone(),
             len: self.len,
             tail_base: self.tail_base,
+            tail_first: self.tail_first,
         }
     }
 }
@@ -255,6 +260,7 @@ impl<R: Row> Table<R> {
             has_wide: false,
         });
         self.tail_base = base;
+        self.tail_first = self.len;
     }
 
     /// Pushes a row that does not fit the chunk's current base: packed
@@ -270,6 +276,7 @@ impl<R: Row> Table<R> {
                 chunk.later_bases.push(((index & (CHUNK - 1)) as u16, t));
                 chunk.rows.push(packed);
                 self.tail_base = t;
+                self.tail_first = index;
                 return;
             }
         }
@@ -344,7 +351,11 @@ impl<R: Row> Table<R> {
     {
         if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
             if !chunk.has_wide {
-                let base = chunk.base(index & (CHUNK - 1));
+                let base = if index >= self.tail_first {
+                    self.tail_base
+                } else {
+                    chunk.base(index & (CHUNK - 1))
+                };
                 if let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) {
                     if R::end_packed_at(slot, base, t) {
                         return;
