@@ -40,12 +40,35 @@ pub trait Interval: Row {
 }
 
 /// The dictionary of a table: 16-bit codes for the ids its rows hold.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Codes {
     values: Vec<u64>,
     /// Code + 1 of each small key (0: no code yet), so lookups are an index.
     dense: Vec<u16>,
     sparse: IdMap<u64, u16>,
+    /// Large keys found lately and their codes, by a hash of the key
+    /// (`Codes::NONE`: empty), so that the usual few large ids (addresses,
+    /// in imported traces) are found without the map.
+    recent: [(u64, u16); RECENT_SLOTS],
+}
+
+impl Default for Codes {
+    fn default() -> Self {
+        Codes {
+            values: Vec::new(),
+            dense: Vec::new(),
+            sparse: IdMap::default(),
+            recent: [(0, Codes::NONE); RECENT_SLOTS],
+        }
+    }
+}
+
+const RECENT_SLOTS: usize = 32;
+
+/// The slot of `key` in `Codes::recent`.
+#[inline]
+fn recent_slot(key: u64) -> usize {
+    (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) as usize
 }
 
 /// Keys below this are looked up by index.
@@ -77,11 +100,20 @@ impl Codes {
             }
             self.dense[i] = code + 1;
             Some(code)
-        } else if let Some(&code) = self.sparse.get(&key) {
-            Some(code)
         } else {
-            let code = self.assign(key)?;
-            self.sparse.insert(key, code);
+            let slot = &mut self.recent[recent_slot(key)];
+            if slot.0 == key && slot.1 != Codes::NONE {
+                return Some(slot.1);
+            }
+            let code = match self.sparse.get(&key) {
+                Some(&code) => code,
+                None => {
+                    let code = self.assign(key)?;
+                    self.sparse.insert(key, code);
+                    code
+                }
+            };
+            self.recent[recent_slot(key)] = (key, code);
             Some(code)
         }
     }
@@ -181,6 +213,9 @@ pub struct Table<R: Row> {
     len: usize,
     /// The base new rows are packed against: the last chunk's latest.
     tail_base: u64,
+    /// The index of the first row packed against `tail_base`: rows from
+    /// there on are ended without looking up their chunk's base.
+    tail_first: usize,
 }
 
 impl<R: Row> Default for Table<R> {
@@ -191,6 +226,7 @@ impl<R: Row> Default for Table<R> {
             wide: IdMap::default(),
             len: 0,
             tail_base: 0,
+            tail_first: 0,
         }
     }
 }
@@ -203,6 +239,7 @@ impl<R: Row> Clone for Table<R> {
             wide: self.wide.clone(),
             len: self.len,
             tail_base: self.tail_base,
+            tail_first: self.tail_first,
         }
     }
 }
@@ -255,6 +292,7 @@ impl<R: Row> Table<R> {
             has_wide: false,
         });
         self.tail_base = base;
+        self.tail_first = self.len;
     }
 
     /// Pushes a row that does not fit the chunk's current base: packed
@@ -270,6 +308,7 @@ impl<R: Row> Table<R> {
                 chunk.later_bases.push(((index & (CHUNK - 1)) as u16, t));
                 chunk.rows.push(packed);
                 self.tail_base = t;
+                self.tail_first = index;
                 return;
             }
         }
@@ -344,7 +383,11 @@ impl<R: Row> Table<R> {
     {
         if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
             if !chunk.has_wide {
-                let base = chunk.base(index & (CHUNK - 1));
+                let base = if index >= self.tail_first {
+                    self.tail_base
+                } else {
+                    chunk.base(index & (CHUNK - 1))
+                };
                 if let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) {
                     if R::end_packed_at(slot, base, t) {
                         return;
@@ -498,6 +541,23 @@ impl<R: Row + Eq> Eq for Table<R> {}
 mod tests {
     use super::*;
     use crate::model::SchedSlice;
+
+    #[test]
+    fn large_keys_keep_their_codes_when_they_share_a_recent_slot() {
+        let mut codes = Codes::default();
+        // Addresses 8 bytes apart, more of them than there are slots, so
+        // that slots are shared and replaced.
+        let keys: Vec<u64> = (0..200u64).map(|i| 0x2000_0000 + 8 * i).collect();
+        let first: Vec<u16> = keys.iter().map(|&k| codes.code(k).unwrap()).collect();
+        for round in 0..3 {
+            for (i, &key) in keys.iter().enumerate().rev().skip(round) {
+                assert_eq!(codes.code(key), Some(first[i]));
+                assert_eq!(codes.key(first[i]), key);
+            }
+        }
+        assert_eq!(codes.code(u64::MAX), Some(200));
+        assert_eq!(codes.code(u64::MAX), Some(200));
+    }
 
     #[test]
     fn time_gaps_inside_a_chunk_start_a_new_base_instead_of_whole_rows() {
