@@ -364,7 +364,24 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
     }
 
     fn event(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
-        self.write(Some(ts), Some(event), None)
+        if !self.started || !self.names.new.is_empty() {
+            return self.write(Some(ts), Some(event), None);
+        }
+        // Almost every packet: an event whose names were sent before, so its
+        // fields are those of `write` without interned data or descriptor.
+        let mut max_len = PACKET_MAX;
+        for arg in event.args {
+            max_len += arg.max_len();
+        }
+        self.out.packet(max_len, |e| {
+            e.uint(field::PACKET_TIMESTAMP, ts);
+            e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
+            encode_event(e, &event);
+            e.uint(
+                field::PACKET_SEQUENCE_FLAGS,
+                SEQ_NEEDS_INCREMENTAL_STATE.into(),
+            );
+        })
     }
 
     fn slice(

@@ -46,28 +46,40 @@ pub fn is_wait(state: TaskStateKind) -> bool {
     matches!(state, TaskStateKind::Blocked | TaskStateKind::Suspended)
 }
 
+/// By task index: whether `task_ids` holds the task (a generic iterator,
+/// so that reading the rows it comes from is inlined into the loop).
+fn tasks_having(
+    model: &Model,
+    threads: &Threads<'_>,
+    task_ids: impl Iterator<Item = u32>,
+) -> Vec<bool> {
+    let mut has = vec![false; model.tasks.len()];
+    for task_id in task_ids {
+        if let Some(slot) = threads.task_index(task_id).and_then(|i| has.get_mut(i)) {
+            *slot = true;
+        }
+    }
+    has
+}
+
 impl Tracks {
     /// Assigns uuids and describes every track, parents before children.
     pub fn new(model: &Model, threads: &Threads<'_>) -> (Tracks, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
-        let n_tasks = model.tasks.len();
-        let task_has = |rows: &mut dyn Iterator<Item = u32>| {
-            let mut has = vec![false; n_tasks];
-            for task_id in rows {
-                if let Some(i) = threads.task_index(task_id) {
-                    has[i] = true;
-                }
-            }
-            has
-        };
-        let has_wait = task_has(
-            &mut model
+        let has_wait = tasks_having(
+            model,
+            threads,
+            model
                 .task_states
                 .iter()
                 .filter(|s| is_wait(s.state))
                 .map(|s| s.task_id),
         );
-        let has_priority = task_has(&mut model.task_priorities.iter().map(|p| p.task_id));
+        let has_priority = tasks_having(
+            model,
+            threads,
+            model.task_priorities.iter().map(|p| p.task_id),
+        );
 
         let firmware = firmware_name(model);
         d.add(TrackDescriptor {
@@ -80,6 +92,7 @@ impl Tracks {
             ..Default::default()
         });
 
+        let n_tasks = model.tasks.len();
         let mut thread = vec![None; n_tasks];
         let mut wait = vec![None; n_tasks];
         let mut priority = vec![None; n_tasks];

@@ -433,6 +433,9 @@ impl<R: Row> Table<R> {
     pub fn iter(&self) -> Iter<'_, R> {
         Iter {
             table: self,
+            run: &[],
+            run_base: 0,
+            run_has_wide: false,
             front: 0,
             back: self.len,
         }
@@ -455,11 +458,62 @@ impl<R: Row> Table<R> {
 }
 
 /// The rows of a table in order, by value.
-#[derive(Clone)]
+///
+/// Reading from the front walks a run of rows at a time: the packed rows
+/// still to read of a chunk, up to where a later base starts, are held as a
+/// slice with their base, so a row costs its unpacking (and, in a chunk with
+/// wide rows, a look-up). Reads from the back go through [`Table::get`].
 pub struct Iter<'a, R: Row> {
     table: &'a Table<R>,
+    /// The packed rows `front..front + run.len()`, all of them packed
+    /// against `run_base`; never reaches `back`.
+    run: &'a [R::Packed],
+    run_base: u64,
+    /// The run's chunk has rows kept whole.
+    run_has_wide: bool,
     front: usize,
     back: usize,
+}
+
+impl<R: Row> Clone for Iter<'_, R> {
+    fn clone(&self) -> Self {
+        Iter { ..*self }
+    }
+}
+
+impl<R: Row> Iter<'_, R> {
+    /// Starts a run at `front` once the last one is used up.
+    #[inline(never)]
+    fn start_run(&mut self) -> Option<()> {
+        if self.front >= self.back {
+            return None;
+        }
+        let chunk = self.table.chunks.get(self.front >> CHUNK_BITS)?;
+        let first = self.front & (CHUNK - 1);
+        let later = chunk
+            .later_bases
+            .partition_point(|&(start, _)| usize::from(start) <= first);
+        let end = match chunk.later_bases.get(later) {
+            Some(&(next_base_start, _)) => usize::from(next_base_start),
+            None => chunk.rows.len(),
+        };
+        let end = end.min(first + (self.back - self.front));
+        self.run = chunk.rows.get(first..end).filter(|run| !run.is_empty())?;
+        self.run_base = chunk.base(first);
+        self.run_has_wide = chunk.has_wide;
+        Some(())
+    }
+
+    /// The row at `index`, read from a run of its chunk.
+    #[inline]
+    fn unpack(&self, index: usize, packed: R::Packed) -> R {
+        if self.run_has_wide {
+            if let Some(row) = self.table.wide.get(&index) {
+                return *row;
+            }
+        }
+        R::unpack(packed, self.run_base, &self.table.codes)
+    }
 }
 
 impl<R: Row> Iterator for Iter<'_, R> {
@@ -467,12 +521,23 @@ impl<R: Row> Iterator for Iter<'_, R> {
 
     #[inline]
     fn next(&mut self) -> Option<R> {
-        if self.front >= self.back {
-            return None;
+        if self.run.is_empty() {
+            self.start_run()?;
         }
-        let row = self.table.get(self.front);
+        let (&packed, run) = self.run.split_first()?;
+        self.run = run;
+        let index = self.front;
         self.front += 1;
-        row
+        Some(self.unpack(index, packed))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<R> {
+        match self.run.get(n..) {
+            Some(rest) => self.run = rest,
+            None => self.run = &[],
+        }
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -487,6 +552,7 @@ impl<R: Row> DoubleEndedIterator for Iter<'_, R> {
             return None;
         }
         self.back -= 1;
+        self.run = &self.run[..self.run.len().min(self.back - self.front)];
         self.table.get(self.back)
     }
 }
@@ -585,5 +651,52 @@ mod tests {
             12_345 * 3_000_000_000 + 500
         );
         assert_eq!(table.get(5_000).unwrap().start_ns, 7);
+    }
+
+    #[test]
+    fn iterating_from_either_end_and_skipping_yields_the_rows_of_get() {
+        // Chunks with one base, with later bases, and with wide rows (a
+        // duration over 4.29 s).
+        let start = |i: u64| {
+            if i < 9_000 {
+                i * 1_000
+            } else {
+                i * 3_000_000_000
+            }
+        };
+        let slice = |i: u64| SchedSlice {
+            start_ns: start(i),
+            end_ns: start(i) + if i % 1_000 == 7 { 5_000_000_000 } else { 100 },
+            task_id: (i % 5) as u32,
+            core_id: 0,
+            truncated: false,
+        };
+        let rows: Vec<SchedSlice> = (0..30_000).map(slice).collect();
+        let table: Table<SchedSlice> = rows.iter().copied().collect();
+        assert!(!table.wide.is_empty());
+        assert!(table.iter().eq(rows.iter().copied()));
+        assert!(table.iter().rev().eq(rows.iter().rev().copied()));
+        for (skip, step) in [(0, 3), (5, 8_191), (8_000, 700), (1, 9_000)] {
+            assert!(
+                table.iter().skip(skip).step_by(step).eq(rows
+                    .iter()
+                    .skip(skip)
+                    .step_by(step)
+                    .copied()),
+                "skip {skip} step {step}"
+            );
+        }
+        let mut both = table.iter();
+        let mut expected = rows.iter().copied();
+        for i in 0..rows.len() {
+            if i % 3 == 0 {
+                assert_eq!(both.next_back(), expected.next_back());
+            } else {
+                assert_eq!(both.next(), expected.next());
+            }
+            assert_eq!(both.len(), expected.len());
+        }
+        assert_eq!(both.next(), None);
+        assert_eq!(table.iter().nth(rows.len()), None);
     }
 }
