@@ -5,7 +5,7 @@
 use std::collections::BTreeMap;
 
 use tband_decode::input::{Bytes, Input};
-use tband_decode::model::{Model, TaskKind, TaskStateKind};
+use tband_decode::model::{Model, StateReason, TaskKind, TaskState, TaskStateKind};
 use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine, QueryResult, Value};
 use tband_query::run::{self, Param};
@@ -641,6 +641,55 @@ fn idle_tasks_are_listed_as_idle_not_load() {
                 .find(|r| r[id] == Value::Int(idle.task_id.into()))
                 .unwrap();
         assert_eq!(row[kind], Value::Text("idle".into()));
+    }
+}
+
+/// A ready state counts in `ready_latency` only when the task's next state
+/// is the running one, also when several of its states start at the same
+/// time: a zero-length state between the two means the ready state did not
+/// end with the task running.
+#[test]
+fn ready_latency_counts_a_ready_state_only_when_running_comes_next() {
+    let (_, mut trace) = conformance_traces().into_iter().next().unwrap();
+    let state = |task_id, state, start_ns, end_ns| TaskState {
+        start_ns,
+        end_ns,
+        task_id,
+        state,
+        reason: StateReason::None,
+        queue_id: None,
+        core_id: None,
+        woken_by_isr: None,
+        truncated: false,
+    };
+    use TaskStateKind::{Blocked, Ready, Running};
+    trace.model.task_states = vec![
+        // Task 1: ready, running at once (latency 10).
+        state(1, Ready, 0, 10),
+        // Task 2: ready, then blocked for 0 ns, then running: no latency.
+        state(2, Ready, 0, 10),
+        state(2, Blocked, 10, 10),
+        state(1, Running, 10, 20),
+        state(2, Running, 10, 30),
+        // Task 3: ready, running for 0 ns, running again: only the first counts.
+        state(3, Ready, 5, 30),
+        state(3, Running, 30, 30),
+        state(3, Running, 30, 40),
+    ]
+    .into();
+    let query = reports::Query {
+        name: "-e".into(),
+        text: "SELECT task_id, latency_ns FROM ready_latency ORDER BY task_id, latency_ns".into(),
+    };
+    for engine in engines() {
+        let mut db = Loaded::new(engine, &trace);
+        let rows = run::run(db.0.as_mut(), std::slice::from_ref(&query), &[]).unwrap();
+        let t = Table(rows.into_iter().next().unwrap());
+        assert_eq!(
+            t.ints(&["task_id", "latency_ns"]),
+            [[Some(1), Some(10)], [Some(3), Some(25)]],
+            "{engine:?}"
+        );
     }
 }
 
