@@ -81,20 +81,28 @@ fn run_one(
             .params
             .iter()
             .map(|name| {
-                if let Some(p) = params.iter().rev().find(|p| p.name == *name) {
-                    return Ok(p.value.clone());
-                }
-                declared
+                let default = declared
                     .iter()
                     .find(|d| d.name == *name)
-                    .and_then(|d| d.default.as_deref())
-                    .map(parse_value)
-                    .ok_or_else(|| {
-                        Error::Input(format!(
-                            "{} needs a value for `{name}`: add --param {name}=VALUE",
-                            query.name
-                        ))
-                    })
+                    .and_then(|d| d.default.as_deref());
+                if let Some(p) = params.iter().rev().find(|p| p.name == *name) {
+                    return match (&p.value, default.map(parse_value)) {
+                        (Value::Text(given), Some(Value::Int(_) | Value::Real(_))) => {
+                            Err(Error::Input(format!(
+                                "{} takes a number for `{name}` (default {}), not `{given}`",
+                                query.name,
+                                default.unwrap_or_default()
+                            )))
+                        }
+                        _ => Ok(p.value.clone()),
+                    };
+                }
+                default.map(parse_value).ok_or_else(|| {
+                    Error::Input(format!(
+                        "{} needs a value for `{name}`: add --param {name}=VALUE",
+                        query.name
+                    ))
+                })
             })
             .collect::<Result<Vec<_>, _>>()?;
         let result = db

@@ -212,6 +212,21 @@ fn parameters_are_bound_by_name_and_checked() {
     let (code, err) = fails(&[&trace, "cpu_load", "--param", "novalue"]);
     assert_eq!(code, 2);
     assert!(err.contains("is not NAME=VALUE"), "{err}");
+
+    // A budget given as text would compare as 0 in SQLite and pass as a
+    // wrong budget; a number is what the report's default says it takes.
+    let (code, err) = fails(
+        &sqlite(&[&trace, "ci/task_budget", "--param", "max_load_pct=9O"])
+            .iter()
+            .map(String::as_str)
+            .collect::<Vec<_>>(),
+    );
+    assert_eq!(code, 1);
+    assert!(
+        err.starts_with("tband-query: ci/task_budget")
+            && err.ends_with(" takes a number for `max_load_pct` (default 90), not `9O`\n"),
+        "{err}"
+    );
 }
 
 #[test]
