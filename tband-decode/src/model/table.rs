@@ -280,6 +280,12 @@ impl<R: Row> Table<R> {
         self.len == 0
     }
 
+    /// How many rows are kept whole.
+    #[cfg(test)]
+    pub(crate) fn wide_rows(&self) -> usize {
+        self.wide.len()
+    }
+
     /// Appends a row and returns its index.
     #[inline(always)]
     pub fn push(&mut self, row: R) -> usize {
