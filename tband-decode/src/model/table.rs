@@ -159,6 +159,34 @@ pub(crate) fn offset(t: u64, base: u64) -> Option<u32> {
     u32::try_from(t.checked_sub(base)?).ok()
 }
 
+/// Maps in the pages of a new chunk's rows with one call, instead of one
+/// page fault per 4 KiB as the rows are written (the faults took about a
+/// sixth of the model build's time on the benchmark machine).
+#[cfg(target_os = "linux")]
+fn map_in<P>(rows: &mut Vec<P>) {
+    const PAGE: usize = 4096;
+    let spare = rows.spare_capacity_mut();
+    let start = spare.as_mut_ptr() as usize;
+    let end = start + std::mem::size_of_val(spare);
+    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
+    if last > first {
+        // SAFETY: the range is whole pages inside the vector's unused
+        // capacity, which it owns. Populating them only maps them in (as
+        // zero pages, or as they are if already mapped); no byte changes.
+        // On a system with larger pages the call fails and nothing happens.
+        unsafe {
+            libc::madvise(
+                first as *mut libc::c_void,
+                last - first,
+                libc::MADV_POPULATE_WRITE,
+            );
+        }
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn map_in<P>(_: &mut Vec<P>) {}
+
 struct Chunk<P> {
     /// The time the packed offsets of its first rows are relative to.
     base: u64,
@@ -312,7 +340,9 @@ impl<R: Row> Table<R> {
         let rows = if self.len == 0 {
             Vec::new()
         } else {
-            Vec::with_capacity(CHUNK)
+            let mut rows = Vec::with_capacity(CHUNK);
+            map_in(&mut rows);
+            rows
         };
         self.chunks.push(Chunk {
             base,
