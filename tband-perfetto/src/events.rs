@@ -18,7 +18,7 @@ use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
 use crate::tracks::{is_wait, Tracks};
-use crate::wire::{Encoder, FIELD_MAX};
+use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
@@ -363,25 +363,29 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         Ok(())
     }
 
+    #[inline(always)]
     fn event(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
         if !self.started || !self.names.new.is_empty() {
             return self.write(Some(ts), Some(event), None);
         }
         // Almost every packet: an event whose names were sent before, so its
-        // fields are those of `write` without interned data or descriptor.
+        // fields are those of `write` without interned data or descriptor,
+        // and almost always short.
+        let mut short_len = SHORT_EVENT_MAX;
+        for arg in event.args {
+            short_len += arg.short_max_len();
+        }
+        if short_len <= SHORT_MAX {
+            return self
+                .out
+                .short_packet(|e| encode_event_packet(e, ts, &event));
+        }
         let mut max_len = PACKET_MAX;
         for arg in event.args {
             max_len += arg.max_len();
         }
-        self.out.packet(max_len, |e| {
-            e.uint(field::PACKET_TIMESTAMP, ts);
-            e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
-            encode_event(e, &event);
-            e.uint(
-                field::PACKET_SEQUENCE_FLAGS,
-                SEQ_NEEDS_INCREMENTAL_STATE.into(),
-            );
-        })
+        self.out
+            .packet(max_len, |e| encode_event_packet(e, ts, &event))
     }
 
     fn slice(
@@ -445,17 +449,46 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
 /// interned names and descriptor: its fields and those of the event.
 const PACKET_MAX: usize = 10 * FIELD_MAX;
 
+/// Bytes a track-event packet without arguments, interned names or
+/// descriptor takes at most: its timestamp, sequence id, the event's key and
+/// length, type, name, track and counter value, and the sequence flags.
+const SHORT_EVENT_MAX: usize =
+    (1 + VARINT_MAX) + 2 + 2 + 2 + (1 + VARINT_MAX) + (1 + VARINT_MAX) + (2 + VARINT_MAX) + 2;
+
 impl Arg<'_> {
-    fn max_len(&self) -> usize {
-        let text = match self {
+    fn text_len(&self) -> usize {
+        match self {
             Arg::Str(_, s) => s.len(),
             _ => 0,
-        };
-        3 * FIELD_MAX + text
+        }
+    }
+
+    /// Bytes the argument takes in an [`Encoder`]'s reckoning.
+    fn max_len(&self) -> usize {
+        3 * FIELD_MAX + self.text_len()
+    }
+
+    /// Bytes the argument takes at most: the annotation's key and length,
+    /// its name and its value.
+    fn short_max_len(&self) -> usize {
+        2 + (1 + VARINT_MAX) + (1 + VARINT_MAX) + self.text_len()
     }
 }
 
-fn encode_event(e: &mut Encoder<'_>, event: &Event<'_>) {
+/// A track-event packet of the sequence whose names were all sent before.
+#[inline(always)]
+fn encode_event_packet(e: &mut impl Fields, ts: u64, event: &Event<'_>) {
+    e.uint(field::PACKET_TIMESTAMP, ts);
+    e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
+    encode_event(e, event);
+    e.uint(
+        field::PACKET_SEQUENCE_FLAGS,
+        SEQ_NEEDS_INCREMENTAL_STATE.into(),
+    );
+}
+
+#[inline(always)]
+fn encode_event(e: &mut impl Fields, event: &Event<'_>) {
     let fields = e.begin(field::PACKET_TRACK_EVENT);
     for arg in event.args {
         let annotation = e.begin(field::EVENT_DEBUG_ANNOTATIONS);

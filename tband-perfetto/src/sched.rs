@@ -10,7 +10,7 @@ use tband_decode::model::{
 };
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
-use crate::wire::{self, Buffer, Encoder, Nested, FIELD_MAX};
+use crate::wire::{self, Buffer, Encoder, Fields, Nested, FIELD_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 
 /// How context switches and wake-ups are written.

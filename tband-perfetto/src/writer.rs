@@ -16,7 +16,7 @@ use flate2::Compression;
 use prost::Message;
 
 use crate::protos::TracePacket;
-use crate::wire::{Buffer, Encoder, FIELD_MAX};
+use crate::wire::{Buffer, Encoder, Fields, Short, FIELD_MAX};
 
 /// `Trace.packet`.
 const TRACE_PACKET: u32 = 1;
@@ -130,6 +130,20 @@ impl<S: ChunkSink> PacketWriter<S> {
             encode(e);
             e.end(packet);
         });
+        self.packets += 1;
+        self.bytes += (self.buf.len() - start) as u64;
+        if self.buf.len() >= CHUNK_BYTES {
+            self.sink.write_chunk(&mut self.buf)?;
+        }
+        Ok(())
+    }
+
+    /// Writes a packet whose fields `encode` writes (in field-number order),
+    /// which take at most [`crate::wire::SHORT_MAX`] bytes.
+    #[inline]
+    pub fn short_packet(&mut self, encode: impl FnOnce(&mut Short<'_>)) -> io::Result<()> {
+        let start = self.buf.len();
+        self.buf.encode_short(TRACE_PACKET, encode);
         self.packets += 1;
         self.bytes += (self.buf.len() - start) as u64;
         if self.buf.len() >= CHUNK_BYTES {

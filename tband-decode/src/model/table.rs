@@ -505,7 +505,7 @@ impl<R: Row> Iter<'_, R> {
     }
 
     /// The row at `index`, read from a run of its chunk.
-    #[inline]
+    #[inline(always)]
     fn unpack(&self, index: usize, packed: R::Packed) -> R {
         if self.run_has_wide {
             if let Some(row) = self.table.wide.get(&index) {
@@ -519,7 +519,7 @@ impl<R: Row> Iter<'_, R> {
 impl<R: Row> Iterator for Iter<'_, R> {
     type Item = R;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<R> {
         if self.run.is_empty() {
             self.start_run()?;
