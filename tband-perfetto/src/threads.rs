@@ -1,8 +1,6 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use std::iter::Peekable;
-
 use tband_decode::model::{Iter, Model, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
@@ -127,31 +125,53 @@ impl<'m> Threads<'m> {
 /// The RTOS priority of each task as time advances (walks
 /// `model.task_priorities` with a cursor; times must not go backwards).
 pub struct PriorityCursor<'m> {
-    /// Changes not applied yet (each row is unpacked once).
-    changes: Peekable<Iter<'m, TaskPriority>>,
+    changes: Iter<'m, TaskPriority>,
+    /// The next change not applied yet (each row is unpacked once).
+    next: Option<TaskPriority>,
+    /// Its time (`u64::MAX` when there is none), so that asking between
+    /// changes costs one comparison.
+    next_ts: u64,
     /// By task index.
     current: Vec<Option<u32>>,
 }
 
 impl<'m> PriorityCursor<'m> {
     pub fn new(model: &'m Model) -> Self {
-        PriorityCursor {
-            changes: model.task_priorities.iter().peekable(),
+        let mut cursor = PriorityCursor {
+            changes: model.task_priorities.iter(),
+            next: None,
+            next_ts: u64::MAX,
             current: vec![None; model.tasks.len()],
-        }
+        };
+        cursor.read_next();
+        cursor
+    }
+
+    fn read_next(&mut self) {
+        self.next = self.changes.next();
+        self.next_ts = self.next.map_or(u64::MAX, |p| p.ts_ns);
     }
 
     /// The priority of `task_index` at `t` (changes at `t` included).
+    #[inline]
     pub fn at(&mut self, threads: &Threads<'_>, t: u64, task_index: Option<usize>) -> Option<u32> {
-        while let Some(p) = self.changes.next_if(|p| p.ts_ns <= t) {
+        if t >= self.next_ts {
+            self.apply_until(threads, t);
+        }
+        task_index.and_then(|i| self.current.get(i).copied().flatten())
+    }
+
+    /// Applies the changes up to `t`.
+    fn apply_until(&mut self, threads: &Threads<'_>, t: u64) {
+        while let Some(p) = self.next.filter(|p| p.ts_ns <= t) {
             if let Some(slot) = threads
                 .task_index(p.task_id)
                 .and_then(|i| self.current.get_mut(i))
             {
                 *slot = Some(p.priority);
             }
+            self.read_next();
         }
-        task_index.and_then(|i| self.current.get(i).copied().flatten())
     }
 }
 
