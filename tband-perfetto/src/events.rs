@@ -123,7 +123,9 @@ pub fn write_track_events<S: ChunkSink>(
 
     let mut marker_names = MarkerNames::new(model);
     for s in &model.marker_spans {
-        let Some((track, marker)) = tracks.marker(s.marker_id, s.task_id, MarkerKind::Event) else {
+        let Some((track, marker)) =
+            tracks.marker(threads, s.marker_id, s.task_id, MarkerKind::Event)
+        else {
             continue;
         };
         let name = marker_names.iid(&mut seq.names, s.msg, marker);
@@ -141,14 +143,17 @@ pub fn write_track_events<S: ChunkSink>(
         counts.slices += 1;
     }
     for i in &model.marker_instants {
-        if let Some((track, marker)) = tracks.marker(i.marker_id, i.task_id, MarkerKind::Event) {
+        if let Some((track, marker)) =
+            tracks.marker(threads, i.marker_id, i.task_id, MarkerKind::Event)
+        {
             let name = marker_names.iid(&mut seq.names, i.msg, marker);
             seq.instant(track, i.ts_ns, name, &[])?;
             counts.instants += 1;
         }
     }
     for v in &model.marker_values {
-        if let Some((track, _)) = tracks.marker(v.marker_id, v.task_id, MarkerKind::Value) {
+        if let Some((track, _)) = tracks.marker(threads, v.marker_id, v.task_id, MarkerKind::Value)
+        {
             seq.counter(track, v.ts_ns, v.value)?;
             counts.counter_values += 1;
         }

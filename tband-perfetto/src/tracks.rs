@@ -18,12 +18,13 @@ pub struct Tracks {
     pub priority: Vec<Option<u64>>,
     /// By index in `model.markers`.
     marker: Vec<u64>,
-    /// Marker keys and their index in `model.markers`, sorted by key.
+    /// Index + 1 in `model.markers` (0: none) of the markers with ids below
+    /// `MAX_TABLE_MARKER_ID` that are global or belong to a known task: by
+    /// owner (0: global, else task index + 1), then `id * 2 + kind`.
+    marker_by_owner: Vec<Vec<u32>>,
+    /// The other markers' keys and their index in `model.markers`, sorted
+    /// by key.
     marker_index: Vec<(MarkerKey, usize)>,
-    /// Where each marker id's entries start in `marker_index` (and, at
-    /// id + 1, end), when ids are small enough for a table; else they are
-    /// found by binary search.
-    marker_id_start: Option<Vec<u32>>,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
@@ -32,13 +33,31 @@ pub struct Tracks {
 }
 
 /// Marker ids below this are looked up in a table.
-const MAX_TABLE_MARKER_ID: u32 = 1 << 16;
+const MAX_TABLE_MARKER_ID: u32 = 1 << 12;
 
 /// What identifies a marker: id, owning task (none = global), kind.
 type MarkerKey = (u32, Option<u32>, u8);
 
 fn marker_key(marker_id: u32, task_id: Option<u32>, kind: MarkerKind) -> MarkerKey {
     (marker_id, task_id, kind as u8)
+}
+
+/// Where a marker is in `Tracks::marker_by_owner`, if it is there.
+#[inline]
+fn marker_slot(
+    threads: &Threads<'_>,
+    marker_id: u32,
+    task_id: Option<u32>,
+    kind: MarkerKind,
+) -> Option<(usize, usize)> {
+    if marker_id >= MAX_TABLE_MARKER_ID {
+        return None;
+    }
+    let owner = match task_id {
+        None => 0,
+        Some(t) => threads.task_index(t)? + 1,
+    };
+    Some((owner, marker_id as usize * 2 + kind as usize))
 }
 
 /// Whether a task-state row is shown on the task's wait-reason track.
@@ -178,10 +197,25 @@ impl Tracks {
         }
 
         let mut marker = Vec::with_capacity(model.markers.len());
-        let mut marker_index = Vec::with_capacity(model.markers.len());
+        let mut marker_by_owner: Vec<Vec<u32>> = Vec::new();
+        let mut marker_index = Vec::new();
         let mut markers_group = None;
         for (i, m) in model.markers.iter().enumerate() {
-            marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i));
+            match marker_slot(threads, m.marker_id, m.task_id, m.kind) {
+                Some((owner, slot)) => {
+                    if owner >= marker_by_owner.len() {
+                        marker_by_owner.resize_with(owner + 1, Vec::new);
+                    }
+                    let slots = &mut marker_by_owner[owner];
+                    if slot >= slots.len() {
+                        slots.resize(slot + 1, 0);
+                    }
+                    if slots[slot] == 0 {
+                        slots[slot] = u32::try_from(i + 1).unwrap_or(0);
+                    }
+                }
+                None => marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i)),
+            }
             let owner = m.task_id.and_then(|t| threads.task_index(t));
             let parent = match owner.and_then(|o| thread[o]) {
                 Some(t) => t,
@@ -211,20 +245,12 @@ impl Tracks {
         });
 
         marker_index.sort_unstable();
-        let marker_id_start = marker_index
-            .last()
-            .filter(|((id, _, _), _)| *id < MAX_TABLE_MARKER_ID)
-            .map(|((max_id, _, _), _)| {
-                (0..=max_id + 1)
-                    .map(|id| marker_index.partition_point(|((m, _, _), _)| *m < id) as u32)
-                    .collect()
-            });
         let tracks = Tracks {
             wait,
             priority,
             marker,
+            marker_by_owner,
             marker_index,
-            marker_id_start,
             queue_level,
             mutex,
             health,
@@ -233,28 +259,28 @@ impl Tracks {
     }
 
     /// The track of a marker, and the marker's index in `model.markers`.
+    #[inline]
     pub fn marker(
         &self,
+        threads: &Threads<'_>,
         marker_id: u32,
         task_id: Option<u32>,
         kind: MarkerKind,
     ) -> Option<(u64, usize)> {
-        let key = marker_key(marker_id, task_id, kind);
-        let pos = match &self.marker_id_start {
-            Some(start) => {
-                let first = *start.get(marker_id as usize)? as usize;
-                let end = *start.get(marker_id as usize + 1)? as usize;
-                first
-                    + self.marker_index[first..end]
-                        .iter()
-                        .position(|&(k, _)| k == key)?
+        let i = match marker_slot(threads, marker_id, task_id, kind) {
+            Some((owner, slot)) => {
+                let stored = *self.marker_by_owner.get(owner)?.get(slot)?;
+                (stored as usize).checked_sub(1)?
             }
-            None => self
-                .marker_index
-                .binary_search_by_key(&key, |&(k, _)| k)
-                .ok()?,
+            None => {
+                let key = marker_key(marker_id, task_id, kind);
+                let pos = self
+                    .marker_index
+                    .binary_search_by_key(&key, |&(k, _)| k)
+                    .ok()?;
+                self.marker_index[pos].1
+            }
         };
-        let i = self.marker_index[pos].1;
         Some((*self.marker.get(i)?, i))
     }
 }
@@ -335,6 +361,8 @@ mod tests {
             (1, Some(4), MarkerKind::Event),
             (2, None, MarkerKind::Value),
             (7, Some(4), MarkerKind::Event),
+            // Of a task the trace does not know.
+            (3, Some(9), MarkerKind::Event),
         ];
         let extra = extra_marker_id.map(|id| (id, None, MarkerKind::Event));
         Model {
@@ -354,23 +382,29 @@ mod tests {
     }
 
     #[test]
-    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids() {
+    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids_and_unknown_tasks() {
         for extra in [None, Some(1 << 20)] {
             let m = model(extra);
             let threads = Threads::new(&m);
             let (tracks, _) = Tracks::new(&m, &threads);
             for (i, marker) in m.markers.iter().enumerate() {
-                let found = tracks.marker(marker.marker_id, marker.task_id, marker.kind);
+                let found = tracks.marker(&threads, marker.marker_id, marker.task_id, marker.kind);
                 assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");
             }
             for (id, task, kind) in [
                 (1, Some(5), MarkerKind::Event),
                 (2, None, MarkerKind::Event),
                 (3, None, MarkerKind::Event),
+                (3, Some(4), MarkerKind::Event),
+                (3, Some(9), MarkerKind::Value),
                 (100, None, MarkerKind::Event),
                 (u32::MAX, None, MarkerKind::Event),
             ] {
-                assert_eq!(tracks.marker(id, task, kind), None, "{id} {extra:?}");
+                assert_eq!(
+                    tracks.marker(&threads, id, task, kind),
+                    None,
+                    "{id} {extra:?}"
+                );
             }
         }
     }
