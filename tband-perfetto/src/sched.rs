@@ -131,28 +131,37 @@ pub fn write_sched<S: ChunkSink>(
     let mut prios = PriorityCursor::new(model);
     let mut slices = model.sched_slices.iter().peekable();
     let mut isrs = model.isr_slices.iter().peekable();
+    // The next step other than a state change. A state change alters none
+    // of them, so this is kept across the state changes that come first.
+    let mut next_other = None;
     loop {
-        let mut next = NextStep::NONE;
-        for (i, cpu) in cpus.iter().enumerate() {
-            if let Some(&(end, _)) = cpu.isr_open.last() {
-                next = next.min(NextStep::new(end, Step::IsrExit, i));
+        let mut next = *next_other.get_or_insert_with(|| {
+            let mut next = NextStep::NONE;
+            for (i, cpu) in cpus.iter().enumerate() {
+                if let Some(&(end, _)) = cpu.isr_open.last() {
+                    next = next.min(NextStep::new(end, Step::IsrExit, i));
+                }
+                if let Some(end) = cpu.running_until {
+                    next = next.min(NextStep::new(end, Step::SliceEnd, i));
+                }
             }
-            if let Some(end) = cpu.running_until {
-                next = next.min(NextStep::new(end, Step::SliceEnd, i));
+            if let Some(isr) = isrs.peek() {
+                next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
             }
-        }
+            if let Some(slice) = slices.peek() {
+                next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
+            }
+            next
+        });
         if let Some(t) = states.peek_start() {
             next = next.min(NextStep::new(t, Step::StateChange, 0));
-        }
-        if let Some(isr) = isrs.peek() {
-            next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
-        }
-        if let Some(slice) = slices.peek() {
-            next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
         }
         let Some((t, step, i)) = next.get() else {
             break;
         };
+        if step != Step::StateChange {
+            next_other = None;
+        }
         let touched = match step {
             Step::IsrExit => {
                 cpus[i].isr_exit();
