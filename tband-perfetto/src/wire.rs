@@ -29,10 +29,12 @@ pub const VARINT_MAX: usize = 10;
 /// of the messages nested in it, fit one byte.
 pub const SHORT_MAX: usize = 127;
 
-/// The window a [`Short`] message is written into: its key, length and
-/// fields, with room to spare so that positions can be masked rather than
-/// checked.
-const SHORT_WINDOW: usize = 256;
+/// The window a [`Short`] message is written into. A message (its key,
+/// length and fields) starts at the window's start and takes less than half
+/// of it, so a position can be masked to the first half rather than checked,
+/// and a run of up to half the window's size stored there needs no check.
+const SHORT_WINDOW: usize = 512;
+const SHORT_POSITIONS: usize = SHORT_WINDOW / 2;
 
 /// Growable bytes that [`Encoder`]s write into. The vector is kept zero
 /// filled to its full size; `len` says how much of it is encoded.
@@ -150,46 +152,59 @@ pub struct Short<'a> {
 }
 
 impl Short<'_> {
-    /// Stores a byte. The position is taken modulo the window's size, which
-    /// costs no check; a message within its bound never wraps.
+    /// Stores `N` bytes. The position is taken modulo the first half of the
+    /// window, which costs no check (a message within its bound never
+    /// wraps), and adjacent constant bytes become one store.
     #[inline(always)]
-    fn put(&mut self, b: u8) {
-        self.window[self.pos % SHORT_WINDOW] = b;
-        self.pos += 1;
+    fn put<const N: usize>(&mut self, bytes: [u8; N]) {
+        const { assert!(N <= SHORT_POSITIONS) };
+        let at = self.pos % SHORT_POSITIONS;
+        self.window[at..at + N].copy_from_slice(&bytes);
+        self.pos += N;
     }
 
     #[inline(always)]
     fn varint(&mut self, v: u64) {
-        write_varint(v, |b| self.put(b));
+        write_varint(v, |b| self.put([b]));
+    }
+
+    /// A key and a varint, in one store when both take a byte (as the key
+    /// of a field below 16 and most values do).
+    #[inline(always)]
+    fn key_and(&mut self, field: u32, wire_type: u32, v: u64) {
+        let key = key(field, wire_type);
+        if key < 0x80 && v < 0x80 {
+            self.put([key as u8, v as u8]);
+        } else {
+            self.varint(key);
+            self.varint(v);
+        }
     }
 }
 
 impl Fields for Short<'_> {
     #[inline(always)]
     fn uint(&mut self, field: u32, v: u64) {
-        self.varint(key(field, VARINT));
-        self.varint(v);
+        self.key_and(field, VARINT, v);
     }
 
     #[inline]
     fn bytes(&mut self, field: u32, v: &[u8]) {
-        self.varint(key(field, LEN));
-        self.varint(v.len() as u64);
+        self.key_and(field, LEN, v.len() as u64);
         for &b in v {
-            self.put(b);
+            self.put([b]);
         }
     }
 
     #[inline(always)]
     fn begin(&mut self, field: u32) -> Nested {
-        self.varint(key(field, LEN));
-        self.put(0);
+        self.key_and(field, LEN, 0);
         Nested(self.pos)
     }
 
     #[inline(always)]
     fn end(&mut self, nested: Nested) {
-        self.window[(nested.0 - 1) % SHORT_WINDOW] = (self.pos - nested.0) as u8;
+        self.window[(nested.0 - 1) % SHORT_POSITIONS] = (self.pos - nested.0) as u8;
     }
 }
 
