@@ -98,7 +98,8 @@ pub fn write_track_events<S: ChunkSink>(
             reason
         };
         let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
-        match s.queue_id.and_then(|q| model.queue(q)) {
+        let queue = s.queue_id.and_then(|q| tracks.queue_index(q));
+        match queue.and_then(|i| model.queues.get(i)) {
             Some(q) => seq.slice(
                 track,
                 s.start_ns,
@@ -160,10 +161,8 @@ pub fn write_track_events<S: ChunkSink>(
     }
 
     for op in &model.queue_ops {
-        let track = model
-            .queues
-            .binary_search_by_key(&op.queue_id, |q| q.queue_id)
-            .ok()
+        let track = tracks
+            .queue_index(op.queue_id)
             .and_then(|i| tracks.queue_level[i]);
         if let (Some(track), Some(len)) = (track, op.len_after) {
             seq.counter(track, op.ts_ns, len.into())?;
@@ -173,11 +172,7 @@ pub fn write_track_events<S: ChunkSink>(
 
     let mut holder_names = IidCache::new(model.tasks.len());
     for h in &model.mutex_holds {
-        let track = model
-            .queues
-            .binary_search_by_key(&h.queue_id, |q| q.queue_id)
-            .ok()
-            .and_then(|i| tracks.mutex[i]);
+        let track = tracks.queue_index(h.queue_id).and_then(|i| tracks.mutex[i]);
         if let Some(track) = track {
             let task = threads.task_index(h.task_id);
             let name = holder_names.iid(&mut seq.names, task, threads.comm_at(task));

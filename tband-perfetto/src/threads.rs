@@ -9,18 +9,52 @@ pub const PID: i32 = 1;
 /// Linux's idle ("swapper") thread id; every core's idle task maps to it.
 pub const IDLE_TID: i32 = 0;
 
-/// Task ids below this are looked up in a table.
+/// Ids below this are looked up in a table.
 const MAX_TABLE_ID: u32 = 1 << 16;
-const NO_TASK: u32 = u32::MAX;
+const NO_ROW: u32 = u32::MAX;
+
+/// Where the rows of a model list sorted by id (tasks, queues) are, by id.
+pub struct IdIndex {
+    /// Index by id, when ids are small enough for a table (`NO_ROW` for ids
+    /// without a row); else the sorted ids, searched.
+    table: Option<Vec<u32>>,
+    ids: Vec<u32>,
+}
+
+impl IdIndex {
+    /// Indexes `ids`, which are in increasing order.
+    pub fn new(ids: impl Iterator<Item = u32>) -> Self {
+        let ids: Vec<u32> = ids.collect();
+        let table = ids.last().filter(|&&max| max < MAX_TABLE_ID).map(|&max| {
+            let mut table = vec![NO_ROW; max as usize + 1];
+            for (i, &id) in ids.iter().enumerate() {
+                table[id as usize] = i as u32;
+            }
+            table
+        });
+        IdIndex { table, ids }
+    }
+
+    /// The index of the row with id `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<usize> {
+        match &self.table {
+            Some(table) => table
+                .get(id as usize)
+                .filter(|&&i| i != NO_ROW)
+                .map(|&i| i as usize),
+            None => self.ids.binary_search(&id).ok(),
+        }
+    }
+}
 
 /// Thread ids and priorities of a model's tasks.
 pub struct Threads<'m> {
     model: &'m Model,
     /// Thread id by task index.
     tids: Vec<i32>,
-    /// Task index by task id, when ids are small enough for a table
-    /// (`NO_TASK` for ids without a task); else looked up by binary search.
-    index_by_id: Option<Vec<u32>>,
+    /// Task index by task id.
+    index_by_id: IdIndex,
     /// Highest RTOS priority in the trace, for inverting priorities.
     max_priority: u32,
     rtos_higher_is_more_important: bool,
@@ -37,21 +71,10 @@ impl<'m> Threads<'m> {
                 _ => i32::try_from(i).map_or(i32::MAX, |i| i.saturating_add(2)),
             })
             .collect();
-        let index_by_id = model
-            .tasks
-            .last()
-            .filter(|t| t.task_id < MAX_TABLE_ID)
-            .map(|last| {
-                let mut table = vec![NO_TASK; last.task_id as usize + 1];
-                for (i, t) in model.tasks.iter().enumerate() {
-                    table[t.task_id as usize] = i as u32;
-                }
-                table
-            });
         Threads {
             model,
             tids,
-            index_by_id,
+            index_by_id: IdIndex::new(model.tasks.iter().map(|t| t.task_id)),
             max_priority: model
                 .task_priorities
                 .iter()
@@ -65,18 +88,9 @@ impl<'m> Threads<'m> {
     }
 
     /// Index of a task in `model.tasks`.
+    #[inline]
     pub fn task_index(&self, task_id: u32) -> Option<usize> {
-        match &self.index_by_id {
-            Some(table) => table
-                .get(task_id as usize)
-                .filter(|&&i| i != NO_TASK)
-                .map(|&i| i as usize),
-            None => self
-                .model
-                .tasks
-                .binary_search_by_key(&task_id, |t| t.task_id)
-                .ok(),
-        }
+        self.index_by_id.get(task_id)
     }
 
     /// The thread id of a task: 0 for idle tasks, else 2 + its index (so no

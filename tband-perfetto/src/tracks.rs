@@ -8,7 +8,7 @@ use tband_decode::model::{MarkerKind, Model, TaskKind, TaskStateKind};
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
-use crate::threads::{Threads, PID};
+use crate::threads::{IdIndex, Threads, PID};
 
 /// Track uuids, by the index of the model row they belong to.
 pub struct Tracks {
@@ -25,6 +25,8 @@ pub struct Tracks {
     /// The other markers' keys and their index in `model.markers`, sorted
     /// by key.
     marker_index: Vec<(MarkerKey, usize)>,
+    /// Queue index by queue id.
+    queues: IdIndex,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
@@ -156,10 +158,11 @@ impl Tracks {
             })
         };
 
+        let queues = IdIndex::new(model.queues.iter().map(|q| q.queue_id));
         let has_level: Vec<bool> = {
             let mut has = vec![false; model.queues.len()];
             for op in model.queue_ops.iter().filter(|o| o.len_after.is_some()) {
-                if let Some(i) = queue_index(model, op.queue_id) {
+                if let Some(i) = queues.get(op.queue_id) {
                     has[i] = true;
                 }
             }
@@ -183,7 +186,7 @@ impl Tracks {
         let mut mutex = vec![None; model.queues.len()];
         let mut has_hold = vec![false; model.queues.len()];
         for h in &model.mutex_holds {
-            if let Some(i) = queue_index(model, h.queue_id) {
+            if let Some(i) = queues.get(h.queue_id) {
                 has_hold[i] = true;
             }
         }
@@ -251,11 +254,18 @@ impl Tracks {
             marker,
             marker_by_owner,
             marker_index,
+            queues,
             queue_level,
             mutex,
             health,
         };
         (tracks, d.descriptors)
+    }
+
+    /// The index of a queue in `model.queues`.
+    #[inline]
+    pub fn queue_index(&self, queue_id: u32) -> Option<usize> {
+        self.queues.get(queue_id)
     }
 
     /// The track of a marker, and the marker's index in `model.markers`.
@@ -283,13 +293,6 @@ impl Tracks {
         };
         Some((*self.marker.get(i)?, i))
     }
-}
-
-fn queue_index(model: &Model, queue_id: u32) -> Option<usize> {
-    model
-        .queues
-        .binary_search_by_key(&queue_id, |q| q.queue_id)
-        .ok()
 }
 
 fn rank(i: usize) -> i32 {
