@@ -68,18 +68,19 @@ pub fn is_wait(state: TaskStateKind) -> bool {
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
-/// so that reading the rows it comes from is inlined into the loop).
+/// so that reading the rows it comes from is inlined into the loop, which
+/// reads a run of rows at a time).
 fn tasks_having(
     model: &Model,
     threads: &Threads<'_>,
     task_ids: impl Iterator<Item = u32>,
 ) -> Vec<bool> {
     let mut has = vec![false; model.tasks.len()];
-    for task_id in task_ids {
+    task_ids.for_each(|task_id| {
         if let Some(slot) = threads.task_index(task_id).and_then(|i| has.get_mut(i)) {
             *slot = true;
         }
-    }
+    });
     has
 }
 
@@ -161,11 +162,15 @@ impl Tracks {
         let queues = IdIndex::new(model.queues.iter().map(|q| q.queue_id));
         let has_level: Vec<bool> = {
             let mut has = vec![false; model.queues.len()];
-            for op in model.queue_ops.iter().filter(|o| o.len_after.is_some()) {
-                if let Some(i) = queues.get(op.queue_id) {
-                    has[i] = true;
-                }
-            }
+            model
+                .queue_ops
+                .iter()
+                .filter(|o| o.len_after.is_some())
+                .for_each(|op| {
+                    if let Some(i) = queues.get(op.queue_id) {
+                        has[i] = true;
+                    }
+                });
             has
         };
         let mut queue_level = vec![None; model.queues.len()];
@@ -185,11 +190,11 @@ impl Tracks {
 
         let mut mutex = vec![None; model.queues.len()];
         let mut has_hold = vec![false; model.queues.len()];
-        for h in &model.mutex_holds {
+        model.mutex_holds.iter().for_each(|h| {
             if let Some(i) = queues.get(h.queue_id) {
                 has_hold[i] = true;
             }
-        }
+        });
         if has_hold.contains(&true) {
             let g = group(&mut d, "Mutex holders");
             for (i, q) in model.queues.iter().enumerate() {

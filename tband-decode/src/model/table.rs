@@ -435,7 +435,8 @@ impl<R: Row> Table<R> {
             table: self,
             run: &[],
             run_base: 0,
-            run_has_wide: false,
+            next_wide: NO_WIDE,
+            wide: None,
             front: 0,
             back: self.len,
         }
@@ -461,23 +462,33 @@ impl<R: Row> Table<R> {
 ///
 /// Reading from the front walks a run of rows at a time: the packed rows
 /// still to read of a chunk, up to where a later base starts, are held as a
-/// slice with their base, so a row costs its unpacking (and, in a chunk with
-/// wide rows, a look-up). Reads from the back go through [`Table::get`].
+/// slice with their base, so a row costs its unpacking. In a chunk with rows
+/// kept whole, the iterator knows where the next of them is (from their
+/// indexes, sorted once), so the others are not looked up. Reads from the
+/// back go through [`Table::get`].
 pub struct Iter<'a, R: Row> {
     table: &'a Table<R>,
     /// The packed rows `front..front + run.len()`, all of them packed
     /// against `run_base`; never reaches `back`.
     run: &'a [R::Packed],
     run_base: u64,
-    /// The run's chunk has rows kept whole.
-    run_has_wide: bool,
+    /// No row of the run before this index is kept whole (`NO_WIDE`: none
+    /// of the run is).
+    next_wide: usize,
+    /// The indexes of the table's rows kept whole, sorted, once a run needs them.
+    wide: Option<Vec<usize>>,
     front: usize,
     back: usize,
 }
 
+const NO_WIDE: usize = usize::MAX;
+
 impl<R: Row> Clone for Iter<'_, R> {
     fn clone(&self) -> Self {
-        Iter { ..*self }
+        Iter {
+            wide: self.wide.clone(),
+            ..*self
+        }
     }
 }
 
@@ -500,14 +511,35 @@ impl<R: Row> Iter<'_, R> {
         let end = end.min(first + (self.back - self.front));
         self.run = chunk.rows.get(first..end).filter(|run| !run.is_empty())?;
         self.run_base = chunk.base(first);
-        self.run_has_wide = chunk.has_wide;
+        self.next_wide = if chunk.has_wide {
+            self.wide_from(self.front)
+        } else {
+            NO_WIDE
+        };
         Some(())
+    }
+
+    /// The first index from `from` on (before `back`) of a row kept whole.
+    #[cold]
+    fn wide_from(&mut self, from: usize) -> usize {
+        let table = self.table;
+        let wide = self.wide.get_or_insert_with(|| {
+            let mut wide: Vec<usize> = table.wide.keys().copied().collect();
+            wide.sort_unstable();
+            wide
+        });
+        let next = wide.partition_point(|&i| i < from);
+        wide.get(next)
+            .copied()
+            .filter(|&i| i < self.back)
+            .unwrap_or(NO_WIDE)
     }
 
     /// The row at `index`, read from a run of its chunk.
     #[inline(always)]
-    fn unpack(&self, index: usize, packed: R::Packed) -> R {
-        if self.run_has_wide {
+    fn unpack(&mut self, index: usize, packed: R::Packed) -> R {
+        if index == self.next_wide {
+            self.next_wide = self.wide_from(index + 1);
             if let Some(row) = self.table.wide.get(&index) {
                 return *row;
             }
@@ -537,7 +569,24 @@ impl<R: Row> Iterator for Iter<'_, R> {
             None => self.run = &[],
         }
         self.front = self.front.saturating_add(n).min(self.back);
+        if self.next_wide < self.front {
+            self.next_wide = self.wide_from(self.front);
+        }
         self.next()
+    }
+
+    /// Reads a run at a time, for loops such as `for_each` over many rows.
+    #[inline]
+    fn fold<B, F: FnMut(B, R) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while !self.run.is_empty() || self.start_run().is_some() {
+            for &packed in std::mem::take(&mut self.run) {
+                let index = self.front;
+                self.front += 1;
+                acc = f(acc, self.unpack(index, packed));
+            }
+        }
+        acc
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -656,47 +705,60 @@ mod tests {
     #[test]
     fn iterating_from_either_end_and_skipping_yields_the_rows_of_get() {
         // Chunks with one base, with later bases, and with wide rows (a
-        // duration over 4.29 s).
-        let start = |i: u64| {
-            if i < 9_000 {
-                i * 1_000
-            } else {
-                i * 3_000_000_000
+        // duration over 4.29 s), a few or many of them.
+        for wide_every in [1_000, 100] {
+            let start = |i: u64| {
+                if i < 9_000 {
+                    i * 1_000
+                } else {
+                    i * 3_000_000_000
+                }
+            };
+            let slice = |i: u64| SchedSlice {
+                start_ns: start(i),
+                end_ns: start(i)
+                    + if i % wide_every == 7 {
+                        5_000_000_000
+                    } else {
+                        100
+                    },
+                task_id: (i % 5) as u32,
+                core_id: 0,
+                truncated: false,
+            };
+            let rows: Vec<SchedSlice> = (0..30_000).map(slice).collect();
+            let table: Table<SchedSlice> = rows.iter().copied().collect();
+            assert_eq!(table.wide.len() as u64, 30_000 / wide_every);
+            assert!(table.iter().eq(rows.iter().copied()));
+            assert!(table.iter().rev().eq(rows.iter().rev().copied()));
+            let mut folded = Vec::new();
+            table.iter().for_each(|row| folded.push(row));
+            assert!(folded == rows);
+            for (skip, step) in [(0, 3), (5, 8_191), (8_000, 700), (1, 9_000), (6, 1)] {
+                assert!(
+                    table.iter().skip(skip).step_by(step).eq(rows
+                        .iter()
+                        .skip(skip)
+                        .step_by(step)
+                        .copied()),
+                    "skip {skip} step {step}"
+                );
+                let mut folded = Vec::new();
+                table.iter().skip(skip).for_each(|row| folded.push(row));
+                assert!(folded[..] == rows[skip..], "fold after skipping {skip}");
             }
-        };
-        let slice = |i: u64| SchedSlice {
-            start_ns: start(i),
-            end_ns: start(i) + if i % 1_000 == 7 { 5_000_000_000 } else { 100 },
-            task_id: (i % 5) as u32,
-            core_id: 0,
-            truncated: false,
-        };
-        let rows: Vec<SchedSlice> = (0..30_000).map(slice).collect();
-        let table: Table<SchedSlice> = rows.iter().copied().collect();
-        assert!(!table.wide.is_empty());
-        assert!(table.iter().eq(rows.iter().copied()));
-        assert!(table.iter().rev().eq(rows.iter().rev().copied()));
-        for (skip, step) in [(0, 3), (5, 8_191), (8_000, 700), (1, 9_000)] {
-            assert!(
-                table.iter().skip(skip).step_by(step).eq(rows
-                    .iter()
-                    .skip(skip)
-                    .step_by(step)
-                    .copied()),
-                "skip {skip} step {step}"
-            );
-        }
-        let mut both = table.iter();
-        let mut expected = rows.iter().copied();
-        for i in 0..rows.len() {
-            if i % 3 == 0 {
-                assert_eq!(both.next_back(), expected.next_back());
-            } else {
-                assert_eq!(both.next(), expected.next());
+            let mut both = table.iter();
+            let mut expected = rows.iter().copied();
+            for i in 0..rows.len() {
+                if i % 3 == 0 {
+                    assert_eq!(both.next_back(), expected.next_back());
+                } else {
+                    assert_eq!(both.next(), expected.next());
+                }
+                assert_eq!(both.len(), expected.len());
             }
-            assert_eq!(both.len(), expected.len());
+            assert_eq!(both.next(), None);
+            assert_eq!(table.iter().nth(rows.len()), None);
         }
-        assert_eq!(both.next(), None);
-        assert_eq!(table.iter().nth(rows.len()), None);
     }
 }
