@@ -61,12 +61,6 @@ fn prev_state(state: Option<(TaskStateKind, StateReason)>) -> i64 {
     }
 }
 
-/// Whether a task-state row is a wake-up (a task made ready by something
-/// other than being preempted).
-pub fn is_waking(s: &TaskState) -> bool {
-    s.state == TaskStateKind::Ready && s.reason != StateReason::Preempted
-}
-
 /// The thread on a core, as a switch names it.
 #[derive(Clone, Copy)]
 struct OnCpu<'m> {
@@ -354,12 +348,46 @@ struct Wakeup {
     by_isr: bool,
 }
 
+/// What the walk uses of a task-state row.
+#[derive(Clone, Copy)]
+struct StateRow {
+    start_ns: u64,
+    task_id: u32,
+    state: TaskStateKind,
+    reason: StateReason,
+    /// Where a running task runs.
+    core_id: Option<u32>,
+    /// The core of the ISR that made the task ready.
+    isr_core_id: Option<u32>,
+}
+
+impl StateRow {
+    /// Only these fields are read, so the others are not unpacked.
+    #[inline(always)]
+    fn of(row: TaskState) -> Self {
+        StateRow {
+            start_ns: row.start_ns,
+            task_id: row.task_id,
+            state: row.state,
+            reason: row.reason,
+            core_id: row.core_id,
+            isr_core_id: row.woken_by_isr.map(|k| k.core_id),
+        }
+    }
+
+    /// Whether the row is a wake-up: a task made ready by something other
+    /// than being preempted.
+    fn is_waking(&self) -> bool {
+        self.state == TaskStateKind::Ready && self.reason != StateReason::Preempted
+    }
+}
+
 /// Walks `model.task_states` in time order, keeping each task's current state
 /// and the core it last ran on.
 struct StateCursor<'m> {
     rows: Iter<'m, TaskState>,
     /// The next row, not consumed yet (each row is unpacked once).
-    next: Option<TaskState>,
+    next: Option<StateRow>,
     /// By task index.
     current: Vec<Option<(TaskStateKind, StateReason)>>,
     last_core: Vec<Option<u32>>,
@@ -369,7 +397,7 @@ impl<'m> StateCursor<'m> {
     fn new(model: &'m Model) -> Self {
         let mut rows = model.task_states.iter();
         StateCursor {
-            next: rows.next(),
+            next: rows.next().map(StateRow::of),
             rows,
             current: vec![None; model.tasks.len()],
             last_core: vec![None; model.tasks.len()],
@@ -386,8 +414,7 @@ impl<'m> StateCursor<'m> {
         let idx = threads.task_index(row.task_id);
         let last_core = idx.and_then(|i| self.last_core.get_mut(i));
         let core_id = row
-            .woken_by_isr
-            .map(|k| k.core_id)
+            .isr_core_id
             .or_else(|| last_core.as_ref().and_then(|c| **c))
             .unwrap_or(0);
         if let (Some(slot), Some(core)) = (last_core, row.core_id) {
@@ -396,13 +423,13 @@ impl<'m> StateCursor<'m> {
         if let Some(slot) = idx.and_then(|i| self.current.get_mut(i)) {
             *slot = Some((row.state, row.reason));
         }
-        let wakeup = is_waking(row).then_some(Wakeup {
+        let wakeup = row.is_waking().then_some(Wakeup {
             ts: row.start_ns,
             task: idx,
             core_id,
-            by_isr: row.woken_by_isr.is_some(),
+            by_isr: row.isr_core_id.is_some(),
         });
-        self.next = self.rows.next();
+        self.next = self.rows.next().map(StateRow::of);
         wakeup
     }
 
