@@ -87,9 +87,10 @@ pub fn write_track_events<S: ChunkSink>(
     let mut counts = EventCounts::default();
 
     let mut wait_names = IidCache::new(WAIT_KEYS);
-    for s in model.task_states.iter().filter(|s| is_wait(s.state)) {
+    let waits = model.task_states.iter().filter(|s| is_wait(s.state));
+    try_each(waits, |s| {
         let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
-            continue;
+            return Ok(());
         };
         let reason = s.reason.as_str();
         let name = if reason.is_empty() {
@@ -110,9 +111,10 @@ pub fn write_track_events<S: ChunkSink>(
             None => seq.slice(track, s.start_ns, s.end_ns, name, &[])?,
         }
         counts.slices += 1;
-    }
+        Ok(())
+    })?;
 
-    for p in &model.task_priorities {
+    try_each(model.task_priorities.iter(), |p| {
         if let Some(track) = threads
             .task_index(p.task_id)
             .and_then(|i| tracks.priority[i])
@@ -120,14 +122,15 @@ pub fn write_track_events<S: ChunkSink>(
             seq.counter(track, p.ts_ns, p.priority.into())?;
             counts.counter_values += 1;
         }
-    }
+        Ok(())
+    })?;
 
     let mut marker_names = MarkerNames::new(model);
-    for s in &model.marker_spans {
+    try_each(model.marker_spans.iter(), |s| {
         let Some((track, marker)) =
             tracks.marker(threads, s.marker_id, s.task_id, MarkerKind::Event)
         else {
-            continue;
+            return Ok(());
         };
         let name = marker_names.iid(&mut seq.names, s.msg, marker);
         if s.truncated {
@@ -142,8 +145,9 @@ pub fn write_track_events<S: ChunkSink>(
             seq.slice(track, s.start_ns, s.end_ns, name, &[])?;
         }
         counts.slices += 1;
-    }
-    for i in &model.marker_instants {
+        Ok(())
+    })?;
+    try_each(model.marker_instants.iter(), |i| {
         if let Some((track, marker)) =
             tracks.marker(threads, i.marker_id, i.task_id, MarkerKind::Event)
         {
@@ -151,16 +155,18 @@ pub fn write_track_events<S: ChunkSink>(
             seq.instant(track, i.ts_ns, name, &[])?;
             counts.instants += 1;
         }
-    }
-    for v in &model.marker_values {
+        Ok(())
+    })?;
+    try_each(model.marker_values.iter(), |v| {
         if let Some((track, _)) = tracks.marker(threads, v.marker_id, v.task_id, MarkerKind::Value)
         {
             seq.counter(track, v.ts_ns, v.value)?;
             counts.counter_values += 1;
         }
-    }
+        Ok(())
+    })?;
 
-    for op in &model.queue_ops {
+    try_each(model.queue_ops.iter(), |op| {
         let track = tracks
             .queue_index(op.queue_id)
             .and_then(|i| tracks.queue_level[i]);
@@ -168,10 +174,11 @@ pub fn write_track_events<S: ChunkSink>(
             seq.counter(track, op.ts_ns, len.into())?;
             counts.counter_values += 1;
         }
-    }
+        Ok(())
+    })?;
 
     let mut holder_names = IidCache::new(model.tasks.len());
-    for h in &model.mutex_holds {
+    try_each(model.mutex_holds.iter(), |h| {
         let track = tracks.queue_index(h.queue_id).and_then(|i| tracks.mutex[i]);
         if let Some(track) = track {
             let task = threads.task_index(h.task_id);
@@ -189,7 +196,8 @@ pub fn write_track_events<S: ChunkSink>(
             }
             counts.slices += 1;
         }
-    }
+        Ok(())
+    })?;
 
     if let Some(track) = tracks.health {
         for a in &model.anomalies {
@@ -211,6 +219,15 @@ pub fn write_track_events<S: ChunkSink>(
         }
     }
     Ok(counts)
+}
+
+/// Calls `write` with each row (through `fold`, which reads a table's rows
+/// a run at a time); after an error, the rows left are only read.
+fn try_each<T>(
+    rows: impl Iterator<Item = T>,
+    mut write: impl FnMut(T) -> io::Result<()>,
+) -> io::Result<()> {
+    rows.fold(Ok(()), |written, row| written.and_then(|()| write(row)))
 }
 
 /// Slots of the wait-name cache: by reason, then state.
