@@ -17,7 +17,7 @@ use tband_decode::model::{MarkerKind, Model, StrId, TaskState};
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
-use crate::tracks::{is_wait, Tracks};
+use crate::tracks::{is_wait, Tracks, Waiting};
 use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
@@ -77,9 +77,10 @@ enum Arg<'a> {
 pub fn write_track_events<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
+    waiting: &Waiting,
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
-    let (tracks, descriptors) = Tracks::new(model, threads);
+    let (tracks, descriptors) = Tracks::new(model, threads, waiting);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -639,7 +640,8 @@ mod tests {
         let m = model();
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        let waiting = Waiting::of(&m, &threads);
+        let counts = write_track_events(&m, &threads, &waiting, &mut w).unwrap();
         assert_eq!(
             counts,
             EventCounts {
@@ -736,7 +738,8 @@ mod tests {
         ];
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        let waiting = Waiting::of(&m, &threads);
+        let counts = write_track_events(&m, &threads, &waiting, &mut w).unwrap();
         assert_eq!((counts.slices, counts.instants), (4, 2));
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();

@@ -9,6 +9,7 @@ use tband_decode::model::{
 };
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
+use crate::tracks::{is_wait, Waiting};
 use crate::wire::{self, Buffer, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 
@@ -108,13 +109,14 @@ impl NextStep {
 }
 
 /// Writes the ftrace bundles of every core, in one walk over the model in
-/// time order.
+/// time order. Returns what they hold, and which tasks are ever blocked or
+/// suspended (found on the way, for the track events).
 pub fn write_sched<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
     encoding: SchedEncoding,
     out: &mut PacketWriter<S>,
-) -> io::Result<CpuCounts> {
+) -> io::Result<(CpuCounts, Waiting)> {
     let mut cpus: Vec<Cpu<'_>> = model
         .cores
         .iter()
@@ -214,7 +216,7 @@ pub fn write_sched<S: ChunkSink>(
     for cpu in &mut cpus {
         cpu.bundle.flush(out)?;
     }
-    Ok(counts)
+    Ok((counts, Waiting(states.waiting)))
 }
 
 fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
@@ -391,6 +393,8 @@ struct StateCursor<'m> {
     /// By task index.
     current: Vec<Option<(TaskStateKind, StateReason)>>,
     last_core: Vec<Option<u32>>,
+    /// By task index: whether the task has been blocked or suspended.
+    waiting: Vec<bool>,
 }
 
 impl<'m> StateCursor<'m> {
@@ -401,6 +405,7 @@ impl<'m> StateCursor<'m> {
             rows,
             current: vec![None; model.tasks.len()],
             last_core: vec![None; model.tasks.len()],
+            waiting: vec![false; model.tasks.len()],
         }
     }
 
@@ -420,8 +425,9 @@ impl<'m> StateCursor<'m> {
         if let (Some(slot), Some(core)) = (last_core, row.core_id) {
             *slot = Some(core);
         }
-        if let Some(slot) = idx.and_then(|i| self.current.get_mut(i)) {
-            *slot = Some((row.state, row.reason));
+        if let Some(i) = idx.filter(|&i| i < self.current.len() && i < self.waiting.len()) {
+            self.current[i] = Some((row.state, row.reason));
+            self.waiting[i] |= is_wait(row.state);
         }
         let wakeup = row.is_waking().then_some(Wakeup {
             ts: row.start_ns,
@@ -900,7 +906,8 @@ mod tests {
     fn bundles_of(m: &Model, encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
         let threads = Threads::new(m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_sched(m, &threads, encoding, &mut w).unwrap();
+        let (counts, waiting) = write_sched(m, &threads, encoding, &mut w).unwrap();
+        assert_eq!(waiting, Waiting::of(m, &threads));
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         // The hand-encoded bundles are what prost would encode.

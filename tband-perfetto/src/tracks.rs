@@ -67,6 +67,24 @@ pub fn is_wait(state: TaskStateKind) -> bool {
     matches!(state, TaskStateKind::Blocked | TaskStateKind::Suspended)
 }
 
+/// By task index, whether the task is ever blocked or suspended, which
+/// gives it a wait-reason track.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Waiting(pub Vec<bool>);
+
+impl Waiting {
+    /// Found by reading the task states (the scheduling walk also finds it,
+    /// see [`crate::sched::write_sched`]).
+    pub fn of(model: &Model, threads: &Threads<'_>) -> Self {
+        let waits = model.task_states.iter().filter(|s| is_wait(s.state));
+        Waiting(tasks_having(model, threads, waits.map(|s| s.task_id)))
+    }
+
+    fn get(&self, task_index: usize) -> bool {
+        self.0.get(task_index).copied().unwrap_or(false)
+    }
+}
+
 /// By task index: whether `task_ids` holds the task (a generic iterator,
 /// so that reading the rows it comes from is inlined into the loop, which
 /// reads a run of rows at a time).
@@ -86,17 +104,12 @@ fn tasks_having(
 
 impl Tracks {
     /// Assigns uuids and describes every track, parents before children.
-    pub fn new(model: &Model, threads: &Threads<'_>) -> (Tracks, Vec<TrackDescriptor>) {
+    pub fn new(
+        model: &Model,
+        threads: &Threads<'_>,
+        waiting: &Waiting,
+    ) -> (Tracks, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
-        let has_wait = tasks_having(
-            model,
-            threads,
-            model
-                .task_states
-                .iter()
-                .filter(|s| is_wait(s.state))
-                .map(|s| s.task_id),
-        );
         let has_priority = tasks_having(
             model,
             threads,
@@ -133,7 +146,7 @@ impl Tracks {
                 ..Default::default()
             });
             thread[i] = Some(t);
-            if has_wait[i] {
+            if waiting.get(i) {
                 wait[i] =
                     Some(d.child(t, 0, "Wait reason", "Why the task is blocked or suspended"));
             }
@@ -394,7 +407,7 @@ mod tests {
         for extra in [None, Some(1 << 20)] {
             let m = model(extra);
             let threads = Threads::new(&m);
-            let (tracks, _) = Tracks::new(&m, &threads);
+            let (tracks, _) = Tracks::new(&m, &threads, &Waiting::of(&m, &threads));
             for (i, marker) in m.markers.iter().enumerate() {
                 let found = tracks.marker(&threads, marker.marker_id, marker.task_id, marker.kind);
                 assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");
