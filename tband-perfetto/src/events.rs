@@ -222,13 +222,20 @@ pub fn write_track_events<S: ChunkSink>(
     Ok(counts)
 }
 
-/// Calls `write` with each row (through `fold`, which reads a table's rows
-/// a run at a time); after an error, the rows left are only read.
+/// Calls `write` with each row (through `for_each`, which reads a table's
+/// rows a run at a time, where `try_for_each` would read them one by one);
+/// after an error, the rows left are only read.
 fn try_each<T>(
     rows: impl Iterator<Item = T>,
     mut write: impl FnMut(T) -> io::Result<()>,
 ) -> io::Result<()> {
-    rows.fold(Ok(()), |written, row| written.and_then(|()| write(row)))
+    let mut written = Ok(());
+    rows.for_each(|row| {
+        if written.is_ok() {
+            written = write(row);
+        }
+    });
+    written
 }
 
 /// Slots of the wait-name cache: by reason, then state.
