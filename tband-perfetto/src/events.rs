@@ -314,14 +314,21 @@ impl<'m> MarkerNames<'m> {
     }
 }
 
-/// A track event to encode.
+/// A track event to encode. Its kind (a `Type`, as `i32`) says which of the
+/// fields it has; the fast path has it as a constant.
 struct Event<'a> {
-    kind: Type,
     track: u64,
-    name_iid: Option<u64>,
-    counter_value: Option<i64>,
+    /// Of a slice begin or an instant.
+    name_iid: u64,
+    /// Of a counter.
+    counter_value: i64,
     args: &'a [Arg<'a>],
 }
+
+const SLICE_BEGIN: i32 = Type::SliceBegin as i32;
+const SLICE_END: i32 = Type::SliceEnd as i32;
+const INSTANT: i32 = Type::Instant as i32;
+const COUNTER: i32 = Type::Counter as i32;
 
 /// The track-event packet sequence, with its interned names.
 struct Sequence<'o, 'm, S: ChunkSink> {
@@ -347,13 +354,13 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
     fn write(
         &mut self,
         timestamp: Option<u64>,
-        event: Option<Event<'_>>,
+        event: Option<(i32, Event<'_>)>,
         descriptor: Option<&TrackDescriptor>,
     ) -> io::Result<()> {
         let started = std::mem::replace(&mut self.started, true);
         let new_names = &self.names.new;
         let mut max_len = PACKET_MAX;
-        if let Some(event) = &event {
+        if let Some((_, event)) = &event {
             max_len += event.args.iter().map(Arg::max_len).sum::<usize>();
         }
         if !started || !new_names.is_empty() {
@@ -367,8 +374,8 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
                 e.uint(field::PACKET_TIMESTAMP, ts);
             }
             e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
-            if let Some(event) = &event {
-                encode_event(e, event);
+            if let Some((kind, event)) = &event {
+                encode_event(e, *kind, event);
             }
             let flags = if started {
                 if !new_names.is_empty() {
@@ -388,10 +395,12 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         Ok(())
     }
 
+    /// Writes an event of kind `KIND` (a constant, so that each kind's
+    /// encoder is compiled with only its own fields).
     #[inline(always)]
-    fn event(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
+    fn event<const KIND: i32>(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
         if !self.started || !self.names.new.is_empty() {
-            return self.write(Some(ts), Some(event), None);
+            return self.write(Some(ts), Some((KIND, event)), None);
         }
         // Almost every packet: an event whose names were sent before, so its
         // fields are those of `write` without interned data or descriptor,
@@ -403,14 +412,14 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         if short_len <= SHORT_MAX {
             return self
                 .out
-                .short_packet(|e| encode_event_packet(e, ts, &event));
+                .short_packet(|e| encode_event_packet(e, ts, KIND, &event));
         }
         let mut max_len = PACKET_MAX;
         for arg in event.args {
             max_len += arg.max_len();
         }
         self.out
-            .packet(max_len, |e| encode_event_packet(e, ts, &event))
+            .packet(max_len, |e| encode_event_packet(e, ts, KIND, &event))
     }
 
     fn slice(
@@ -421,49 +430,45 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         name_iid: u64,
         args: &[Arg<'_>],
     ) -> io::Result<()> {
-        self.event(
+        self.event::<SLICE_BEGIN>(
             start,
             Event {
-                kind: Type::SliceBegin,
                 track,
-                name_iid: Some(name_iid),
-                counter_value: None,
+                name_iid,
+                counter_value: 0,
                 args,
             },
         )?;
-        self.event(
+        self.event::<SLICE_END>(
             end,
             Event {
-                kind: Type::SliceEnd,
                 track,
-                name_iid: None,
-                counter_value: None,
+                name_iid: 0,
+                counter_value: 0,
                 args: &[],
             },
         )
     }
 
     fn instant(&mut self, track: u64, ts: u64, name_iid: u64, args: &[Arg<'_>]) -> io::Result<()> {
-        self.event(
+        self.event::<INSTANT>(
             ts,
             Event {
-                kind: Type::Instant,
                 track,
-                name_iid: Some(name_iid),
-                counter_value: None,
+                name_iid,
+                counter_value: 0,
                 args,
             },
         )
     }
 
     fn counter(&mut self, track: u64, ts: u64, value: i64) -> io::Result<()> {
-        self.event(
+        self.event::<COUNTER>(
             ts,
             Event {
-                kind: Type::Counter,
                 track,
-                name_iid: None,
-                counter_value: Some(value),
+                name_iid: 0,
+                counter_value: value,
                 args: &[],
             },
         )
@@ -502,10 +507,10 @@ impl Arg<'_> {
 
 /// A track-event packet of the sequence whose names were all sent before.
 #[inline(always)]
-fn encode_event_packet(e: &mut impl Fields, ts: u64, event: &Event<'_>) {
+fn encode_event_packet(e: &mut impl Fields, ts: u64, kind: i32, event: &Event<'_>) {
     e.uint(field::PACKET_TIMESTAMP, ts);
     e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
-    encode_event(e, event);
+    encode_event(e, kind, event);
     e.uint(
         field::PACKET_SEQUENCE_FLAGS,
         SEQ_NEEDS_INCREMENTAL_STATE.into(),
@@ -513,7 +518,7 @@ fn encode_event_packet(e: &mut impl Fields, ts: u64, event: &Event<'_>) {
 }
 
 #[inline(always)]
-fn encode_event(e: &mut impl Fields, event: &Event<'_>) {
+fn encode_event(e: &mut impl Fields, kind: i32, event: &Event<'_>) {
     let fields = e.begin(field::PACKET_TRACK_EVENT);
     for arg in event.args {
         let annotation = e.begin(field::EVENT_DEBUG_ANNOTATIONS);
@@ -533,13 +538,13 @@ fn encode_event(e: &mut impl Fields, event: &Event<'_>) {
         }
         e.end(annotation);
     }
-    e.uint(field::EVENT_TYPE, event.kind as u64);
-    if let Some(iid) = event.name_iid {
-        e.uint(field::EVENT_NAME_IID, iid);
+    e.uint(field::EVENT_TYPE, kind as u64);
+    if kind == SLICE_BEGIN || kind == INSTANT {
+        e.uint(field::EVENT_NAME_IID, event.name_iid);
     }
     e.uint(field::EVENT_TRACK_UUID, event.track);
-    if let Some(value) = event.counter_value {
-        e.int(field::EVENT_COUNTER_VALUE, value);
+    if kind == COUNTER {
+        e.int(field::EVENT_COUNTER_VALUE, event.counter_value);
     }
     e.end(fields);
 }
