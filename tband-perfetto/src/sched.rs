@@ -565,7 +565,7 @@ impl<'m> Bundle<'m> {
                 self.push_int(COMPACT_SWITCH_NEXT_PRIO, next.prio.into());
                 self.push(COMPACT_SWITCH_NEXT_COMM_INDEX, comm.into());
             }
-            SchedEncoding::Events => self.push_event(FtraceEvent {
+            SchedEncoding::Events => self.push_event(|| FtraceEvent {
                 ts,
                 pid: prev.tid,
                 body: EventBody::Switch {
@@ -595,7 +595,7 @@ impl<'m> Bundle<'m> {
                 self.push(COMPACT_WAKING_COMM_INDEX, comm.into());
                 self.push(COMPACT_WAKING_COMMON_FLAGS, flags.into());
             }
-            SchedEncoding::Events => self.push_event(FtraceEvent {
+            SchedEncoding::Events => self.push_event(|| FtraceEvent {
                 ts,
                 pid: waker_tid,
                 body: EventBody::Waking { woken, cpu, flags },
@@ -605,7 +605,7 @@ impl<'m> Bundle<'m> {
 
     fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &'m str) {
         self.len += 1;
-        self.push_event(FtraceEvent {
+        self.push_event(|| FtraceEvent {
             ts,
             pid: current_tid,
             body: EventBody::IrqEntry { irq, name },
@@ -614,26 +614,28 @@ impl<'m> Bundle<'m> {
 
     fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
         self.len += 1;
-        self.push_event(FtraceEvent {
+        self.push_event(|| FtraceEvent {
             ts,
             pid: current_tid,
             body: EventBody::IrqExit { irq },
         });
     }
 
-    /// Appends an `FtraceEvent` to the bundle.
+    /// Appends the `FtraceEvent` that `event` makes. It is made where it is
+    /// encoded, so that each caller's encoder is compiled for its kind of
+    /// event only.
     #[inline(always)]
-    fn push_event(&mut self, event: FtraceEvent<'m>) {
-        let max_len = event.max_len();
+    fn push_event(&mut self, event: impl Fn() -> FtraceEvent<'m>) {
+        let max_len = event().max_len();
         if max_len <= SHORT_MAX {
             self.events
-                .encode_short(field::BUNDLE_EVENT, |e| event.encode(e));
+                .encode_short(field::BUNDLE_EVENT, |e| event().encode(e));
         } else {
             // Room for the field's key and length, for lengths that take
             // more than a byte, and for the encoder's reckoning per field.
             self.events.encode(max_len + 4 * FIELD_MAX, |e| {
                 let fields = e.begin(field::BUNDLE_EVENT);
-                event.encode(e);
+                event().encode(e);
                 e.end(fields);
             });
         }
