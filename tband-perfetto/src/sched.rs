@@ -10,7 +10,7 @@ use tband_decode::model::{
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
 use crate::tracks::{is_wait, Waiting};
-use crate::wire::{self, Buffer, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
+use crate::wire::{Buffer, Fields, PackedArray, FIELD_MAX, PACKED_VALUES, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 
 /// How context switches and wake-ups are written.
@@ -28,8 +28,9 @@ pub enum SchedEncoding {
 /// A task name not yet in the bundle's intern table.
 const UNSET: u32 = u32::MAX;
 
-/// Events per bundle before it is written out.
-const BUNDLE_EVENTS: usize = 4096;
+/// Events per bundle before it is written out (each adds a value to each
+/// packed array of its kind).
+const BUNDLE_EVENTS: usize = PACKED_VALUES;
 
 /// Linux task-state bits of `prev_state`, in the layout Perfetto assumes when
 /// the trace names no kernel version.
@@ -495,7 +496,7 @@ struct Bundle<'m> {
     events: Buffer,
     /// The packed arrays of `CompactSched`, by field number - 1 (the slot of
     /// the intern table stays empty).
-    compact: [Vec<u8>; 12],
+    compact: [PackedArray; 12],
     intern_table: Vec<&'m str>,
     /// Position of each task's name in `intern_table`, by task index
     /// (the last slot is for a core without a known idle task); `UNSET` if
@@ -540,7 +541,7 @@ impl<'m> Bundle<'m> {
     /// Appends to a packed array of `CompactSched`.
     #[inline]
     fn push(&mut self, field: u32, value: u64) {
-        wire::push_varint(&mut self.compact[field as usize - 1], value);
+        self.compact[field as usize - 1].push(value);
     }
 
     /// Appends a signed value (`int32` / `int64`) to a packed array.
@@ -680,7 +681,7 @@ impl<'m> Bundle<'m> {
                             e.bytes(COMPACT_INTERN_TABLE, name.as_bytes());
                         }
                     } else if !values.is_empty() {
-                        e.bytes(field, values);
+                        e.bytes(field, values.as_slice());
                     }
                 }
                 e.end(compact);
@@ -690,7 +691,7 @@ impl<'m> Bundle<'m> {
         })?;
 
         self.events.clear();
-        self.compact.iter_mut().for_each(Vec::clear);
+        self.compact.iter_mut().for_each(PackedArray::clear);
         self.intern_table.clear();
         for slot in self.comm_set.drain(..) {
             self.comm_index[slot] = UNSET;

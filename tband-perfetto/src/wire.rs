@@ -318,10 +318,56 @@ impl Fields for Encoder<'_> {
     }
 }
 
-/// Appends a varint to a packed array being built.
-#[inline]
-pub fn push_varint(array: &mut Vec<u8>, v: u64) {
-    write_varint(v, |b| array.push(b));
+/// Values a [`PackedArray`] holds at most.
+pub const PACKED_VALUES: usize = 4096;
+
+/// Room kept for a [`PackedArray`]: more than its values can take, and a
+/// power of two, so that a position masked to it needs no check.
+const PACKED_ROOM: usize = 1 << 16;
+
+/// A packed array of varints being built, of at most [`PACKED_VALUES`]
+/// values. Room for all of them is kept, so a byte costs a store.
+pub struct PackedArray {
+    bytes: Box<[u8; PACKED_ROOM]>,
+    len: usize,
+}
+
+impl Default for PackedArray {
+    fn default() -> Self {
+        PackedArray {
+            bytes: vec![0; PACKED_ROOM]
+                .into_boxed_slice()
+                .try_into()
+                .expect("a slice of PACKED_ROOM bytes"),
+            len: 0,
+        }
+    }
+}
+
+impl PackedArray {
+    #[inline]
+    pub fn push(&mut self, v: u64) {
+        write_varint(v, |b| {
+            self.bytes[self.len % PACKED_ROOM] = b;
+            self.len += 1;
+        });
+    }
+
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len.min(PACKED_ROOM)]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
 }
 
 #[cfg(test)]
