@@ -73,32 +73,6 @@ fn isr_of(key: u64) -> IsrKey {
     }
 }
 
-const TASK_STATES: [TaskStateKind; 5] = [
-    TaskStateKind::Running,
-    TaskStateKind::Ready,
-    TaskStateKind::Blocked,
-    TaskStateKind::Suspended,
-    TaskStateKind::Deleted,
-];
-
-const STATE_REASONS: [StateReason; 15] = [
-    StateReason::None,
-    StateReason::Preempted,
-    StateReason::Woken,
-    StateReason::Created,
-    StateReason::Delay,
-    StateReason::DelayUntil,
-    StateReason::QueueSend,
-    StateReason::QueueReceive,
-    StateReason::QueuePeek,
-    StateReason::Semaphore,
-    StateReason::Mutex,
-    StateReason::EventFlags,
-    StateReason::Sleep,
-    StateReason::Suspend,
-    StateReason::Deleted,
-];
-
 const PRIORITY_CAUSES: [PriorityCause; 3] = [
     PriorityCause::Set,
     PriorityCause::Inherit,
@@ -125,8 +99,8 @@ fn nth<T: Copy>(table: &[T], index: u8) -> T {
 pub struct PackedSlice {
     start: u32,
     dur: u32,
-    /// The task's code in bits 0-11, the core's in bits 12-23, truncated
-    /// in bit 24.
+    /// The task's code in bits 0-15 (firmware that creates tasks as it runs
+    /// has thousands), the core's in bits 16-27, truncated in bit 28.
     fields: u32,
 }
 
@@ -139,12 +113,12 @@ impl Row for SchedSlice {
 
     #[inline(always)]
     fn pack(&self, base: u64, codes: &mut Codes) -> Option<PackedSlice> {
-        let task = short_code(codes, self.task_id.into())?;
+        let task = u32::from(codes.code(self.task_id.into())?);
         let core = short_code(codes, self.core_id.into())?;
         Some(PackedSlice {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
-            fields: task | core << 12 | u32::from(self.truncated) << 24,
+            fields: task | core << 16 | u32::from(self.truncated) << 28,
         })
     }
 
@@ -155,9 +129,9 @@ impl Row for SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id: codes.id(short_at(fields, 0)),
-            core_id: codes.id(short_at(fields, 12)),
-            truncated: fields >> 24 != 0,
+            task_id: codes.id(fields as u16),
+            core_id: codes.id(short_at(fields, 16)),
+            truncated: fields >> 28 != 0,
         }
     }
 }
@@ -167,10 +141,10 @@ impl Row for SchedSlice {
 pub struct PackedState {
     start: u32,
     dur: u32,
-    /// The task's code in bits 0-11; in bits 12-23 the code of the detail
+    /// The task's code in bits 0-14; in bits 15-26 the code of the detail
     /// (running: the core; ready: the waking ISR; otherwise: the queue),
-    /// `NO_SHORT_CODE` for none; the state in bits 24-26, the reason in bits
-    /// 27-30, truncated in bit 31.
+    /// `NO_SHORT_CODE` for none; the state and reason in bits 27-30 (see
+    /// [`state_code`]), truncated in bit 31.
     fields: u32,
 }
 
@@ -213,6 +187,58 @@ fn optional_at(codes: &Codes, fields: u32, shift: u32) -> Option<u32> {
     (code != NO_SHORT_CODE).then(|| codes.id(code))
 }
 
+/// The state a task is in for `reason`, when the reason tells.
+fn state_for(reason: StateReason) -> Option<TaskStateKind> {
+    Some(match reason {
+        StateReason::None => return None,
+        StateReason::Preempted | StateReason::Woken | StateReason::Created => TaskStateKind::Ready,
+        StateReason::Delay
+        | StateReason::DelayUntil
+        | StateReason::QueueSend
+        | StateReason::QueueReceive
+        | StateReason::QueuePeek
+        | StateReason::Semaphore
+        | StateReason::Mutex
+        | StateReason::EventFlags
+        | StateReason::Sleep => TaskStateKind::Blocked,
+        StateReason::Suspend => TaskStateKind::Suspended,
+        StateReason::Deleted => TaskStateKind::Deleted,
+    })
+}
+
+/// A state and its reason in 4 bits: the reason's index where the reason
+/// tells the state, running for no reason, and 15 for blocked for no
+/// reason. Other pairs (which no importer makes) do not fit.
+fn state_code(state: TaskStateKind, reason: StateReason) -> Option<u32> {
+    match (state, reason) {
+        (TaskStateKind::Running, StateReason::None) => Some(0),
+        (TaskStateKind::Blocked, StateReason::None) => Some(BLOCKED_FOR_NO_REASON),
+        _ => (state_for(reason) == Some(state)).then_some(reason as u32),
+    }
+}
+
+const BLOCKED_FOR_NO_REASON: u32 = 15;
+
+/// The state and reason of each code of [`state_code`].
+const STATE_OF_CODE: [(TaskStateKind, StateReason); 16] = [
+    (TaskStateKind::Running, StateReason::None),
+    (TaskStateKind::Ready, StateReason::Preempted),
+    (TaskStateKind::Ready, StateReason::Woken),
+    (TaskStateKind::Ready, StateReason::Created),
+    (TaskStateKind::Blocked, StateReason::Delay),
+    (TaskStateKind::Blocked, StateReason::DelayUntil),
+    (TaskStateKind::Blocked, StateReason::QueueSend),
+    (TaskStateKind::Blocked, StateReason::QueueReceive),
+    (TaskStateKind::Blocked, StateReason::QueuePeek),
+    (TaskStateKind::Blocked, StateReason::Semaphore),
+    (TaskStateKind::Blocked, StateReason::Mutex),
+    (TaskStateKind::Blocked, StateReason::EventFlags),
+    (TaskStateKind::Blocked, StateReason::Sleep),
+    (TaskStateKind::Suspended, StateReason::Suspend),
+    (TaskStateKind::Deleted, StateReason::Deleted),
+    (TaskStateKind::Blocked, StateReason::None),
+];
+
 impl Row for TaskState {
     type Packed = PackedState;
 
@@ -238,12 +264,15 @@ impl Row for TaskState {
             }
             _ => return None,
         };
-        let task = short_code(codes, self.task_id.into())?;
-        let kind = self.state as u32 | (self.reason as u32) << 3 | u32::from(self.truncated) << 7;
+        let task = u32::from(codes.code(self.task_id.into())?);
+        if task >= 1 << 15 {
+            return None;
+        }
+        let kind = state_code(self.state, self.reason)? | u32::from(self.truncated) << 4;
         Some(PackedState {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
-            fields: task | detail << 12 | kind << 24,
+            fields: task | detail << 15 | kind << 27,
         })
     }
 
@@ -251,19 +280,18 @@ impl Row for TaskState {
     fn unpack(p: PackedState, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
         let fields = p.fields;
-        let kind = (fields >> 24) as u8;
-        let state = nth(&TASK_STATES, kind & 7);
-        let detail = short_at(fields, 12);
+        let (state, reason) = nth(&STATE_OF_CODE, (fields >> 27) as u8 & 15);
+        let detail = short_at(fields, 15);
         let mut row = TaskState {
             start_ns,
             end_ns,
-            task_id: codes.id(short_at(fields, 0)),
+            task_id: codes.id(fields as u16 & 0x7fff),
             state,
-            reason: nth(&STATE_REASONS, (kind >> 3) & 15),
+            reason,
             queue_id: None,
             core_id: None,
             woken_by_isr: None,
-            truncated: kind >> 7 != 0,
+            truncated: fields >> 31 != 0,
         };
         if detail != NO_SHORT_CODE {
             match state {
@@ -708,6 +736,63 @@ mod tests {
             .collect();
         let table: Table<MarkerSpan> = spans.iter().copied().collect();
         assert!(table.iter().eq(spans.iter().copied()));
+    }
+
+    const STATE_REASONS: [StateReason; 15] = [
+        StateReason::None,
+        StateReason::Preempted,
+        StateReason::Woken,
+        StateReason::Created,
+        StateReason::Delay,
+        StateReason::DelayUntil,
+        StateReason::QueueSend,
+        StateReason::QueueReceive,
+        StateReason::QueuePeek,
+        StateReason::Semaphore,
+        StateReason::Mutex,
+        StateReason::EventFlags,
+        StateReason::Sleep,
+        StateReason::Suspend,
+        StateReason::Deleted,
+    ];
+
+    #[test]
+    fn every_state_and_reason_round_trips() {
+        let kinds = [
+            TaskStateKind::Running,
+            TaskStateKind::Ready,
+            TaskStateKind::Blocked,
+            TaskStateKind::Suspended,
+            TaskStateKind::Deleted,
+        ];
+        let mut states = Vec::new();
+        for (i, (state, reason)) in kinds
+            .iter()
+            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
+            .enumerate()
+        {
+            for truncated in [false, true] {
+                states.push(TaskState {
+                    start_ns: states.len() as u64 * 100,
+                    end_ns: states.len() as u64 * 100 + 50,
+                    task_id: i as u32,
+                    state,
+                    reason,
+                    queue_id: None,
+                    core_id: None,
+                    woken_by_isr: None,
+                    truncated,
+                });
+            }
+        }
+        let table: Table<TaskState> = states.iter().copied().collect();
+        assert!(table.iter().eq(states.iter().copied()));
+        // The pairs importers make are packed: running or blocked for no
+        // reason, and each reason in the state it tells.
+        assert_eq!(table.wide_rows(), 2 * (5 * 15 - 16));
+        for (code, &(state, reason)) in STATE_OF_CODE.iter().enumerate() {
+            assert_eq!(state_code(state, reason), Some(code as u32));
+        }
     }
 
     #[test]

@@ -166,11 +166,34 @@ struct Chunk<P> {
     /// rows whose time did not fit the base before; almost always empty.
     later_bases: Vec<(u16, u64)>,
     rows: Vec<P>,
-    /// Some rows of this chunk are kept whole in `Table::wide`.
-    has_wide: bool,
+    /// Which rows of this chunk are kept whole in `Table::wide`, a bit
+    /// each; `None` while none are.
+    wide_rows: Option<Box<WideRows>>,
+}
+
+/// One bit per row of a chunk.
+type WideRows = [u64; CHUNK / 64];
+
+/// Whether row `row` of a chunk is marked in its `wide_rows`.
+#[inline]
+fn marked(wide_rows: Option<&WideRows>, row: usize) -> bool {
+    wide_rows.is_some_and(|bits| bits[(row / 64) % bits.len()] >> (row % 64) & 1 != 0)
 }
 
 impl<P> Chunk<P> {
+    /// Whether the chunk's row `row` is kept whole.
+    #[inline]
+    fn is_wide(&self, row: usize) -> bool {
+        marked(self.wide_rows.as_deref(), row)
+    }
+
+    fn mark_wide(&mut self, row: usize) {
+        let bits = self
+            .wide_rows
+            .get_or_insert_with(|| Box::new([0; CHUNK / 64]));
+        bits[(row / 64) % bits.len()] |= 1 << (row % 64);
+    }
+
     /// The base of the chunk's row `row`.
     #[inline]
     fn base(&self, row: usize) -> u64 {
@@ -199,7 +222,7 @@ impl<P: Clone> Clone for Chunk<P> {
             base: self.base,
             later_bases: self.later_bases.clone(),
             rows: self.rows.clone(),
-            has_wide: self.has_wide,
+            wide_rows: self.wide_rows.clone(),
         }
     }
 }
@@ -257,6 +280,12 @@ impl<R: Row> Table<R> {
         self.len == 0
     }
 
+    /// How many rows are kept whole.
+    #[cfg(test)]
+    pub(crate) fn wide_rows(&self) -> usize {
+        self.wide.len()
+    }
+
     /// Appends a row and returns its index.
     #[inline(always)]
     pub fn push(&mut self, row: R) -> usize {
@@ -289,7 +318,7 @@ impl<R: Row> Table<R> {
             base,
             later_bases: Vec::new(),
             rows,
-            has_wide: false,
+            wide_rows: None,
         });
         self.tail_base = base;
         self.tail_first = self.len;
@@ -319,7 +348,7 @@ impl<R: Row> Table<R> {
     fn push_wide(&mut self, index: usize, row: R) {
         if let Some(chunk) = self.chunks.last_mut() {
             chunk.rows.push(R::Packed::default());
-            chunk.has_wide = true;
+            chunk.mark_wide(index & (CHUNK - 1));
         }
         self.wide.insert(index, row);
     }
@@ -329,10 +358,8 @@ impl<R: Row> Table<R> {
     pub fn get(&self, index: usize) -> Option<R> {
         let chunk = self.chunks.get(index >> CHUNK_BITS)?;
         let packed = *chunk.rows.get(index & (CHUNK - 1))?;
-        if chunk.has_wide {
-            if let Some(row) = self.wide.get(&index) {
-                return Some(*row);
-            }
+        if chunk.is_wide(index & (CHUNK - 1)) {
+            return self.wide.get(&index).copied();
         }
         Some(R::unpack(
             packed,
@@ -355,21 +382,21 @@ impl<R: Row> Table<R> {
             return;
         };
         let base = chunk.base(index & (CHUNK - 1));
+        if chunk.is_wide(index & (CHUNK - 1)) {
+            if let Some(row) = self.wide.get_mut(&index) {
+                change(row);
+            }
+            return;
+        }
         let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) else {
             return;
         };
-        if chunk.has_wide {
-            if let Some(row) = self.wide.get_mut(&index) {
-                change(row);
-                return;
-            }
-        }
         let mut row = R::unpack(*slot, base, &self.codes);
         change(&mut row);
         match row.pack(base, &mut self.codes) {
             Some(packed) => *slot = packed,
             None => {
-                chunk.has_wide = true;
+                chunk.mark_wide(index & (CHUNK - 1));
                 self.wide.insert(index, row);
             }
         }
@@ -382,7 +409,7 @@ impl<R: Row> Table<R> {
         R: Interval,
     {
         if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
-            if !chunk.has_wide {
+            if !chunk.is_wide(index & (CHUNK - 1)) {
                 let base = if index >= self.tail_first {
                     self.tail_base
                 } else {
@@ -410,7 +437,7 @@ impl<R: Row> Table<R> {
         let mut index = 0;
         for chunk in chunks {
             for (row, &packed) in chunk.rows.iter().enumerate() {
-                let whole = if chunk.has_wide {
+                let whole = if chunk.is_wide(row) {
                     wide.get(&index).copied()
                 } else {
                     None
@@ -435,8 +462,7 @@ impl<R: Row> Table<R> {
             table: self,
             run: &[],
             run_base: 0,
-            next_wide: NO_WIDE,
-            wide: None,
+            run_wide_rows: None,
             front: 0,
             back: self.len,
         }
@@ -462,33 +488,24 @@ impl<R: Row> Table<R> {
 ///
 /// Reading from the front walks a run of rows at a time: the packed rows
 /// still to read of a chunk, up to where a later base starts, are held as a
-/// slice with their base, so a row costs its unpacking. In a chunk with rows
-/// kept whole, the iterator knows where the next of them is (from their
-/// indexes, sorted once), so the others are not looked up. Reads from the
-/// back go through [`Table::get`].
+/// slice with their base, so a row costs its unpacking (and, for a row kept
+/// whole, a look-up). Reads from the back go through [`Table::get`]. `fold`
+/// (and so `for_each`) reads a run at a time.
 pub struct Iter<'a, R: Row> {
     table: &'a Table<R>,
     /// The packed rows `front..front + run.len()`, all of them packed
     /// against `run_base`; never reaches `back`.
     run: &'a [R::Packed],
     run_base: u64,
-    /// No row of the run before this index is kept whole (`NO_WIDE`: none
-    /// of the run is).
-    next_wide: usize,
-    /// The indexes of the table's rows kept whole, sorted, once a run needs them.
-    wide: Option<Vec<usize>>,
+    /// Which rows of the run's chunk are kept whole.
+    run_wide_rows: Option<&'a WideRows>,
     front: usize,
     back: usize,
 }
 
-const NO_WIDE: usize = usize::MAX;
-
 impl<R: Row> Clone for Iter<'_, R> {
     fn clone(&self) -> Self {
-        Iter {
-            wide: self.wide.clone(),
-            ..*self
-        }
+        Iter { ..*self }
     }
 }
 
@@ -511,35 +528,14 @@ impl<R: Row> Iter<'_, R> {
         let end = end.min(first + (self.back - self.front));
         self.run = chunk.rows.get(first..end).filter(|run| !run.is_empty())?;
         self.run_base = chunk.base(first);
-        self.next_wide = if chunk.has_wide {
-            self.wide_from(self.front)
-        } else {
-            NO_WIDE
-        };
+        self.run_wide_rows = chunk.wide_rows.as_deref();
         Some(())
-    }
-
-    /// The first index from `from` on (before `back`) of a row kept whole.
-    #[cold]
-    fn wide_from(&mut self, from: usize) -> usize {
-        let table = self.table;
-        let wide = self.wide.get_or_insert_with(|| {
-            let mut wide: Vec<usize> = table.wide.keys().copied().collect();
-            wide.sort_unstable();
-            wide
-        });
-        let next = wide.partition_point(|&i| i < from);
-        wide.get(next)
-            .copied()
-            .filter(|&i| i < self.back)
-            .unwrap_or(NO_WIDE)
     }
 
     /// The row at `index`, read from a run of its chunk.
     #[inline(always)]
-    fn unpack(&mut self, index: usize, packed: R::Packed) -> R {
-        if index == self.next_wide {
-            self.next_wide = self.wide_from(index + 1);
+    fn unpack(&self, index: usize, packed: R::Packed) -> R {
+        if marked(self.run_wide_rows, index & (CHUNK - 1)) {
             if let Some(row) = self.table.wide.get(&index) {
                 return *row;
             }
@@ -569,13 +565,9 @@ impl<R: Row> Iterator for Iter<'_, R> {
             None => self.run = &[],
         }
         self.front = self.front.saturating_add(n).min(self.back);
-        if self.next_wide < self.front {
-            self.next_wide = self.wide_from(self.front);
-        }
         self.next()
     }
 
-    /// Reads a run at a time, for loops such as `for_each` over many rows.
     #[inline]
     fn fold<B, F: FnMut(B, R) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
@@ -700,6 +692,41 @@ mod tests {
             12_345 * 3_000_000_000 + 500
         );
         assert_eq!(table.get(5_000).unwrap().start_ns, 7);
+    }
+
+    #[test]
+    fn rows_ended_beside_rows_kept_whole_stay_packed() {
+        // One chunk: every hundredth row is ended more than 4.29 s after its
+        // start and kept whole; the rows around it are ended as usual.
+        let mut table = Table::new();
+        let mut rows = Vec::new();
+        for i in 0..3_000u64 {
+            let slice = SchedSlice {
+                start_ns: i * 1_000,
+                end_ns: i * 1_000,
+                task_id: (i % 7) as u32,
+                core_id: 0,
+                truncated: false,
+            };
+            table.push(slice);
+            rows.push(slice);
+        }
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.end_ns = row.start_ns + if i % 100 == 3 { 5_000_000_000 } else { 50 };
+            table.end_at(i, row.end_ns);
+        }
+        assert_eq!(table.wide.len(), 30);
+        assert!(table.iter().eq(rows.iter().copied()));
+        assert_eq!(table.get(1_503), Some(rows[1_503]));
+        table.end_at(1_503, rows[1_503].start_ns + 6_000_000_000);
+        rows[1_503].end_ns = rows[1_503].start_ns + 6_000_000_000;
+        table.end_at(1_504, rows[1_504].start_ns + 60);
+        rows[1_504].end_ns = rows[1_504].start_ns + 60;
+        assert!(table.iter().eq(rows.iter().copied()));
+        table.retain(|r| r.task_id != 3);
+        assert!(table
+            .iter()
+            .eq(rows.iter().copied().filter(|r| r.task_id != 3)));
     }
 
     #[test]
