@@ -17,8 +17,8 @@ use tband_decode::model::{MarkerKind, Model, StrId, TaskState};
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
-use crate::tracks::{is_wait, Tracks};
-use crate::wire::{Encoder, FIELD_MAX};
+use crate::tracks::{is_wait, Tracks, Waiting};
+use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
@@ -77,9 +77,10 @@ enum Arg<'a> {
 pub fn write_track_events<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
+    waiting: &Waiting,
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
-    let (tracks, descriptors) = Tracks::new(model, threads);
+    let (tracks, descriptors) = Tracks::new(model, threads, waiting);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -87,9 +88,10 @@ pub fn write_track_events<S: ChunkSink>(
     let mut counts = EventCounts::default();
 
     let mut wait_names = IidCache::new(WAIT_KEYS);
-    for s in model.task_states.iter().filter(|s| is_wait(s.state)) {
+    let waits = model.task_states.iter().filter(|s| is_wait(s.state));
+    try_each(waits, |s| {
         let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
-            continue;
+            return Ok(());
         };
         let reason = s.reason.as_str();
         let name = if reason.is_empty() {
@@ -98,7 +100,8 @@ pub fn write_track_events<S: ChunkSink>(
             reason
         };
         let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
-        match s.queue_id.and_then(|q| model.queue(q)) {
+        let queue = s.queue_id.and_then(|q| tracks.queue_index(q));
+        match queue.and_then(|i| model.queues.get(i)) {
             Some(q) => seq.slice(
                 track,
                 s.start_ns,
@@ -109,9 +112,10 @@ pub fn write_track_events<S: ChunkSink>(
             None => seq.slice(track, s.start_ns, s.end_ns, name, &[])?,
         }
         counts.slices += 1;
-    }
+        Ok(())
+    })?;
 
-    for p in &model.task_priorities {
+    try_each(model.task_priorities.iter(), |p| {
         if let Some(track) = threads
             .task_index(p.task_id)
             .and_then(|i| tracks.priority[i])
@@ -119,12 +123,15 @@ pub fn write_track_events<S: ChunkSink>(
             seq.counter(track, p.ts_ns, p.priority.into())?;
             counts.counter_values += 1;
         }
-    }
+        Ok(())
+    })?;
 
     let mut marker_names = MarkerNames::new(model);
-    for s in &model.marker_spans {
-        let Some((track, marker)) = tracks.marker(s.marker_id, s.task_id, MarkerKind::Event) else {
-            continue;
+    try_each(model.marker_spans.iter(), |s| {
+        let Some((track, marker)) =
+            tracks.marker(threads, s.marker_id, s.task_id, MarkerKind::Event)
+        else {
+            return Ok(());
         };
         let name = marker_names.iid(&mut seq.names, s.msg, marker);
         if s.truncated {
@@ -139,40 +146,41 @@ pub fn write_track_events<S: ChunkSink>(
             seq.slice(track, s.start_ns, s.end_ns, name, &[])?;
         }
         counts.slices += 1;
-    }
-    for i in &model.marker_instants {
-        if let Some((track, marker)) = tracks.marker(i.marker_id, i.task_id, MarkerKind::Event) {
+        Ok(())
+    })?;
+    try_each(model.marker_instants.iter(), |i| {
+        if let Some((track, marker)) =
+            tracks.marker(threads, i.marker_id, i.task_id, MarkerKind::Event)
+        {
             let name = marker_names.iid(&mut seq.names, i.msg, marker);
             seq.instant(track, i.ts_ns, name, &[])?;
             counts.instants += 1;
         }
-    }
-    for v in &model.marker_values {
-        if let Some((track, _)) = tracks.marker(v.marker_id, v.task_id, MarkerKind::Value) {
+        Ok(())
+    })?;
+    try_each(model.marker_values.iter(), |v| {
+        if let Some((track, _)) = tracks.marker(threads, v.marker_id, v.task_id, MarkerKind::Value)
+        {
             seq.counter(track, v.ts_ns, v.value)?;
             counts.counter_values += 1;
         }
-    }
+        Ok(())
+    })?;
 
-    for op in &model.queue_ops {
-        let track = model
-            .queues
-            .binary_search_by_key(&op.queue_id, |q| q.queue_id)
-            .ok()
+    try_each(model.queue_ops.iter(), |op| {
+        let track = tracks
+            .queue_index(op.queue_id)
             .and_then(|i| tracks.queue_level[i]);
         if let (Some(track), Some(len)) = (track, op.len_after) {
             seq.counter(track, op.ts_ns, len.into())?;
             counts.counter_values += 1;
         }
-    }
+        Ok(())
+    })?;
 
     let mut holder_names = IidCache::new(model.tasks.len());
-    for h in &model.mutex_holds {
-        let track = model
-            .queues
-            .binary_search_by_key(&h.queue_id, |q| q.queue_id)
-            .ok()
-            .and_then(|i| tracks.mutex[i]);
+    try_each(model.mutex_holds.iter(), |h| {
+        let track = tracks.queue_index(h.queue_id).and_then(|i| tracks.mutex[i]);
         if let Some(track) = track {
             let task = threads.task_index(h.task_id);
             let name = holder_names.iid(&mut seq.names, task, threads.comm_at(task));
@@ -189,7 +197,8 @@ pub fn write_track_events<S: ChunkSink>(
             }
             counts.slices += 1;
         }
-    }
+        Ok(())
+    })?;
 
     if let Some(track) = tracks.health {
         for a in &model.anomalies {
@@ -211,6 +220,22 @@ pub fn write_track_events<S: ChunkSink>(
         }
     }
     Ok(counts)
+}
+
+/// Calls `write` with each row (through `for_each`, which reads a table's
+/// rows a run at a time, where `try_for_each` would read them one by one);
+/// after an error, the rows left are only read.
+fn try_each<T>(
+    rows: impl Iterator<Item = T>,
+    mut write: impl FnMut(T) -> io::Result<()>,
+) -> io::Result<()> {
+    let mut written = Ok(());
+    rows.for_each(|row| {
+        if written.is_ok() {
+            written = write(row);
+        }
+    });
+    written
 }
 
 /// Slots of the wait-name cache: by reason, then state.
@@ -289,14 +314,21 @@ impl<'m> MarkerNames<'m> {
     }
 }
 
-/// A track event to encode.
+/// A track event to encode. Its kind (a `Type`, as `i32`) says which of the
+/// fields it has; the fast path has it as a constant.
 struct Event<'a> {
-    kind: Type,
     track: u64,
-    name_iid: Option<u64>,
-    counter_value: Option<i64>,
+    /// Of a slice begin or an instant.
+    name_iid: u64,
+    /// Of a counter.
+    counter_value: i64,
     args: &'a [Arg<'a>],
 }
+
+const SLICE_BEGIN: i32 = Type::SliceBegin as i32;
+const SLICE_END: i32 = Type::SliceEnd as i32;
+const INSTANT: i32 = Type::Instant as i32;
+const COUNTER: i32 = Type::Counter as i32;
 
 /// The track-event packet sequence, with its interned names.
 struct Sequence<'o, 'm, S: ChunkSink> {
@@ -322,13 +354,13 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
     fn write(
         &mut self,
         timestamp: Option<u64>,
-        event: Option<Event<'_>>,
+        event: Option<(i32, Event<'_>)>,
         descriptor: Option<&TrackDescriptor>,
     ) -> io::Result<()> {
         let started = std::mem::replace(&mut self.started, true);
         let new_names = &self.names.new;
         let mut max_len = PACKET_MAX;
-        if let Some(event) = &event {
+        if let Some((_, event)) = &event {
             max_len += event.args.iter().map(Arg::max_len).sum::<usize>();
         }
         if !started || !new_names.is_empty() {
@@ -342,8 +374,8 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
                 e.uint(field::PACKET_TIMESTAMP, ts);
             }
             e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
-            if let Some(event) = &event {
-                encode_event(e, event);
+            if let Some((kind, event)) = &event {
+                encode_event(e, *kind, event);
             }
             let flags = if started {
                 if !new_names.is_empty() {
@@ -363,25 +395,31 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         Ok(())
     }
 
-    fn event(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
+    /// Writes an event of kind `KIND` (a constant, so that each kind's
+    /// encoder is compiled with only its own fields).
+    #[inline(always)]
+    fn event<const KIND: i32>(&mut self, ts: u64, event: Event<'_>) -> io::Result<()> {
         if !self.started || !self.names.new.is_empty() {
-            return self.write(Some(ts), Some(event), None);
+            return self.write(Some(ts), Some((KIND, event)), None);
         }
         // Almost every packet: an event whose names were sent before, so its
-        // fields are those of `write` without interned data or descriptor.
+        // fields are those of `write` without interned data or descriptor,
+        // and almost always short.
+        let mut short_len = SHORT_EVENT_MAX;
+        for arg in event.args {
+            short_len += arg.short_max_len();
+        }
+        if short_len <= SHORT_MAX {
+            return self
+                .out
+                .short_packet(|e| encode_event_packet(e, ts, KIND, &event));
+        }
         let mut max_len = PACKET_MAX;
         for arg in event.args {
             max_len += arg.max_len();
         }
-        self.out.packet(max_len, |e| {
-            e.uint(field::PACKET_TIMESTAMP, ts);
-            e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
-            encode_event(e, &event);
-            e.uint(
-                field::PACKET_SEQUENCE_FLAGS,
-                SEQ_NEEDS_INCREMENTAL_STATE.into(),
-            );
-        })
+        self.out
+            .packet(max_len, |e| encode_event_packet(e, ts, KIND, &event))
     }
 
     fn slice(
@@ -392,49 +430,45 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         name_iid: u64,
         args: &[Arg<'_>],
     ) -> io::Result<()> {
-        self.event(
+        self.event::<SLICE_BEGIN>(
             start,
             Event {
-                kind: Type::SliceBegin,
                 track,
-                name_iid: Some(name_iid),
-                counter_value: None,
+                name_iid,
+                counter_value: 0,
                 args,
             },
         )?;
-        self.event(
+        self.event::<SLICE_END>(
             end,
             Event {
-                kind: Type::SliceEnd,
                 track,
-                name_iid: None,
-                counter_value: None,
+                name_iid: 0,
+                counter_value: 0,
                 args: &[],
             },
         )
     }
 
     fn instant(&mut self, track: u64, ts: u64, name_iid: u64, args: &[Arg<'_>]) -> io::Result<()> {
-        self.event(
+        self.event::<INSTANT>(
             ts,
             Event {
-                kind: Type::Instant,
                 track,
-                name_iid: Some(name_iid),
-                counter_value: None,
+                name_iid,
+                counter_value: 0,
                 args,
             },
         )
     }
 
     fn counter(&mut self, track: u64, ts: u64, value: i64) -> io::Result<()> {
-        self.event(
+        self.event::<COUNTER>(
             ts,
             Event {
-                kind: Type::Counter,
                 track,
-                name_iid: None,
-                counter_value: Some(value),
+                name_iid: 0,
+                counter_value: value,
                 args: &[],
             },
         )
@@ -445,17 +479,46 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
 /// interned names and descriptor: its fields and those of the event.
 const PACKET_MAX: usize = 10 * FIELD_MAX;
 
+/// Bytes a track-event packet without arguments, interned names or
+/// descriptor takes at most: its timestamp, sequence id, the event's key and
+/// length, type, name, track and counter value, and the sequence flags.
+const SHORT_EVENT_MAX: usize =
+    (1 + VARINT_MAX) + 2 + 2 + 2 + (1 + VARINT_MAX) + (1 + VARINT_MAX) + (2 + VARINT_MAX) + 2;
+
 impl Arg<'_> {
-    fn max_len(&self) -> usize {
-        let text = match self {
+    fn text_len(&self) -> usize {
+        match self {
             Arg::Str(_, s) => s.len(),
             _ => 0,
-        };
-        3 * FIELD_MAX + text
+        }
+    }
+
+    /// Bytes the argument takes in an [`Encoder`]'s reckoning.
+    fn max_len(&self) -> usize {
+        3 * FIELD_MAX + self.text_len()
+    }
+
+    /// Bytes the argument takes at most: the annotation's key and length,
+    /// its name and its value.
+    fn short_max_len(&self) -> usize {
+        2 + (1 + VARINT_MAX) + (1 + VARINT_MAX) + self.text_len()
     }
 }
 
-fn encode_event(e: &mut Encoder<'_>, event: &Event<'_>) {
+/// A track-event packet of the sequence whose names were all sent before.
+#[inline(always)]
+fn encode_event_packet(e: &mut impl Fields, ts: u64, kind: i32, event: &Event<'_>) {
+    e.uint(field::PACKET_TIMESTAMP, ts);
+    e.uint(field::PACKET_SEQUENCE_ID, TRACK_EVENT_SEQUENCE_ID.into());
+    encode_event(e, kind, event);
+    e.uint(
+        field::PACKET_SEQUENCE_FLAGS,
+        SEQ_NEEDS_INCREMENTAL_STATE.into(),
+    );
+}
+
+#[inline(always)]
+fn encode_event(e: &mut impl Fields, kind: i32, event: &Event<'_>) {
     let fields = e.begin(field::PACKET_TRACK_EVENT);
     for arg in event.args {
         let annotation = e.begin(field::EVENT_DEBUG_ANNOTATIONS);
@@ -475,13 +538,13 @@ fn encode_event(e: &mut Encoder<'_>, event: &Event<'_>) {
         }
         e.end(annotation);
     }
-    e.uint(field::EVENT_TYPE, event.kind as u64);
-    if let Some(iid) = event.name_iid {
-        e.uint(field::EVENT_NAME_IID, iid);
+    e.uint(field::EVENT_TYPE, kind as u64);
+    if kind == SLICE_BEGIN || kind == INSTANT {
+        e.uint(field::EVENT_NAME_IID, event.name_iid);
     }
     e.uint(field::EVENT_TRACK_UUID, event.track);
-    if let Some(value) = event.counter_value {
-        e.int(field::EVENT_COUNTER_VALUE, value);
+    if kind == COUNTER {
+        e.int(field::EVENT_COUNTER_VALUE, event.counter_value);
     }
     e.end(fields);
 }
@@ -589,7 +652,8 @@ mod tests {
         let m = model();
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        let waiting = Waiting::of(&m, &threads);
+        let counts = write_track_events(&m, &threads, &waiting, &mut w).unwrap();
         assert_eq!(
             counts,
             EventCounts {
@@ -686,7 +750,8 @@ mod tests {
         ];
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        let waiting = Waiting::of(&m, &threads);
+        let counts = write_track_events(&m, &threads, &waiting, &mut w).unwrap();
         assert_eq!((counts.slices, counts.instants), (4, 2));
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();

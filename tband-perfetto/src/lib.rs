@@ -27,6 +27,7 @@ use crate::protos::process_tree::{Process, Thread};
 use crate::protos::{ProcessTree, TracePacket};
 use crate::sched::{CpuCounts, SchedEncoding};
 use crate::threads::{Threads, IDLE_TID, PID};
+use crate::tracks::Waiting;
 use crate::writer::{ChunkSender, Merge, PacketWriter};
 
 /// Packet sequence of the process tree and the kernel events.
@@ -68,8 +69,8 @@ pub fn export<W: Write>(
     if !options.two_threads {
         let mut writer = PacketWriter::new(out);
         writer.write(&process_tree(model, &threads))?;
-        let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
-        let events = events::write_track_events(model, &threads, &mut writer)?;
+        let (sched, waiting) = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+        let events = events::write_track_events(model, &threads, &waiting, &mut writer)?;
         let (packets, bytes) = (writer.packets(), writer.bytes());
         writer.finish()?;
         return Ok(ExportStats {
@@ -87,7 +88,10 @@ pub fn export<W: Write>(
                 full,
                 emptied: returned,
             });
-            let events = events::write_track_events(model, &threads, &mut writer)?;
+            // The scheduling walk, on the other thread, finds which tasks
+            // wait as well; this one cannot wait for it.
+            let waiting = Waiting::of(model, &threads);
+            let events = events::write_track_events(model, &threads, &waiting, &mut writer)?;
             let (packets, bytes) = (writer.packets(), writer.bytes());
             writer.finish()?;
             io::Result::Ok((events, packets, bytes))
@@ -98,7 +102,7 @@ pub fn export<W: Write>(
             emptied,
         });
         writer.write(&process_tree(model, &threads))?;
-        let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+        let (sched, _) = sched::write_sched(model, &threads, options.sched, &mut writer)?;
         let (packets, bytes) = (writer.packets(), writer.bytes());
         writer.finish()?.drain()?;
         let (events, event_packets, event_bytes) = worker

@@ -3,14 +3,14 @@
 //! so that Perfetto fills its native `sched`, `thread_state` and IRQ tables.
 
 use std::io;
-use std::iter::Peekable;
 
 use tband_decode::model::{
     Core, IsrKey, IsrSlice, Iter, Model, StateReason, TaskState, TaskStateKind,
 };
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
-use crate::wire::{self, Buffer, Encoder, Nested, FIELD_MAX};
+use crate::tracks::{is_wait, Waiting};
+use crate::wire::{Buffer, Fields, PackedArray, FIELD_MAX, PACKED_VALUES, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 
 /// How context switches and wake-ups are written.
@@ -28,8 +28,9 @@ pub enum SchedEncoding {
 /// A task name not yet in the bundle's intern table.
 const UNSET: u32 = u32::MAX;
 
-/// Events per bundle before it is written out.
-const BUNDLE_EVENTS: usize = 4096;
+/// Events per bundle before it is written out (each adds a value to each
+/// packed array of its kind).
+const BUNDLE_EVENTS: usize = PACKED_VALUES;
 
 /// Linux task-state bits of `prev_state`, in the layout Perfetto assumes when
 /// the trace names no kernel version.
@@ -60,12 +61,6 @@ fn prev_state(state: Option<(TaskStateKind, StateReason)>) -> i64 {
         Some((TaskStateKind::Suspended, _)) => STATE_STOPPED,
         Some((TaskStateKind::Deleted, _)) => STATE_DEAD,
     }
-}
-
-/// Whether a task-state row is a wake-up (a task made ready by something
-/// other than being preempted).
-pub fn is_waking(s: &TaskState) -> bool {
-    s.state == TaskStateKind::Ready && s.reason != StateReason::Preempted
 }
 
 /// The thread on a core, as a switch names it.
@@ -115,59 +110,72 @@ impl NextStep {
 }
 
 /// Writes the ftrace bundles of every core, in one walk over the model in
-/// time order.
+/// time order. Returns what they hold, and which tasks are ever blocked or
+/// suspended (found on the way, for the track events).
 pub fn write_sched<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
     encoding: SchedEncoding,
     out: &mut PacketWriter<S>,
-) -> io::Result<CpuCounts> {
+) -> io::Result<(CpuCounts, Waiting)> {
     let mut cpus: Vec<Cpu<'_>> = model
         .cores
         .iter()
-        .map(|core| Cpu::new(threads, core, encoding, model.tasks.len()))
+        .map(|core| Cpu::new(model, threads, core, encoding))
         .collect();
     let mut counts = CpuCounts::default();
     let mut states = StateCursor::new(model);
     let mut prios = PriorityCursor::new(model);
     let mut slices = model.sched_slices.iter().peekable();
     let mut isrs = model.isr_slices.iter().peekable();
+    // The next step other than a state change. A state change alters none
+    // of them, so this is kept across the state changes that come first.
+    let mut next_other = None;
     loop {
-        let mut next = NextStep::NONE;
-        for (i, cpu) in cpus.iter().enumerate() {
-            if let Some(&(end, _)) = cpu.isr_open.last() {
-                next = next.min(NextStep::new(end, Step::IsrExit, i));
+        let mut next = *next_other.get_or_insert_with(|| {
+            let mut next = NextStep::NONE;
+            for (i, cpu) in cpus.iter().enumerate() {
+                if let Some(&(end, _)) = cpu.isr_open.last() {
+                    next = next.min(NextStep::new(end, Step::IsrExit, i));
+                }
+                if let Some(end) = cpu.running_until {
+                    next = next.min(NextStep::new(end, Step::SliceEnd, i));
+                }
             }
-            if let Some(end) = cpu.running_until {
-                next = next.min(NextStep::new(end, Step::SliceEnd, i));
+            if let Some(isr) = isrs.peek() {
+                next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
             }
-        }
+            if let Some(slice) = slices.peek() {
+                next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
+            }
+            next
+        });
         if let Some(t) = states.peek_start() {
             next = next.min(NextStep::new(t, Step::StateChange, 0));
-        }
-        if let Some(isr) = isrs.peek() {
-            next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
-        }
-        if let Some(slice) = slices.peek() {
-            next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
         }
         let Some((t, step, i)) = next.get() else {
             break;
         };
+        if step != Step::StateChange {
+            next_other = None;
+        }
         let touched = match step {
             Step::IsrExit => {
                 cpus[i].isr_exit();
                 Some(i)
             }
             Step::StateChange => {
-                let Some((row, target_cpu)) = states.next_row(threads) else {
+                let Some(wakeup) = states.next_row(threads) else {
                     continue;
                 };
-                let target = cpu_index(&cpus, target_cpu).filter(|_| is_waking(&row));
+                let target = cpu_index(&cpus, wakeup.core_id);
                 if let Some(target) = target {
-                    let idx = threads.task_index(row.task_id);
-                    let woken = on_cpu(threads, idx, prios.at(threads, row.start_ns, idx));
-                    cpus[target].waking(&row, woken);
+                    let woken = on_cpu(
+                        threads,
+                        wakeup.task,
+                        prios.at(threads, wakeup.ts, wakeup.task),
+                    );
+                    cpus[target].waking(&wakeup, woken);
                     counts.wakings += 1;
                 }
                 target
@@ -209,11 +217,15 @@ pub fn write_sched<S: ChunkSink>(
     for cpu in &mut cpus {
         cpu.bundle.flush(out)?;
     }
-    Ok(counts)
+    Ok((counts, Waiting(states.waiting)))
 }
 
 fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
-    cpus.iter().position(|c| c.bundle.cpu == core_id)
+    // Cores are almost always numbered 0, 1, ... in order.
+    match cpus.get(core_id as usize) {
+        Some(cpu) if cpu.bundle.cpu == core_id => Some(core_id as usize),
+        _ => cpus.iter().position(|c| c.bundle.cpu == core_id),
+    }
 }
 
 /// A task as a thread on a core, with its priority at the time.
@@ -232,6 +244,9 @@ struct Cpu<'m> {
     /// The core's idle thread.
     idle: OnCpu<'m>,
     current: OnCpu<'m>,
+    /// Names of the core's ISRs by ISR id, for the ids below
+    /// `MAX_TABLE_ISR_ID` ("" for none); others are looked up in the model.
+    isr_names: Vec<&'m str>,
     /// Exit times and irq numbers of the ISRs executing, innermost last.
     isr_open: Vec<(u64, i32)>,
     last_isr_ts: u64,
@@ -239,8 +254,11 @@ struct Cpu<'m> {
     running_until: Option<u64>,
 }
 
+/// ISR ids below this have their names in a table per core.
+const MAX_TABLE_ISR_ID: u32 = 1 << 12;
+
 impl<'m> Cpu<'m> {
-    fn new(threads: &Threads<'m>, core: &Core, encoding: SchedEncoding, tasks: usize) -> Self {
+    fn new(model: &'m Model, threads: &Threads<'m>, core: &Core, encoding: SchedEncoding) -> Self {
         let idle_task = core.idle_task_id.and_then(|t| threads.task_index(t));
         let idle = OnCpu {
             task: idle_task,
@@ -248,10 +266,23 @@ impl<'m> Cpu<'m> {
             comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
             prio: threads.linux_prio(None),
         };
+        let mut isr_names = Vec::new();
+        for isr in model
+            .isrs
+            .iter()
+            .filter(|i| i.core_id == core.core_id && i.isr_id < MAX_TABLE_ISR_ID)
+        {
+            let id = isr.isr_id as usize;
+            if id >= isr_names.len() {
+                isr_names.resize(id + 1, "");
+            }
+            isr_names[id] = isr.name.as_str();
+        }
         Cpu {
-            bundle: Bundle::new(core.core_id, encoding, tasks),
+            bundle: Bundle::new(core.core_id, encoding, model.tasks.len()),
             idle,
             current: idle,
+            isr_names,
             isr_open: Vec::new(),
             last_isr_ts: 0,
             running_until: None,
@@ -283,72 +314,130 @@ impl<'m> Cpu<'m> {
         }
     }
 
-    fn isr_entry(&mut self, model: &Model, isr: &IsrSlice) {
+    fn isr_entry(&mut self, model: &'m Model, isr: &IsrSlice) {
         let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
-        let name = model
-            .isr(IsrKey {
-                core_id: isr.core_id,
-                isr_id: isr.isr_id,
-            })
-            .map_or("", |i| i.name.as_str());
+        let name = match self.isr_names.get(isr.isr_id as usize) {
+            Some(&name) => name,
+            None if isr.isr_id < MAX_TABLE_ISR_ID => "",
+            None => model
+                .isr(IsrKey {
+                    core_id: isr.core_id,
+                    isr_id: isr.isr_id,
+                })
+                .map_or("", |i| i.name.as_str()),
+        };
         self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
         self.bundle
             .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
         self.isr_open.push((isr.end_ns, irq));
     }
 
-    fn waking(&mut self, row: &TaskState, woken: OnCpu<'m>) {
-        let flags = if row.woken_by_isr.is_some() {
-            FLAG_HARDIRQ
-        } else {
-            0
-        };
+    fn waking(&mut self, wakeup: &Wakeup, woken: OnCpu<'m>) {
+        let flags = if wakeup.by_isr { FLAG_HARDIRQ } else { 0 };
         self.bundle
-            .waking(row.start_ns, self.current.tid, woken, flags);
+            .waking(wakeup.ts, self.current.tid, woken, flags);
+    }
+}
+
+/// A wake-up found in the task states: a task made ready by something
+/// other than being preempted.
+struct Wakeup {
+    ts: u64,
+    /// Index in `model.tasks`.
+    task: Option<usize>,
+    /// The core it wakes the task on: the interrupted core for an ISR
+    /// wake-up, else where the task last ran.
+    core_id: u32,
+    by_isr: bool,
+}
+
+/// What the walk uses of a task-state row.
+#[derive(Clone, Copy)]
+struct StateRow {
+    start_ns: u64,
+    task_id: u32,
+    state: TaskStateKind,
+    reason: StateReason,
+    /// Where a running task runs.
+    core_id: Option<u32>,
+    /// The core of the ISR that made the task ready.
+    isr_core_id: Option<u32>,
+}
+
+impl StateRow {
+    /// Only these fields are read, so the others are not unpacked.
+    #[inline(always)]
+    fn of(row: TaskState) -> Self {
+        StateRow {
+            start_ns: row.start_ns,
+            task_id: row.task_id,
+            state: row.state,
+            reason: row.reason,
+            core_id: row.core_id,
+            isr_core_id: row.woken_by_isr.map(|k| k.core_id),
+        }
+    }
+
+    /// Whether the row is a wake-up: a task made ready by something other
+    /// than being preempted.
+    fn is_waking(&self) -> bool {
+        self.state == TaskStateKind::Ready && self.reason != StateReason::Preempted
     }
 }
 
 /// Walks `model.task_states` in time order, keeping each task's current state
 /// and the core it last ran on.
 struct StateCursor<'m> {
-    /// Rows not consumed yet (each row is unpacked once).
-    rows: Peekable<Iter<'m, TaskState>>,
+    rows: Iter<'m, TaskState>,
+    /// The next row, not consumed yet (each row is unpacked once).
+    next: Option<StateRow>,
     /// By task index.
     current: Vec<Option<(TaskStateKind, StateReason)>>,
     last_core: Vec<Option<u32>>,
+    /// By task index: whether the task has been blocked or suspended.
+    waiting: Vec<bool>,
 }
 
 impl<'m> StateCursor<'m> {
     fn new(model: &'m Model) -> Self {
+        let mut rows = model.task_states.iter();
         StateCursor {
-            rows: model.task_states.iter().peekable(),
+            next: rows.next().map(StateRow::of),
+            rows,
             current: vec![None; model.tasks.len()],
             last_core: vec![None; model.tasks.len()],
+            waiting: vec![false; model.tasks.len()],
         }
     }
 
-    fn peek_start(&mut self) -> Option<u64> {
-        self.rows.peek().map(|s| s.start_ns)
+    fn peek_start(&self) -> Option<u64> {
+        self.next.as_ref().map(|s| s.start_ns)
     }
 
-    /// Consumes the next row; returns it with the core it wakes the task on
-    /// (the interrupted core for an ISR wake-up, else where the task last ran).
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<(TaskState, u32)> {
-        let row = self.rows.next()?;
+    /// Consumes the next row; returns the wake-up it is, if it is one.
+    fn next_row(&mut self, threads: &Threads<'_>) -> Option<Wakeup> {
+        let row = self.next.as_ref()?;
         let idx = threads.task_index(row.task_id);
         let last_core = idx.and_then(|i| self.last_core.get_mut(i));
-        let target = row
-            .woken_by_isr
-            .map(|k| k.core_id)
+        let core_id = row
+            .isr_core_id
             .or_else(|| last_core.as_ref().and_then(|c| **c))
             .unwrap_or(0);
         if let (Some(slot), Some(core)) = (last_core, row.core_id) {
             *slot = Some(core);
         }
-        if let Some(slot) = idx.and_then(|i| self.current.get_mut(i)) {
-            *slot = Some((row.state, row.reason));
+        if let Some(i) = idx.filter(|&i| i < self.current.len() && i < self.waiting.len()) {
+            self.current[i] = Some((row.state, row.reason));
+            self.waiting[i] |= is_wait(row.state);
         }
-        Some((row, target))
+        let wakeup = row.is_waking().then_some(Wakeup {
+            ts: row.start_ns,
+            task: idx,
+            core_id,
+            by_isr: row.isr_core_id.is_some(),
+        });
+        self.next = self.rows.next().map(StateRow::of);
+        wakeup
     }
 
     fn current_of(&self, task: Option<usize>) -> Option<(TaskStateKind, StateReason)> {
@@ -407,7 +496,7 @@ struct Bundle<'m> {
     events: Buffer,
     /// The packed arrays of `CompactSched`, by field number - 1 (the slot of
     /// the intern table stays empty).
-    compact: [Vec<u8>; 12],
+    compact: [PackedArray; 12],
     intern_table: Vec<&'m str>,
     /// Position of each task's name in `intern_table`, by task index
     /// (the last slot is for a core without a known idle task); `UNSET` if
@@ -419,9 +508,6 @@ struct Bundle<'m> {
     last_waking_ts: u64,
     len: usize,
 }
-
-/// Bytes an `FtraceEvent` takes at most besides its strings.
-const EVENT_MAX: usize = 12 * FIELD_MAX;
 
 impl<'m> Bundle<'m> {
     fn new(cpu: u32, encoding: SchedEncoding, tasks: usize) -> Self {
@@ -455,7 +541,7 @@ impl<'m> Bundle<'m> {
     /// Appends to a packed array of `CompactSched`.
     #[inline]
     fn push(&mut self, field: u32, value: u64) {
-        wire::push_varint(&mut self.compact[field as usize - 1], value);
+        self.compact[field as usize - 1].push(value);
     }
 
     /// Appends a signed value (`int32` / `int64`) to a packed array.
@@ -480,22 +566,15 @@ impl<'m> Bundle<'m> {
                 self.push_int(COMPACT_SWITCH_NEXT_PRIO, next.prio.into());
                 self.push(COMPACT_SWITCH_NEXT_COMM_INDEX, comm.into());
             }
-            SchedEncoding::Events => {
-                let max_len = EVENT_MAX + prev.comm.len() + next.comm.len();
-                self.events.encode(max_len, |e| {
-                    let event = begin_event(e, ts, prev.tid);
-                    let switch = e.begin(EVENT_SCHED_SWITCH);
-                    e.bytes(SWITCH_PREV_COMM, prev.comm.as_bytes());
-                    e.int(SWITCH_PREV_PID, prev.tid.into());
-                    e.int(SWITCH_PREV_PRIO, prev.prio.into());
-                    e.int(SWITCH_PREV_STATE, prev_state);
-                    e.bytes(SWITCH_NEXT_COMM, next.comm.as_bytes());
-                    e.int(SWITCH_NEXT_PID, next.tid.into());
-                    e.int(SWITCH_NEXT_PRIO, next.prio.into());
-                    e.end(switch);
-                    e.end(event);
-                });
-            }
+            SchedEncoding::Events => self.push_event(|| FtraceEvent {
+                ts,
+                pid: prev.tid,
+                body: EventBody::Switch {
+                    prev,
+                    prev_state,
+                    next,
+                },
+            }),
         }
     }
 
@@ -517,49 +596,50 @@ impl<'m> Bundle<'m> {
                 self.push(COMPACT_WAKING_COMM_INDEX, comm.into());
                 self.push(COMPACT_WAKING_COMMON_FLAGS, flags.into());
             }
-            SchedEncoding::Events => {
-                self.events.encode(EVENT_MAX + woken.comm.len(), |e| {
-                    let event = begin_event(e, ts, waker_tid);
-                    e.uint(EVENT_COMMON_FLAGS, flags.into());
-                    let waking = e.begin(EVENT_SCHED_WAKING);
-                    e.bytes(WAKING_COMM, woken.comm.as_bytes());
-                    e.int(WAKING_PID, woken.tid.into());
-                    e.int(WAKING_PRIO, woken.prio.into());
-                    e.int(WAKING_SUCCESS, 1);
-                    e.int(WAKING_TARGET_CPU, cpu.into());
-                    e.end(waking);
-                    e.end(event);
-                });
-            }
+            SchedEncoding::Events => self.push_event(|| FtraceEvent {
+                ts,
+                pid: waker_tid,
+                body: EventBody::Waking { woken, cpu, flags },
+            }),
         }
     }
 
-    fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &str) {
-        use field::*;
+    fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &'m str) {
         self.len += 1;
-        self.events.encode(EVENT_MAX + name.len(), |e| {
-            let event = begin_event(e, ts, current_tid);
-            e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
-            let entry = e.begin(EVENT_IRQ_ENTRY);
-            e.int(IRQ_NUMBER, irq.into());
-            e.bytes(IRQ_ENTRY_NAME, name.as_bytes());
-            e.end(entry);
-            e.end(event);
+        self.push_event(|| FtraceEvent {
+            ts,
+            pid: current_tid,
+            body: EventBody::IrqEntry { irq, name },
         });
     }
 
     fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
-        use field::*;
         self.len += 1;
-        self.events.encode(EVENT_MAX, |e| {
-            let event = begin_event(e, ts, current_tid);
-            e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
-            let exit = e.begin(EVENT_IRQ_EXIT);
-            e.int(IRQ_NUMBER, irq.into());
-            e.int(IRQ_EXIT_RET, 1);
-            e.end(exit);
-            e.end(event);
+        self.push_event(|| FtraceEvent {
+            ts,
+            pid: current_tid,
+            body: EventBody::IrqExit { irq },
         });
+    }
+
+    /// Appends the `FtraceEvent` that `event` makes. It is made where it is
+    /// encoded, so that each caller's encoder is compiled for its kind of
+    /// event only.
+    #[inline(always)]
+    fn push_event(&mut self, event: impl Fn() -> FtraceEvent<'m>) {
+        let max_len = event().max_len();
+        if max_len <= SHORT_MAX {
+            self.events
+                .encode_short(field::BUNDLE_EVENT, |e| event().encode(e));
+        } else {
+            // Room for the field's key and length, for lengths that take
+            // more than a byte, and for the encoder's reckoning per field.
+            self.events.encode(max_len + 4 * FIELD_MAX, |e| {
+                let fields = e.begin(field::BUNDLE_EVENT);
+                event().encode(e);
+                e.end(fields);
+            });
+        }
     }
 
     fn flush_if_full<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
@@ -601,7 +681,7 @@ impl<'m> Bundle<'m> {
                             e.bytes(COMPACT_INTERN_TABLE, name.as_bytes());
                         }
                     } else if !values.is_empty() {
-                        e.bytes(field, values);
+                        e.bytes(field, values.as_slice());
                     }
                 }
                 e.end(compact);
@@ -611,7 +691,7 @@ impl<'m> Bundle<'m> {
         })?;
 
         self.events.clear();
-        self.compact.iter_mut().for_each(Vec::clear);
+        self.compact.iter_mut().for_each(PackedArray::clear);
         self.intern_table.clear();
         for slot in self.comm_set.drain(..) {
             self.comm_index[slot] = UNSET;
@@ -623,12 +703,95 @@ impl<'m> Bundle<'m> {
     }
 }
 
-/// Starts an `FtraceEvent` of the bundle with its time and current task.
-fn begin_event(e: &mut Encoder<'_>, ts: u64, current_tid: i32) -> Nested {
-    let event = e.begin(field::BUNDLE_EVENT);
-    e.uint(field::EVENT_TIMESTAMP, ts);
-    e.uint(field::EVENT_PID, u64::from(current_tid as u32));
-    event
+/// An `FtraceEvent`: its time, the task current on the core, and what happened.
+struct FtraceEvent<'m> {
+    ts: u64,
+    pid: i32,
+    body: EventBody<'m>,
+}
+
+enum EventBody<'m> {
+    Switch {
+        prev: OnCpu<'m>,
+        prev_state: i64,
+        next: OnCpu<'m>,
+    },
+    Waking {
+        woken: OnCpu<'m>,
+        cpu: i32,
+        flags: u32,
+    },
+    IrqEntry {
+        irq: i32,
+        name: &'m str,
+    },
+    IrqExit {
+        irq: i32,
+    },
+}
+
+impl FtraceEvent<'_> {
+    /// Bytes the event's fields take at most: the time and pid, the key and
+    /// length of the event's message (a two-byte key), and its fields (a
+    /// one-byte key, a varint or a string's length, and the strings).
+    #[inline(always)]
+    fn max_len(&self) -> usize {
+        let (fields, text) = match self.body {
+            EventBody::Switch { prev, next, .. } => (7, prev.comm.len() + next.comm.len()),
+            EventBody::Waking { woken, .. } => (6, woken.comm.len()),
+            EventBody::IrqEntry { name, .. } => (3, name.len()),
+            EventBody::IrqExit { .. } => (3, 0),
+        };
+        2 * (1 + VARINT_MAX) + 3 + fields * (1 + VARINT_MAX) + text
+    }
+
+    #[inline(always)]
+    fn encode(&self, e: &mut impl Fields) {
+        use field::*;
+        e.uint(EVENT_TIMESTAMP, self.ts);
+        e.uint(EVENT_PID, u64::from(self.pid as u32));
+        match self.body {
+            EventBody::Switch {
+                prev,
+                prev_state,
+                next,
+            } => {
+                let switch = e.begin(EVENT_SCHED_SWITCH);
+                e.bytes(SWITCH_PREV_COMM, prev.comm.as_bytes());
+                e.int(SWITCH_PREV_PID, prev.tid.into());
+                e.int(SWITCH_PREV_PRIO, prev.prio.into());
+                e.int(SWITCH_PREV_STATE, prev_state);
+                e.bytes(SWITCH_NEXT_COMM, next.comm.as_bytes());
+                e.int(SWITCH_NEXT_PID, next.tid.into());
+                e.int(SWITCH_NEXT_PRIO, next.prio.into());
+                e.end(switch);
+            }
+            EventBody::Waking { woken, cpu, flags } => {
+                e.uint(EVENT_COMMON_FLAGS, flags.into());
+                let waking = e.begin(EVENT_SCHED_WAKING);
+                e.bytes(WAKING_COMM, woken.comm.as_bytes());
+                e.int(WAKING_PID, woken.tid.into());
+                e.int(WAKING_PRIO, woken.prio.into());
+                e.int(WAKING_SUCCESS, 1);
+                e.int(WAKING_TARGET_CPU, cpu.into());
+                e.end(waking);
+            }
+            EventBody::IrqEntry { irq, name } => {
+                e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
+                let entry = e.begin(EVENT_IRQ_ENTRY);
+                e.int(IRQ_NUMBER, irq.into());
+                e.bytes(IRQ_ENTRY_NAME, name.as_bytes());
+                e.end(entry);
+            }
+            EventBody::IrqExit { irq } => {
+                e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
+                let exit = e.begin(EVENT_IRQ_EXIT);
+                e.int(IRQ_NUMBER, irq.into());
+                e.int(IRQ_EXIT_RET, 1);
+                e.end(exit);
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -740,10 +903,14 @@ mod tests {
     }
 
     fn bundles(encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
-        let m = model();
-        let threads = Threads::new(&m);
+        bundles_of(&model(), encoding)
+    }
+
+    fn bundles_of(m: &Model, encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
+        let threads = Threads::new(m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_sched(&m, &threads, encoding, &mut w).unwrap();
+        let (counts, waiting) = write_sched(m, &threads, encoding, &mut w).unwrap();
+        assert_eq!(waiting, Waiting::of(m, &threads));
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         // The hand-encoded bundles are what prost would encode.
@@ -811,6 +978,25 @@ mod tests {
             irqs,
             [("entry", 18), ("entry", 19), ("exit", 21), ("exit", 25)]
         );
+    }
+
+    #[test]
+    fn events_with_long_names_are_encoded_as_prost_would() {
+        // Names long enough that an event's length takes two bytes.
+        let mut m = model();
+        m.tasks[2].name = "B".repeat(200);
+        m.isrs[0].name = "U".repeat(300);
+        let (bundles, counts) = bundles_of(&m, SchedEncoding::Events);
+        assert_eq!(counts.switches, 4);
+        let events: Vec<_> = bundles.iter().flat_map(|b| b.event.iter()).collect();
+        let irq_name = events
+            .iter()
+            .find_map(|e| e.irq_handler_entry.as_ref()?.name.clone());
+        assert_eq!(irq_name, Some(m.isrs[0].name.clone()));
+        let woken = events
+            .iter()
+            .find_map(|e| e.sched_waking.as_ref()?.comm.clone());
+        assert_eq!(woken, Some(m.tasks[2].name.clone()));
     }
 
     #[test]

@@ -1,8 +1,6 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use std::iter::Peekable;
-
 use tband_decode::model::{Iter, Model, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
@@ -11,18 +9,52 @@ pub const PID: i32 = 1;
 /// Linux's idle ("swapper") thread id; every core's idle task maps to it.
 pub const IDLE_TID: i32 = 0;
 
-/// Task ids below this are looked up in a table.
+/// Ids below this are looked up in a table.
 const MAX_TABLE_ID: u32 = 1 << 16;
-const NO_TASK: u32 = u32::MAX;
+const NO_ROW: u32 = u32::MAX;
+
+/// Where the rows of a model list sorted by id (tasks, queues) are, by id.
+pub struct IdIndex {
+    /// Index by id, when ids are small enough for a table (`NO_ROW` for ids
+    /// without a row); else the sorted ids, searched.
+    table: Option<Vec<u32>>,
+    ids: Vec<u32>,
+}
+
+impl IdIndex {
+    /// Indexes `ids`, which are in increasing order.
+    pub fn new(ids: impl Iterator<Item = u32>) -> Self {
+        let ids: Vec<u32> = ids.collect();
+        let table = ids.last().filter(|&&max| max < MAX_TABLE_ID).map(|&max| {
+            let mut table = vec![NO_ROW; max as usize + 1];
+            for (i, &id) in ids.iter().enumerate() {
+                table[id as usize] = i as u32;
+            }
+            table
+        });
+        IdIndex { table, ids }
+    }
+
+    /// The index of the row with id `id`.
+    #[inline]
+    pub fn get(&self, id: u32) -> Option<usize> {
+        match &self.table {
+            Some(table) => table
+                .get(id as usize)
+                .filter(|&&i| i != NO_ROW)
+                .map(|&i| i as usize),
+            None => self.ids.binary_search(&id).ok(),
+        }
+    }
+}
 
 /// Thread ids and priorities of a model's tasks.
 pub struct Threads<'m> {
     model: &'m Model,
     /// Thread id by task index.
     tids: Vec<i32>,
-    /// Task index by task id, when ids are small enough for a table
-    /// (`NO_TASK` for ids without a task); else looked up by binary search.
-    index_by_id: Option<Vec<u32>>,
+    /// Task index by task id.
+    index_by_id: IdIndex,
     /// Highest RTOS priority in the trace, for inverting priorities.
     max_priority: u32,
     rtos_higher_is_more_important: bool,
@@ -39,21 +71,10 @@ impl<'m> Threads<'m> {
                 _ => i32::try_from(i).map_or(i32::MAX, |i| i.saturating_add(2)),
             })
             .collect();
-        let index_by_id = model
-            .tasks
-            .last()
-            .filter(|t| t.task_id < MAX_TABLE_ID)
-            .map(|last| {
-                let mut table = vec![NO_TASK; last.task_id as usize + 1];
-                for (i, t) in model.tasks.iter().enumerate() {
-                    table[t.task_id as usize] = i as u32;
-                }
-                table
-            });
         Threads {
             model,
             tids,
-            index_by_id,
+            index_by_id: IdIndex::new(model.tasks.iter().map(|t| t.task_id)),
             max_priority: model
                 .task_priorities
                 .iter()
@@ -67,18 +88,9 @@ impl<'m> Threads<'m> {
     }
 
     /// Index of a task in `model.tasks`.
+    #[inline]
     pub fn task_index(&self, task_id: u32) -> Option<usize> {
-        match &self.index_by_id {
-            Some(table) => table
-                .get(task_id as usize)
-                .filter(|&&i| i != NO_TASK)
-                .map(|&i| i as usize),
-            None => self
-                .model
-                .tasks
-                .binary_search_by_key(&task_id, |t| t.task_id)
-                .ok(),
-        }
+        self.index_by_id.get(task_id)
     }
 
     /// The thread id of a task: 0 for idle tasks, else 2 + its index (so no
@@ -127,31 +139,53 @@ impl<'m> Threads<'m> {
 /// The RTOS priority of each task as time advances (walks
 /// `model.task_priorities` with a cursor; times must not go backwards).
 pub struct PriorityCursor<'m> {
-    /// Changes not applied yet (each row is unpacked once).
-    changes: Peekable<Iter<'m, TaskPriority>>,
+    changes: Iter<'m, TaskPriority>,
+    /// The next change not applied yet (each row is unpacked once).
+    next: Option<TaskPriority>,
+    /// Its time (`u64::MAX` when there is none), so that asking between
+    /// changes costs one comparison.
+    next_ts: u64,
     /// By task index.
     current: Vec<Option<u32>>,
 }
 
 impl<'m> PriorityCursor<'m> {
     pub fn new(model: &'m Model) -> Self {
-        PriorityCursor {
-            changes: model.task_priorities.iter().peekable(),
+        let mut cursor = PriorityCursor {
+            changes: model.task_priorities.iter(),
+            next: None,
+            next_ts: u64::MAX,
             current: vec![None; model.tasks.len()],
-        }
+        };
+        cursor.read_next();
+        cursor
+    }
+
+    fn read_next(&mut self) {
+        self.next = self.changes.next();
+        self.next_ts = self.next.map_or(u64::MAX, |p| p.ts_ns);
     }
 
     /// The priority of `task_index` at `t` (changes at `t` included).
+    #[inline]
     pub fn at(&mut self, threads: &Threads<'_>, t: u64, task_index: Option<usize>) -> Option<u32> {
-        while let Some(p) = self.changes.next_if(|p| p.ts_ns <= t) {
+        if t >= self.next_ts {
+            self.apply_until(threads, t);
+        }
+        task_index.and_then(|i| self.current.get(i).copied().flatten())
+    }
+
+    /// Applies the changes up to `t`.
+    fn apply_until(&mut self, threads: &Threads<'_>, t: u64) {
+        while let Some(p) = self.next.filter(|p| p.ts_ns <= t) {
             if let Some(slot) = threads
                 .task_index(p.task_id)
                 .and_then(|i| self.current.get_mut(i))
             {
                 *slot = Some(p.priority);
             }
+            self.read_next();
         }
-        task_index.and_then(|i| self.current.get(i).copied().flatten())
     }
 }
 

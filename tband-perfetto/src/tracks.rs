@@ -8,7 +8,7 @@ use tband_decode::model::{MarkerKind, Model, TaskKind, TaskStateKind};
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
-use crate::threads::{Threads, PID};
+use crate::threads::{IdIndex, Threads, PID};
 
 /// Track uuids, by the index of the model row they belong to.
 pub struct Tracks {
@@ -18,12 +18,15 @@ pub struct Tracks {
     pub priority: Vec<Option<u64>>,
     /// By index in `model.markers`.
     marker: Vec<u64>,
-    /// Marker keys and their index in `model.markers`, sorted by key.
+    /// Index + 1 in `model.markers` (0: none) of the markers with ids below
+    /// `MAX_TABLE_MARKER_ID` that are global or belong to a known task: by
+    /// owner (0: global, else task index + 1), then `id * 2 + kind`.
+    marker_by_owner: Vec<Vec<u32>>,
+    /// The other markers' keys and their index in `model.markers`, sorted
+    /// by key.
     marker_index: Vec<(MarkerKey, usize)>,
-    /// Where each marker id's entries start in `marker_index` (and, at
-    /// id + 1, end), when ids are small enough for a table; else they are
-    /// found by binary search.
-    marker_id_start: Option<Vec<u32>>,
+    /// Queue index by queue id.
+    queues: IdIndex,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
@@ -32,7 +35,7 @@ pub struct Tracks {
 }
 
 /// Marker ids below this are looked up in a table.
-const MAX_TABLE_MARKER_ID: u32 = 1 << 16;
+const MAX_TABLE_MARKER_ID: u32 = 1 << 12;
 
 /// What identifies a marker: id, owning task (none = global), kind.
 type MarkerKey = (u32, Option<u32>, u8);
@@ -41,40 +44,72 @@ fn marker_key(marker_id: u32, task_id: Option<u32>, kind: MarkerKind) -> MarkerK
     (marker_id, task_id, kind as u8)
 }
 
+/// Where a marker is in `Tracks::marker_by_owner`, if it is there.
+#[inline]
+fn marker_slot(
+    threads: &Threads<'_>,
+    marker_id: u32,
+    task_id: Option<u32>,
+    kind: MarkerKind,
+) -> Option<(usize, usize)> {
+    if marker_id >= MAX_TABLE_MARKER_ID {
+        return None;
+    }
+    let owner = match task_id {
+        None => 0,
+        Some(t) => threads.task_index(t)? + 1,
+    };
+    Some((owner, marker_id as usize * 2 + kind as usize))
+}
+
 /// Whether a task-state row is shown on the task's wait-reason track.
 pub fn is_wait(state: TaskStateKind) -> bool {
     matches!(state, TaskStateKind::Blocked | TaskStateKind::Suspended)
 }
 
+/// By task index, whether the task is ever blocked or suspended, which
+/// gives it a wait-reason track.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Waiting(pub Vec<bool>);
+
+impl Waiting {
+    /// Found by reading the task states (the scheduling walk also finds it,
+    /// see [`crate::sched::write_sched`]).
+    pub fn of(model: &Model, threads: &Threads<'_>) -> Self {
+        let waits = model.task_states.iter().filter(|s| is_wait(s.state));
+        Waiting(tasks_having(model, threads, waits.map(|s| s.task_id)))
+    }
+
+    fn get(&self, task_index: usize) -> bool {
+        self.0.get(task_index).copied().unwrap_or(false)
+    }
+}
+
 /// By task index: whether `task_ids` holds the task (a generic iterator,
-/// so that reading the rows it comes from is inlined into the loop).
+/// so that reading the rows it comes from is inlined into the loop, which
+/// reads a run of rows at a time).
 fn tasks_having(
     model: &Model,
     threads: &Threads<'_>,
     task_ids: impl Iterator<Item = u32>,
 ) -> Vec<bool> {
     let mut has = vec![false; model.tasks.len()];
-    for task_id in task_ids {
+    task_ids.for_each(|task_id| {
         if let Some(slot) = threads.task_index(task_id).and_then(|i| has.get_mut(i)) {
             *slot = true;
         }
-    }
+    });
     has
 }
 
 impl Tracks {
     /// Assigns uuids and describes every track, parents before children.
-    pub fn new(model: &Model, threads: &Threads<'_>) -> (Tracks, Vec<TrackDescriptor>) {
+    pub fn new(
+        model: &Model,
+        threads: &Threads<'_>,
+        waiting: &Waiting,
+    ) -> (Tracks, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
-        let has_wait = tasks_having(
-            model,
-            threads,
-            model
-                .task_states
-                .iter()
-                .filter(|s| is_wait(s.state))
-                .map(|s| s.task_id),
-        );
         let has_priority = tasks_having(
             model,
             threads,
@@ -111,7 +146,7 @@ impl Tracks {
                 ..Default::default()
             });
             thread[i] = Some(t);
-            if has_wait[i] {
+            if waiting.get(i) {
                 wait[i] =
                     Some(d.child(t, 0, "Wait reason", "Why the task is blocked or suspended"));
             }
@@ -137,13 +172,18 @@ impl Tracks {
             })
         };
 
+        let queues = IdIndex::new(model.queues.iter().map(|q| q.queue_id));
         let has_level: Vec<bool> = {
             let mut has = vec![false; model.queues.len()];
-            for op in model.queue_ops.iter().filter(|o| o.len_after.is_some()) {
-                if let Some(i) = queue_index(model, op.queue_id) {
-                    has[i] = true;
-                }
-            }
+            model
+                .queue_ops
+                .iter()
+                .filter(|o| o.len_after.is_some())
+                .for_each(|op| {
+                    if let Some(i) = queues.get(op.queue_id) {
+                        has[i] = true;
+                    }
+                });
             has
         };
         let mut queue_level = vec![None; model.queues.len()];
@@ -163,11 +203,11 @@ impl Tracks {
 
         let mut mutex = vec![None; model.queues.len()];
         let mut has_hold = vec![false; model.queues.len()];
-        for h in &model.mutex_holds {
-            if let Some(i) = queue_index(model, h.queue_id) {
+        model.mutex_holds.iter().for_each(|h| {
+            if let Some(i) = queues.get(h.queue_id) {
                 has_hold[i] = true;
             }
-        }
+        });
         if has_hold.contains(&true) {
             let g = group(&mut d, "Mutex holders");
             for (i, q) in model.queues.iter().enumerate() {
@@ -178,10 +218,25 @@ impl Tracks {
         }
 
         let mut marker = Vec::with_capacity(model.markers.len());
-        let mut marker_index = Vec::with_capacity(model.markers.len());
+        let mut marker_by_owner: Vec<Vec<u32>> = Vec::new();
+        let mut marker_index = Vec::new();
         let mut markers_group = None;
         for (i, m) in model.markers.iter().enumerate() {
-            marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i));
+            match marker_slot(threads, m.marker_id, m.task_id, m.kind) {
+                Some((owner, slot)) => {
+                    if owner >= marker_by_owner.len() {
+                        marker_by_owner.resize_with(owner + 1, Vec::new);
+                    }
+                    let slots = &mut marker_by_owner[owner];
+                    if slot >= slots.len() {
+                        slots.resize(slot + 1, 0);
+                    }
+                    if slots[slot] == 0 {
+                        slots[slot] = u32::try_from(i + 1).unwrap_or(0);
+                    }
+                }
+                None => marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i)),
+            }
             let owner = m.task_id.and_then(|t| threads.task_index(t));
             let parent = match owner.and_then(|o| thread[o]) {
                 Some(t) => t,
@@ -211,20 +266,13 @@ impl Tracks {
         });
 
         marker_index.sort_unstable();
-        let marker_id_start = marker_index
-            .last()
-            .filter(|((id, _, _), _)| *id < MAX_TABLE_MARKER_ID)
-            .map(|((max_id, _, _), _)| {
-                (0..=max_id + 1)
-                    .map(|id| marker_index.partition_point(|((m, _, _), _)| *m < id) as u32)
-                    .collect()
-            });
         let tracks = Tracks {
             wait,
             priority,
             marker,
+            marker_by_owner,
             marker_index,
-            marker_id_start,
+            queues,
             queue_level,
             mutex,
             health,
@@ -232,38 +280,37 @@ impl Tracks {
         (tracks, d.descriptors)
     }
 
+    /// The index of a queue in `model.queues`.
+    #[inline]
+    pub fn queue_index(&self, queue_id: u32) -> Option<usize> {
+        self.queues.get(queue_id)
+    }
+
     /// The track of a marker, and the marker's index in `model.markers`.
+    #[inline]
     pub fn marker(
         &self,
+        threads: &Threads<'_>,
         marker_id: u32,
         task_id: Option<u32>,
         kind: MarkerKind,
     ) -> Option<(u64, usize)> {
-        let key = marker_key(marker_id, task_id, kind);
-        let pos = match &self.marker_id_start {
-            Some(start) => {
-                let first = *start.get(marker_id as usize)? as usize;
-                let end = *start.get(marker_id as usize + 1)? as usize;
-                first
-                    + self.marker_index[first..end]
-                        .iter()
-                        .position(|&(k, _)| k == key)?
+        let i = match marker_slot(threads, marker_id, task_id, kind) {
+            Some((owner, slot)) => {
+                let stored = *self.marker_by_owner.get(owner)?.get(slot)?;
+                (stored as usize).checked_sub(1)?
             }
-            None => self
-                .marker_index
-                .binary_search_by_key(&key, |&(k, _)| k)
-                .ok()?,
+            None => {
+                let key = marker_key(marker_id, task_id, kind);
+                let pos = self
+                    .marker_index
+                    .binary_search_by_key(&key, |&(k, _)| k)
+                    .ok()?;
+                self.marker_index[pos].1
+            }
         };
-        let i = self.marker_index[pos].1;
         Some((*self.marker.get(i)?, i))
     }
-}
-
-fn queue_index(model: &Model, queue_id: u32) -> Option<usize> {
-    model
-        .queues
-        .binary_search_by_key(&queue_id, |q| q.queue_id)
-        .ok()
 }
 
 fn rank(i: usize) -> i32 {
@@ -335,6 +382,8 @@ mod tests {
             (1, Some(4), MarkerKind::Event),
             (2, None, MarkerKind::Value),
             (7, Some(4), MarkerKind::Event),
+            // Of a task the trace does not know.
+            (3, Some(9), MarkerKind::Event),
         ];
         let extra = extra_marker_id.map(|id| (id, None, MarkerKind::Event));
         Model {
@@ -354,23 +403,29 @@ mod tests {
     }
 
     #[test]
-    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids() {
+    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids_and_unknown_tasks() {
         for extra in [None, Some(1 << 20)] {
             let m = model(extra);
             let threads = Threads::new(&m);
-            let (tracks, _) = Tracks::new(&m, &threads);
+            let (tracks, _) = Tracks::new(&m, &threads, &Waiting::of(&m, &threads));
             for (i, marker) in m.markers.iter().enumerate() {
-                let found = tracks.marker(marker.marker_id, marker.task_id, marker.kind);
+                let found = tracks.marker(&threads, marker.marker_id, marker.task_id, marker.kind);
                 assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");
             }
             for (id, task, kind) in [
                 (1, Some(5), MarkerKind::Event),
                 (2, None, MarkerKind::Event),
                 (3, None, MarkerKind::Event),
+                (3, Some(4), MarkerKind::Event),
+                (3, Some(9), MarkerKind::Value),
                 (100, None, MarkerKind::Event),
                 (u32::MAX, None, MarkerKind::Event),
             ] {
-                assert_eq!(tracks.marker(id, task, kind), None, "{id} {extra:?}");
+                assert_eq!(
+                    tracks.marker(&threads, id, task, kind),
+                    None,
+                    "{id} {extra:?}"
+                );
             }
         }
     }

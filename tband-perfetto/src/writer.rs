@@ -16,7 +16,7 @@ use flate2::Compression;
 use prost::Message;
 
 use crate::protos::TracePacket;
-use crate::wire::{Buffer, Encoder, FIELD_MAX};
+use crate::wire::{Buffer, Encoder, Fields, Short, FIELD_MAX};
 
 /// `Trace.packet`.
 const TRACE_PACKET: u32 = 1;
@@ -99,7 +99,8 @@ pub struct PacketWriter<S: ChunkSink> {
     sink: S,
     buf: Buffer,
     packets: u64,
-    bytes: u64,
+    /// Bytes of the chunks handed on.
+    handed_on: u64,
 }
 
 impl<S: ChunkSink> PacketWriter<S> {
@@ -108,7 +109,7 @@ impl<S: ChunkSink> PacketWriter<S> {
             sink,
             buf: new_chunk(),
             packets: 0,
-            bytes: 0,
+            handed_on: 0,
         }
     }
 
@@ -124,18 +125,35 @@ impl<S: ChunkSink> PacketWriter<S> {
         max_len: usize,
         encode: impl FnOnce(&mut Encoder<'_>),
     ) -> io::Result<()> {
-        let start = self.buf.len();
         self.buf.encode(max_len + FIELD_MAX, |e| {
             let packet = e.begin(TRACE_PACKET);
             encode(e);
             e.end(packet);
         });
+        self.written()
+    }
+
+    /// Writes a packet whose fields `encode` writes (in field-number order),
+    /// which take at most [`crate::wire::SHORT_MAX`] bytes.
+    #[inline]
+    pub fn short_packet(&mut self, encode: impl FnOnce(&mut Short<'_>)) -> io::Result<()> {
+        self.buf.encode_short(TRACE_PACKET, encode);
+        self.written()
+    }
+
+    /// Counts a packet just written, and hands the chunk on once it is full.
+    #[inline]
+    fn written(&mut self) -> io::Result<()> {
         self.packets += 1;
-        self.bytes += (self.buf.len() - start) as u64;
         if self.buf.len() >= CHUNK_BYTES {
-            self.sink.write_chunk(&mut self.buf)?;
+            self.hand_on()?;
         }
         Ok(())
+    }
+
+    fn hand_on(&mut self) -> io::Result<()> {
+        self.handed_on += self.buf.len() as u64;
+        self.sink.write_chunk(&mut self.buf)
     }
 
     /// Packets written so far.
@@ -145,13 +163,13 @@ impl<S: ChunkSink> PacketWriter<S> {
 
     /// Bytes written so far (before any compression).
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.handed_on + self.buf.len() as u64
     }
 
     /// Hands on the last packets and returns the sink.
     pub fn finish(mut self) -> io::Result<S> {
         if !self.buf.is_empty() {
-            self.sink.write_chunk(&mut self.buf)?;
+            self.hand_on()?;
         }
         Ok(self.sink)
     }

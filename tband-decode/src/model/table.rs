@@ -519,7 +519,8 @@ impl<R: Row> Table<R> {
 /// Reading from the front walks a run of rows at a time: the packed rows
 /// still to read of a chunk, up to where a later base starts, are held as a
 /// slice with their base, so a row costs its unpacking (and, for a row kept
-/// whole, a look-up). Reads from the back go through [`Table::get`].
+/// whole, a look-up). Reads from the back go through [`Table::get`]. `fold`
+/// (and so `for_each`) reads a run at a time.
 pub struct Iter<'a, R: Row> {
     table: &'a Table<R>,
     /// The packed rows `front..front + run.len()`, all of them packed
@@ -562,7 +563,7 @@ impl<R: Row> Iter<'_, R> {
     }
 
     /// The row at `index`, read from a run of its chunk.
-    #[inline]
+    #[inline(always)]
     fn unpack(&self, index: usize, packed: R::Packed) -> R {
         if marked(self.run_wide_rows, index & (CHUNK - 1)) {
             if let Some(row) = self.table.wide.get(&index) {
@@ -576,7 +577,7 @@ impl<R: Row> Iter<'_, R> {
 impl<R: Row> Iterator for Iter<'_, R> {
     type Item = R;
 
-    #[inline]
+    #[inline(always)]
     fn next(&mut self) -> Option<R> {
         if self.run.is_empty() {
             self.start_run()?;
@@ -595,6 +596,19 @@ impl<R: Row> Iterator for Iter<'_, R> {
         }
         self.front = self.front.saturating_add(n).min(self.back);
         self.next()
+    }
+
+    #[inline]
+    fn fold<B, F: FnMut(B, R) -> B>(mut self, init: B, mut f: F) -> B {
+        let mut acc = init;
+        while !self.run.is_empty() || self.start_run().is_some() {
+            for &packed in std::mem::take(&mut self.run) {
+                let index = self.front;
+                self.front += 1;
+                acc = f(acc, self.unpack(index, packed));
+            }
+        }
+        acc
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
@@ -748,47 +762,60 @@ mod tests {
     #[test]
     fn iterating_from_either_end_and_skipping_yields_the_rows_of_get() {
         // Chunks with one base, with later bases, and with wide rows (a
-        // duration over 4.29 s).
-        let start = |i: u64| {
-            if i < 9_000 {
-                i * 1_000
-            } else {
-                i * 3_000_000_000
+        // duration over 4.29 s), a few or many of them.
+        for wide_every in [1_000, 100] {
+            let start = |i: u64| {
+                if i < 9_000 {
+                    i * 1_000
+                } else {
+                    i * 3_000_000_000
+                }
+            };
+            let slice = |i: u64| SchedSlice {
+                start_ns: start(i),
+                end_ns: start(i)
+                    + if i % wide_every == 7 {
+                        5_000_000_000
+                    } else {
+                        100
+                    },
+                task_id: (i % 5) as u32,
+                core_id: 0,
+                truncated: false,
+            };
+            let rows: Vec<SchedSlice> = (0..30_000).map(slice).collect();
+            let table: Table<SchedSlice> = rows.iter().copied().collect();
+            assert_eq!(table.wide.len() as u64, 30_000 / wide_every);
+            assert!(table.iter().eq(rows.iter().copied()));
+            assert!(table.iter().rev().eq(rows.iter().rev().copied()));
+            let mut folded = Vec::new();
+            table.iter().for_each(|row| folded.push(row));
+            assert!(folded == rows);
+            for (skip, step) in [(0, 3), (5, 8_191), (8_000, 700), (1, 9_000), (6, 1)] {
+                assert!(
+                    table.iter().skip(skip).step_by(step).eq(rows
+                        .iter()
+                        .skip(skip)
+                        .step_by(step)
+                        .copied()),
+                    "skip {skip} step {step}"
+                );
+                let mut folded = Vec::new();
+                table.iter().skip(skip).for_each(|row| folded.push(row));
+                assert!(folded[..] == rows[skip..], "fold after skipping {skip}");
             }
-        };
-        let slice = |i: u64| SchedSlice {
-            start_ns: start(i),
-            end_ns: start(i) + if i % 1_000 == 7 { 5_000_000_000 } else { 100 },
-            task_id: (i % 5) as u32,
-            core_id: 0,
-            truncated: false,
-        };
-        let rows: Vec<SchedSlice> = (0..30_000).map(slice).collect();
-        let table: Table<SchedSlice> = rows.iter().copied().collect();
-        assert!(!table.wide.is_empty());
-        assert!(table.iter().eq(rows.iter().copied()));
-        assert!(table.iter().rev().eq(rows.iter().rev().copied()));
-        for (skip, step) in [(0, 3), (5, 8_191), (8_000, 700), (1, 9_000)] {
-            assert!(
-                table.iter().skip(skip).step_by(step).eq(rows
-                    .iter()
-                    .skip(skip)
-                    .step_by(step)
-                    .copied()),
-                "skip {skip} step {step}"
-            );
-        }
-        let mut both = table.iter();
-        let mut expected = rows.iter().copied();
-        for i in 0..rows.len() {
-            if i % 3 == 0 {
-                assert_eq!(both.next_back(), expected.next_back());
-            } else {
-                assert_eq!(both.next(), expected.next());
+            let mut both = table.iter();
+            let mut expected = rows.iter().copied();
+            for i in 0..rows.len() {
+                if i % 3 == 0 {
+                    assert_eq!(both.next_back(), expected.next_back());
+                } else {
+                    assert_eq!(both.next(), expected.next());
+                }
+                assert_eq!(both.len(), expected.len());
             }
-            assert_eq!(both.len(), expected.len());
+            assert_eq!(both.next(), None);
+            assert_eq!(table.iter().nth(rows.len()), None);
         }
-        assert_eq!(both.next(), None);
-        assert_eq!(table.iter().nth(rows.len()), None);
     }
 }
