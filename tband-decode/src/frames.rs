@@ -222,21 +222,47 @@ pub fn decode_frame_with<'s, S: Squeeze>(
         Some(&code) if usize::from(code) == bytes.len() => {
             (frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1)
         }
-        _ => {
-            let needed = bytes.len() + SCRATCH_SLACK;
-            if scratch.len() < needed {
-                scratch.resize(needed, 0);
-            }
-            match cobs::decode(bytes, scratch) {
-                Ok(n) => (scratch, n),
-                Err(e) => return rejected(FrameError::Cobs(e)),
-            }
-        }
+        _ => match unstuff(bytes, scratch) {
+            Ok(n) => (scratch, n),
+            Err(e) => return rejected(FrameError::Cobs(e)),
+        },
     };
     match Record::try_decode_within(squeeze, data, len) {
         Some(record) => Ok(record),
         None => decode_payload_reporting(data, len),
     }
+}
+
+/// [`decode_frame_with`] without the reason for a failure (which
+/// [`decode_frame`] tells): the record is handed on as it was read.
+#[inline(always)]
+pub fn try_decode_frame_with<'s, S: Squeeze>(
+    squeeze: S,
+    frame: &RawFrame<'s>,
+    scratch: &'s mut Vec<u8>,
+) -> Option<Record<'s>> {
+    let bytes = frame.bytes;
+    let (data, len): (&'s [u8], usize) = match bytes.first() {
+        _ if frame.unterminated => return None,
+        Some(&code) if usize::from(code) == bytes.len() => {
+            (frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1)
+        }
+        _ => {
+            let n = unstuff(bytes, scratch).ok()?;
+            (scratch, n)
+        }
+    };
+    Record::try_decode_within(squeeze, data, len)
+}
+
+/// COBS-decodes a frame into `scratch` (with room after it for word loads).
+#[inline(always)]
+fn unstuff(bytes: &[u8], scratch: &mut Vec<u8>) -> Result<usize, CobsError> {
+    let needed = bytes.len() + SCRATCH_SLACK;
+    if scratch.len() < needed {
+        scratch.resize(needed, 0);
+    }
+    cobs::decode(bytes, scratch)
 }
 
 #[cold]

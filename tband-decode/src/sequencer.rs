@@ -11,7 +11,7 @@ use tband::varint::Bmi2;
 use tband::varint::{Portable, Squeeze};
 use tband::{Event, EventKind, Record};
 
-use crate::frames::{decode_frame, decode_frame_with, FrameError, Frames, RawFrame};
+use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
 use crate::input::Bytes;
 
 /// One input stream and the core its events belong to until a `core_id`
@@ -272,7 +272,7 @@ fn sequence_with<S: Squeeze>(
                 ts_ns: None,
             };
             clocks.place(&mut at, ts, clock, v);
-            if let Ok(rec) = decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
+            if let Some(rec) = try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
                 v.event(at, &rec);
             }
         }
@@ -310,8 +310,8 @@ fn advance<S: Squeeze>(
             core: cursor.core,
             ts_ns: None,
         };
-        match decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
-            Ok(rec) => {
+        match try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
+            Some(rec) => {
                 if let Event::CoreId { core_id } = rec.event {
                     cursor.core = core_id;
                     at.core = core_id;
@@ -328,7 +328,11 @@ fn advance<S: Squeeze>(
                 }
                 v.event(at, &rec);
             }
-            Err(e) => v.invalid(at, &e),
+            None => {
+                if let Err(e) = decode_frame(&raw, &mut cursor.scratch) {
+                    v.invalid(at, &e);
+                }
+            }
         }
     }
 }
