@@ -216,16 +216,9 @@ pub fn decode_frame_with<'s, S: Squeeze>(
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Result<Record<'s>, FrameError> {
-    let bytes = frame.bytes;
-    let (data, len): (&'s [u8], usize) = match bytes.first() {
-        _ if frame.unterminated => return rejected(FrameError::Unterminated),
-        Some(&code) if usize::from(code) == bytes.len() => {
-            (frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1)
-        }
-        _ => match unstuff(bytes, scratch) {
-            Ok(n) => (scratch, n),
-            Err(e) => return rejected(FrameError::Cobs(e)),
-        },
+    let (data, len) = match payload(frame, scratch) {
+        Ok(payload) => payload,
+        Err(e) => return rejected(e),
     };
     match Record::try_decode_within(squeeze, data, len) {
         Some(record) => Ok(record),
@@ -241,28 +234,34 @@ pub fn try_decode_frame_with<'s, S: Squeeze>(
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Option<Record<'s>> {
-    let bytes = frame.bytes;
-    let (data, len): (&'s [u8], usize) = match bytes.first() {
-        _ if frame.unterminated => return None,
-        Some(&code) if usize::from(code) == bytes.len() => {
-            (frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1)
-        }
-        _ => {
-            let n = unstuff(bytes, scratch).ok()?;
-            (scratch, n)
-        }
-    };
+    let (data, len) = payload(frame, scratch).ok()?;
     Record::try_decode_within(squeeze, data, len)
 }
 
-/// COBS-decodes a frame into `scratch` (with room after it for word loads).
+/// A frame's payload as `data[..len]`: in place for a single-block frame,
+/// else COBS-decoded into `scratch` (with room after it for word loads).
 #[inline(always)]
-fn unstuff(bytes: &[u8], scratch: &mut Vec<u8>) -> Result<usize, CobsError> {
-    let needed = bytes.len() + SCRATCH_SLACK;
-    if scratch.len() < needed {
-        scratch.resize(needed, 0);
+fn payload<'s>(
+    frame: &RawFrame<'s>,
+    scratch: &'s mut Vec<u8>,
+) -> Result<(&'s [u8], usize), FrameError> {
+    let bytes = frame.bytes;
+    match bytes.first() {
+        _ if frame.unterminated => Err(FrameError::Unterminated),
+        Some(&code) if usize::from(code) == bytes.len() => {
+            Ok((frame.rest.get(1..).unwrap_or_default(), bytes.len() - 1))
+        }
+        _ => {
+            let needed = bytes.len() + SCRATCH_SLACK;
+            if scratch.len() < needed {
+                scratch.resize(needed, 0);
+            }
+            match cobs::decode(bytes, scratch) {
+                Ok(n) => Ok((scratch, n)),
+                Err(e) => Err(FrameError::Cobs(e)),
+            }
+        }
     }
-    cobs::decode(bytes, scratch)
 }
 
 #[cold]
