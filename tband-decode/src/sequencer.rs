@@ -135,8 +135,20 @@ struct Cursor<'a> {
     source: Option<&'a Bytes>,
     /// The offset at which the pages before it are released next.
     next_release: usize,
-    /// The next timed frame, its raw time and core, waiting for its turn.
-    head: Option<(RawFrame<'a>, u64, u32)>,
+    /// The next timed frame, waiting for its turn.
+    head: Option<Head<'a>>,
+}
+
+/// A stream's next timed frame, parked until the merge reaches its time.
+/// Its core is the stream's current one.
+struct Head<'a> {
+    raw: RawFrame<'a>,
+    /// Its raw time.
+    ts: u64,
+    /// The frame as decoded, so that it is not decoded twice; `None` if its
+    /// event borrows text from the decoder's scratch (then it is decoded
+    /// again when its turn comes).
+    record: Option<Record<'static>>,
 }
 
 /// Per-core latest raw time, to keep time monotonic per core.
@@ -250,7 +262,7 @@ fn sequence_with<S: Squeeze>(
         let mut next: Option<(usize, u64)> = None;
         let mut bound = u64::MAX;
         for (i, c) in cursors.iter().enumerate() {
-            if let Some((_, ts, _)) = c.head {
+            if let Some(Head { ts, .. }) = c.head {
                 match next {
                     Some((_, best)) if ts >= best => bound = bound.min(ts),
                     _ => {
@@ -264,15 +276,17 @@ fn sequence_with<S: Squeeze>(
         }
         let Some((i, _)) = next else { return };
         let cursor = &mut cursors[i];
-        if let Some((raw, ts, core)) = cursor.head.take() {
+        if let Some(Head { raw, ts, record }) = cursor.head.take() {
             let mut at = Position {
                 stream: i,
                 offset: raw.offset,
-                core,
+                core: cursor.core,
                 ts_ns: None,
             };
             clocks.place(&mut at, ts, clock, v);
-            if let Some(rec) = try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
+            let record =
+                record.or_else(|| try_decode_frame_with(squeeze, &raw, &mut cursor.scratch));
+            if let Some(rec) = record {
                 v.event(at, &rec);
             }
         }
@@ -318,7 +332,8 @@ fn advance<S: Squeeze>(
                 }
                 match timed(&rec) {
                     Some(ts) if bound.is_none_or(|b| ts > b) => {
-                        cursor.head = Some((raw, ts, cursor.core));
+                        let record = rec.detached();
+                        cursor.head = Some(Head { raw, ts, record });
                         return;
                     }
                     Some(ts) => clocks.place(&mut at, ts, clock, v),

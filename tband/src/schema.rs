@@ -225,6 +225,18 @@ pub struct Record<'a> {
     pub event: Event<'a>,
 }
 
+impl Record<'_> {
+    /// This record without the borrow, if its event borrows no text (see
+    /// [`Event::detached`]).
+    #[inline(always)]
+    pub fn detached(&self) -> Option<Record<'static>> {
+        Some(Record {
+            ts: self.ts,
+            event: self.event.detached()?,
+        })
+    }
+}
+
 /// One field value, for code that walks events generically (listings, tables).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FieldValue<'a> {
@@ -293,6 +305,15 @@ macro_rules! take_field {
             Some(FieldValue::$ty(v)) => *v,
             _ => return None,
         }
+    };
+}
+
+macro_rules! detach_field {
+    (Str, $v:expr) => {
+        return None
+    };
+    ($ty:ident, $v:expr) => {
+        *$v
     };
 }
 
@@ -427,6 +448,18 @@ macro_rules! define_events {
                     $(EventKind::$variant => Event::$variant { $($field: take_field!(values, $ty)),* },)*
                 };
                 values.next().is_none().then_some(event)
+            }
+
+            /// This event without the borrow, if no field borrows text
+            /// (every event but names and messages), so that it can be kept
+            /// past the buffer it was read from.
+            #[inline(always)]
+            pub fn detached(&self) -> Option<Event<'static>> {
+                Some(match self {
+                    $(#[allow(unused_variables, unreachable_code)] Event::$variant { $($field),* } => {
+                        Event::$variant { $($field: detach_field!($ty, $field)),* }
+                    })*
+                })
             }
 
             /// Calls `f` with each field's name and value, in schema order.
@@ -665,6 +698,36 @@ mod tests {
         for spec in EVENTS {
             let ints = spec.fields.iter().filter(|f| f.ty != FieldType::Str);
             assert!(ints.count() <= MAX_INT_FIELDS, "{}", spec.name);
+        }
+    }
+
+    #[test]
+    fn only_events_without_text_detach() {
+        let text = [b'x'; 4];
+        for spec in EVENTS {
+            let mut values = [FieldValue::U8(0); 8];
+            for ((i, field), value) in (0u8..).zip(spec.fields).zip(&mut values) {
+                *value = match field.ty {
+                    FieldType::U8 => FieldValue::U8(i),
+                    FieldType::U32 => FieldValue::U32(u32::from(i) + 70_000),
+                    FieldType::U64 => FieldValue::U64(u64::from(i) << 40),
+                    FieldType::S64 => FieldValue::S64(-i64::from(i)),
+                    FieldType::Str => FieldValue::Str(&text),
+                };
+            }
+            let values = &values[..spec.fields.len()];
+            let kind = EventKind::from_id(spec.id).unwrap();
+            let record = Record {
+                ts: Some(9),
+                event: Event::from_fields(kind, values).unwrap(),
+            };
+            match record.detached() {
+                Some(detached) => {
+                    assert!(!spec.has_str(), "{}", spec.name);
+                    assert_eq!(detached, record);
+                }
+                None => assert!(spec.has_str(), "{}", spec.name),
+            }
         }
     }
 
