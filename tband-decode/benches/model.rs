@@ -1,5 +1,6 @@
 //! Benchmark: a simulated trace of 100 MB (1 and 4 cores) to the trace model,
-//! single-threaded; prints throughput and peak memory against the trace size.
+//! single-threaded and with decoding on a second thread; prints throughput
+//! and peak memory against the trace size.
 //!
 //! `cargo bench -p tband-decode --bench model [-- SIZE]` (SIZE like `100M`).
 //! Each measurement runs in a fresh child process so its peak RSS is its own.
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use tband_decode::interpret::Threads;
 use tband_decode::{OpenOptions, Trace};
 use tband_sim::{core_file_name, parse_size, Config, Simulator};
 
@@ -41,8 +43,9 @@ fn peak_rss_bytes() -> u64 {
         .map_or(0, |kb| kb * 1024)
 }
 
-/// Child mode: build the model of the given inputs and print one result line.
-fn measure(inputs: &[String]) {
+/// Child mode: build the model of the given inputs on `threads` and print
+/// one result line.
+fn measure(inputs: &[String], threads: Threads) {
     let bytes: u64 = inputs
         .iter()
         .map(|a| {
@@ -53,7 +56,11 @@ fn measure(inputs: &[String]) {
         .sum();
     let start = Instant::now();
     let cpu_start = cpu_seconds();
-    let trace = Trace::open(inputs, &OpenOptions::default()).unwrap();
+    let options = OpenOptions {
+        threads,
+        ..OpenOptions::default()
+    };
+    let trace = Trace::open(inputs, &options).unwrap();
     let wall = start.elapsed().as_secs_f64();
     let secs = cpu_seconds() - cpu_start;
     let m = &trace.model;
@@ -102,9 +109,10 @@ fn generate(dir: &Path, size: u64, cores: u32) -> Vec<String> {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    if args.first().map(String::as_str) == Some("--measure") {
-        measure(&args[1..]);
-        return;
+    match args.first().map(String::as_str) {
+        Some("--measure") => return measure(&args[1..], Threads::One),
+        Some("--measure-two") => return measure(&args[1..], Threads::Two),
+        _ => {}
     }
     let size = args
         .iter()
@@ -113,21 +121,23 @@ fn main() {
     let dir = std::env::temp_dir().join(format!("tband-bench-{size}"));
     std::fs::create_dir_all(&dir).unwrap();
     let exe = std::env::current_exe().unwrap();
-    println!(
-        "trace → model, single-threaded, simulated traces in {}",
-        dir.display()
-    );
-    for cores in [1, 4] {
-        let inputs = generate(&dir, size, cores);
-        print!("{cores} core(s): ");
-        let out = Command::new(&exe)
-            .arg("--measure")
-            .args(&inputs)
-            .output()
-            .unwrap();
-        print!("{}", String::from_utf8_lossy(&out.stdout));
-        if !out.status.success() {
-            eprint!("{}", String::from_utf8_lossy(&out.stderr));
+    println!("trace → model, simulated traces in {}", dir.display());
+    for (mode, title) in [
+        ("--measure", "single-threaded"),
+        (
+            "--measure-two",
+            "decoding on a second thread (CPU time of both)",
+        ),
+    ] {
+        println!("{title}:");
+        for cores in [1, 4] {
+            let inputs = generate(&dir, size, cores);
+            print!("{cores} core(s): ");
+            let out = Command::new(&exe).arg(mode).args(&inputs).output().unwrap();
+            print!("{}", String::from_utf8_lossy(&out.stdout));
+            if !out.status.success() {
+                eprint!("{}", String::from_utf8_lossy(&out.stderr));
+            }
         }
     }
 }

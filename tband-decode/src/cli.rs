@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use clap::{Args, CommandFactory, Subcommand};
 
+use crate::interpret::Threads;
 use crate::threadx::{ReadOptions, TimerDirection};
 use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
 
@@ -56,6 +57,7 @@ impl FormatArgs {
                 tick_ns: self.tick_ns,
                 timer_direction: self.timer_direction,
             },
+            threads: Threads::available(),
         }
     }
 }

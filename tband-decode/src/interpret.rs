@@ -5,6 +5,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tband::{Event, Record};
 
+use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
 use crate::model::{
     AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
@@ -15,7 +16,28 @@ use tband::schema::PayloadError;
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
-    build_model_with_progress(streams, info, &AtomicU64::new(0))
+    build_model_with_progress(streams, info, Threads::One, &AtomicU64::new(0))
+}
+
+/// The threads a tband trace's model is built on. The model is the same.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Threads {
+    /// Decoding and building on the calling thread.
+    #[default]
+    One,
+    /// Decoding on a second thread while the calling one builds the model:
+    /// faster where two cores are free.
+    Two,
+}
+
+impl Threads {
+    /// Two where the machine has two cores or more to run on.
+    pub fn available() -> Threads {
+        match std::thread::available_parallelism() {
+            Ok(n) if n.get() >= 2 => Threads::Two,
+            _ => Threads::One,
+        }
+    }
 }
 
 /// Events between two updates of the progress of [`build_model_with_progress`].
@@ -26,6 +48,7 @@ const PROGRESS_EVERY: u64 = 1 << 16;
 pub fn build_model_with_progress(
     streams: &[Stream<'_>],
     mut info: TraceInfo,
+    threads: Threads,
     progress: &AtomicU64,
 ) -> Model {
     let mut builder = ModelBuilder::default();
@@ -59,7 +82,10 @@ pub fn build_model_with_progress(
         progress,
         read: vec![0; streams.len()],
     };
-    sequencer::sequence(streams, &clock, &mut interpreter);
+    match threads {
+        Threads::One => sequencer::sequence(streams, &clock, &mut interpreter),
+        Threads::Two => sequence_on_decode_thread(streams, &clock, &mut interpreter),
+    }
     interpreter.finish()
 }
 

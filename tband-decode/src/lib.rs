@@ -8,6 +8,7 @@ pub mod analysis;
 pub mod chrome_json;
 pub mod cli;
 pub mod ctf;
+pub mod decode_thread;
 pub mod frames;
 pub mod input;
 pub mod interpret;

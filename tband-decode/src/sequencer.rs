@@ -353,7 +353,7 @@ fn advance<S: Squeeze>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use tband::encode_frame;
 
@@ -445,7 +445,7 @@ mod tests {
 
     /// Every visit with its position and full record, for comparing passes.
     #[derive(Default, PartialEq, Debug)]
-    struct FullLog(Vec<String>);
+    pub(crate) struct FullLog(pub Vec<String>);
 
     impl Visitor for FullLog {
         fn event(&mut self, at: Position, rec: &Record<'_>) {
@@ -459,6 +459,37 @@ mod tests {
         }
     }
 
+    /// Simulated streams of `cores` cores with dropped events, a broken
+    /// frame, garbage and a stream that ends inside a frame.
+    pub(crate) fn damaged_streams(cores: u32, size: u64) -> Vec<Vec<u8>> {
+        let config = tband_sim::Config {
+            cores,
+            size,
+            drops: Some(tband_sim::DropConfig::default()),
+            ..tband_sim::Config::default()
+        };
+        let (mut bytes, _) = tband_sim::generate(&config).unwrap();
+        bytes[0][5_000] = 0;
+        bytes[0].splice(9_000..9_000, [0x17, 0x80, 0x80, 0, 3, 200, 1, 0]);
+        let cut = bytes[0].len() - 3;
+        bytes[0].truncate(cut);
+        bytes
+    }
+
+    /// The streams of `bytes`, one per core, and a clock for them.
+    pub(crate) fn streams_and_clock(bytes: &[Vec<u8>]) -> (Vec<Stream<'_>>, Clock) {
+        let streams: Vec<_> = bytes
+            .iter()
+            .zip(0..)
+            .map(|(b, core)| Stream::new(b, core))
+            .collect();
+        let clock = Clock {
+            ns_per_tick: 10,
+            first_raw: first_timestamp(&streams).unwrap(),
+        };
+        (streams, clock)
+    }
+
     #[cfg(target_arch = "x86_64")]
     #[test]
     fn bmi2_pass_matches_portable() {
@@ -466,26 +497,8 @@ mod tests {
             return;
         }
         for cores in [1, 3] {
-            let config = tband_sim::Config {
-                cores,
-                size: 200_000,
-                drops: Some(tband_sim::DropConfig::default()),
-                ..tband_sim::Config::default()
-            };
-            let (mut bytes, _) = tband_sim::generate(&config).unwrap();
-            // Damage: a broken frame and a stream that ends inside one.
-            bytes[0][5_000] = 0;
-            let cut = bytes[0].len() - 3;
-            bytes[0].truncate(cut);
-            let streams: Vec<_> = bytes
-                .iter()
-                .zip(0..)
-                .map(|(b, core)| Stream::new(b, core))
-                .collect();
-            let clock = Clock {
-                ns_per_tick: 10,
-                first_raw: first_timestamp(&streams).unwrap(),
-            };
+            let bytes = damaged_streams(cores, 200_000);
+            let (streams, clock) = streams_and_clock(&bytes);
             let (mut portable, mut bmi2) = (FullLog::default(), FullLog::default());
             sequence_with(Portable, &streams, &clock, &mut portable);
             // SAFETY: the CPU has BMI2, as just detected.

@@ -3,13 +3,14 @@
 
 use std::fmt;
 use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
 
 use tband::{FieldValue, Record};
 
 use crate::ctf::{self, CtfError, CtfTrace};
 use crate::frames::FrameError;
 use crate::input::{Input, InputError, InputSpec};
-use crate::interpret;
+use crate::interpret::{self, Threads};
 use crate::model::{Model, TraceInfo};
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use crate::threadx;
@@ -54,6 +55,8 @@ pub struct OpenOptions {
     pub ctf_metadata: Option<PathBuf>,
     /// What ThreadX buffers do not record: tick length, timer direction.
     pub threadx: threadx::ReadOptions,
+    /// The threads to build the model of a tband trace on.
+    pub threads: Threads,
 }
 
 /// Why a trace could not be opened.
@@ -167,7 +170,12 @@ impl Trace {
             ..TraceInfo::default()
         };
         let model = match format {
-            InputFormat::Tband => interpret::build_model(&tband_streams(&inputs), info),
+            InputFormat::Tband => interpret::build_model_with_progress(
+                &tband_streams(&inputs),
+                info,
+                options.threads,
+                &AtomicU64::new(0),
+            ),
             InputFormat::Ctf => {
                 let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
                 let metadata = options.ctf_metadata.as_deref().ok_or_else(|| {

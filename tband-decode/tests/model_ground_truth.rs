@@ -3,11 +3,14 @@
 //! dropped-event episodes flags exactly the damaged regions.
 
 use tband_decode::input::{Bytes, Input};
+use tband_decode::interpret::Threads;
 use tband_decode::model::{AnomalyKind, Model, StateReason, TaskStateKind};
 use tband_decode::{OpenOptions, Trace};
 use tband_sim::{generate, BlockReason, Config, DropConfig, GroundTruth, Layout, TaskState, Ts};
 
-fn simulate(config: Config) -> (Model, GroundTruth) {
+/// The model of a simulated trace, built on `threads`, and what the
+/// simulator did.
+fn simulate_on(threads: Threads, config: Config) -> (Model, GroundTruth) {
     let (streams, truth) = generate(&Config {
         record_truth: true,
         ..config
@@ -23,10 +26,16 @@ fn simulate(config: Config) -> (Model, GroundTruth) {
             was_hex: false,
         })
         .collect();
-    let model = Trace::from_inputs(inputs, &OpenOptions::default())
-        .unwrap()
-        .model;
+    let options = OpenOptions {
+        threads,
+        ..OpenOptions::default()
+    };
+    let model = Trace::from_inputs(inputs, &options).unwrap().model;
     (model, truth.unwrap())
+}
+
+fn simulate(config: Config) -> (Model, GroundTruth) {
+    simulate_on(Threads::One, config)
 }
 
 /// Converts the simulator's ticks to the model's ns.
@@ -273,13 +282,16 @@ fn multi_core_reproduces_ground_truth_in_both_layouts() {
         (4, Layout::Snapshot),
         (4, Layout::Streaming),
     ] {
-        let (m, t) = simulate(Config {
+        let config = Config {
             seed: 7,
             cores,
             layout,
             size: 600 << 10,
             ..Config::default()
-        });
+        };
+        let (m, t) = simulate(config.clone());
+        let (on_two_threads, _) = simulate_on(Threads::Two, config);
+        assert_eq!(format!("{on_two_threads:?}"), format!("{m:?}"));
         assert_eq!(m.cores.len() as u32, cores);
         for core in 0..cores {
             assert!(m.sched_slices.iter().any(|s| s.core_id == core));

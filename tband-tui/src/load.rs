@@ -108,6 +108,7 @@ pub fn open(
 
     let read = Arc::new(AtomicU64::new(0));
     let info = info();
+    let threads = options.threads;
     let thread = {
         let read = Arc::clone(&read);
         thread::spawn(move || {
@@ -119,7 +120,7 @@ pub fn open(
                     source: Some(&i.bytes),
                 })
                 .collect();
-            let model = build_model_with_progress(&streams, info, &read);
+            let model = build_model_with_progress(&streams, info, threads, &read);
             drop(streams);
             drop(inputs);
             // The figures before the rows: what computing them holds for a

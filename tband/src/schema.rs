@@ -226,14 +226,15 @@ pub struct Record<'a> {
 }
 
 impl Record<'_> {
-    /// This record without the borrow, if its event borrows no text (see
-    /// [`Event::detached`]).
+    /// This record without the borrow, if its event has no text (every
+    /// event but names and messages), so that it can be kept past the
+    /// buffer it was read from.
     #[inline(always)]
     pub fn detached(&self) -> Option<Record<'static>> {
-        Some(Record {
-            ts: self.ts,
-            event: self.event.detached()?,
-        })
+        match self.event.split_text() {
+            (event, None) => Some(Record { ts: self.ts, event }),
+            (_, Some(_)) => None,
+        }
     }
 }
 
@@ -308,12 +309,22 @@ macro_rules! take_field {
     };
 }
 
-macro_rules! detach_field {
-    (Str, $v:expr) => {
-        return None
-    };
-    ($ty:ident, $v:expr) => {
+macro_rules! split_field {
+    (Str, $v:expr, $text:ident) => {{
+        $text = Some(*$v);
+        &[]
+    }};
+    ($ty:ident, $v:expr, $text:ident) => {
         *$v
+    };
+}
+
+macro_rules! join_field {
+    (Str, $v:expr, $text:ident) => {
+        $text
+    };
+    ($ty:ident, $v:expr, $text:ident) => {
+        $v
     };
 }
 
@@ -450,16 +461,29 @@ macro_rules! define_events {
                 values.next().is_none().then_some(event)
             }
 
-            /// This event without the borrow, if no field borrows text
-            /// (every event but names and messages), so that it can be kept
-            /// past the buffer it was read from.
+            /// This event with its text field (a name or message) taken
+            /// out, so that it borrows nothing, and that text; `None` for
+            /// events without text.
             #[inline(always)]
-            pub fn detached(&self) -> Option<Event<'static>> {
-                Some(match self {
-                    $(#[allow(unused_variables, unreachable_code)] Event::$variant { $($field),* } => {
-                        Event::$variant { $($field: detach_field!($ty, $field)),* }
+            pub fn split_text(&self) -> (Event<'static>, Option<&'a [u8]>) {
+                let mut text = None;
+                let event = match self {
+                    $(#[allow(unused_variables)] Event::$variant { $($field),* } => {
+                        Event::$variant { $($field: split_field!($ty, $field, text)),* }
                     })*
-                })
+                };
+                (event, text)
+            }
+
+            /// This event with `text` as its text field (which events
+            /// without text do not have).
+            #[inline(always)]
+            pub fn with_text<'b>(self, text: &'b [u8]) -> Event<'b> {
+                match self {
+                    $(#[allow(unused_variables)] Event::$variant { $($field),* } => {
+                        Event::$variant { $($field: join_field!($ty, $field, text)),* }
+                    })*
+                }
             }
 
             /// Calls `f` with each field's name and value, in schema order.
@@ -702,7 +726,7 @@ mod tests {
     }
 
     #[test]
-    fn only_events_without_text_detach() {
+    fn text_is_split_off_and_put_back() {
         let text = [b'x'; 4];
         for spec in EVENTS {
             let mut values = [FieldValue::U8(0); 8];
@@ -728,6 +752,21 @@ mod tests {
                 }
                 None => assert!(spec.has_str(), "{}", spec.name),
             }
+            let (without, taken) = record.event.split_text();
+            assert_eq!(taken.is_some(), spec.has_str(), "{}", spec.name);
+            let other = [b'y'; 2];
+            let rejoined = without.with_text(&other);
+            let expected = values.iter().map(|v| match v {
+                FieldValue::Str(_) => FieldValue::Str(&other),
+                v => *v,
+            });
+            let mut got = [FieldValue::U8(0); 8];
+            let mut n = 0;
+            rejoined.for_each_field(|_, v| {
+                got[n] = v;
+                n += 1;
+            });
+            assert!(expected.eq(got[..n].iter().copied()), "{}", spec.name);
         }
     }
 
