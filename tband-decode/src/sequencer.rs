@@ -142,13 +142,18 @@ struct Cursor<'a> {
 /// A stream's next timed frame, parked until the merge reaches its time.
 /// Its core is the stream's current one.
 struct Head<'a> {
-    raw: RawFrame<'a>,
     /// Its raw time.
     ts: u64,
-    /// The frame as decoded, so that it is not decoded twice; `None` if its
-    /// event borrows text from the decoder's scratch (then it is decoded
-    /// again when its turn comes).
-    record: Option<Record<'static>>,
+    offset: usize,
+    frame: Parked<'a>,
+}
+
+enum Parked<'a> {
+    /// The frame as decoded, so that it is not decoded twice.
+    Decoded(Record<'static>),
+    /// A frame whose event borrows text from the decoder's scratch, to be
+    /// decoded again when its turn comes.
+    Raw(RawFrame<'a>),
 }
 
 /// Per-core latest raw time, to keep time monotonic per core.
@@ -211,31 +216,24 @@ impl CoreClocks {
 /// On x86-64 CPUs with BMI2 the pass is a copy compiled for BMI2, which
 /// squeezes varints with one `pext`; elsewhere it reads them the portable way.
 pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) {
+    let mut cursors = cursors(streams);
+    let mut clocks = CoreClocks::default();
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("bmi2") {
-        // SAFETY: `sequence_bmi2` only needs the CPU to have BMI2, which
-        // it has, as just detected.
-        return unsafe { sequence_bmi2(streams, clock, v) };
+        // SAFETY: these functions only need the CPU to have BMI2, which it
+        // has, as just detected.
+        return unsafe {
+            match cursors.as_mut_slice() {
+                [cursor] => single_bmi2(cursor, clock, &mut clocks, v),
+                all => merge_bmi2(all, clock, &mut clocks, v),
+            }
+        };
     }
-    sequence_with(Portable, streams, clock, v)
+    sequence_with(Portable, &mut cursors, clock, &mut clocks, v)
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn sequence_bmi2(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) {
-    sequence_with(Bmi2::new(), streams, clock, v)
-}
-
-/// [`sequence`], squeezing varints with `squeeze`.
-#[inline(always)]
-fn sequence_with<S: Squeeze>(
-    squeeze: S,
-    streams: &[Stream<'_>],
-    clock: &Clock,
-    v: &mut impl Visitor,
-) {
-    let mut clocks = CoreClocks::default();
-    let mut cursors: Vec<Cursor<'_>> = streams
+fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
+    streams
         .iter()
         .map(|s| Cursor {
             frames: Frames::new(s.bytes),
@@ -249,14 +247,63 @@ fn sequence_with<S: Squeeze>(
             },
             head: None,
         })
-        .collect();
-    if let [cursor] = cursors.as_mut_slice() {
-        // A single stream is in order as it stands: no merge.
-        advance(squeeze, cursor, 0, NEVER_STOP, clock, &mut clocks, v);
-        return;
+        .collect()
+}
+
+/// [`sequence`], squeezing varints with `squeeze`.
+#[inline(always)]
+fn sequence_with<S: Squeeze>(
+    squeeze: S,
+    cursors: &mut [Cursor<'_>],
+    clock: &Clock,
+    clocks: &mut CoreClocks,
+    v: &mut impl Visitor,
+) {
+    match cursors {
+        [cursor] => advance(squeeze, cursor, 0, NEVER_STOP, clock, clocks, v),
+        all => merge(squeeze, all, clock, clocks, v),
     }
+}
+
+// The single stream and the merge are compiled apart, so that neither's
+// loop shares registers with the other's.
+
+/// A single stream, in order as it stands: no merge.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn single_bmi2(
+    cursor: &mut Cursor<'_>,
+    clock: &Clock,
+    clocks: &mut CoreClocks,
+    v: &mut impl Visitor,
+) {
+    advance(Bmi2::new(), cursor, 0, NEVER_STOP, clock, clocks, v)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn merge_bmi2(
+    cursors: &mut [Cursor<'_>],
+    clock: &Clock,
+    clocks: &mut CoreClocks,
+    v: &mut impl Visitor,
+) {
+    merge(Bmi2::new(), cursors, clock, clocks, v)
+}
+
+/// Visits the frames of several streams in time order: the stream whose
+/// head is earliest goes on until its next timed frame is later than the
+/// others' heads.
+#[inline(always)]
+fn merge<S: Squeeze>(
+    squeeze: S,
+    cursors: &mut [Cursor<'_>],
+    clock: &Clock,
+    clocks: &mut CoreClocks,
+    v: &mut impl Visitor,
+) {
     for (i, cursor) in cursors.iter_mut().enumerate() {
-        advance(squeeze, cursor, i, FIRST_TIMED, clock, &mut clocks, v);
+        advance(squeeze, cursor, i, FIRST_TIMED, clock, clocks, v);
     }
     loop {
         let mut next: Option<(usize, u64)> = None;
@@ -276,21 +323,23 @@ fn sequence_with<S: Squeeze>(
         }
         let Some((i, _)) = next else { return };
         let cursor = &mut cursors[i];
-        if let Some(Head { raw, ts, record }) = cursor.head.take() {
+        if let Some(Head { ts, offset, frame }) = cursor.head.take() {
             let mut at = Position {
                 stream: i,
-                offset: raw.offset,
+                offset,
                 core: cursor.core,
                 ts_ns: None,
             };
             clocks.place(&mut at, ts, clock, v);
-            let record =
-                record.or_else(|| try_decode_frame_with(squeeze, &raw, &mut cursor.scratch));
+            let record = match frame {
+                Parked::Decoded(rec) => Some(rec),
+                Parked::Raw(raw) => try_decode_frame_with(squeeze, &raw, &mut cursor.scratch),
+            };
             if let Some(rec) = record {
                 v.event(at, &rec);
             }
         }
-        advance(squeeze, cursor, i, Some(bound), clock, &mut clocks, v);
+        advance(squeeze, cursor, i, Some(bound), clock, clocks, v);
     }
 }
 
@@ -311,30 +360,36 @@ fn advance<S: Squeeze>(
     clocks: &mut CoreClocks,
     v: &mut impl Visitor,
 ) {
-    for raw in cursor.frames.by_ref() {
-        if raw.offset >= cursor.next_release {
+    // The cursor's state, in locals the loop can keep in registers.
+    let mut frames = cursor.frames.clone();
+    let mut core = cursor.core;
+    let mut next_release = cursor.next_release;
+    let mut head = None;
+    for raw in frames.by_ref() {
+        if raw.offset >= next_release {
             if let Some(source) = cursor.source {
                 source.release_before(raw.offset);
             }
-            cursor.next_release = raw.offset + RELEASE_STEP;
+            next_release = raw.offset + RELEASE_STEP;
         }
         let mut at = Position {
             stream,
             offset: raw.offset,
-            core: cursor.core,
+            core,
             ts_ns: None,
         };
         match try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
             Some(rec) => {
                 if let Event::CoreId { core_id } = rec.event {
-                    cursor.core = core_id;
+                    core = core_id;
                     at.core = core_id;
                 }
                 match timed(&rec) {
                     Some(ts) if bound.is_none_or(|b| ts > b) => {
-                        let record = rec.detached();
-                        cursor.head = Some(Head { raw, ts, record });
-                        return;
+                        let frame = rec.detached().map_or(Parked::Raw(raw), Parked::Decoded);
+                        let offset = raw.offset;
+                        head = Some(Head { ts, offset, frame });
+                        break;
                     }
                     Some(ts) => clocks.place(&mut at, ts, clock, v),
                     // An untimed frame happens at its core's current time.
@@ -350,6 +405,10 @@ fn advance<S: Squeeze>(
             }
         }
     }
+    cursor.frames = frames;
+    cursor.core = core;
+    cursor.next_release = next_release;
+    cursor.head = head;
 }
 
 #[cfg(test)]
@@ -500,9 +559,11 @@ pub(crate) mod tests {
             let bytes = damaged_streams(cores, 200_000);
             let (streams, clock) = streams_and_clock(&bytes);
             let (mut portable, mut bmi2) = (FullLog::default(), FullLog::default());
-            sequence_with(Portable, &streams, &clock, &mut portable);
-            // SAFETY: the CPU has BMI2, as just detected.
-            sequence_with(unsafe { Bmi2::new() }, &streams, &clock, &mut bmi2);
+            let mut clocks = CoreClocks::default();
+            let mut cursors = cursors(&streams);
+            sequence_with(Portable, &mut cursors, &clock, &mut clocks, &mut portable);
+            // The CPU has BMI2, as just detected: this is the BMI2 pass.
+            sequence(&streams, &clock, &mut bmi2);
             assert!(portable.0.len() > 10_000, "{cores} cores");
             assert!(portable.0.iter().any(|l| l.ends_with("Unterminated")));
             assert_eq!(portable, bmi2, "{cores} cores");

@@ -6,6 +6,7 @@
 
 use std::time::Instant;
 
+use tband_decode::interpret::Threads;
 use tband_decode::{OpenOptions, Trace};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::writer::{Output, PacketWriter};
@@ -52,17 +53,32 @@ fn main() {
     let mb = input_bytes as f64 / 1e6;
     println!("input: {mb:.1} MB simulated, {cores} core(s)");
 
-    let (cpu0, t0) = (cpu_seconds(), Instant::now());
-    let trace = Trace::open(&inputs, &OpenOptions::default()).expect("the trace opens");
-    let (open_s, open_cpu) = (
-        t0.elapsed().as_secs_f64(),
-        cpu_seconds().zip(cpu0).map(|(a, b)| a - b),
-    );
-    println!(
-        "decode + model: {open_s:.2} s wall ({:.2} s CPU), {} events",
-        open_cpu.unwrap_or(f64::NAN),
-        trace.model.info.events
-    );
+    // Opened on one thread, for comparison, then as the tool opens it:
+    // decoding on a second thread where there are two cores.
+    let mut opened = None;
+    for (name, threads) in [
+        ("one thread", Threads::One),
+        ("as the tool does", Threads::available()),
+    ] {
+        drop(opened.take());
+        let options = OpenOptions {
+            threads,
+            ..OpenOptions::default()
+        };
+        let (cpu0, t0) = (cpu_seconds(), Instant::now());
+        let trace = Trace::open(&inputs, &options).expect("the trace opens");
+        let (open_s, open_cpu) = (
+            t0.elapsed().as_secs_f64(),
+            cpu_seconds().zip(cpu0).map(|(a, b)| a - b),
+        );
+        println!(
+            "decode + model, {name} ({threads:?}): {open_s:.2} s wall ({:.2} s CPU), {} events",
+            open_cpu.unwrap_or(f64::NAN),
+            trace.model.info.events
+        );
+        opened = Some((trace, open_s, open_cpu));
+    }
+    let (trace, open_s, open_cpu) = opened.expect("opened");
 
     // The two halves of the export, timed apart (to a sink).
     let threads = tband_perfetto::threads::Threads::new(&trace.model);
