@@ -201,6 +201,9 @@ struct Chunk<P> {
     wide_rows: Option<Box<WideRows>>,
 }
 
+/// A chunk and its rows (see [`Table::chunk`]).
+type ChunkRows<'a, P> = (&'a Chunk<P>, &'a [P]);
+
 /// One bit per row of a chunk.
 type WideRows = [u64; CHUNK / 64];
 
@@ -403,7 +406,7 @@ impl<R: Row> Table<R> {
 
     /// Chunk `i` and its rows.
     #[inline]
-    fn chunk(&self, i: usize) -> Option<(&Chunk<R::Packed>, &[R::Packed])> {
+    fn chunk(&self, i: usize) -> Option<ChunkRows<'_, R::Packed>> {
         let chunk = self.chunks.get(i)?;
         let rows = if i + 1 == self.chunks.len() {
             &self.tail
