@@ -825,12 +825,11 @@ impl ModelBuilder {
                 high_water: t.high_water,
             })
             .collect();
-        let queues = &m.queues;
-        let is_mutex = |queue_id| {
-            queues
-                .binary_search_by_key(&queue_id, |q: &Queue| q.queue_id)
-                .is_ok_and(|i| queues[i].kind.is_mutex())
-        };
+        let mut mutexes: IdTable<bool> = IdTable::default();
+        for queue in &m.queues {
+            *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
+        }
+        let is_mutex = |queue_id| mutexes.get(queue_id).copied().unwrap_or(false);
         if !m.mutex_holds.iter().all(|h| is_mutex(h.queue_id)) {
             m.mutex_holds.retain(|h| is_mutex(h.queue_id));
         }

@@ -187,34 +187,21 @@ fn optional_at(codes: &Codes, fields: u32, shift: u32) -> Option<u32> {
     (code != NO_SHORT_CODE).then(|| codes.id(code))
 }
 
-/// The state a task is in for `reason`, when the reason tells.
-fn state_for(reason: StateReason) -> Option<TaskStateKind> {
-    Some(match reason {
-        StateReason::None => return None,
-        StateReason::Preempted | StateReason::Woken | StateReason::Created => TaskStateKind::Ready,
-        StateReason::Delay
-        | StateReason::DelayUntil
-        | StateReason::QueueSend
-        | StateReason::QueueReceive
-        | StateReason::QueuePeek
-        | StateReason::Semaphore
-        | StateReason::Mutex
-        | StateReason::EventFlags
-        | StateReason::Sleep => TaskStateKind::Blocked,
-        StateReason::Suspend => TaskStateKind::Suspended,
-        StateReason::Deleted => TaskStateKind::Deleted,
-    })
-}
-
 /// A state and its reason in 4 bits: the reason's index where the reason
 /// tells the state, running for no reason, and 15 for blocked for no
-/// reason. Other pairs (which no importer makes) do not fit.
+/// reason (see [`STATE_OF_CODE`]). Other pairs (which no importer makes) do
+/// not fit.
+#[inline(always)]
 fn state_code(state: TaskStateKind, reason: StateReason) -> Option<u32> {
-    match (state, reason) {
-        (TaskStateKind::Running, StateReason::None) => Some(0),
-        (TaskStateKind::Blocked, StateReason::None) => Some(BLOCKED_FOR_NO_REASON),
-        _ => (state_for(reason) == Some(state)).then_some(reason as u32),
-    }
+    // The only candidate is the reason's index, or 15 for a state other
+    // than running without a reason; the table tells whether it stands
+    // for the pair.
+    let code = if reason == StateReason::None && state != TaskStateKind::Running {
+        BLOCKED_FOR_NO_REASON
+    } else {
+        reason as u32
+    };
+    (nth(&STATE_OF_CODE, code as u8) == (state, reason)).then_some(code)
 }
 
 const BLOCKED_FOR_NO_REASON: u32 = 15;

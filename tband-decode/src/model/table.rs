@@ -193,11 +193,16 @@ struct Chunk<P> {
     /// Further bases as (first row in the chunk, base) in row order, for
     /// rows whose time did not fit the base before; almost always empty.
     later_bases: Vec<(u16, u64)>,
+    /// Its rows; empty while it is the last chunk, whose rows are
+    /// `Table::tail`.
     rows: Vec<P>,
     /// Which rows of this chunk are kept whole in `Table::wide`, a bit
     /// each; `None` while none are.
     wide_rows: Option<Box<WideRows>>,
 }
+
+/// A chunk and its rows (see [`Table::chunk`]).
+type ChunkRows<'a, P> = (&'a Chunk<P>, &'a [P]);
 
 /// One bit per row of a chunk.
 type WideRows = [u64; CHUNK / 64];
@@ -258,6 +263,13 @@ impl<P: Clone> Clone for Chunk<P> {
 /// A table of rows of type `R`, stored packed (see the module documentation).
 pub struct Table<R: Row> {
     chunks: Vec<Chunk<R::Packed>>,
+    /// The rows of the last chunk, kept out of it so that a push, and the
+    /// end of a row pushed lately, need no look-up of the chunk.
+    tail: Vec<R::Packed>,
+    /// The index of the last chunk's first row.
+    tail_start: usize,
+    /// Whether a row of the last chunk is kept whole.
+    tail_has_wide: bool,
     codes: Codes,
     /// Rows that do not fit the packed form, by index.
     wide: IdMap<usize, R>,
@@ -273,6 +285,9 @@ impl<R: Row> Default for Table<R> {
     fn default() -> Self {
         Table {
             chunks: Vec::new(),
+            tail: Vec::new(),
+            tail_start: 0,
+            tail_has_wide: false,
             codes: Codes::default(),
             wide: IdMap::default(),
             len: 0,
@@ -286,6 +301,9 @@ impl<R: Row> Clone for Table<R> {
     fn clone(&self) -> Self {
         Table {
             chunks: self.chunks.clone(),
+            tail: self.tail.clone(),
+            tail_start: self.tail_start,
+            tail_has_wide: self.tail_has_wide,
             codes: self.codes.clone(),
             wide: self.wide.clone(),
             len: self.len,
@@ -322,11 +340,7 @@ impl<R: Row> Table<R> {
             self.start_chunk(row.time_ns());
         }
         match row.pack(self.tail_base, &mut self.codes) {
-            Some(packed) => {
-                if let Some(chunk) = self.chunks.last_mut() {
-                    chunk.rows.push(packed);
-                }
-            }
+            Some(packed) => self.tail.push(packed),
             None => self.push_unfit(index, row),
         }
         self.len = index + 1;
@@ -344,12 +358,18 @@ impl<R: Row> Table<R> {
             map_in(&mut rows);
             rows
         };
+        let full = std::mem::replace(&mut self.tail, rows);
+        if let Some(last) = self.chunks.last_mut() {
+            last.rows = full;
+        }
         self.chunks.push(Chunk {
             base,
             later_bases: Vec::new(),
-            rows,
+            rows: Vec::new(),
             wide_rows: None,
         });
+        self.tail_start = self.len;
+        self.tail_has_wide = false;
         self.tail_base = base;
         self.tail_first = self.len;
     }
@@ -365,7 +385,7 @@ impl<R: Row> Table<R> {
             {
                 // A chunk's rows number at most CHUNK = 2^13, so this fits.
                 chunk.later_bases.push(((index & (CHUNK - 1)) as u16, t));
-                chunk.rows.push(packed);
+                self.tail.push(packed);
                 self.tail_base = t;
                 self.tail_first = index;
                 return;
@@ -377,17 +397,30 @@ impl<R: Row> Table<R> {
     /// Keeps a row that does not fit the packed form whole.
     fn push_wide(&mut self, index: usize, row: R) {
         if let Some(chunk) = self.chunks.last_mut() {
-            chunk.rows.push(R::Packed::default());
+            self.tail.push(R::Packed::default());
             chunk.mark_wide(index & (CHUNK - 1));
+            self.tail_has_wide = true;
         }
         self.wide.insert(index, row);
+    }
+
+    /// Chunk `i` and its rows.
+    #[inline]
+    fn chunk(&self, i: usize) -> Option<ChunkRows<'_, R::Packed>> {
+        let chunk = self.chunks.get(i)?;
+        let rows = if i + 1 == self.chunks.len() {
+            &self.tail
+        } else {
+            &chunk.rows
+        };
+        Some((chunk, rows))
     }
 
     /// The row at `index`.
     #[inline]
     pub fn get(&self, index: usize) -> Option<R> {
-        let chunk = self.chunks.get(index >> CHUNK_BITS)?;
-        let packed = *chunk.rows.get(index & (CHUNK - 1))?;
+        let (chunk, rows) = self.chunk(index >> CHUNK_BITS)?;
+        let packed = *rows.get(index & (CHUNK - 1))?;
         if chunk.is_wide(index & (CHUNK - 1)) {
             return self.wide.get(&index).copied();
         }
@@ -408,17 +441,24 @@ impl<R: Row> Table<R> {
 
     /// Changes the row at `index` (nothing if there is none).
     pub fn update(&mut self, index: usize, change: impl FnOnce(&mut R)) {
-        let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) else {
+        let (i, row_in_chunk) = (index >> CHUNK_BITS, index & (CHUNK - 1));
+        let in_tail = i + 1 == self.chunks.len();
+        let Some(chunk) = self.chunks.get_mut(i) else {
             return;
         };
-        let base = chunk.base(index & (CHUNK - 1));
-        if chunk.is_wide(index & (CHUNK - 1)) {
+        let base = chunk.base(row_in_chunk);
+        if chunk.is_wide(row_in_chunk) {
             if let Some(row) = self.wide.get_mut(&index) {
                 change(row);
             }
             return;
         }
-        let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) else {
+        let rows = if in_tail {
+            &mut self.tail
+        } else {
+            &mut chunk.rows
+        };
+        let Some(slot) = rows.get_mut(row_in_chunk) else {
             return;
         };
         let mut row = R::unpack(*slot, base, &self.codes);
@@ -426,7 +466,8 @@ impl<R: Row> Table<R> {
         match row.pack(base, &mut self.codes) {
             Some(packed) => *slot = packed,
             None => {
-                chunk.mark_wide(index & (CHUNK - 1));
+                chunk.mark_wide(row_in_chunk);
+                self.tail_has_wide |= in_tail;
                 self.wide.insert(index, row);
             }
         }
@@ -438,14 +479,35 @@ impl<R: Row> Table<R> {
     where
         R: Interval,
     {
-        if let Some(chunk) = self.chunks.get_mut(index >> CHUNK_BITS) {
-            if !chunk.is_wide(index & (CHUNK - 1)) {
-                let base = if index >= self.tail_first {
-                    self.tail_base
+        // The usual case: a row packed against the latest base, in the last
+        // chunk, which keeps no row whole.
+        if index >= self.tail_first && !self.tail_has_wide {
+            if let Some(slot) = self.tail.get_mut(index.wrapping_sub(self.tail_start)) {
+                if R::end_packed_at(slot, self.tail_base, t) {
+                    return;
+                }
+            }
+        }
+        self.end_any_at(index, t);
+    }
+
+    /// Ends the row at `index` at `t`, wherever it is.
+    #[inline(never)]
+    fn end_any_at(&mut self, index: usize, t: u64)
+    where
+        R: Interval,
+    {
+        let (i, row_in_chunk) = (index >> CHUNK_BITS, index & (CHUNK - 1));
+        let in_tail = i + 1 == self.chunks.len();
+        if let Some(chunk) = self.chunks.get_mut(i) {
+            if !chunk.is_wide(row_in_chunk) {
+                let base = chunk.base(row_in_chunk);
+                let rows = if in_tail {
+                    &mut self.tail
                 } else {
-                    chunk.base(index & (CHUNK - 1))
+                    &mut chunk.rows
                 };
-                if let Some(slot) = chunk.rows.get_mut(index & (CHUNK - 1)) {
+                if let Some(slot) = rows.get_mut(row_in_chunk) {
                     if R::end_packed_at(slot, base, t) {
                         return;
                     }
@@ -459,11 +521,15 @@ impl<R: Row> Table<R> {
     /// released once its rows are moved, so the table never exists twice.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&R) -> bool) {
         let Table {
-            chunks,
+            mut chunks,
+            tail,
             codes,
             wide,
             ..
         } = std::mem::take(self);
+        if let Some(last) = chunks.last_mut() {
+            last.rows = tail;
+        }
         let mut index = 0;
         for chunk in chunks {
             for (row, &packed) in chunk.rows.iter().enumerate() {
@@ -546,17 +612,17 @@ impl<R: Row> Iter<'_, R> {
         if self.front >= self.back {
             return None;
         }
-        let chunk = self.table.chunks.get(self.front >> CHUNK_BITS)?;
+        let (chunk, rows) = self.table.chunk(self.front >> CHUNK_BITS)?;
         let first = self.front & (CHUNK - 1);
         let later = chunk
             .later_bases
             .partition_point(|&(start, _)| usize::from(start) <= first);
         let end = match chunk.later_bases.get(later) {
             Some(&(next_base_start, _)) => usize::from(next_base_start),
-            None => chunk.rows.len(),
+            None => rows.len(),
         };
         let end = end.min(first + (self.back - self.front));
-        self.run = chunk.rows.get(first..end).filter(|run| !run.is_empty())?;
+        self.run = rows.get(first..end).filter(|run| !run.is_empty())?;
         self.run_base = chunk.base(first);
         self.run_wide_rows = chunk.wide_rows.as_deref();
         Some(())
