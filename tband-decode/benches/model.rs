@@ -66,12 +66,13 @@ fn measure(inputs: &[String], threads: Threads) {
     let m = &trace.model;
     let rss = peak_rss_bytes();
     println!(
-        "{:>6.1} MB  {:>9} events  {:>6.2} s CPU ({:.2} s wall)  {:>6.1} MB/s  {:>5.2} M events/s  peak RSS {:>6.1} MB = {:.2}x trace  ({} slices, {} states, {} ISR slices, {} queue ops)",
+        "{:>6.1} MB  {:>9} events  {:>6.2} s CPU ({:.2} s wall)  {:>6.1} MB/s CPU ({:.1} wall)  {:>5.2} M events/s CPU  peak RSS {:>6.1} MB = {:.2}x trace  ({} slices, {} states, {} ISR slices, {} queue ops)",
         bytes as f64 / 1e6,
         m.info.events,
         secs,
         wall,
         bytes as f64 / 1e6 / secs,
+        bytes as f64 / 1e6 / wall,
         m.info.events as f64 / 1e6 / secs,
         rss as f64 / 1e6,
         rss as f64 / bytes as f64,

@@ -2,7 +2,6 @@
 //! second thread, and hands what it visits to a visitor on the calling
 //! thread in batches, so that decoding and building the model overlap.
 
-use std::ops::Range;
 use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 
 use tband::Record;
@@ -12,20 +11,40 @@ use crate::sequencer::{sequence, Clock, Position, Stream, Visitor};
 
 /// Visits per batch: large enough that handing a batch over costs nothing
 /// against decoding it, small enough that batches stay in the cache.
-const BATCH: usize = 4096;
+const BATCH: usize = 1024;
 
 /// Batches decoded ahead of the visitor, at most: memory stays bounded
 /// whatever the trace's size.
-const AHEAD: usize = 2;
+const AHEAD: usize = 4;
 
-/// One call the sequencer made.
-enum Visit {
-    Event {
-        at: Position,
-        rec: Record<'static>,
-        /// The record's text, kept in the batch's `texts`.
-        text: Option<Range<usize>>,
-    },
+/// An event the sequencer visited, as a batch keeps it.
+struct EventVisit {
+    /// The record, its text (if it has one) taken out into the batch's
+    /// `texts`.
+    rec: Record<'static>,
+    offset: usize,
+    ts_ns: u64,
+    stream: u32,
+    core: u32,
+    text_start: u32,
+    text_len: u32,
+    has_text: bool,
+    has_ts: bool,
+}
+
+impl EventVisit {
+    fn position(&self) -> Position {
+        Position {
+            stream: self.stream as usize,
+            offset: self.offset,
+            core: self.core,
+            ts_ns: self.has_ts.then_some(self.ts_ns),
+        }
+    }
+}
+
+/// The sequencer's other, rare calls.
+enum OtherVisit {
     Invalid {
         at: Position,
         err: FrameError,
@@ -39,7 +58,9 @@ enum Visit {
 
 #[derive(Default)]
 struct Batch {
-    visits: Vec<Visit>,
+    events: Vec<EventVisit>,
+    /// The other calls, each after the number of events made before it.
+    others: Vec<(usize, OtherVisit)>,
     /// The texts of the events that have one, one after the other.
     texts: Vec<u8>,
 }
@@ -47,33 +68,60 @@ struct Batch {
 impl Batch {
     fn new() -> Self {
         Batch {
-            visits: Vec::with_capacity(BATCH),
+            events: Vec::with_capacity(BATCH),
+            others: Vec::new(),
             texts: Vec::new(),
         }
     }
 
-    /// Makes the calls of the batch on `v`.
+    fn len(&self) -> usize {
+        self.events.len() + self.others.len()
+    }
+
+    fn clear(&mut self) {
+        self.events.clear();
+        self.others.clear();
+        self.texts.clear();
+    }
+
+    /// Makes the calls of the batch on `v`, in their order.
     fn replay(&self, v: &mut impl Visitor) {
-        for visit in &self.visits {
-            match visit {
-                Visit::Event { at, rec, text } => match text {
-                    None => v.event(*at, rec),
-                    Some(range) => {
-                        let text = self.texts.get(range.clone()).unwrap_or_default();
-                        let rec = Record {
-                            ts: rec.ts,
-                            event: rec.event.with_text(text),
-                        };
-                        v.event(*at, &rec);
-                    }
-                },
-                Visit::Invalid { at, err } => v.invalid(*at, err),
-                Visit::TimeBackwards {
-                    at,
-                    previous_raw,
-                    raw,
-                } => v.time_backwards(*at, *previous_raw, *raw),
+        let mut others = self.others.iter().peekable();
+        for (i, event) in self.events.iter().enumerate() {
+            while let Some((_, other)) = others.next_if(|(before, _)| *before == i) {
+                other.replay(v);
             }
+            let at = event.position();
+            if event.has_text {
+                let start = event.text_start as usize;
+                let text = self
+                    .texts
+                    .get(start..start + event.text_len as usize)
+                    .unwrap_or_default();
+                let rec = Record {
+                    ts: event.rec.ts,
+                    event: event.rec.event.with_text(text),
+                };
+                v.event(at, &rec);
+            } else {
+                v.event(at, &event.rec);
+            }
+        }
+        for (_, other) in others {
+            other.replay(v);
+        }
+    }
+}
+
+impl OtherVisit {
+    fn replay(&self, v: &mut impl Visitor) {
+        match self {
+            OtherVisit::Invalid { at, err } => v.invalid(*at, err),
+            OtherVisit::TimeBackwards {
+                at,
+                previous_raw,
+                raw,
+            } => v.time_backwards(*at, *previous_raw, *raw),
         }
     }
 }
@@ -89,9 +137,8 @@ struct Recorder {
 
 impl Recorder {
     #[inline(always)]
-    fn push(&mut self, visit: Visit) {
-        self.batch.visits.push(visit);
-        if self.batch.visits.len() == BATCH {
+    fn send_if_full(&mut self) {
+        if self.batch.len() >= BATCH {
             self.send();
         }
     }
@@ -104,27 +151,58 @@ impl Recorder {
         // panicked; that panic is what the caller sees.
         let _ = self.full.send(full);
     }
+
+    #[cold]
+    fn push_other(&mut self, other: OtherVisit) {
+        self.batch.others.push((self.batch.events.len(), other));
+        self.send_if_full();
+    }
+
+    /// An event with text: the text is copied into the batch.
+    #[cold]
+    fn push_with_text(&mut self, at: Position, rec: &Record<'_>) {
+        let (event, text) = rec.event.split_text();
+        let text = text.unwrap_or_default();
+        let text_start = self.batch.texts.len();
+        self.batch.texts.extend_from_slice(text);
+        let rec = Record { ts: rec.ts, event };
+        self.push_event(at, rec, Some((text_start as u32, text.len() as u32)));
+    }
+
+    #[inline(always)]
+    /// Keeps an event, and where its text is in `texts` if it has one.
+    fn push_event(&mut self, at: Position, rec: Record<'static>, text: Option<(u32, u32)>) {
+        let (text_start, text_len) = text.unwrap_or_default();
+        self.batch.events.push(EventVisit {
+            rec,
+            offset: at.offset,
+            ts_ns: at.ts_ns.unwrap_or(0),
+            stream: at.stream as u32,
+            core: at.core,
+            text_start,
+            text_len,
+            has_text: text.is_some(),
+            has_ts: at.ts_ns.is_some(),
+        });
+        self.send_if_full();
+    }
 }
 
 impl Visitor for Recorder {
     #[inline(always)]
     fn event(&mut self, at: Position, rec: &Record<'_>) {
-        let (event, text) = rec.event.split_text();
-        let text = text.map(|text| {
-            let start = self.batch.texts.len();
-            self.batch.texts.extend_from_slice(text);
-            start..self.batch.texts.len()
-        });
-        let rec = Record { ts: rec.ts, event };
-        self.push(Visit::Event { at, rec, text });
+        match rec.detached() {
+            Some(rec) => self.push_event(at, rec, None),
+            None => self.push_with_text(at, rec),
+        }
     }
 
     fn invalid(&mut self, at: Position, err: &FrameError) {
-        self.push(Visit::Invalid { at, err: *err });
+        self.push_other(OtherVisit::Invalid { at, err: *err });
     }
 
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64) {
-        self.push(Visit::TimeBackwards {
+        self.push_other(OtherVisit::TimeBackwards {
             at,
             previous_raw,
             raw,
@@ -145,14 +223,13 @@ pub fn sequence_on_decode_thread(streams: &[Stream<'_>], clock: &Clock, v: &mut 
                 empty: empty_rx,
             };
             sequence(streams, clock, &mut recorder);
-            if !recorder.batch.visits.is_empty() {
+            if recorder.batch.len() > 0 {
                 recorder.send();
             }
         });
         for mut batch in full_rx {
             batch.replay(v);
-            batch.visits.clear();
-            batch.texts.clear();
+            batch.clear();
             // The decoding thread may have finished and gone.
             let _ = empty_tx.send(batch);
         }
@@ -162,7 +239,8 @@ pub fn sequence_on_decode_thread(streams: &[Stream<'_>], clock: &Clock, v: &mut 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequencer::tests::{damaged_streams, streams_and_clock, FullLog};
+    use crate::sequencer::tests::{damaged_streams, stream, streams_and_clock, FullLog};
+    use tband::Event;
 
     #[test]
     fn same_calls_as_on_one_thread() {
@@ -177,5 +255,35 @@ mod tests {
             assert!(one.0.iter().any(|l| l.ends_with("Unterminated")));
             assert_eq!(one, two, "{cores} cores");
         }
+    }
+
+    #[test]
+    fn rare_calls_keep_their_place_among_the_events() {
+        let bytes = stream(&[
+            (50, Event::IsrEnter { isr_id: 1 }),
+            (40, Event::IsrExit { isr_id: 1 }),
+            (60, Event::IsrEnter { isr_id: 2 }),
+        ]);
+        let mut bytes = [&bytes[..], &[0x17, 0x80, 0], &bytes[..]].concat();
+        bytes.extend_from_slice(&[3, 200]);
+        let streams = [Stream::new(&bytes, 0)];
+        let clock = Clock {
+            ns_per_tick: 1,
+            first_raw: 40,
+        };
+        let (mut one, mut two) = (FullLog::default(), FullLog::default());
+        sequence(&streams, &clock, &mut one);
+        sequence_on_decode_thread(&streams, &clock, &mut two);
+        let backwards = one.0.iter().filter(|l| l.contains("backwards")).count();
+        let invalid = one
+            .0
+            .iter()
+            .filter(|l| !l.contains("Record") && !l.contains("backwards"));
+        assert_eq!(
+            (one.0.len(), backwards, invalid.count()),
+            (11, 3, 2),
+            "{one:#?}"
+        );
+        assert_eq!(one, two);
     }
 }

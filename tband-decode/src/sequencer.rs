@@ -416,7 +416,7 @@ pub(crate) mod tests {
     use super::*;
     use tband::encode_frame;
 
-    fn stream(events: &[(u64, Event<'static>)]) -> Vec<u8> {
+    pub(crate) fn stream(events: &[(u64, Event<'static>)]) -> Vec<u8> {
         let mut out = Vec::new();
         let mut buf = [0u8; 64];
         for (ts, ev) in events {
