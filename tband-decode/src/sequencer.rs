@@ -151,8 +151,8 @@ struct Head<'a> {
 enum Parked<'a> {
     /// The frame as decoded, so that it is not decoded twice.
     Decoded(Record<'static>),
-    /// A frame whose event borrows text from the decoder's scratch, to be
-    /// decoded again when its turn comes.
+    /// A frame whose event has text (which may lie in the decoder's
+    /// scratch, to be overwritten), decoded again when its turn comes.
     Raw(RawFrame<'a>),
 }
 
