@@ -520,10 +520,10 @@ pub(crate) mod tests {
 
     /// Simulated streams of `cores` cores with dropped events, a broken
     /// frame, garbage and a stream that ends inside a frame.
-    pub(crate) fn damaged_streams(cores: u32, size: u64) -> Vec<Vec<u8>> {
+    fn damaged_streams(cores: u32) -> Vec<Vec<u8>> {
         let config = tband_sim::Config {
             cores,
-            size,
+            size: 400_000,
             drops: Some(tband_sim::DropConfig::default()),
             ..tband_sim::Config::default()
         };
@@ -535,39 +535,52 @@ pub(crate) mod tests {
         bytes
     }
 
-    /// The streams of `bytes`, one per core, and a clock for them.
-    pub(crate) fn streams_and_clock(bytes: &[Vec<u8>]) -> (Vec<Stream<'_>>, Clock) {
-        let streams: Vec<_> = bytes
-            .iter()
-            .zip(0..)
-            .map(|(b, core)| Stream::new(b, core))
-            .collect();
-        let clock = Clock {
-            ns_per_tick: 10,
-            first_raw: first_timestamp(&streams).unwrap(),
-        };
-        (streams, clock)
+    /// Checks that two passes make the same calls on damaged simulated
+    /// streams of one and of three cores.
+    pub(crate) fn assert_same_calls(
+        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog),
+        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog),
+    ) {
+        for cores in [1, 3] {
+            let bytes = damaged_streams(cores);
+            let streams: Vec<_> = bytes
+                .iter()
+                .zip(0..)
+                .map(|(b, core)| Stream::new(b, core))
+                .collect();
+            let clock = Clock {
+                ns_per_tick: 10,
+                first_raw: first_timestamp(&streams).unwrap(),
+            };
+            let (mut a, mut b) = (FullLog::default(), FullLog::default());
+            first(&streams, &clock, &mut a);
+            second(&streams, &clock, &mut b);
+            assert!(a.0.len() > 10_000, "{cores} cores");
+            assert!(a.0.iter().any(|l| l.contains("msg: [")), "{cores} cores");
+            assert!(a.0.iter().any(|l| l.ends_with("Unterminated")));
+            assert_eq!(a, b, "{cores} cores");
+        }
     }
 
-    #[cfg(target_arch = "x86_64")]
     #[test]
     fn bmi2_pass_matches_portable() {
         if !std::is_x86_feature_detected!("bmi2") {
             return;
         }
-        for cores in [1, 3] {
-            let bytes = damaged_streams(cores, 200_000);
-            let (streams, clock) = streams_and_clock(&bytes);
-            let (mut portable, mut bmi2) = (FullLog::default(), FullLog::default());
-            let mut clocks = CoreClocks::default();
-            let mut cursors = cursors(&streams);
-            sequence_with(Portable, &mut cursors, &clock, &mut clocks, &mut portable);
-            // The CPU has BMI2, as just detected: this is the BMI2 pass.
-            sequence(&streams, &clock, &mut bmi2);
-            assert!(portable.0.len() > 10_000, "{cores} cores");
-            assert!(portable.0.iter().any(|l| l.ends_with("Unterminated")));
-            assert_eq!(portable, bmi2, "{cores} cores");
-        }
+        let portable = |streams: &[Stream<'_>], clock: &Clock, log: &mut FullLog| {
+            let mut cursors = cursors(streams);
+            sequence_with(
+                Portable,
+                &mut cursors,
+                clock,
+                &mut CoreClocks::default(),
+                log,
+            );
+        };
+        // The CPU has BMI2, as just detected: `sequence` is the BMI2 pass.
+        assert_same_calls(portable, |streams, clock, log| {
+            sequence(streams, clock, log)
+        });
     }
 
     #[test]
