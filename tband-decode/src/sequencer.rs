@@ -302,44 +302,51 @@ fn merge<S: Squeeze>(
     clocks: &mut CoreClocks,
     v: &mut impl Visitor,
 ) {
+    // The heads' times and streams, in stream order (which breaks ties),
+    // kept apart from the cursors so that finding the earliest reads one
+    // short array.
+    let mut waiting: Vec<(u64, usize)> = Vec::with_capacity(cursors.len());
     for (i, cursor) in cursors.iter_mut().enumerate() {
         advance(squeeze, cursor, i, FIRST_TIMED, clock, clocks, v);
+        if let Some(head) = &cursor.head {
+            waiting.push((head.ts, i));
+        }
     }
-    loop {
-        let mut next: Option<(usize, u64)> = None;
-        let mut bound = u64::MAX;
-        for (i, c) in cursors.iter().enumerate() {
-            if let Some(Head { ts, .. }) = c.head {
-                match next {
-                    Some((_, best)) if ts >= best => bound = bound.min(ts),
-                    _ => {
-                        if let Some((_, best)) = next {
-                            bound = bound.min(best);
-                        }
-                        next = Some((i, ts));
+    while let Some((&(first, _), others)) = waiting.split_first() {
+        let (mut next, mut best, mut bound) = (0, first, u64::MAX);
+        for (k, &(ts, _)) in others.iter().enumerate() {
+            if ts < best {
+                bound = best;
+                (next, best) = (k + 1, ts);
+            } else {
+                bound = bound.min(ts);
+            }
+        }
+        let i = waiting[next].1;
+        let cursor = &mut cursors[i];
+        if let Some(Head { ts, offset, frame }) = &cursor.head {
+            let mut at = Position {
+                stream: i,
+                offset: *offset,
+                core: cursor.core,
+                ts_ns: None,
+            };
+            clocks.place(&mut at, *ts, clock, v);
+            // The parked record is visited where it lies, not moved out.
+            match frame {
+                Parked::Decoded(rec) => v.event(at, rec),
+                Parked::Raw(raw) => {
+                    if let Some(rec) = try_decode_frame_with(squeeze, raw, &mut cursor.scratch) {
+                        v.event(at, &rec);
                     }
                 }
             }
         }
-        let Some((i, _)) = next else { return };
-        let cursor = &mut cursors[i];
-        if let Some(Head { ts, offset, frame }) = cursor.head.take() {
-            let mut at = Position {
-                stream: i,
-                offset,
-                core: cursor.core,
-                ts_ns: None,
-            };
-            clocks.place(&mut at, ts, clock, v);
-            let record = match frame {
-                Parked::Decoded(rec) => Some(rec),
-                Parked::Raw(raw) => try_decode_frame_with(squeeze, &raw, &mut cursor.scratch),
-            };
-            if let Some(rec) = record {
-                v.event(at, &rec);
-            }
-        }
         advance(squeeze, cursor, i, Some(bound), clock, clocks, v);
+        match &cursor.head {
+            Some(head) => waiting[next].0 = head.ts,
+            None => _ = waiting.remove(next),
+        }
     }
 }
 
@@ -364,7 +371,7 @@ fn advance<S: Squeeze>(
     let mut frames = cursor.frames.clone();
     let mut core = cursor.core;
     let mut next_release = cursor.next_release;
-    let mut head = None;
+    cursor.head = None;
     for raw in frames.by_ref() {
         if raw.offset >= next_release {
             if let Some(source) = cursor.source {
@@ -386,9 +393,14 @@ fn advance<S: Squeeze>(
                 }
                 match timed(&rec) {
                     Some(ts) if bound.is_none_or(|b| ts > b) => {
-                        let frame = rec.detached().map_or(Parked::Raw(raw), Parked::Decoded);
+                        // Parked in place: the cursor's head is written
+                        // once, from where the record was decoded.
+                        let frame = match rec.detached() {
+                            Some(rec) => Parked::Decoded(rec),
+                            None => Parked::Raw(raw),
+                        };
                         let offset = raw.offset;
-                        head = Some(Head { ts, offset, frame });
+                        cursor.head = Some(Head { ts, offset, frame });
                         break;
                     }
                     Some(ts) => clocks.place(&mut at, ts, clock, v),
@@ -408,7 +420,6 @@ fn advance<S: Squeeze>(
     cursor.frames = frames;
     cursor.core = core;
     cursor.next_release = next_release;
-    cursor.head = head;
 }
 
 #[cfg(test)]

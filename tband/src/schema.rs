@@ -416,9 +416,14 @@ macro_rules! define_events {
             /// message), the only field that borrows.
             #[inline(always)]
             pub const fn has_text(self) -> bool {
-                match self {
-                    $(EventKind::$variant => false $(|| is_text!($ty))*,)*
-                }
+                // A lookup by id, not a match: the match compiles to a jump
+                // table, which is slower on the merge's hot path.
+                const TEXT: [bool; 256] = {
+                    let mut text = [false; 256];
+                    $(text[$id] = false $(|| is_text!($ty))*;)*
+                    text
+                };
+                TEXT[self as usize]
             }
         }
 
