@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::id_table::IdTable;
+use super::id_table::{IdSet, IdTable};
 use super::marker_table::MarkerTable;
 use super::table::Table;
 use super::{
@@ -80,8 +80,8 @@ struct CoreTrack {
     running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
-    /// The ISRs entered on this core, in order of their first entry.
-    isrs_entered: Vec<u32>,
+    /// The ISRs entered on this core.
+    isrs_entered: IdSet,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -463,9 +463,7 @@ impl ModelBuilder {
         }
         let slices = &mut self.model.isr_slices;
         let row = slices.len();
-        if !track.isrs_entered.contains(&isr) {
-            track.isrs_entered.push(isr);
-        }
+        track.isrs_entered.insert(isr);
         let stack = &mut track.isr_stack;
         slices.push(IsrSlice {
             start_ns: t,
@@ -497,6 +495,7 @@ impl ModelBuilder {
         );
     }
 
+    #[inline]
     pub fn isr_exit(&mut self, t: u64, core: u32, isr: u32) {
         let stack = &mut self.cores.entry(core).isr_stack;
         // The usual case: the innermost ISR exits, with no events lost.
@@ -512,6 +511,14 @@ impl ModelBuilder {
                 return;
             }
         }
+        self.unusual_isr_exit(t, core, isr);
+    }
+
+    /// An ISR exit that is not the innermost ISR's, or whose ISR may have
+    /// lost events.
+    #[inline(never)]
+    fn unusual_isr_exit(&mut self, t: u64, core: u32, isr: u32) {
+        let stack = &mut self.cores.entry(core).isr_stack;
         let Some(pos) = stack.iter().rposition(|open| open.isr == isr) else {
             self.anomaly(
                 t,
@@ -788,7 +795,7 @@ impl ModelBuilder {
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
         for (core_id, track) in &cores {
-            isr_keys.extend(track.isrs_entered.iter().map(|&isr_id| IsrKey {
+            isr_keys.extend(track.isrs_entered.iter().map(|isr_id| IsrKey {
                 core_id: *core_id,
                 isr_id,
             }));
