@@ -162,19 +162,19 @@ pub struct PackedState {
 const NO_SHORT_CODE: u16 = 0xfff;
 
 /// `code` if it fits 12 bits.
-#[inline]
+#[inline(always)]
 fn short(code: u16) -> Option<u32> {
     (code < NO_SHORT_CODE).then_some(u32::from(code))
 }
 
 /// The 12-bit code of `key`.
-#[inline]
+#[inline(always)]
 fn short_code(codes: &mut Codes, key: u64) -> Option<u32> {
     short(codes.code(key)?)
 }
 
 /// The 12-bit code of an optional id (`NO_SHORT_CODE` for none).
-#[inline]
+#[inline(always)]
 fn short_optional(codes: &mut Codes, id: Option<u32>) -> Option<u32> {
     match id {
         Some(id) => short_code(codes, id.into()),
