@@ -620,7 +620,7 @@ impl ModelBuilder {
 
     /// An operation on a queue, semaphore or mutex. The task is the one
     /// running on `core` unless the operation came from an ISR.
-    #[inline]
+    #[inline(always)]
     pub fn queue_op(
         &mut self,
         t: u64,

@@ -128,7 +128,7 @@ impl Codes {
     }
 
     /// The code of an optional id (`Codes::NONE` for none).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn optional(&mut self, id: Option<u32>) -> Option<u16> {
         match id {
             Some(id) => self.code(id.into()),
