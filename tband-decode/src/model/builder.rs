@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::{BuildHasherDefault, Hasher};
 
-use super::id_table::IdTable;
+use super::id_table::{IdSet, IdTable};
 use super::marker_table::MarkerTable;
 use super::table::Table;
 use super::{
@@ -80,8 +80,8 @@ struct CoreTrack {
     running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
-    /// The ISRs entered on this core, in order of their first entry.
-    isrs_entered: Vec<u32>,
+    /// The ISRs entered on this core.
+    isrs_entered: IdSet,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -190,6 +190,7 @@ impl ModelBuilder {
     }
 
     /// Interns a message or other repeated text.
+    #[inline(always)]
     pub fn intern(&mut self, bytes: &[u8]) -> StrId {
         self.model.strings.intern(bytes)
     }
@@ -409,15 +410,8 @@ impl ModelBuilder {
 
     /// `task` became ready (woken, resumed, timed out); `core` is where the
     /// event happened, so an ISR active there is recorded as the waker.
+    #[inline(always)]
     pub fn task_ready(&mut self, t: u64, core: u32, task: u32) {
-        let woken_by_isr = self
-            .cores
-            .get(core)
-            .and_then(|c| c.isr_stack.last())
-            .map(|open| IsrKey {
-                core_id: core,
-                isr_id: open.isr,
-            });
         let track = self.tasks.entry(task);
         if track.running_on.is_some() {
             // A running task asked to be made ready again cancels a pending block.
@@ -437,7 +431,14 @@ impl ModelBuilder {
             StateReason::Woken
         };
         let mut ready = NewState::new(TaskStateKind::Ready, reason);
-        ready.woken_by_isr = woken_by_isr;
+        ready.woken_by_isr = self
+            .cores
+            .get(core)
+            .and_then(|c| c.isr_stack.last())
+            .map(|open| IsrKey {
+                core_id: core,
+                isr_id: open.isr,
+            });
         push_state(&mut self.model.task_states, track, task, t, ready);
     }
 
@@ -455,6 +456,7 @@ impl ModelBuilder {
 
     /// An ISR starts. An ISR cannot preempt itself, so if it is still open
     /// its exit was lost: it is closed here, flagged truncated.
+    #[inline(always)]
     pub fn isr_enter(&mut self, t: u64, core: u32, isr: u32) {
         let mut track = self.cores.entry(core);
         if let Some(pos) = track.isr_stack.iter().rposition(|open| open.isr == isr) {
@@ -463,9 +465,7 @@ impl ModelBuilder {
         }
         let slices = &mut self.model.isr_slices;
         let row = slices.len();
-        if !track.isrs_entered.contains(&isr) {
-            track.isrs_entered.push(isr);
-        }
+        track.isrs_entered.insert(isr);
         let stack = &mut track.isr_stack;
         slices.push(IsrSlice {
             start_ns: t,
@@ -497,6 +497,7 @@ impl ModelBuilder {
         );
     }
 
+    #[inline(always)]
     pub fn isr_exit(&mut self, t: u64, core: u32, isr: u32) {
         let stack = &mut self.cores.entry(core).isr_stack;
         // The usual case: the innermost ISR exits, with no events lost.
@@ -512,6 +513,14 @@ impl ModelBuilder {
                 return;
             }
         }
+        self.unusual_isr_exit(t, core, isr);
+    }
+
+    /// An ISR exit that is not the innermost ISR's, or whose ISR may have
+    /// lost events.
+    #[inline(never)]
+    fn unusual_isr_exit(&mut self, t: u64, core: u32, isr: u32) {
+        let stack = &mut self.cores.entry(core).isr_stack;
         let Some(pos) = stack.iter().rposition(|open| open.isr == isr) else {
             self.anomaly(
                 t,
@@ -553,6 +562,7 @@ impl ModelBuilder {
 
     // ---- markers ----
 
+    #[inline(always)]
     pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         self.markers.entry((marker, task, MarkerKind::Event));
         self.model.marker_instants.push(MarkerInstant {
@@ -563,6 +573,7 @@ impl ModelBuilder {
         });
     }
 
+    #[inline(always)]
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         let row = self.model.marker_spans.len();
         let open = &mut self.markers.entry((marker, task, MarkerKind::Event)).open;
@@ -578,6 +589,7 @@ impl ModelBuilder {
         open.push(row);
     }
 
+    #[inline(always)]
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
         let track = self.markers.entry((marker, task, MarkerKind::Event));
         match track.open.pop() {
@@ -593,6 +605,7 @@ impl ModelBuilder {
         }
     }
 
+    #[inline(always)]
     pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
         self.markers.entry((marker, task, MarkerKind::Value));
         self.model.marker_values.push(MarkerValue {
@@ -607,6 +620,7 @@ impl ModelBuilder {
 
     /// An operation on a queue, semaphore or mutex. The task is the one
     /// running on `core` unless the operation came from an ISR.
+    #[inline(always)]
     pub fn queue_op(
         &mut self,
         t: u64,
@@ -788,7 +802,7 @@ impl ModelBuilder {
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
         for (core_id, track) in &cores {
-            isr_keys.extend(track.isrs_entered.iter().map(|&isr_id| IsrKey {
+            isr_keys.extend(track.isrs_entered.iter().map(|isr_id| IsrKey {
                 core_id: *core_id,
                 isr_id,
             }));

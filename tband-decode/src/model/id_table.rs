@@ -80,9 +80,63 @@ impl<V> IdTable<V> {
     }
 }
 
+/// A set of ids: a bit each for ids below `DENSE_LIMIT`, a list for the
+/// rest, so that adding a usual id is a bit operation.
+#[derive(Clone, Debug, Default)]
+pub struct IdSet {
+    bits: Vec<u64>,
+    others: Vec<u32>,
+}
+
+impl IdSet {
+    #[inline]
+    pub fn insert(&mut self, id: u32) {
+        match self.bits.get_mut(id as usize / 64) {
+            Some(word) => *word |= 1 << (id % 64),
+            None => self.insert_new(id),
+        }
+    }
+
+    #[inline(never)]
+    fn insert_new(&mut self, id: u32) {
+        if id < DENSE_LIMIT {
+            let word = id as usize / 64;
+            self.bits.resize(word + 1, 0);
+            self.bits[word] |= 1 << (id % 64);
+        } else if !self.others.contains(&id) {
+            self.others.push(id);
+        }
+    }
+
+    /// The ids, in no particular order.
+    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
+        let dense = self.bits.iter().enumerate().flat_map(|(word, &bits)| {
+            (0..64u32)
+                .filter(move |bit| bits >> bit & 1 != 0)
+                .map(move |bit| word as u32 * 64 + bit)
+        });
+        dense.chain(self.others.iter().copied())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sets_hold_each_id_once() {
+        let mut set = IdSet::default();
+        let ids = [7, 4_095, 4_096, u32::MAX, 0, 63, 64, 7, u32::MAX, 64];
+        for id in ids {
+            set.insert(id);
+        }
+        let mut held: Vec<u32> = set.iter().collect();
+        held.sort_unstable();
+        let mut expected = ids.to_vec();
+        expected.sort_unstable();
+        expected.dedup();
+        assert_eq!(held, expected);
+    }
 
     #[test]
     fn dense_and_sparse_ids_in_order() {

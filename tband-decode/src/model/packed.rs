@@ -62,14 +62,22 @@ fn interval(base: u64, start: u32, dur: u32) -> (u64, u64) {
     (start, start + u64::from(dur))
 }
 
+/// The dictionary key of an ISR: the ISR's low 8 bits, the core's low 4,
+/// then the rest of the ISR's and of the core's bits. The usual ids (ISRs
+/// below 256 on cores below 16) so make keys below 4096, which the
+/// dictionary looks up by index.
+#[inline]
 fn isr_key(key: IsrKey) -> u64 {
-    u64::from(key.core_id) << 32 | u64::from(key.isr_id)
+    let (isr, core) = (u64::from(key.isr_id), u64::from(key.core_id));
+    isr & 0xff | (core & 0xf) << 8 | (isr >> 8) << 12 | (core >> 4) << 36
 }
 
+/// The inverse of [`isr_key`].
+#[inline]
 fn isr_of(key: u64) -> IsrKey {
     IsrKey {
-        core_id: (key >> 32) as u32,
-        isr_id: key as u32,
+        core_id: ((key >> 8) & 0xf | (key >> 36) << 4) as u32,
+        isr_id: (key & 0xff | (key >> 12 & 0xff_ffff) << 8) as u32,
     }
 }
 
@@ -154,19 +162,19 @@ pub struct PackedState {
 const NO_SHORT_CODE: u16 = 0xfff;
 
 /// `code` if it fits 12 bits.
-#[inline]
+#[inline(always)]
 fn short(code: u16) -> Option<u32> {
     (code < NO_SHORT_CODE).then_some(u32::from(code))
 }
 
 /// The 12-bit code of `key`.
-#[inline]
+#[inline(always)]
 fn short_code(codes: &mut Codes, key: u64) -> Option<u32> {
     short(codes.code(key)?)
 }
 
 /// The 12-bit code of an optional id (`NO_SHORT_CODE` for none).
-#[inline]
+#[inline(always)]
 fn short_optional(codes: &mut Codes, id: Option<u32>) -> Option<u32> {
     match id {
         Some(id) => short_code(codes, id.into()),
@@ -780,6 +788,31 @@ mod tests {
         for (code, &(state, reason)) in STATE_OF_CODE.iter().enumerate() {
             assert_eq!(state_code(state, reason), Some(code as u32));
         }
+    }
+
+    #[test]
+    fn isr_keys_are_small_for_small_ids_and_round_trip() {
+        let ids = [0, 1, 3, 15, 16, 255, 256, 4_095, 0x8000_0000, u32::MAX];
+        let mut keys = Vec::new();
+        for core_id in ids {
+            for isr_id in ids {
+                let isr = IsrKey { core_id, isr_id };
+                let key = isr_key(isr);
+                assert_eq!(isr_of(key), isr);
+                assert_eq!(key < 4096, core_id < 16 && isr_id < 256, "{isr:?}");
+                keys.push(key);
+            }
+        }
+        assert_eq!(
+            isr_key(IsrKey {
+                core_id: u32::MAX,
+                isr_id: u32::MAX
+            }),
+            u64::MAX
+        );
+        keys.sort_unstable();
+        keys.dedup();
+        assert_eq!(keys.len(), ids.len() * ids.len());
     }
 
     #[test]

@@ -43,7 +43,8 @@ pub trait Interval: Row {
 #[derive(Clone, Debug)]
 pub struct Codes {
     values: Vec<u64>,
-    /// Code + 1 of each small key (0: no code yet), so lookups are an index.
+    /// The code of each small key (`Codes::NONE`: none yet), so lookups
+    /// are an index.
     dense: Vec<u16>,
     sparse: IdMap<u64, u16>,
     /// Large keys found lately and their codes, by a hash of the key
@@ -80,11 +81,11 @@ impl Codes {
 
     /// The code of `key`, assigned on first use; `None` when the codes are
     /// used up (`Codes::NONE` is never assigned).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn code(&mut self, key: u64) -> Option<u16> {
-        if let Some(&stored) = usize::try_from(key).ok().and_then(|i| self.dense.get(i)) {
-            if stored != 0 {
-                return Some(stored - 1);
+        if let Some(&code) = usize::try_from(key).ok().and_then(|i| self.dense.get(i)) {
+            if code != Codes::NONE {
+                return Some(code);
             }
         }
         self.code_slow(key)
@@ -96,9 +97,9 @@ impl Codes {
             let code = self.assign(key)?;
             let i = key as usize;
             if i >= self.dense.len() {
-                self.dense.resize(i + 1, 0);
+                self.dense.resize(i + 1, Codes::NONE);
             }
-            self.dense[i] = code + 1;
+            self.dense[i] = code;
             Some(code)
         } else {
             let slot = &mut self.recent[recent_slot(key)];
@@ -127,7 +128,7 @@ impl Codes {
     }
 
     /// The code of an optional id (`Codes::NONE` for none).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn optional(&mut self, id: Option<u32>) -> Option<u16> {
         match id {
             Some(id) => self.code(id.into()),
@@ -268,8 +269,6 @@ pub struct Table<R: Row> {
     tail: Vec<R::Packed>,
     /// The index of the last chunk's first row.
     tail_start: usize,
-    /// Whether a row of the last chunk is kept whole.
-    tail_has_wide: bool,
     codes: Codes,
     /// Rows that do not fit the packed form, by index.
     wide: IdMap<usize, R>,
@@ -278,8 +277,13 @@ pub struct Table<R: Row> {
     tail_base: u64,
     /// The index of the first row packed against `tail_base`: rows from
     /// there on are ended without looking up their chunk's base.
+    /// `NO_TAIL_FIRST` once a row of the last chunk is kept whole (ends
+    /// then look their row up).
     tail_first: usize,
 }
+
+/// `Table::tail_first` while the last chunk keeps a row whole.
+const NO_TAIL_FIRST: usize = usize::MAX;
 
 impl<R: Row> Default for Table<R> {
     fn default() -> Self {
@@ -287,7 +291,6 @@ impl<R: Row> Default for Table<R> {
             chunks: Vec::new(),
             tail: Vec::new(),
             tail_start: 0,
-            tail_has_wide: false,
             codes: Codes::default(),
             wide: IdMap::default(),
             len: 0,
@@ -303,7 +306,6 @@ impl<R: Row> Clone for Table<R> {
             chunks: self.chunks.clone(),
             tail: self.tail.clone(),
             tail_start: self.tail_start,
-            tail_has_wide: self.tail_has_wide,
             codes: self.codes.clone(),
             wide: self.wide.clone(),
             len: self.len,
@@ -369,7 +371,6 @@ impl<R: Row> Table<R> {
             wide_rows: None,
         });
         self.tail_start = self.len;
-        self.tail_has_wide = false;
         self.tail_base = base;
         self.tail_first = self.len;
     }
@@ -387,7 +388,9 @@ impl<R: Row> Table<R> {
                 chunk.later_bases.push(((index & (CHUNK - 1)) as u16, t));
                 self.tail.push(packed);
                 self.tail_base = t;
-                self.tail_first = index;
+                if self.tail_first != NO_TAIL_FIRST {
+                    self.tail_first = index;
+                }
                 return;
             }
         }
@@ -399,7 +402,7 @@ impl<R: Row> Table<R> {
         if let Some(chunk) = self.chunks.last_mut() {
             self.tail.push(R::Packed::default());
             chunk.mark_wide(index & (CHUNK - 1));
-            self.tail_has_wide = true;
+            self.tail_first = NO_TAIL_FIRST;
         }
         self.wide.insert(index, row);
     }
@@ -467,7 +470,9 @@ impl<R: Row> Table<R> {
             Some(packed) => *slot = packed,
             None => {
                 chunk.mark_wide(row_in_chunk);
-                self.tail_has_wide |= in_tail;
+                if in_tail {
+                    self.tail_first = NO_TAIL_FIRST;
+                }
                 self.wide.insert(index, row);
             }
         }
@@ -481,7 +486,7 @@ impl<R: Row> Table<R> {
     {
         // The usual case: a row packed against the latest base, in the last
         // chunk, which keeps no row whole.
-        if index >= self.tail_first && !self.tail_has_wide {
+        if index >= self.tail_first {
             if let Some(slot) = self.tail.get_mut(index.wrapping_sub(self.tail_start)) {
                 if R::end_packed_at(slot, self.tail_base, t) {
                     return;
