@@ -109,6 +109,12 @@ impl NextStep {
     }
 }
 
+/// The rows of the model that [`write_sched`] reads, which it counts in
+/// [`PacketWriter::rows_read`].
+pub fn rows_read(model: &Model) -> u64 {
+    (model.task_states.len() + model.sched_slices.len() + model.isr_slices.len()) as u64
+}
+
 /// Writes the ftrace bundles of every core, in one walk over the model in
 /// time order. Returns what they hold, and which tasks are ever blocked or
 /// suspended (found on the way, for the track events).
@@ -210,10 +216,13 @@ pub fn write_sched<S: ChunkSink>(
                 Some(i)
             }
         };
-        if let Some(i) = touched {
-            cpus[i].bundle.flush_if_full(out)?;
+        if let Some(i) = touched.filter(|&i| cpus[i].bundle.is_full()) {
+            let left = states.rows_left() + slices.len() + isrs.len();
+            out.rows_read = rows_read(model).saturating_sub(left as u64);
+            cpus[i].bundle.flush(out)?;
         }
     }
+    out.rows_read = rows_read(model);
     for cpu in &mut cpus {
         cpu.bundle.flush(out)?;
     }
@@ -440,6 +449,11 @@ impl<'m> StateCursor<'m> {
         wakeup
     }
 
+    /// Rows not consumed yet.
+    fn rows_left(&self) -> usize {
+        self.rows.len() + usize::from(self.next.is_some())
+    }
+
     fn current_of(&self, task: Option<usize>) -> Option<(TaskStateKind, StateReason)> {
         self.current.get(task?).copied().flatten()
     }
@@ -642,11 +656,8 @@ impl<'m> Bundle<'m> {
         }
     }
 
-    fn flush_if_full<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
-        if self.len >= BUNDLE_EVENTS {
-            self.flush(out)?;
-        }
-        Ok(())
+    fn is_full(&self) -> bool {
+        self.len >= BUNDLE_EVENTS
     }
 
     fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
