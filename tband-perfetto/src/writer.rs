@@ -57,7 +57,8 @@ const FINISHED: u64 = u64::MAX;
 /// encoder had got through the rows it reads, as a fraction, and the
 /// chunks are written in the order of that (the first lane's first where
 /// two are equal). Whichever thread hands on a chunk writes those that are
-/// then due, so the two share the writing; an encoder with more than
+/// then due, so the two share the writing (without the lock held, so the
+/// other thread can hand on meanwhile); an encoder with more than
 /// [`LANE_CHUNKS`] chunks waiting to be written waits for the other.
 pub struct Interleave<'a, W: Write> {
     lanes: Mutex<Lanes<'a, W>>,
@@ -65,7 +66,8 @@ pub struct Interleave<'a, W: Write> {
 }
 
 struct Lanes<'a, W: Write> {
-    out: &'a mut W,
+    /// The output, taken by the thread writing to it.
+    out: Option<&'a mut W>,
     /// Chunks handed on and not written yet, with their progress.
     queued: [VecDeque<(u64, Buffer)>; 2],
     /// Progress of the last chunk each lane handed on ([`FINISHED`] once
@@ -98,36 +100,31 @@ impl<W: Write> Lanes<'_, W> {
             .map_or(self.reached[lane], |&(progress, _)| progress)
     }
 
-    /// Writes the chunks that no chunk still to come precedes.
-    fn write_due(&mut self) -> io::Result<()> {
-        loop {
-            let lane = if self.queued[0]
-                .front()
-                .is_some_and(|&(p, _)| p <= self.next_progress(1))
-            {
-                0
-            } else if self.queued[1]
-                .front()
-                .is_some_and(|&(p, _)| p < self.next_progress(0))
-            {
-                1
-            } else {
-                return Ok(());
-            };
-            let Some((_, mut chunk)) = self.queued[lane].pop_front() else {
-                return Ok(());
-            };
-            self.out.write_chunk(&mut chunk, 0)?;
-            self.spare.push(chunk);
+    /// The lane whose first chunk no chunk still to come precedes.
+    fn due(&self) -> Option<usize> {
+        if self.queued[0]
+            .front()
+            .is_some_and(|&(p, _)| p <= self.next_progress(1))
+        {
+            Some(0)
+        } else if self.queued[1]
+            .front()
+            .is_some_and(|&(p, _)| p < self.next_progress(0))
+        {
+            Some(1)
+        } else {
+            None
         }
     }
 }
+
+type Guard<'g, 'a, W> = MutexGuard<'g, Lanes<'a, W>>;
 
 impl<'a, W: Write> Interleave<'a, W> {
     pub fn new(out: &'a mut W) -> Self {
         Interleave {
             lanes: Mutex::new(Lanes {
-                out,
+                out: Some(out),
                 queued: Default::default(),
                 reached: [0; 2],
                 spare: Vec::new(),
@@ -148,10 +145,31 @@ impl<'a, W: Write> Interleave<'a, W> {
         }
     }
 
-    fn lock(&self) -> io::Result<MutexGuard<'_, Lanes<'a, W>>> {
+    fn lock(&self) -> io::Result<Guard<'_, 'a, W>> {
         self.lanes
             .lock()
             .map_err(|_| io::Error::other(OtherLaneStopped))
+    }
+
+    /// Writes the chunks that are due, one at a time without the lock held,
+    /// unless the other thread is writing (it then writes them).
+    fn write_due<'g>(&'g self, mut lanes: Guard<'g, 'a, W>) -> io::Result<Guard<'g, 'a, W>> {
+        while let Some(lane) = lanes.due() {
+            let Some(out) = lanes.out.take() else { break };
+            let Some((_, mut chunk)) = lanes.queued[lane].pop_front() else {
+                lanes.out = Some(out);
+                break;
+            };
+            drop(lanes);
+            let written = out.write_chunk(&mut chunk, 0);
+            lanes = self.lock()?;
+            lanes.out = Some(out);
+            lanes.spare.push(chunk);
+            lanes.broken |= written.is_err();
+            self.moved.notify_all();
+            written?;
+        }
+        Ok(lanes)
     }
 
     /// Queues a chunk of `lane` and writes what is due; waits while the
@@ -162,10 +180,7 @@ impl<'a, W: Write> Interleave<'a, W> {
         let full = std::mem::replace(chunk, empty);
         lanes.queued[lane].push_back((progress, full));
         lanes.reached[lane] = progress;
-        let written = lanes.write_due();
-        lanes.broken |= written.is_err();
-        self.moved.notify_all();
-        written?;
+        lanes = self.write_due(lanes)?;
         while lanes.queued[lane].len() > LANE_CHUNKS && !lanes.broken {
             lanes = self
                 .moved
@@ -182,14 +197,12 @@ impl<'a, W: Write> Interleave<'a, W> {
     fn close(&self, lane: usize, whole: bool) -> io::Result<()> {
         let mut lanes = self.lock()?;
         lanes.reached[lane] = FINISHED;
-        let written = if whole && !lanes.broken {
-            lanes.write_due()
-        } else {
-            Ok(())
-        };
-        lanes.broken |= !whole || written.is_err();
+        lanes.broken |= !whole;
         self.moved.notify_all();
-        written
+        if !lanes.broken {
+            drop(self.write_due(lanes)?);
+        }
+        Ok(())
     }
 }
 
