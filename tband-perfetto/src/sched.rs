@@ -134,58 +134,54 @@ pub fn write_sched<S: ChunkSink>(
     let mut prios = PriorityCursor::new(model);
     let mut slices = model.sched_slices.iter().peekable();
     let mut isrs = model.isr_slices.iter().peekable();
-    // The next step other than a state change. A state change alters none
-    // of them, so this is kept across the state changes that come first.
-    let mut next_other = None;
     loop {
-        let mut next = *next_other.get_or_insert_with(|| {
-            let mut next = NextStep::NONE;
-            for (i, cpu) in cpus.iter().enumerate() {
-                if let Some(&(end, _)) = cpu.isr_open.last() {
-                    next = next.min(NextStep::new(end, Step::IsrExit, i));
-                }
-                if let Some(end) = cpu.running_until {
-                    next = next.min(NextStep::new(end, Step::SliceEnd, i));
-                }
+        // The next step other than a state change.
+        let mut other = NextStep::NONE;
+        for (i, cpu) in cpus.iter().enumerate() {
+            if let Some(&(end, _)) = cpu.isr_open.last() {
+                other = other.min(NextStep::new(end, Step::IsrExit, i));
             }
-            if let Some(isr) = isrs.peek() {
-                next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
+            if let Some(end) = cpu.running_until {
+                other = other.min(NextStep::new(end, Step::SliceEnd, i));
             }
-            if let Some(slice) = slices.peek() {
-                next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
-            }
-            next
-        });
-        if let Some(t) = states.peek_start() {
-            next = next.min(NextStep::new(t, Step::StateChange, 0));
         }
-        let Some((t, step, i)) = next.get() else {
+        if let Some(isr) = isrs.peek() {
+            other = other.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
+        }
+        if let Some(slice) = slices.peek() {
+            other = other.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
+        }
+        // The state changes before it (most steps are state changes; they
+        // move none of the other steps).
+        while let Some(t) = states.peek_start() {
+            if NextStep::new(t, Step::StateChange, 0) > other {
+                break;
+            }
+            let Some(wakeup) = states.next_row(threads) else {
+                continue;
+            };
+            if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
+                let woken = on_cpu(
+                    threads,
+                    wakeup.task,
+                    prios.at(threads, wakeup.ts, wakeup.task),
+                );
+                cpus[target].waking(&wakeup, woken);
+                counts.wakings += 1;
+                let left = || states.rows_left() + slices.len() + isrs.len();
+                cpus[target].flush_if_full(model, left, out)?;
+            }
+        }
+        let Some((t, step, i)) = other.get() else {
             break;
         };
-        if step != Step::StateChange {
-            next_other = None;
-        }
         let touched = match step {
             Step::IsrExit => {
                 cpus[i].isr_exit();
                 Some(i)
             }
-            Step::StateChange => {
-                let Some(wakeup) = states.next_row(threads) else {
-                    continue;
-                };
-                let target = cpu_index(&cpus, wakeup.core_id);
-                if let Some(target) = target {
-                    let woken = on_cpu(
-                        threads,
-                        wakeup.task,
-                        prios.at(threads, wakeup.ts, wakeup.task),
-                    );
-                    cpus[target].waking(&wakeup, woken);
-                    counts.wakings += 1;
-                }
-                target
-            }
+            // Not among the other steps.
+            Step::StateChange => None,
             Step::IsrEntry => {
                 let Some(isr) = isrs.next() else { continue };
                 let target = cpu_index(&cpus, isr.core_id);
@@ -216,10 +212,9 @@ pub fn write_sched<S: ChunkSink>(
                 Some(i)
             }
         };
-        if let Some(i) = touched.filter(|&i| cpus[i].bundle.is_full()) {
-            let left = states.rows_left() + slices.len() + isrs.len();
-            out.rows_read = rows_read(model).saturating_sub(left as u64);
-            cpus[i].bundle.flush(out)?;
+        if let Some(i) = touched {
+            let left = || states.rows_left() + slices.len() + isrs.len();
+            cpus[i].flush_if_full(model, left, out)?;
         }
     }
     out.rows_read = rows_read(model);
@@ -313,6 +308,21 @@ impl<'m> Cpu<'m> {
         self.bundle.switch(ts, prev, state, next);
         self.current = next;
         1
+    }
+
+    /// Writes the bundle out once it is full; `rows_left` says how many
+    /// rows of the model are still to be read.
+    fn flush_if_full<S: ChunkSink>(
+        &mut self,
+        model: &Model,
+        rows_left: impl FnOnce() -> usize,
+        out: &mut PacketWriter<S>,
+    ) -> io::Result<()> {
+        if self.bundle.len >= BUNDLE_EVENTS {
+            out.rows_read = rows_read(model).saturating_sub(rows_left() as u64);
+            self.bundle.flush(out)?;
+        }
+        Ok(())
     }
 
     fn isr_exit(&mut self) {
@@ -654,10 +664,6 @@ impl<'m> Bundle<'m> {
                 e.end(fields);
             });
         }
-    }
-
-    fn is_full(&self) -> bool {
-        self.len >= BUNDLE_EVENTS
     }
 
     fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
