@@ -73,6 +73,18 @@ enum Arg<'a> {
     Bool(u64, bool),
 }
 
+/// The rows of the model that [`write_track_events`] reads one by one,
+/// which it counts in [`PacketWriter::rows_read`].
+pub fn rows_read(model: &Model) -> u64 {
+    (model.task_states.len()
+        + model.task_priorities.len()
+        + model.marker_spans.len()
+        + model.marker_instants.len()
+        + model.marker_values.len()
+        + model.queue_ops.len()
+        + model.mutex_holds.len()) as u64
+}
+
 /// Writes the track descriptors and then every track event.
 pub fn write_track_events<S: ChunkSink>(
     model: &Model,
@@ -88,8 +100,10 @@ pub fn write_track_events<S: ChunkSink>(
     let mut counts = EventCounts::default();
 
     let mut wait_names = IidCache::new(WAIT_KEYS);
-    let waits = model.task_states.iter().filter(|s| is_wait(s.state));
-    try_each(waits, |s| {
+    seq.each_row(model.task_states.iter(), |seq, s| {
+        if !is_wait(s.state) {
+            return Ok(());
+        }
         let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
             return Ok(());
         };
@@ -115,7 +129,7 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
 
-    try_each(model.task_priorities.iter(), |p| {
+    seq.each_row(model.task_priorities.iter(), |seq, p| {
         if let Some(track) = threads
             .task_index(p.task_id)
             .and_then(|i| tracks.priority[i])
@@ -127,7 +141,7 @@ pub fn write_track_events<S: ChunkSink>(
     })?;
 
     let mut marker_names = MarkerNames::new(model);
-    try_each(model.marker_spans.iter(), |s| {
+    seq.each_row(model.marker_spans.iter(), |seq, s| {
         let Some((track, marker)) =
             tracks.marker(threads, s.marker_id, s.task_id, MarkerKind::Event)
         else {
@@ -148,7 +162,7 @@ pub fn write_track_events<S: ChunkSink>(
         counts.slices += 1;
         Ok(())
     })?;
-    try_each(model.marker_instants.iter(), |i| {
+    seq.each_row(model.marker_instants.iter(), |seq, i| {
         if let Some((track, marker)) =
             tracks.marker(threads, i.marker_id, i.task_id, MarkerKind::Event)
         {
@@ -158,7 +172,7 @@ pub fn write_track_events<S: ChunkSink>(
         }
         Ok(())
     })?;
-    try_each(model.marker_values.iter(), |v| {
+    seq.each_row(model.marker_values.iter(), |seq, v| {
         if let Some((track, _)) = tracks.marker(threads, v.marker_id, v.task_id, MarkerKind::Value)
         {
             seq.counter(track, v.ts_ns, v.value)?;
@@ -167,7 +181,7 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
 
-    try_each(model.queue_ops.iter(), |op| {
+    seq.each_row(model.queue_ops.iter(), |seq, op| {
         let track = tracks
             .queue_index(op.queue_id)
             .and_then(|i| tracks.queue_level[i]);
@@ -179,7 +193,7 @@ pub fn write_track_events<S: ChunkSink>(
     })?;
 
     let mut holder_names = IidCache::new(model.tasks.len());
-    try_each(model.mutex_holds.iter(), |h| {
+    seq.each_row(model.mutex_holds.iter(), |seq, h| {
         let track = tracks.queue_index(h.queue_id).and_then(|i| tracks.mutex[i]);
         if let Some(track) = track {
             let task = threads.task_index(h.task_id);
@@ -220,22 +234,6 @@ pub fn write_track_events<S: ChunkSink>(
         }
     }
     Ok(counts)
-}
-
-/// Calls `write` with each row (through `for_each`, which reads a table's
-/// rows a run at a time, where `try_for_each` would read them one by one);
-/// after an error, the rows left are only read.
-fn try_each<T>(
-    rows: impl Iterator<Item = T>,
-    mut write: impl FnMut(T) -> io::Result<()>,
-) -> io::Result<()> {
-    let mut written = Ok(());
-    rows.for_each(|row| {
-        if written.is_ok() {
-            written = write(row);
-        }
-    });
-    written
 }
 
 /// Slots of the wait-name cache: by reason, then state.
@@ -344,6 +342,25 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
             names: Names::default(),
             started: false,
         }
+    }
+
+    /// Calls `write` with each row (through `for_each`, which reads a
+    /// table's rows a run at a time, where `try_for_each` would read them
+    /// one by one), counting the rows read; after an error, the rows left
+    /// are only read.
+    fn each_row<T>(
+        &mut self,
+        rows: impl Iterator<Item = T>,
+        mut write: impl FnMut(&mut Self, T) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let mut written = Ok(());
+        rows.for_each(|row| {
+            self.out.rows_read += 1;
+            if written.is_ok() {
+                written = write(self, row);
+            }
+        });
+        written
     }
 
     fn descriptor(&mut self, descriptor: &TrackDescriptor) -> io::Result<()> {

@@ -18,7 +18,6 @@ pub mod writer;
 mod test_fixtures;
 
 use std::io::{self, Write};
-use std::sync::mpsc;
 
 use tband_decode::model::Model;
 
@@ -28,23 +27,21 @@ use crate::protos::{ProcessTree, TracePacket};
 use crate::sched::{CpuCounts, SchedEncoding};
 use crate::threads::{Threads, IDLE_TID, PID};
 use crate::tracks::Waiting;
-use crate::writer::{ChunkSender, Merge, PacketWriter};
+use crate::writer::{Interleave, PacketWriter};
 
 /// Packet sequence of the process tree and the kernel events.
 pub const FTRACE_SEQUENCE_ID: u32 = 1;
 /// Packet sequence of the track descriptors and track events.
 pub const TRACK_EVENT_SEQUENCE_ID: u32 = 2;
 
-/// Chunks of track events that may wait for the writer when encoding on two threads.
-const CHUNKS_IN_FLIGHT: usize = 4;
-
 /// How to export.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct ExportOptions {
     pub sched: SchedEncoding,
     /// Encode the track events on a second thread while this one encodes
-    /// the kernel events and writes both (the two packet sequences are
-    /// independent, so their chunks may interleave).
+    /// the kernel events (the two packet sequences are independent, so
+    /// their chunks may interleave; they do so in an order fixed by the
+    /// model, see [`Interleave`]).
     pub two_threads: bool,
 }
 
@@ -60,7 +57,7 @@ pub struct ExportStats {
 
 /// Writes the whole model to `out` as a Perfetto trace, in chunks of
 /// [`writer::CHUNK_BYTES`].
-pub fn export<W: Write>(
+pub fn export<W: Write + Send>(
     model: &Model,
     options: ExportOptions,
     out: &mut W,
@@ -80,41 +77,51 @@ pub fn export<W: Write>(
             bytes,
         });
     }
-    std::thread::scope(|scope| {
-        let (full, incoming) = mpsc::sync_channel(CHUNKS_IN_FLIGHT);
-        let (emptied, returned) = mpsc::channel();
-        let worker = scope.spawn(|| {
-            let mut writer = PacketWriter::new(ChunkSender {
-                full,
-                emptied: returned,
+    let interleave = Interleave::new(out);
+    let (sched, (events, event_packets, event_bytes), (packets, bytes)) =
+        std::thread::scope(|scope| {
+            let worker = scope.spawn(|| {
+                let mut writer =
+                    PacketWriter::new(interleave.lane(false, events::rows_read(model)));
+                // The scheduling walk, on the other thread, finds which tasks
+                // wait as well; this one cannot wait for it.
+                let waiting = Waiting::of(model, &threads);
+                let events = events::write_track_events(model, &threads, &waiting, &mut writer)?;
+                let (packets, bytes) = (writer.packets(), writer.bytes());
+                writer.finish()?.finish()?;
+                io::Result::Ok((events, packets, bytes))
             });
-            // The scheduling walk, on the other thread, finds which tasks
-            // wait as well; this one cannot wait for it.
-            let waiting = Waiting::of(model, &threads);
-            let events = events::write_track_events(model, &threads, &waiting, &mut writer)?;
-            let (packets, bytes) = (writer.packets(), writer.bytes());
-            writer.finish()?;
-            io::Result::Ok((events, packets, bytes))
-        });
-        let mut writer = PacketWriter::new(Merge {
-            out,
-            incoming,
-            emptied,
-        });
-        writer.write(&process_tree(model, &threads))?;
-        let (sched, _) = sched::write_sched(model, &threads, options.sched, &mut writer)?;
-        let (packets, bytes) = (writer.packets(), writer.bytes());
-        writer.finish()?.drain()?;
-        let (events, event_packets, event_bytes) = worker
-            .join()
-            .map_err(|_| io::Error::other("the track-event encoder failed"))??;
-        Ok(ExportStats {
-            sched,
-            events,
-            packets: packets + event_packets,
-            bytes: bytes + event_bytes,
-        })
+            let sched = (|| {
+                let mut writer = PacketWriter::new(interleave.lane(true, sched::rows_read(model)));
+                writer.write(&process_tree(model, &threads))?;
+                let (sched, _) = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+                let (packets, bytes) = (writer.packets(), writer.bytes());
+                writer.finish()?.finish()?;
+                io::Result::Ok((sched, packets, bytes))
+            })();
+            let events = worker
+                .join()
+                .map_err(|_| io::Error::other("the track-event encoder failed"))?;
+            // Of two errors, the one that stopped the other thread.
+            match (sched, events) {
+                (Ok((sched, packets, bytes)), Ok(events)) => Ok((sched, events, (packets, bytes))),
+                (Err(e), Err(other)) if stopped_by_other(&e) => Err(other),
+                (Err(e), _) | (_, Err(e)) => Err(e),
+            }
+        })?;
+    Ok(ExportStats {
+        sched,
+        events,
+        packets: packets + event_packets,
+        bytes: bytes + event_bytes,
     })
+}
+
+/// Whether an encoder stopped because the other one failed.
+fn stopped_by_other(error: &io::Error) -> bool {
+    error
+        .get_ref()
+        .is_some_and(|e| e.is::<writer::OtherLaneStopped>())
 }
 
 /// The firmware as one process whose threads are its (non-idle) tasks.

@@ -54,8 +54,10 @@ struct Cli {
     sched_format: SchedFormat,
 
     /// Threads to encode on: 2 encodes the track events beside the kernel
-    /// events.
-    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u8).range(1..=2))]
+    /// events (the default where there are two cores). Either way the
+    /// output is the same every run; the two ways order the packets
+    /// differently.
+    #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u8).range(1..=2))]
     threads: u8,
 
     /// After converting, serve the file to the Perfetto UI on 127.0.0.1 and
@@ -70,6 +72,15 @@ struct Cli {
     /// Port to serve on (the Perfetto UI only fetches from port 9001).
     #[arg(long, default_value_t = DEFAULT_PORT, value_name = "PORT")]
     port: u16,
+}
+
+/// Two encoding threads where there are two cores.
+fn default_threads() -> u8 {
+    if std::thread::available_parallelism().is_ok_and(|n| n.get() >= 2) {
+        2
+    } else {
+        1
+    }
 }
 
 #[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -109,6 +109,12 @@ impl NextStep {
     }
 }
 
+/// The rows of the model that [`write_sched`] reads, which it counts in
+/// [`PacketWriter::rows_read`].
+pub fn rows_read(model: &Model) -> u64 {
+    (model.task_states.len() + model.sched_slices.len() + model.isr_slices.len()) as u64
+}
+
 /// Writes the ftrace bundles of every core, in one walk over the model in
 /// time order. Returns what they hold, and which tasks are ever blocked or
 /// suspended (found on the way, for the track events).
@@ -128,58 +134,54 @@ pub fn write_sched<S: ChunkSink>(
     let mut prios = PriorityCursor::new(model);
     let mut slices = model.sched_slices.iter().peekable();
     let mut isrs = model.isr_slices.iter().peekable();
-    // The next step other than a state change. A state change alters none
-    // of them, so this is kept across the state changes that come first.
-    let mut next_other = None;
     loop {
-        let mut next = *next_other.get_or_insert_with(|| {
-            let mut next = NextStep::NONE;
-            for (i, cpu) in cpus.iter().enumerate() {
-                if let Some(&(end, _)) = cpu.isr_open.last() {
-                    next = next.min(NextStep::new(end, Step::IsrExit, i));
-                }
-                if let Some(end) = cpu.running_until {
-                    next = next.min(NextStep::new(end, Step::SliceEnd, i));
-                }
+        // The next step other than a state change.
+        let mut other = NextStep::NONE;
+        for (i, cpu) in cpus.iter().enumerate() {
+            if let Some(&(end, _)) = cpu.isr_open.last() {
+                other = other.min(NextStep::new(end, Step::IsrExit, i));
             }
-            if let Some(isr) = isrs.peek() {
-                next = next.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
+            if let Some(end) = cpu.running_until {
+                other = other.min(NextStep::new(end, Step::SliceEnd, i));
             }
-            if let Some(slice) = slices.peek() {
-                next = next.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
-            }
-            next
-        });
-        if let Some(t) = states.peek_start() {
-            next = next.min(NextStep::new(t, Step::StateChange, 0));
         }
-        let Some((t, step, i)) = next.get() else {
+        if let Some(isr) = isrs.peek() {
+            other = other.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
+        }
+        if let Some(slice) = slices.peek() {
+            other = other.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
+        }
+        // The state changes before it (most steps are state changes; they
+        // move none of the other steps).
+        while let Some(t) = states.peek_start() {
+            if NextStep::new(t, Step::StateChange, 0) > other {
+                break;
+            }
+            let Some(wakeup) = states.next_row(threads) else {
+                continue;
+            };
+            if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
+                let woken = on_cpu(
+                    threads,
+                    wakeup.task,
+                    prios.at(threads, wakeup.ts, wakeup.task),
+                );
+                cpus[target].waking(&wakeup, woken);
+                counts.wakings += 1;
+                let left = || states.rows_left() + slices.len() + isrs.len();
+                cpus[target].flush_if_full(model, left, out)?;
+            }
+        }
+        let Some((t, step, i)) = other.get() else {
             break;
         };
-        if step != Step::StateChange {
-            next_other = None;
-        }
         let touched = match step {
             Step::IsrExit => {
                 cpus[i].isr_exit();
                 Some(i)
             }
-            Step::StateChange => {
-                let Some(wakeup) = states.next_row(threads) else {
-                    continue;
-                };
-                let target = cpu_index(&cpus, wakeup.core_id);
-                if let Some(target) = target {
-                    let woken = on_cpu(
-                        threads,
-                        wakeup.task,
-                        prios.at(threads, wakeup.ts, wakeup.task),
-                    );
-                    cpus[target].waking(&wakeup, woken);
-                    counts.wakings += 1;
-                }
-                target
-            }
+            // Not among the other steps.
+            Step::StateChange => None,
             Step::IsrEntry => {
                 let Some(isr) = isrs.next() else { continue };
                 let target = cpu_index(&cpus, isr.core_id);
@@ -211,9 +213,11 @@ pub fn write_sched<S: ChunkSink>(
             }
         };
         if let Some(i) = touched {
-            cpus[i].bundle.flush_if_full(out)?;
+            let left = || states.rows_left() + slices.len() + isrs.len();
+            cpus[i].flush_if_full(model, left, out)?;
         }
     }
+    out.rows_read = rows_read(model);
     for cpu in &mut cpus {
         cpu.bundle.flush(out)?;
     }
@@ -304,6 +308,21 @@ impl<'m> Cpu<'m> {
         self.bundle.switch(ts, prev, state, next);
         self.current = next;
         1
+    }
+
+    /// Writes the bundle out once it is full; `rows_left` says how many
+    /// rows of the model are still to be read.
+    fn flush_if_full<S: ChunkSink>(
+        &mut self,
+        model: &Model,
+        rows_left: impl FnOnce() -> usize,
+        out: &mut PacketWriter<S>,
+    ) -> io::Result<()> {
+        if self.bundle.len >= BUNDLE_EVENTS {
+            out.rows_read = rows_read(model).saturating_sub(rows_left() as u64);
+            self.bundle.flush(out)?;
+        }
+        Ok(())
     }
 
     fn isr_exit(&mut self) {
@@ -438,6 +457,11 @@ impl<'m> StateCursor<'m> {
         });
         self.next = self.rows.next().map(StateRow::of);
         wakeup
+    }
+
+    /// Rows not consumed yet.
+    fn rows_left(&self) -> usize {
+        self.rows.len() + usize::from(self.next.is_some())
     }
 
     fn current_of(&self, task: Option<usize>) -> Option<(TaskStateKind, StateReason)> {
@@ -640,13 +664,6 @@ impl<'m> Bundle<'m> {
                 e.end(fields);
             });
         }
-    }
-
-    fn flush_if_full<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
-        if self.len >= BUNDLE_EVENTS {
-            self.flush(out)?;
-        }
-        Ok(())
     }
 
     fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {

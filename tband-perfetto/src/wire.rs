@@ -191,9 +191,13 @@ impl Fields for Short<'_> {
     #[inline]
     fn bytes(&mut self, field: u32, v: &[u8]) {
         self.key_and(field, LEN, v.len() as u64);
-        for &b in v {
-            self.put([b]);
-        }
+        // Copied at once: from a position in the window's first half, a
+        // string within the message's bound (or cut to half the window)
+        // fits.
+        let at = self.pos % SHORT_POSITIONS;
+        let n = v.len().min(SHORT_POSITIONS);
+        self.window[at..at + n].copy_from_slice(&v[..n]);
+        self.pos += v.len();
     }
 
     #[inline(always)]

@@ -1,6 +1,6 @@
 //! Encoding on two threads interleaves the chunks of the two packet
-//! sequences, but each sequence (and each core's kernel events) keeps the
-//! packets of the single-threaded export, in order.
+//! sequences (the same way every run), but each sequence (and each core's
+//! kernel events) keeps the packets of the single-threaded export, in order.
 
 use std::collections::BTreeMap;
 
@@ -72,5 +72,13 @@ fn two_threads_write_the_same_sequences_as_one() {
         assert_eq!(one.1.bytes, one.0.len() as u64);
         assert_eq!(one.2.len(), 4, "process tree and track events, two cores");
         assert!(one.2 == two.2, "{sched:?}: the sequences differ");
+        let again = convert(
+            &trace,
+            ExportOptions {
+                sched,
+                two_threads: true,
+            },
+        );
+        assert!(two.0 == again.0, "{sched:?}: two runs differ");
     }
 }
