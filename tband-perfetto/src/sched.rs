@@ -176,6 +176,7 @@ pub fn write_sched<S: ChunkSink>(
     let mut counts = CpuCounts::default();
     let mut states = StateCursor::new(model);
     let mut prios = PriorityCursor::new(model);
+    let on_cpus = OnCpuTable::new(threads, model.tasks.len());
     let mut slices = Upcoming::new(&model.sched_slices, |s| {
         NextStep::new(s.start_ns, Step::SliceStart, 0)
     });
@@ -204,11 +205,8 @@ pub fn write_sched<S: ChunkSink>(
                     continue;
                 };
                 if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
-                    let woken = on_cpu(
-                        threads,
-                        wakeup.task,
-                        prios.at(threads, wakeup.ts, wakeup.task),
-                    );
+                    let woken =
+                        on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
                     cpus[target].waking(&wakeup, woken);
                     counts.wakings += 1;
                     let left = || states.rows_left() + slices.len() + isrs.len();
@@ -240,7 +238,7 @@ pub fn write_sched<S: ChunkSink>(
                 let target = cpu_index(&cpus, s.core_id);
                 if let Some(target) = target {
                     let task = threads.task_index(s.task_id);
-                    let next = on_cpu(threads, task, prios.at(threads, t, task));
+                    let next = on_cpus.get(task, prios.at(threads, t, task));
                     let cpu = &mut cpus[target];
                     // A slice that starts before the last one ended ends it.
                     cpu.running_until = None;
@@ -276,13 +274,40 @@ fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
     }
 }
 
-/// A task as a thread on a core, with its priority at the time.
-fn on_cpu<'m>(threads: &Threads<'m>, task: Option<usize>, rtos_prio: Option<u32>) -> OnCpu<'m> {
-    OnCpu {
-        task,
-        tid: threads.tid_at(task),
-        comm: threads.comm_at(task),
-        prio: threads.linux_prio(rtos_prio),
+/// Each task as a thread on a core, its thread id and name looked up once.
+struct OnCpuTable<'t, 'm> {
+    threads: &'t Threads<'m>,
+    /// By task index, with the priority of an unknown one.
+    tasks: Vec<OnCpu<'m>>,
+    /// For a task that is not in the model.
+    unknown: OnCpu<'m>,
+}
+
+impl<'t, 'm> OnCpuTable<'t, 'm> {
+    fn new(threads: &'t Threads<'m>, tasks: usize) -> Self {
+        let on_cpu = |task| OnCpu {
+            task,
+            tid: threads.tid_at(task),
+            comm: threads.comm_at(task),
+            prio: threads.linux_prio(None),
+        };
+        OnCpuTable {
+            threads,
+            tasks: (0..tasks).map(|i| on_cpu(Some(i))).collect(),
+            unknown: on_cpu(None),
+        }
+    }
+
+    /// A task as a thread on a core, with its priority at the time.
+    fn get(&self, task: Option<usize>, rtos_prio: Option<u32>) -> OnCpu<'m> {
+        let mut on_cpu = match task.and_then(|i| self.tasks.get(i)) {
+            Some(&on_cpu) => on_cpu,
+            None => OnCpu { task, ..self.unknown },
+        };
+        if rtos_prio.is_some() {
+            on_cpu.prio = self.threads.linux_prio(rtos_prio);
+        }
+        on_cpu
     }
 }
 
