@@ -120,21 +120,22 @@ impl NextStep {
     }
 }
 
-/// The rows of a table still to come, the next one read ahead with its step.
+/// The rows of a table still to come, each a `kind` of step at its time,
+/// the next one read ahead with its step.
 struct Upcoming<'m, R: Row> {
     rows: Iter<'m, R>,
     next: Option<R>,
     step: NextStep,
-    step_of: fn(&R) -> NextStep,
+    kind: Step,
 }
 
 impl<'m, R: Row> Upcoming<'m, R> {
-    fn new(table: &'m Table<R>, step_of: fn(&R) -> NextStep) -> Self {
+    fn new(table: &'m Table<R>, kind: Step) -> Self {
         let mut upcoming = Upcoming {
             rows: table.iter(),
             next: None,
             step: NextStep::NONE,
-            step_of,
+            kind,
         };
         upcoming.take();
         upcoming
@@ -143,7 +144,10 @@ impl<'m, R: Row> Upcoming<'m, R> {
     /// Consumes the next row, and reads the one after it.
     fn take(&mut self) -> Option<R> {
         let next = std::mem::replace(&mut self.next, self.rows.next());
-        self.step = self.next.as_ref().map_or(NextStep::NONE, self.step_of);
+        self.step = self
+            .next
+            .as_ref()
+            .map_or(NextStep::NONE, |row| NextStep::new(row.time_ns(), self.kind, 0));
         next
     }
 
@@ -177,12 +181,8 @@ pub fn write_sched<S: ChunkSink>(
     let mut states = StateCursor::new(model);
     let mut prios = PriorityCursor::new(model);
     let on_cpus = OnCpuTable::new(threads, model.tasks.len());
-    let mut slices = Upcoming::new(&model.sched_slices, |s| {
-        NextStep::new(s.start_ns, Step::SliceStart, 0)
-    });
-    let mut isrs = Upcoming::new(&model.isr_slices, |isr| {
-        NextStep::new(isr.start_ns, Step::IsrEntry, 0)
-    });
+    let mut slices = Upcoming::new(&model.sched_slices, Step::SliceStart);
+    let mut isrs = Upcoming::new(&model.isr_slices, Step::IsrEntry);
     loop {
         // The next step other than a state change.
         let mut other = isrs.step.min(slices.step);
