@@ -266,6 +266,7 @@ pub fn write_sched<S: ChunkSink>(
     Ok((counts, states.waiting()))
 }
 
+#[inline]
 fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
     // Cores are almost always numbered 0, 1, ... in order.
     match cpus.get(core_id as usize) {
@@ -625,6 +626,7 @@ impl<'m> Bundle<'m> {
         }
     }
 
+    #[inline]
     fn comm(&mut self, on_cpu: &OnCpu<'m>) -> u32 {
         let slot = on_cpu
             .task
