@@ -144,10 +144,9 @@ impl<'m, R: Row> Upcoming<'m, R> {
     /// Consumes the next row, and reads the one after it.
     fn take(&mut self) -> Option<R> {
         let next = std::mem::replace(&mut self.next, self.rows.next());
-        self.step = self
-            .next
-            .as_ref()
-            .map_or(NextStep::NONE, |row| NextStep::new(row.time_ns(), self.kind, 0));
+        self.step = self.next.as_ref().map_or(NextStep::NONE, |row| {
+            NextStep::new(row.time_ns(), self.kind, 0)
+        });
         next
     }
 
@@ -205,8 +204,7 @@ pub fn write_sched<S: ChunkSink>(
                     continue;
                 };
                 if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
-                    let woken =
-                        on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
+                    let woken = on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
                     cpus[target].waking(&wakeup, woken);
                     counts.wakings += 1;
                     let left = || states.rows_left() + slices.len() + isrs.len();
@@ -303,7 +301,10 @@ impl<'t, 'm> OnCpuTable<'t, 'm> {
     fn get(&self, task: Option<usize>, rtos_prio: Option<u32>) -> OnCpu<'m> {
         let mut on_cpu = match task.and_then(|i| self.tasks.get(i)) {
             Some(&on_cpu) => on_cpu,
-            None => OnCpu { task, ..self.unknown },
+            None => OnCpu {
+                task,
+                ..self.unknown
+            },
         };
         if rtos_prio.is_some() {
             on_cpu.prio = self.threads.linux_prio(rtos_prio);
