@@ -300,6 +300,24 @@ impl Row for TaskState {
 }
 
 impl Table<TaskState> {
+    /// Calls `f` with the index and value of each row in a state for which
+    /// `state` holds, in order; reads only the state of the others.
+    pub fn for_each_in(
+        &self,
+        state: impl Fn(TaskStateKind) -> bool,
+        f: impl FnMut(usize, TaskState),
+    ) {
+        let wanted = STATE_OF_CODE.map(|(kind, _)| state(kind));
+        self.for_each_where(
+            |p| {
+                let fields = p.fields;
+                wanted[(fields >> 27) as usize & 15]
+            },
+            |row| state(row.state),
+            f,
+        );
+    }
+
     /// The ids of the tasks that are ever in a state for which `state`
     /// holds (a task may be named more than once). Reads only the rows'
     /// task and state.
@@ -824,7 +842,7 @@ mod tests {
     }
 
     #[test]
-    fn tasks_ever_in_a_state_are_found_in_packed_and_whole_rows() {
+    fn rows_in_a_state_and_their_tasks_are_found_in_packed_and_whole_rows() {
         // Tasks 0..5000, the later ones beyond the short codes of the
         // queue (kept whole); every third one blocked, the others ready.
         let states: Vec<TaskState> = (0..5_000u32)
@@ -858,6 +876,18 @@ mod tests {
         assert!(table
             .tasks_ever_in(|s| s == TaskStateKind::Suspended)
             .is_empty());
+        let mut blocked = Vec::new();
+        table.for_each_in(
+            |s| s == TaskStateKind::Blocked,
+            |i, row| blocked.push((i, row)),
+        );
+        let expected: Vec<(usize, TaskState)> = states
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|(_, s)| s.state == TaskStateKind::Blocked)
+            .collect();
+        assert_eq!(blocked, expected);
     }
 
     #[test]

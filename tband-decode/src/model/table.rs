@@ -593,6 +593,34 @@ impl<R: Row> Table<R> {
         self.wide.values().for_each(whole);
     }
 
+    /// Calls `f` with the index and value of each row whose packed form
+    /// `keep` holds for, or which is kept whole and `keep_whole` holds for,
+    /// in order; the other rows are not unpacked.
+    pub(crate) fn for_each_where(
+        &self,
+        keep: impl Fn(&R::Packed) -> bool,
+        keep_whole: impl Fn(&R) -> bool,
+        mut f: impl FnMut(usize, R),
+    ) {
+        for i in 0..self.chunks.len() {
+            let Some((chunk, rows)) = self.chunk(i) else {
+                break;
+            };
+            let first = i << CHUNK_BITS;
+            for (row, p) in rows.iter().enumerate() {
+                if chunk.is_wide(row) {
+                    if let Some(&whole) = self.wide.get(&(first + row)) {
+                        if keep_whole(&whole) {
+                            f(first + row, whole);
+                        }
+                    }
+                } else if keep(p) {
+                    f(first + row, R::unpack(*p, chunk.base(row), &self.codes));
+                }
+            }
+        }
+    }
+
     /// The table's dictionary.
     pub(crate) fn codes(&self) -> &Codes {
         &self.codes
