@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::io;
 
 use prost::Message as _;
-use tband_decode::model::{MarkerKind, Model, StrId, TaskState};
+use tband_decode::model::{MarkerKind, Model, StrId, Table, TaskState, TaskStateKind};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
@@ -100,10 +100,7 @@ pub fn write_track_events<S: ChunkSink>(
     let mut counts = EventCounts::default();
 
     let mut wait_names = IidCache::new(WAIT_KEYS);
-    seq.each_row(model.task_states.iter(), |seq, s| {
-        if !is_wait(s.state) {
-            return Ok(());
-        }
+    seq.each_row_in(&model.task_states, is_wait, |seq, s| {
         let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
             return Ok(());
         };
@@ -360,6 +357,27 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
                 written = write(self, row);
             }
         });
+        written
+    }
+
+    /// Calls `write` with each task state in a state for which `state`
+    /// holds, counting every row as read (the others are not unpacked);
+    /// after an error, nothing more is written.
+    fn each_row_in(
+        &mut self,
+        states: &Table<TaskState>,
+        state: impl Fn(TaskStateKind) -> bool,
+        mut write: impl FnMut(&mut Self, TaskState) -> io::Result<()>,
+    ) -> io::Result<()> {
+        let first = self.out.rows_read;
+        let mut written = Ok(());
+        states.for_each_in(state, |index, row| {
+            self.out.rows_read = first + index as u64 + 1;
+            if written.is_ok() {
+                written = write(self, row);
+            }
+        });
+        self.out.rows_read = first + states.len() as u64;
         written
     }
 

@@ -5,7 +5,7 @@
 use std::io;
 
 use tband_decode::model::{
-    Core, IsrKey, IsrSlice, Iter, Model, StateReason, TaskState, TaskStateKind,
+    Core, IsrKey, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
 };
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
@@ -107,6 +107,53 @@ impl NextStep {
         let step = *Self::STEPS.get((self.0 >> 32) as u32 as usize)?;
         Some(((self.0 >> 64) as u64, step, self.0 as u32 as usize))
     }
+
+    /// The time of the last state change that comes before this step (all
+    /// of them when there is no step), if any can.
+    #[inline]
+    fn last_state_change_before(self) -> Option<u64> {
+        match self.get() {
+            None => Some(u64::MAX),
+            Some((t, Step::IsrExit, _)) => t.checked_sub(1),
+            Some((t, _, _)) => Some(t),
+        }
+    }
+}
+
+/// The rows of a table still to come, each a `kind` of step at its time,
+/// the next one read ahead with its step.
+struct Upcoming<'m, R: Row> {
+    rows: Iter<'m, R>,
+    next: Option<R>,
+    step: NextStep,
+    kind: Step,
+}
+
+impl<'m, R: Row> Upcoming<'m, R> {
+    fn new(table: &'m Table<R>, kind: Step) -> Self {
+        let mut upcoming = Upcoming {
+            rows: table.iter(),
+            next: None,
+            step: NextStep::NONE,
+            kind,
+        };
+        upcoming.take();
+        upcoming
+    }
+
+    /// Consumes the next row, and reads the one after it.
+    fn take(&mut self) -> Option<R> {
+        let next = std::mem::replace(&mut self.next, self.rows.next());
+        self.step = self.next.as_ref().map_or(NextStep::NONE, |row| {
+            NextStep::new(row.time_ns(), self.kind, 0)
+        });
+        next
+    }
+
+    /// Rows not consumed yet.
+    fn len(&self) -> usize {
+        self.rows.len() + usize::from(self.next.is_some())
+    }
 }
 
 /// The rows of the model that [`write_sched`] reads, which it counts in
@@ -132,11 +179,12 @@ pub fn write_sched<S: ChunkSink>(
     let mut counts = CpuCounts::default();
     let mut states = StateCursor::new(model);
     let mut prios = PriorityCursor::new(model);
-    let mut slices = model.sched_slices.iter().peekable();
-    let mut isrs = model.isr_slices.iter().peekable();
+    let on_cpus = OnCpuTable::new(threads, model.tasks.len());
+    let mut slices = Upcoming::new(&model.sched_slices, Step::SliceStart);
+    let mut isrs = Upcoming::new(&model.isr_slices, Step::IsrEntry);
     loop {
         // The next step other than a state change.
-        let mut other = NextStep::NONE;
+        let mut other = isrs.step.min(slices.step);
         for (i, cpu) in cpus.iter().enumerate() {
             if let Some(&(end, _)) = cpu.isr_open.last() {
                 other = other.min(NextStep::new(end, Step::IsrExit, i));
@@ -145,31 +193,23 @@ pub fn write_sched<S: ChunkSink>(
                 other = other.min(NextStep::new(end, Step::SliceEnd, i));
             }
         }
-        if let Some(isr) = isrs.peek() {
-            other = other.min(NextStep::new(isr.start_ns, Step::IsrEntry, 0));
-        }
-        if let Some(slice) = slices.peek() {
-            other = other.min(NextStep::new(slice.start_ns, Step::SliceStart, 0));
-        }
         // The state changes before it (most steps are state changes; they
         // move none of the other steps).
-        while let Some(t) = states.peek_start() {
-            if NextStep::new(t, Step::StateChange, 0) > other {
-                break;
-            }
-            let Some(wakeup) = states.next_row(threads) else {
-                continue;
-            };
-            if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
-                let woken = on_cpu(
-                    threads,
-                    wakeup.task,
-                    prios.at(threads, wakeup.ts, wakeup.task),
-                );
-                cpus[target].waking(&wakeup, woken);
-                counts.wakings += 1;
-                let left = || states.rows_left() + slices.len() + isrs.len();
-                cpus[target].flush_if_full(model, left, out)?;
+        if let Some(last) = other.last_state_change_before() {
+            while let Some(t) = states.peek_start() {
+                if t > last {
+                    break;
+                }
+                let Some(wakeup) = states.next_row(threads) else {
+                    continue;
+                };
+                if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
+                    let woken = on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
+                    cpus[target].waking(&wakeup, woken);
+                    counts.wakings += 1;
+                    let left = || states.rows_left() + slices.len() + isrs.len();
+                    cpus[target].flush_if_full(model, left, out)?;
+                }
             }
         }
         let Some((t, step, i)) = other.get() else {
@@ -183,7 +223,7 @@ pub fn write_sched<S: ChunkSink>(
             // Not among the other steps.
             Step::StateChange => None,
             Step::IsrEntry => {
-                let Some(isr) = isrs.next() else { continue };
+                let Some(isr) = isrs.take() else { continue };
                 let target = cpu_index(&cpus, isr.core_id);
                 if let Some(target) = target {
                     cpus[target].isr_entry(model, &isr);
@@ -192,11 +232,11 @@ pub fn write_sched<S: ChunkSink>(
                 target
             }
             Step::SliceStart => {
-                let Some(s) = slices.next() else { continue };
+                let Some(s) = slices.take() else { continue };
                 let target = cpu_index(&cpus, s.core_id);
                 if let Some(target) = target {
                     let task = threads.task_index(s.task_id);
-                    let next = on_cpu(threads, task, prios.at(threads, t, task));
+                    let next = on_cpus.get(task, prios.at(threads, t, task));
                     let cpu = &mut cpus[target];
                     // A slice that starts before the last one ended ends it.
                     cpu.running_until = None;
@@ -221,9 +261,10 @@ pub fn write_sched<S: ChunkSink>(
     for cpu in &mut cpus {
         cpu.bundle.flush(out)?;
     }
-    Ok((counts, Waiting(states.waiting)))
+    Ok((counts, states.waiting()))
 }
 
+#[inline]
 fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
     // Cores are almost always numbered 0, 1, ... in order.
     match cpus.get(core_id as usize) {
@@ -232,13 +273,43 @@ fn cpu_index(cpus: &[Cpu<'_>], core_id: u32) -> Option<usize> {
     }
 }
 
-/// A task as a thread on a core, with its priority at the time.
-fn on_cpu<'m>(threads: &Threads<'m>, task: Option<usize>, rtos_prio: Option<u32>) -> OnCpu<'m> {
-    OnCpu {
-        task,
-        tid: threads.tid_at(task),
-        comm: threads.comm_at(task),
-        prio: threads.linux_prio(rtos_prio),
+/// Each task as a thread on a core, its thread id and name looked up once.
+struct OnCpuTable<'t, 'm> {
+    threads: &'t Threads<'m>,
+    /// By task index, with the priority of an unknown one.
+    tasks: Vec<OnCpu<'m>>,
+    /// For a task that is not in the model.
+    unknown: OnCpu<'m>,
+}
+
+impl<'t, 'm> OnCpuTable<'t, 'm> {
+    fn new(threads: &'t Threads<'m>, tasks: usize) -> Self {
+        let on_cpu = |task| OnCpu {
+            task,
+            tid: threads.tid_at(task),
+            comm: threads.comm_at(task),
+            prio: threads.linux_prio(None),
+        };
+        OnCpuTable {
+            threads,
+            tasks: (0..tasks).map(|i| on_cpu(Some(i))).collect(),
+            unknown: on_cpu(None),
+        }
+    }
+
+    /// A task as a thread on a core, with its priority at the time.
+    fn get(&self, task: Option<usize>, rtos_prio: Option<u32>) -> OnCpu<'m> {
+        let mut on_cpu = match task.and_then(|i| self.tasks.get(i)) {
+            Some(&on_cpu) => on_cpu,
+            None => OnCpu {
+                task,
+                ..self.unknown
+            },
+        };
+        if rtos_prio.is_some() {
+            on_cpu.prio = self.threads.linux_prio(rtos_prio);
+        }
+        on_cpu
     }
 }
 
@@ -404,6 +475,16 @@ impl StateRow {
     }
 }
 
+/// What the walk keeps of a task.
+#[derive(Clone, Copy, Default)]
+struct TaskWalk {
+    current: Option<(TaskStateKind, StateReason)>,
+    /// The core it last ran on.
+    last_core: Option<u32>,
+    /// Whether it has been blocked or suspended.
+    waiting: bool,
+}
+
 /// Walks `model.task_states` in time order, keeping each task's current state
 /// and the core it last ran on.
 struct StateCursor<'m> {
@@ -411,10 +492,7 @@ struct StateCursor<'m> {
     /// The next row, not consumed yet (each row is unpacked once).
     next: Option<StateRow>,
     /// By task index.
-    current: Vec<Option<(TaskStateKind, StateReason)>>,
-    last_core: Vec<Option<u32>>,
-    /// By task index: whether the task has been blocked or suspended.
-    waiting: Vec<bool>,
+    tasks: Vec<TaskWalk>,
 }
 
 impl<'m> StateCursor<'m> {
@@ -423,9 +501,7 @@ impl<'m> StateCursor<'m> {
         StateCursor {
             next: rows.next().map(StateRow::of),
             rows,
-            current: vec![None; model.tasks.len()],
-            last_core: vec![None; model.tasks.len()],
-            waiting: vec![false; model.tasks.len()],
+            tasks: vec![TaskWalk::default(); model.tasks.len()],
         }
     }
 
@@ -437,22 +513,19 @@ impl<'m> StateCursor<'m> {
     fn next_row(&mut self, threads: &Threads<'_>) -> Option<Wakeup> {
         let row = self.next.as_ref()?;
         let idx = threads.task_index(row.task_id);
-        let last_core = idx.and_then(|i| self.last_core.get_mut(i));
-        let core_id = row
-            .isr_core_id
-            .or_else(|| last_core.as_ref().and_then(|c| **c))
-            .unwrap_or(0);
-        if let (Some(slot), Some(core)) = (last_core, row.core_id) {
-            *slot = Some(core);
-        }
-        if let Some(i) = idx.filter(|&i| i < self.current.len() && i < self.waiting.len()) {
-            self.current[i] = Some((row.state, row.reason));
-            self.waiting[i] |= is_wait(row.state);
+        let mut core_id = row.isr_core_id;
+        if let Some(task) = idx.and_then(|i| self.tasks.get_mut(i)) {
+            core_id = core_id.or(task.last_core);
+            if row.core_id.is_some() {
+                task.last_core = row.core_id;
+            }
+            task.current = Some((row.state, row.reason));
+            task.waiting |= is_wait(row.state);
         }
         let wakeup = row.is_waking().then_some(Wakeup {
             ts: row.start_ns,
             task: idx,
-            core_id,
+            core_id: core_id.unwrap_or(0),
             by_isr: row.isr_core_id.is_some(),
         });
         self.next = self.rows.next().map(StateRow::of);
@@ -465,7 +538,12 @@ impl<'m> StateCursor<'m> {
     }
 
     fn current_of(&self, task: Option<usize>) -> Option<(TaskStateKind, StateReason)> {
-        self.current.get(task?).copied().flatten()
+        self.tasks.get(task?)?.current
+    }
+
+    /// Which tasks have been blocked or suspended.
+    fn waiting(&self) -> Waiting {
+        Waiting(self.tasks.iter().map(|t| t.waiting).collect())
     }
 }
 
@@ -549,6 +627,7 @@ impl<'m> Bundle<'m> {
         }
     }
 
+    #[inline]
     fn comm(&mut self, on_cpu: &OnCpu<'m>) -> u32 {
         let slot = on_cpu
             .task

@@ -76,8 +76,8 @@ impl Waiting {
     /// Found by reading the task states (the scheduling walk also finds it,
     /// see [`crate::sched::write_sched`]).
     pub fn of(model: &Model, threads: &Threads<'_>) -> Self {
-        let waits = model.task_states.iter().filter(|s| is_wait(s.state));
-        Waiting(tasks_having(model, threads, waits.map(|s| s.task_id)))
+        let waits = model.task_states.tasks_ever_in(is_wait);
+        Waiting(tasks_having(model, threads, waits.into_iter()))
     }
 
     fn get(&self, task_index: usize) -> bool {

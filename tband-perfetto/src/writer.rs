@@ -56,10 +56,11 @@ const FINISHED: u64 = u64::MAX;
 /// on what they hold, never on timing: every chunk carries how far its
 /// encoder had got through the rows it reads, as a fraction, and the
 /// chunks are written in the order of that (the first lane's first where
-/// two are equal). Whichever thread hands on a chunk writes those that are
-/// then due, so the two share the writing (without the lock held, so the
-/// other thread can hand on meanwhile); an encoder with more than
-/// [`LANE_CHUNKS`] chunks waiting to be written waits for the other.
+/// two are equal). Each thread writes its own lane's chunks as they come
+/// due (without the lock held, so the other thread can hand on meanwhile),
+/// and those of the other lane once that one finished; an encoder with more
+/// than [`LANE_CHUNKS`] chunks waiting to be written waits for the other,
+/// and a finished one until its chunks are written.
 pub struct Interleave<'a, W: Write> {
     lanes: Mutex<Lanes<'a, W>>,
     moved: Condvar,
@@ -151,12 +152,24 @@ impl<'a, W: Write> Interleave<'a, W> {
             .map_err(|_| io::Error::other(OtherLaneStopped))
     }
 
-    /// Writes the chunks that are due, one at a time without the lock held,
-    /// unless the other thread is writing (it then writes them).
-    fn write_due<'g>(&'g self, mut lanes: Guard<'g, 'a, W>) -> io::Result<Guard<'g, 'a, W>> {
-        while let Some(lane) = lanes.due() {
+    /// Writes the chunks that are due while they are `lane`'s (anyone's
+    /// once the other lane finished), one at a time without the lock held,
+    /// unless the other thread is writing (it then writes them). A chunk of
+    /// the other lane is left to its own thread, which is woken in case it
+    /// waits: the encoder that is ahead, whose chunks wait longer, so
+    /// writes them, and the one behind is not slowed by them.
+    fn write_due<'g>(
+        &'g self,
+        lane: usize,
+        mut lanes: Guard<'g, 'a, W>,
+    ) -> io::Result<Guard<'g, 'a, W>> {
+        while let Some(due) = lanes.due() {
+            if due != lane && lanes.reached[1 - lane] != FINISHED {
+                self.moved.notify_all();
+                break;
+            }
             let Some(out) = lanes.out.take() else { break };
-            let Some((_, mut chunk)) = lanes.queued[lane].pop_front() else {
+            let Some((_, mut chunk)) = lanes.queued[due].pop_front() else {
                 lanes.out = Some(out);
                 break;
             };
@@ -172,6 +185,15 @@ impl<'a, W: Write> Interleave<'a, W> {
         Ok(lanes)
     }
 
+    /// Waits until something moved, then writes what is due of `lane`.
+    fn wait<'g>(&'g self, lane: usize, lanes: Guard<'g, 'a, W>) -> io::Result<Guard<'g, 'a, W>> {
+        let lanes = self
+            .moved
+            .wait(lanes)
+            .map_err(|_| io::Error::other(OtherLaneStopped))?;
+        self.write_due(lane, lanes)
+    }
+
     /// Queues a chunk of `lane` and writes what is due; waits while the
     /// lane has too many chunks waiting.
     fn hand_on(&self, lane: usize, progress: u64, chunk: &mut Buffer) -> io::Result<()> {
@@ -180,12 +202,9 @@ impl<'a, W: Write> Interleave<'a, W> {
         let full = std::mem::replace(chunk, empty);
         lanes.queued[lane].push_back((progress, full));
         lanes.reached[lane] = progress;
-        lanes = self.write_due(lanes)?;
+        lanes = self.write_due(lane, lanes)?;
         while lanes.queued[lane].len() > LANE_CHUNKS && !lanes.broken {
-            lanes = self
-                .moved
-                .wait(lanes)
-                .map_err(|_| io::Error::other(OtherLaneStopped))?;
+            lanes = self.wait(lane, lanes)?;
         }
         if lanes.broken {
             return Err(io::Error::other(OtherLaneStopped));
@@ -193,14 +212,19 @@ impl<'a, W: Write> Interleave<'a, W> {
         Ok(())
     }
 
-    /// Marks `lane` as finished (`whole`) or stopped, and writes what is due.
+    /// Marks `lane` as finished (`whole`) or stopped; a finished lane's
+    /// chunks are written (by this thread, as they come due) before it
+    /// returns.
     fn close(&self, lane: usize, whole: bool) -> io::Result<()> {
         let mut lanes = self.lock()?;
         lanes.reached[lane] = FINISHED;
         lanes.broken |= !whole;
         self.moved.notify_all();
         if !lanes.broken {
-            drop(self.write_due(lanes)?);
+            lanes = self.write_due(lane, lanes)?;
+            while !lanes.queued[lane].is_empty() && !lanes.broken {
+                lanes = self.wait(lane, lanes)?;
+            }
         }
         Ok(())
     }
