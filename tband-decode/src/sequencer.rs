@@ -5,6 +5,7 @@
 //! event is placed at the core's current time).
 
 use std::collections::HashMap;
+use std::hint::select_unpredictable;
 
 #[cfg(target_arch = "x86_64")]
 use tband::varint::Bmi2;
@@ -302,27 +303,17 @@ fn merge<S: Squeeze>(
     clocks: &mut CoreClocks,
     v: &mut impl Visitor,
 ) {
-    // The heads' times and streams, in stream order (which breaks ties),
-    // kept apart from the cursors so that finding the earliest reads one
-    // short array.
-    let mut waiting: Vec<(u64, usize)> = Vec::with_capacity(cursors.len());
+    let mut heads = Vec::with_capacity(cursors.len());
     for (i, cursor) in cursors.iter_mut().enumerate() {
         advance(squeeze, cursor, i, FIRST_TIMED, clock, clocks, v);
         if let Some(head) = &cursor.head {
-            waiting.push((head.ts, i));
+            heads.push((head.ts, i));
         }
     }
-    while let Some((&(first, _), others)) = waiting.split_first() {
-        let (mut next, mut best, mut bound) = (0, first, u64::MAX);
-        for (k, &(ts, _)) in others.iter().enumerate() {
-            if ts < best {
-                bound = best;
-                (next, best) = (k + 1, ts);
-            } else {
-                bound = bound.min(ts);
-            }
-        }
-        let i = waiting[next].1;
+    let mut waiting = Waiting::new(&heads);
+    while !waiting.is_empty() {
+        let (lane, bound) = waiting.earliest();
+        let i = waiting.streams[lane];
         let cursor = &mut cursors[i];
         if let Some(Head { ts, offset, frame }) = &cursor.head {
             let mut at = Position {
@@ -344,10 +335,100 @@ fn merge<S: Squeeze>(
         }
         advance(squeeze, cursor, i, Some(bound), clock, clocks, v);
         match &cursor.head {
-            Some(head) => waiting[next].0 = head.ts,
-            None => _ = waiting.remove(next),
+            Some(head) => waiting.times[lane] = head.ts,
+            None => waiting.remove(lane),
         }
     }
+}
+
+/// Lanes the heads' times are compared in at once.
+const LANES: usize = 4;
+
+/// The times of the streams' heads and the streams, in stream order (which
+/// breaks ties), kept apart from the cursors in groups of [`LANES`], so
+/// that finding the earliest and the bound is a few comparisons without
+/// branches. Lanes past the last stream hold the latest time, which a
+/// stream in an earlier lane wins.
+struct Waiting {
+    times: Vec<u64>,
+    streams: Vec<usize>,
+    len: usize,
+}
+
+impl Waiting {
+    fn new(heads: &[(u64, usize)]) -> Self {
+        let lanes = heads.len().next_multiple_of(LANES);
+        let mut waiting = Waiting {
+            times: vec![u64::MAX; lanes],
+            streams: vec![usize::MAX; lanes],
+            len: heads.len(),
+        };
+        for (k, &(ts, stream)) in heads.iter().enumerate() {
+            waiting.times[k] = ts;
+            waiting.streams[k] = stream;
+        }
+        waiting
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The lane of the earliest head and the earliest time of the others
+    /// (`u64::MAX` when it is the only one).
+    #[inline(always)]
+    fn earliest(&self) -> (usize, u64) {
+        let (groups, _) = self.times.as_chunks::<LANES>();
+        let Some((first, groups)) = groups.split_first() else {
+            return (0, u64::MAX);
+        };
+        let (mut lane, mut best, mut bound) = earliest_of_four(first);
+        for (g, group) in groups.iter().enumerate() {
+            let (l, ts, others) = earliest_of_four(group);
+            if ts < best {
+                bound = best.min(others);
+                (lane, best) = ((g + 1) * LANES + l, ts);
+            } else {
+                bound = bound.min(ts);
+            }
+        }
+        (lane, bound)
+    }
+
+    /// Takes out the stream in `lane`, whose input has ended.
+    fn remove(&mut self, lane: usize) {
+        self.times.remove(lane);
+        self.streams.remove(lane);
+        self.len -= 1;
+        if self.len.is_multiple_of(LANES) {
+            self.times.truncate(self.len);
+            self.streams.truncate(self.len);
+        } else {
+            self.times.push(u64::MAX);
+            self.streams.push(usize::MAX);
+        }
+    }
+}
+
+/// The lane (of four) of the earliest time, the lower at equal times, its
+/// time, and the earliest time of the other three. Which lane is earliest
+/// cannot be predicted, so each choice is a select rather than a branch.
+#[inline(always)]
+fn earliest_of_four(&[t0, t1, t2, t3]: &[u64; LANES]) -> (usize, u64, u64) {
+    let (first_is_1, first_is_3) = (t1 < t0, t3 < t2);
+    let (lo01, hi01) = (t0.min(t1), t0.max(t1));
+    let (lo23, hi23) = (t2.min(t3), t2.max(t3));
+    let pair_23 = lo23 < lo01;
+    let lane = select_unpredictable(
+        pair_23,
+        2 + usize::from(first_is_3),
+        usize::from(first_is_1),
+    );
+    // The other pair's earlier time, or the winning pair's later one.
+    let others = lo01
+        .max(lo23)
+        .min(select_unpredictable(pair_23, hi23, hi01));
+    (lane, lo01.min(lo23), others)
 }
 
 /// The bound of [`advance`] that stops at the first timed frame.
@@ -592,6 +673,51 @@ pub(crate) mod tests {
         assert_same_calls(portable, |streams, clock, log| {
             sequence(streams, clock, log)
         });
+    }
+
+    /// The earliest head and the bound as a plain scan finds them.
+    fn scan(heads: &[(u64, usize)]) -> Option<(usize, u64)> {
+        let k = (0..heads.len()).min_by_key(|&k| (heads[k].0, k))?;
+        let bound = (0..heads.len())
+            .filter(|&j| j != k)
+            .map(|j| heads[j].0)
+            .min()
+            .unwrap_or(u64::MAX);
+        Some((heads[k].1, bound))
+    }
+
+    #[test]
+    fn waiting_lanes_find_what_a_scan_finds() {
+        let mut seed = 7u64;
+        let mut random = move |n: u64| {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 33) % n
+        };
+        for streams in 1..=11 {
+            for _ in 0..200 {
+                // Few distinct times, so that ties are common, and the
+                // latest time, which padding lanes also hold.
+                let time = |r: u64| if r == 5 { u64::MAX } else { r * 10 };
+                let mut heads: Vec<(u64, usize)> =
+                    (0..streams).map(|i| (time(random(6)), i)).collect();
+                let mut waiting = Waiting::new(&heads);
+                while let Some(expected) = scan(&heads) {
+                    let (lane, bound) = waiting.earliest();
+                    assert_eq!((waiting.streams[lane], bound), expected, "{heads:?}");
+                    if random(4) == 0 {
+                        waiting.remove(lane);
+                        heads.remove(lane);
+                    } else {
+                        let ts = time(random(6));
+                        waiting.times[lane] = ts;
+                        heads[lane].0 = ts;
+                    }
+                }
+                assert!(waiting.is_empty());
+            }
+        }
     }
 
     #[test]
