@@ -157,18 +157,21 @@ enum Parked<'a> {
     Raw(RawFrame<'a>),
 }
 
-/// Per-core latest raw time, to keep time monotonic per core.
+/// Per-core latest raw time, to keep time monotonic per core. A core's
+/// time is 0 until its first event: no time is below that, and an untimed
+/// frame before it is placed at 0, which scales to the trace's start just
+/// as the first event's time does.
 #[derive(Default)]
 struct CoreClocks {
     /// Cores below 256 (all real ones) by index; others, from damaged core
     /// ids, in a map.
-    small: Vec<Option<u64>>,
-    other: HashMap<u32, Option<u64>>,
+    small: Vec<u64>,
+    other: HashMap<u32, u64>,
 }
 
 impl CoreClocks {
     #[inline(always)]
-    fn slot(&mut self, core: u32) -> &mut Option<u64> {
+    fn slot(&mut self, core: u32) -> &mut u64 {
         let i = core as usize;
         if i < self.small.len() {
             return &mut self.small[i];
@@ -178,13 +181,13 @@ impl CoreClocks {
 
     #[cold]
     #[inline(never)]
-    fn new_slot(&mut self, core: u32) -> &mut Option<u64> {
+    fn new_slot(&mut self, core: u32) -> &mut u64 {
         if core < 256 {
             let i = core as usize;
-            self.small.resize(i + 1, None);
+            self.small.resize(i + 1, 0);
             &mut self.small[i]
         } else {
-            self.other.entry(core).or_insert(None)
+            self.other.entry(core).or_insert(0)
         }
     }
 
@@ -193,21 +196,19 @@ impl CoreClocks {
     #[inline(always)]
     fn place(&mut self, at: &mut Position, raw: u64, clock: &Clock, v: &mut impl Visitor) {
         let slot = self.slot(at.core);
-        match *slot {
-            Some(prev) if raw < prev => {
-                at.ts_ns = Some(clock.ns(prev));
-                v.time_backwards(*at, prev, raw);
-            }
-            _ => {
-                *slot = Some(raw);
-                at.ts_ns = Some(clock.ns(raw));
-            }
+        let previous = *slot;
+        if raw < previous {
+            at.ts_ns = Some(clock.ns(previous));
+            v.time_backwards(*at, previous, raw);
+        } else {
+            *slot = raw;
+            at.ts_ns = Some(clock.ns(raw));
         }
     }
 
     /// The time of an untimed frame: its core's current time.
     fn now(&mut self, core: u32, clock: &Clock) -> u64 {
-        clock.ns(self.slot(core).unwrap_or(clock.first_raw))
+        clock.ns(*self.slot(core))
     }
 }
 
