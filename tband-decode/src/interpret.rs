@@ -76,6 +76,7 @@ pub fn build_model_with_progress(
         b: builder,
         streams: streams.len(),
         invalid_run: vec![None; streams.len()],
+        open_invalid_runs: 0,
         metadata_cores: Vec::new(),
         events: 0,
         invalid: 0,
@@ -125,6 +126,10 @@ struct Interpreter<'p> {
     streams: usize,
     /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
     invalid_run: Vec<Option<InvalidRun>>,
+    /// Which streams have an open run, a bit each (streams from the 64th
+    /// on share the last bit), so that an event need not look its stream's
+    /// up while it has none.
+    open_invalid_runs: u64,
     /// Cores that metadata was recorded for.
     metadata_cores: Vec<u32>,
     events: u64,
@@ -132,6 +137,12 @@ struct Interpreter<'p> {
     progress: &'p AtomicU64,
     /// Per stream: the offset reached when the progress was last updated.
     read: Vec<usize>,
+}
+
+/// The bit of `stream` in `Interpreter::open_invalid_runs`.
+#[inline]
+fn run_bit(stream: usize) -> u64 {
+    1 << stream.min(63)
 }
 
 #[derive(Clone)]
@@ -145,11 +156,12 @@ struct InvalidRun {
 }
 
 impl Interpreter<'_> {
-    /// Reports the stream's open run of invalid frames, if any (checked
-    /// on every event, so the report is out of line).
+    /// Reports the stream's open run of invalid frames, if any. Every
+    /// event calls this, so it looks no further while its stream has no run
+    /// open, and the report is out of line.
     #[inline]
     fn close_invalid_run(&mut self, stream: usize) {
-        if self.invalid_run.get(stream).is_some_and(Option::is_some) {
+        if self.open_invalid_runs & run_bit(stream) != 0 {
             self.report_invalid_run(stream);
         }
     }
@@ -159,6 +171,9 @@ impl Interpreter<'_> {
         let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) else {
             return;
         };
+        if stream < 63 {
+            self.open_invalid_runs &= !run_bit(stream);
+        }
         let (kind, what) = if run.unknown_id {
             (
                 AnomalyKind::UnknownEvent,
@@ -433,6 +448,7 @@ impl Visitor for Interpreter<'_> {
         }
         self.close_invalid_run(at.stream);
         if let Some(slot) = self.invalid_run.get_mut(at.stream) {
+            self.open_invalid_runs |= run_bit(at.stream);
             *slot = Some(InvalidRun {
                 first_offset: at.offset,
                 count: 1,

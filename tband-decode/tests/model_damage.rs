@@ -96,6 +96,47 @@ fn garbage_inserted_is_counted_and_the_rest_decodes() {
 }
 
 #[test]
+fn runs_of_invalid_frames_are_counted_per_stream() {
+    // 70 streams, one core each; streams 1, 63, 64 and 69 hold a run of
+    // 1..=4 broken frames between their two events and a run of one after
+    // them. The other streams' events come in between: they neither end
+    // those runs nor join them, while a stream's own event ends its run.
+    let broken = [(1, 1), (63, 2), (64, 3), (69, 4)];
+    let bad_frame = [0x05, 0xFF, 0x00];
+    let streams: Vec<Vec<u8>> = (0..70u32)
+        .map(|s| {
+            let t = u64::from(s) * 10;
+            let mut bytes = encode(&[(t, Event::IsrEnter { isr_id: 1 })]);
+            let run = broken.iter().find(|&&(b, _)| b == s).map(|&(_, n)| n);
+            for _ in 0..run.unwrap_or(0) {
+                bytes.extend_from_slice(&bad_frame);
+            }
+            bytes.extend(encode(&[(t + 1000, Event::IsrExit { isr_id: 1 })]));
+            if run.is_some() {
+                bytes.extend_from_slice(&bad_frame);
+            }
+            bytes
+        })
+        .collect();
+    let m = model(streams).unwrap();
+    assert_eq!(m.info.events, 140);
+    assert_eq!(m.isr_slices.len(), 70);
+    let mut runs: Vec<(Option<u32>, u64)> = m
+        .anomalies
+        .iter()
+        .filter(|a| a.kind == AnomalyKind::InvalidFrame)
+        .map(|a| (a.core_id, a.count))
+        .collect();
+    runs.sort_unstable();
+    let mut expected: Vec<(Option<u32>, u64)> = broken
+        .iter()
+        .flat_map(|&(s, n)| [(Some(s), 1), (Some(s), n)])
+        .collect();
+    expected.sort_unstable();
+    assert_eq!(runs, expected);
+}
+
+#[test]
 fn unknown_ids_are_reported_and_skipped() {
     let mut bytes = encode(&[(10, Event::IsrEnter { isr_id: 1 })]);
     bytes.extend_from_slice(&[3, 50, 11, 0]);
