@@ -272,7 +272,6 @@ pub struct Table<R: Row> {
     codes: Codes,
     /// Rows that do not fit the packed form, by index.
     wide: IdMap<usize, R>,
-    len: usize,
     /// The base new rows are packed against: the last chunk's latest.
     tail_base: u64,
     /// The index of the first row packed against `tail_base`: rows from
@@ -293,7 +292,6 @@ impl<R: Row> Default for Table<R> {
             tail_start: 0,
             codes: Codes::default(),
             wide: IdMap::default(),
-            len: 0,
             tail_base: 0,
             tail_first: 0,
         }
@@ -308,7 +306,6 @@ impl<R: Row> Clone for Table<R> {
             tail_start: self.tail_start,
             codes: self.codes.clone(),
             wide: self.wide.clone(),
-            len: self.len,
             tail_base: self.tail_base,
             tail_first: self.tail_first,
         }
@@ -320,12 +317,15 @@ impl<R: Row> Table<R> {
         Self::default()
     }
 
+    /// Every row, kept whole or not, has a slot in its chunk's rows (see
+    /// `push_wide`), so the count follows from the last chunk's.
+    #[inline]
     pub fn len(&self) -> usize {
-        self.len
+        self.tail_start + self.tail.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// How many rows are kept whole.
@@ -337,7 +337,7 @@ impl<R: Row> Table<R> {
     /// Appends a row and returns its index.
     #[inline(always)]
     pub fn push(&mut self, row: R) -> usize {
-        let index = self.len;
+        let index = self.len();
         if index.is_multiple_of(CHUNK) {
             self.start_chunk(row.time_ns());
         }
@@ -345,7 +345,6 @@ impl<R: Row> Table<R> {
             Some(packed) => self.tail.push(packed),
             None => self.push_unfit(index, row),
         }
-        self.len = index + 1;
         index
     }
 
@@ -353,7 +352,8 @@ impl<R: Row> Table<R> {
     fn start_chunk(&mut self, base: u64) {
         // The first chunk grows as needed (small traces stay small); the
         // others are allocated whole, so growing never copies rows.
-        let rows = if self.len == 0 {
+        let len = self.len();
+        let rows = if len == 0 {
             Vec::new()
         } else {
             let mut rows = Vec::with_capacity(CHUNK);
@@ -370,9 +370,9 @@ impl<R: Row> Table<R> {
             rows: Vec::new(),
             wide_rows: None,
         });
-        self.tail_start = self.len;
+        self.tail_start = len;
         self.tail_base = base;
-        self.tail_first = self.len;
+        self.tail_first = len;
     }
 
     /// Pushes a row that does not fit the chunk's current base: packed
@@ -439,7 +439,7 @@ impl<R: Row> Table<R> {
     }
 
     pub fn last(&self) -> Option<R> {
-        self.get(self.len.checked_sub(1)?)
+        self.get(self.len().checked_sub(1)?)
     }
 
     /// Changes the row at `index` (nothing if there is none).
@@ -565,7 +565,7 @@ impl<R: Row> Table<R> {
             run_base: 0,
             run_wide_rows: None,
             front: 0,
-            back: self.len,
+            back: self.len(),
         }
     }
 
@@ -629,7 +629,7 @@ impl<R: Row> Table<R> {
     /// The number of leading rows for which `pred` holds (the rows must be
     /// partitioned by it, e.g. `|r| r.start_ns < t` on a table in start order).
     pub fn partition_point(&self, mut pred: impl FnMut(&R) -> bool) -> usize {
-        let (mut low, mut high) = (0, self.len);
+        let (mut low, mut high) = (0, self.len());
         while low < high {
             let mid = low + (high - low) / 2;
             if self.get(mid).is_some_and(|row| pred(&row)) {
@@ -796,7 +796,7 @@ impl<R: Row + fmt::Debug> fmt::Debug for Table<R> {
 
 impl<R: Row + PartialEq> PartialEq for Table<R> {
     fn eq(&self, other: &Self) -> bool {
-        self.len == other.len && self.iter().eq(other.iter())
+        self.len() == other.len() && self.iter().eq(other.iter())
     }
 }
 
