@@ -58,6 +58,10 @@ enum OtherVisit {
         previous_raw: u64,
         raw: u64,
     },
+    Progress {
+        stream: usize,
+        offset: usize,
+    },
 }
 
 struct Batch {
@@ -125,6 +129,7 @@ impl OtherVisit {
                 previous_raw,
                 raw,
             } => v.time_backwards(*at, *previous_raw, *raw),
+            OtherVisit::Progress { stream, offset } => v.progress(*stream, *offset),
         }
     }
 }
@@ -211,24 +216,34 @@ impl Visitor for Recorder {
             raw,
         });
     }
+
+    fn progress(&mut self, stream: usize, offset: usize) {
+        self.push_other(OtherVisit::Progress { stream, offset });
+    }
 }
 
 /// [`sequence`] on a second thread: `v` sees the same calls in the same
-/// order, on this thread, while the next frames are decoded.
-pub fn sequence_on_decode_thread(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) {
+/// order, on this thread, while the next frames are decoded. Returns what
+/// [`sequence`] returns.
+pub fn sequence_on_decode_thread(
+    streams: &[Stream<'_>],
+    clock: &Clock,
+    v: &mut impl Visitor,
+) -> u64 {
     let (full_tx, full_rx) = sync_channel::<Batch>(AHEAD);
     let (empty_tx, empty_rx) = channel::<Batch>();
     std::thread::scope(|scope| {
-        scope.spawn(move || {
+        let decoder = scope.spawn(move || {
             let mut recorder = Recorder {
                 batch: Batch::new(),
                 full: full_tx,
                 empty: empty_rx,
             };
-            sequence(streams, clock, &mut recorder);
+            let events = sequence(streams, clock, &mut recorder);
             if recorder.batch.len() > 0 {
                 recorder.send();
             }
+            events
         });
         for mut batch in full_rx {
             batch.replay(v);
@@ -236,7 +251,10 @@ pub fn sequence_on_decode_thread(streams: &[Stream<'_>], clock: &Clock, v: &mut 
             // The decoding thread may have finished and gone.
             let _ = empty_tx.send(batch);
         }
-    });
+        decoder
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 #[cfg(test)]

@@ -40,9 +40,6 @@ impl Threads {
     }
 }
 
-/// Events between two updates of the progress of [`build_model_with_progress`].
-const PROGRESS_EVERY: u64 = 1 << 16;
-
 /// [`build_model`], keeping in `progress` how many input bytes (all streams
 /// together) have been read so far, for another thread to show.
 pub fn build_model_with_progress(
@@ -78,16 +75,15 @@ pub fn build_model_with_progress(
         invalid_run: vec![None; streams.len()],
         open_invalid_runs: 0,
         metadata_cores: Vec::new(),
-        events: 0,
         invalid: 0,
         progress,
         read: vec![0; streams.len()],
     };
-    match threads {
+    let events = match threads {
         Threads::One => sequencer::sequence(streams, &clock, &mut interpreter),
         Threads::Two => sequence_on_decode_thread(streams, &clock, &mut interpreter),
-    }
-    interpreter.finish()
+    };
+    interpreter.finish(events)
 }
 
 /// Applies a metadata event; metadata describes static things, so where it
@@ -132,7 +128,6 @@ struct Interpreter<'p> {
     open_invalid_runs: u64,
     /// Cores that metadata was recorded for.
     metadata_cores: Vec<u32>,
-    events: u64,
     invalid: u64,
     progress: &'p AtomicU64,
     /// Per stream: the offset reached when the progress was last updated.
@@ -216,7 +211,8 @@ impl Interpreter<'_> {
         task
     }
 
-    fn finish(mut self) -> Model {
+    /// The model, after a pass that visited `events` events.
+    fn finish(mut self, events: u64) -> Model {
         for stream in 0..self.streams {
             self.close_invalid_run(stream);
         }
@@ -236,7 +232,7 @@ impl Interpreter<'_> {
             );
         }
         let info = self.b.info_mut();
-        info.events = self.events;
+        info.events = events;
         info.invalid_frames = self.invalid;
         self.b.finish()
     }
@@ -246,14 +242,6 @@ impl Visitor for Interpreter<'_> {
     #[inline(always)]
     fn event(&mut self, at: Position, rec: &Record<'_>) {
         self.close_invalid_run(at.stream);
-        self.events += 1;
-        if self.events.is_multiple_of(PROGRESS_EVERY) {
-            if let Some(read) = self.read.get_mut(at.stream) {
-                *read = at.offset;
-            }
-            let total: usize = self.read.iter().sum();
-            self.progress.store(total as u64, Ordering::Relaxed);
-        }
         let Some(t) = at.ts_ns else {
             if !self.metadata_cores.contains(&at.core) {
                 self.metadata_cores.push(at.core);
@@ -474,6 +462,14 @@ impl Visitor for Interpreter<'_> {
                 at.offset, at.core
             ),
         );
+    }
+
+    fn progress(&mut self, stream: usize, offset: usize) {
+        if let Some(read) = self.read.get_mut(stream) {
+            *read = offset;
+        }
+        let total: usize = self.read.iter().sum();
+        self.progress.store(total as u64, Ordering::Relaxed);
     }
 }
 

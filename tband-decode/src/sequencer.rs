@@ -37,9 +37,9 @@ impl<'a> Stream<'a> {
     }
 }
 
-/// How far a pass reads into a mapped input between releases of the pages
-/// behind it.
-const RELEASE_STEP: usize = 1 << 20;
+/// How far a pass reads into an input between reports of its progress (and
+/// releases of the pages behind it, if mapped).
+const PROGRESS_STEP: usize = 1 << 20;
 
 /// Where a frame was found and when it happened.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,6 +58,8 @@ pub trait Visitor {
     fn invalid(&mut self, at: Position, err: &FrameError);
     /// A timestamp lower than the previous one on the same core (raw ticks).
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64);
+    /// The pass has read `stream` up to `offset` (every megabyte or so).
+    fn progress(&mut self, stream: usize, offset: usize);
 }
 
 /// The id of a frame, read without decoding from its first COBS block
@@ -134,8 +136,11 @@ struct Cursor<'a> {
     scratch: Vec<u8>,
     core: u32,
     source: Option<&'a Bytes>,
-    /// The offset at which the pages before it are released next.
-    next_release: usize,
+    /// The offset at which progress is reported (and the pages before it
+    /// released) next.
+    next_progress: usize,
+    /// Frames decoded into records: each is visited, now or as a head.
+    records: u64,
     /// The next timed frame, waiting for its turn.
     head: Option<Head<'a>>,
 }
@@ -213,25 +218,37 @@ impl CoreClocks {
 }
 
 /// Visits every frame of `streams` in time order (metadata and broken frames
-/// in stream order as they are reached).
+/// in stream order as they are reached), and returns how many were visited
+/// as events.
 ///
 /// On x86-64 CPUs with BMI2 the pass is a copy compiled for BMI2, which
 /// squeezes varints with one `pext`; elsewhere it reads them the portable way.
-pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) {
+pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> u64 {
     let mut cursors = cursors(streams);
     let mut clocks = CoreClocks::default();
+    pass(&mut cursors, clock, &mut clocks, v);
+    records(&cursors)
+}
+
+/// The records the cursors decoded, all of which a finished pass visited.
+fn records(cursors: &[Cursor<'_>]) -> u64 {
+    cursors.iter().map(|c| c.records).sum()
+}
+
+/// [`sequence`] over the cursors, as compiled for the CPU.
+fn pass(cursors: &mut [Cursor<'_>], clock: &Clock, clocks: &mut CoreClocks, v: &mut impl Visitor) {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("bmi2") {
         // SAFETY: these functions only need the CPU to have BMI2, which it
         // has, as just detected.
         return unsafe {
-            match cursors.as_mut_slice() {
-                [cursor] => single_bmi2(cursor, clock, &mut clocks, v),
-                all => merge_bmi2(all, clock, &mut clocks, v),
+            match cursors {
+                [cursor] => single_bmi2(cursor, clock, clocks, v),
+                all => merge_bmi2(all, clock, clocks, v),
             }
         };
     }
-    sequence_with(Portable, &mut cursors, clock, &mut clocks, v)
+    sequence_with(Portable, cursors, clock, clocks, v)
 }
 
 fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
@@ -242,11 +259,8 @@ fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
             scratch: Vec::new(),
             core: s.core,
             source: s.source,
-            next_release: if s.source.is_some() {
-                RELEASE_STEP
-            } else {
-                usize::MAX
-            },
+            next_progress: PROGRESS_STEP,
+            records: 0,
             head: None,
         })
         .collect()
@@ -452,14 +466,16 @@ fn advance<S: Squeeze>(
     // The cursor's state, in locals the loop can keep in registers.
     let mut frames = cursor.frames.clone();
     let mut core = cursor.core;
-    let mut next_release = cursor.next_release;
+    let mut next_progress = cursor.next_progress;
+    let mut records = cursor.records;
     cursor.head = None;
     for raw in frames.by_ref() {
-        if raw.offset >= next_release {
+        if raw.offset >= next_progress {
             if let Some(source) = cursor.source {
                 source.release_before(raw.offset);
             }
-            next_release = raw.offset + RELEASE_STEP;
+            v.progress(stream, raw.offset);
+            next_progress = raw.offset + PROGRESS_STEP;
         }
         let mut at = Position {
             stream,
@@ -469,6 +485,7 @@ fn advance<S: Squeeze>(
         };
         match try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
             Some(rec) => {
+                records += 1;
                 if let Event::CoreId { core_id } = rec.event {
                     core = core_id;
                     at.core = core_id;
@@ -501,7 +518,8 @@ fn advance<S: Squeeze>(
     }
     cursor.frames = frames;
     cursor.core = core;
-    cursor.next_release = next_release;
+    cursor.next_progress = next_progress;
+    cursor.records = records;
 }
 
 #[cfg(test)]
@@ -534,6 +552,7 @@ pub(crate) mod tests {
             self.0
                 .push((at.core, at.ts_ns, format!("backwards {prev}->{raw}")));
         }
+        fn progress(&mut self, _: usize, _: usize) {}
     }
 
     #[test]
@@ -609,14 +628,18 @@ pub(crate) mod tests {
         fn time_backwards(&mut self, at: Position, prev: u64, raw: u64) {
             self.0.push(format!("{at:?} backwards {prev}->{raw}"));
         }
+        fn progress(&mut self, stream: usize, offset: usize) {
+            self.0.push(format!("stream {stream} read to {offset}"));
+        }
     }
 
     /// Simulated streams of `cores` cores with dropped events, a broken
-    /// frame, garbage and a stream that ends inside a frame.
+    /// frame, garbage and a stream that ends inside a frame; long enough for
+    /// reports of progress.
     fn damaged_streams(cores: u32) -> Vec<Vec<u8>> {
         let config = tband_sim::Config {
             cores,
-            size: 400_000,
+            size: u64::from(cores) * (PROGRESS_STEP as u64 + 100_000),
             drops: Some(tband_sim::DropConfig::default()),
             ..tband_sim::Config::default()
         };
@@ -631,8 +654,8 @@ pub(crate) mod tests {
     /// Checks that two passes make the same calls on damaged simulated
     /// streams of one and of three cores.
     pub(crate) fn assert_same_calls(
-        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog),
-        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog),
+        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> u64,
+        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> u64,
     ) {
         for cores in [1, 3] {
             let bytes = damaged_streams(cores);
@@ -646,11 +669,22 @@ pub(crate) mod tests {
                 first_raw: first_timestamp(&streams).unwrap(),
             };
             let (mut a, mut b) = (FullLog::default(), FullLog::default());
-            first(&streams, &clock, &mut a);
-            second(&streams, &clock, &mut b);
+            let events = first(&streams, &clock, &mut a);
+            assert_eq!(second(&streams, &clock, &mut b), events);
             assert!(a.0.len() > 10_000, "{cores} cores");
             assert!(a.0.iter().any(|l| l.contains("msg: [")), "{cores} cores");
             assert!(a.0.iter().any(|l| l.ends_with("Unterminated")));
+            let visits = a.0.iter().filter(|l| l.contains(" Record {")).count();
+            assert_eq!(events, visits as u64, "{cores} cores");
+            let long = streams.iter().enumerate();
+            let long: Vec<_> = long
+                .filter(|(_, s)| s.bytes.len() > PROGRESS_STEP)
+                .collect();
+            assert!(!long.is_empty(), "{cores} cores");
+            for (stream, _) in long {
+                let read = format!("stream {stream} read to ");
+                assert!(a.0.iter().any(|l| l.starts_with(&read)), "{cores} cores");
+            }
             assert_eq!(a, b, "{cores} cores");
         }
     }
@@ -669,6 +703,7 @@ pub(crate) mod tests {
                 &mut CoreClocks::default(),
                 log,
             );
+            records(&cursors)
         };
         // The CPU has BMI2, as just detected: `sequence` is the BMI2 pass.
         assert_same_calls(portable, |streams, clock, log| {

@@ -332,4 +332,6 @@ impl<F: FnMut(&EventRow<'_>)> Visitor for RowVisitor<'_, F> {
     fn invalid(&mut self, _: Position, _: &FrameError) {}
 
     fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
+
+    fn progress(&mut self, _: usize, _: usize) {}
 }
