@@ -122,9 +122,8 @@ struct Interpreter<'p> {
     streams: usize,
     /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
     invalid_run: Vec<Option<InvalidRun>>,
-    /// Which streams have an open run, a bit each (streams from the 64th
-    /// on share the last bit), so that an event need not look its stream's
-    /// up while it has none.
+    /// Which streams have an open run, a bit each (see [`run_bit`]), so
+    /// that an event need not look its stream's up while it has none.
     open_invalid_runs: u64,
     /// Cores that metadata was recorded for.
     metadata_cores: Vec<u32>,
@@ -134,10 +133,14 @@ struct Interpreter<'p> {
     read: Vec<usize>,
 }
 
+/// The bit of `Interpreter::open_invalid_runs` that streams from this one
+/// on share; it stays set once set.
+const SHARED_RUN_BIT: usize = 63;
+
 /// The bit of `stream` in `Interpreter::open_invalid_runs`.
 #[inline]
 fn run_bit(stream: usize) -> u64 {
-    1 << stream.min(63)
+    1 << stream.min(SHARED_RUN_BIT)
 }
 
 #[derive(Clone)]
@@ -166,7 +169,7 @@ impl Interpreter<'_> {
         let Some(run) = self.invalid_run.get_mut(stream).and_then(Option::take) else {
             return;
         };
-        if stream < 63 {
+        if stream < SHARED_RUN_BIT {
             self.open_invalid_runs &= !run_bit(stream);
         }
         let (kind, what) = if run.unknown_id {
