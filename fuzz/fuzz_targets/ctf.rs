@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 use tband_decode::ctf::{parse_metadata, Metadata, StreamDecoder};
 
 const ZEPHYR_METADATA: &str =
-    include_str!("../../../shared/conformance/zephyr_ctf/workload/metadata");
+    include_str!("../../tests/corpus/zephyr_ctf/workload/metadata");
 
 fn zephyr_metadata() -> &'static Metadata {
     static METADATA: OnceLock<Metadata> = OnceLock::new();

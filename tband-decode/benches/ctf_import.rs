@@ -16,7 +16,7 @@ use tband_decode::model::TraceInfo;
 
 const RECORDING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/zephyr_ctf/workload"
+    "/../tests/corpus/zephyr_ctf/workload"
 );
 const RUNS: usize = 3;
 

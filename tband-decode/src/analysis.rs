@@ -492,7 +492,7 @@ mod tests {
     fn real_trace_time_adds_up() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/conformance/tband/freertos_small.bin"
+            "/../tests/corpus/tband/freertos_small.bin"
         );
         let m = crate::Trace::open(&[path.to_string()], &Default::default())
             .unwrap()

@@ -5,7 +5,7 @@ use tband_decode::chrome_json::write_chrome_json;
 use tband_decode::model::Model;
 use tband_decode::{OpenOptions, Trace};
 
-const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance/");
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/");
 
 fn convert(path: &str) -> (Model, Vec<Value>) {
     let trace = Trace::open(&[format!("{CONFORMANCE}{path}")], &OpenOptions::default())

@@ -10,13 +10,13 @@ use serde_json::Value;
 
 fn conformance(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/conformance/tband")
+        .join("../tests/corpus/tband")
         .join(name)
 }
 
 fn recordings() -> Vec<PathBuf> {
     let mut bins: Vec<_> = fs::read_dir(conformance(""))
-        .expect("shared/conformance/tband must sit beside the repository")
+        .expect("the test corpus is in tests/corpus/tband")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "bin"))
         .collect();

@@ -11,12 +11,12 @@ use tband_decode::listing::{write_json_invalid, write_json_record};
 use tband_decode::stream::{DecodedFrame, StreamDecoder};
 
 fn conformance_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../shared/conformance/tband")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/corpus/tband")
 }
 
 fn recordings() -> Vec<PathBuf> {
     let mut bins: Vec<_> = fs::read_dir(conformance_dir())
-        .expect("shared/conformance/tband must sit beside the repository")
+        .expect("the test corpus is in tests/corpus/tband")
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "bin"))
         .collect();

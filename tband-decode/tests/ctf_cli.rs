@@ -2,10 +2,7 @@
 
 use std::process::Command;
 
-const ZEPHYR_CTF: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/zephyr_ctf/"
-);
+const ZEPHYR_CTF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
 
 fn run(args: &[&str]) -> (bool, String, String) {
     let output = Command::new(env!("CARGO_BIN_EXE_tband-decode"))

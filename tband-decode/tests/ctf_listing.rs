@@ -7,10 +7,7 @@ use proptest::prelude::*;
 use tband_decode::ctf::{self, CtfTrace, Metadata, Problem, ProblemKind, StreamDecoder};
 use tband_decode::input::{Input, InputSpec};
 
-const ZEPHYR_CTF: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/zephyr_ctf"
-);
+const ZEPHYR_CTF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf");
 
 const RECORDINGS: [(&str, usize); 2] = [("hello_sem", 284), ("workload", 9530)];
 

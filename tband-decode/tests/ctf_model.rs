@@ -1,5 +1,5 @@
 //! The models of the shipped Zephyr CTF recordings hold the facts read off their babeltrace2
-//! listings (shared/conformance/zephyr_ctf/*.listing.txt).
+//! listings (tests/corpus/zephyr_ctf/*.listing.txt).
 
 use tband_decode::model::{
     AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, QueueOpKind, StateReason, TaskKind,
@@ -8,10 +8,7 @@ use tband_decode::model::{
 use tband_decode::trace::{ArgValue, InputFormat};
 use tband_decode::{OpenOptions, Trace};
 
-const ZEPHYR_CTF: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/zephyr_ctf/"
-);
+const ZEPHYR_CTF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
 
 fn open(args: &[&str], options: &OpenOptions) -> Trace {
     let args: Vec<String> = args.iter().map(|a| format!("{ZEPHYR_CTF}{a}")).collect();

@@ -1,14 +1,11 @@
 //! The models of the reference recordings hold the facts read off their
-//! listings (shared/conformance/tband/*.expected.jsonl).
+//! listings (tests/corpus/tband/*.expected.jsonl).
 
 use tband_decode::model::{AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, TaskKind};
 use tband_decode::{OpenOptions, Trace};
 
 fn open(files: &[&str]) -> Model {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/tband/"
-    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");
     let args: Vec<String> = files.iter().map(|f| format!("{dir}{f}")).collect();
     Trace::open(&args, &OpenOptions::default()).unwrap().model
 }

@@ -7,10 +7,7 @@ use tband_decode::model::{AnomalyKind, Model};
 use tband_decode::{OpenOptions, Trace};
 
 fn recording(name: &str) -> Vec<u8> {
-    let dir = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/tband/"
-    );
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");
     std::fs::read(format!("{dir}{name}")).unwrap()
 }
 

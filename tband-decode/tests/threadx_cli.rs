@@ -4,10 +4,7 @@
 
 use std::process::{Command, Output};
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/threadx"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/threadx");
 
 const RECORDINGS: [&str; 4] = [
     "threadx_demo_small",

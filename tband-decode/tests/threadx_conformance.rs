@@ -9,10 +9,7 @@ use tband_decode::threadx::{
     event_name, Buffer, ByteOrder, Context, Entry, ObjectKind, ReadOptions, TimerDirection,
 };
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/threadx"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/threadx");
 
 const RECORDINGS: [&str; 4] = [
     "threadx_demo_small",

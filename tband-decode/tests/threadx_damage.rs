@@ -7,10 +7,7 @@ use tband_decode::threadx::{
     ReadOptions, HEADER_SIZE,
 };
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/threadx"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/threadx");
 
 fn recording(name: &str) -> Vec<u8> {
     std::fs::read(format!("{CONFORMANCE}/{name}.trx")).unwrap_or_else(|e| panic!("{name}: {e}"))

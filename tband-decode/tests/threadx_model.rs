@@ -9,10 +9,7 @@ use tband_decode::threadx::{
     INTERRUPT_CONTEXT_ISR_ID,
 };
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/threadx"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/threadx");
 
 /// The model, and the time of each entry by its `seq` in the listing.
 fn model_of(name: &str, options: &ReadOptions) -> (Model, Vec<u64>) {

@@ -10,7 +10,7 @@ use tband_perfetto::protos::Trace;
 
 const SMALL: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/tband/freertos_small.bin"
+    "/../tests/corpus/tband/freertos_small.bin"
 );
 
 fn bin() -> Command {

@@ -13,14 +13,8 @@ use tband_decode::model::{Model, StateReason, TaskKind, TaskStateKind};
 use tband_decode::{OpenOptions, Trace};
 use tband_perfetto::threads::Threads;
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/tband"
-);
-const ZEPHYR: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/zephyr_ctf"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband");
+const ZEPHYR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf");
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/check_perfetto.py");
 
 /// Whether the checker can run here; says why not otherwise.

@@ -7,10 +7,7 @@ use std::process::Command;
 use prost::Message;
 use tband_perfetto::protos::Trace;
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/threadx"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/threadx");
 
 /// Recording, context switches and IRQs (from the model's run slices and
 /// ISR slices; see tband-decode/tests/threadx_model.rs).

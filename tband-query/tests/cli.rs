@@ -3,10 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const CONFORMANCE: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/tband"
-);
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband");
 const QUERIES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../queries");
 
 fn small() -> String {
@@ -378,7 +375,7 @@ fn db_file_is_reused_while_newer_than_the_trace_sqlite() {
     db_reuse("sqlite");
 }
 
-#[cfg(feature = "duckdb")]
+#[cfg(feature = "duckdb-engine")]
 #[test]
 fn db_file_is_reused_while_newer_than_the_trace_duckdb() {
     db_reuse("duckdb");

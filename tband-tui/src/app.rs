@@ -620,7 +620,7 @@ mod tests {
     fn app() -> App {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/conformance/tband/freertos_small.bin"
+            "/../tests/corpus/tband/freertos_small.bin"
         );
         let model = tband_decode::Trace::open(&[path.to_string()], &Default::default())
             .unwrap()

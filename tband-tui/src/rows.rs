@@ -297,7 +297,7 @@ mod tests {
 
     fn open(name: &str) -> Model {
         let path = format!(
-            "{}/../../shared/conformance/tband/{name}",
+            "{}/../tests/corpus/tband/{name}",
             env!("CARGO_MANIFEST_DIR")
         );
         tband_decode::Trace::open(&[path], &Default::default())

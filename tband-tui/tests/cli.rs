@@ -4,7 +4,7 @@ use std::process::Command;
 
 fn recording(name: &str) -> String {
     format!(
-        "{}/../../shared/conformance/tband/{name}",
+        "{}/../tests/corpus/tband/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }
@@ -82,14 +82,14 @@ fn bad_input_gives_one_sentence_and_fails() {
 
 #[test]
 fn other_rtos_formats_open_like_tband_traces() {
-    let shared = format!("{}/../../shared/conformance", env!("CARGO_MANIFEST_DIR"));
+    let corpus = format!("{}/../tests/corpus", env!("CARGO_MANIFEST_DIR"));
     let cases = [
         (
-            format!("{shared}/threadx/threadx_demo_small.trx"),
+            format!("{corpus}/threadx/threadx_demo_small.trx"),
             ["System Timer Thread", "thread 1", "c0 isr 0"],
         ),
         (
-            format!("{shared}/zephyr_ctf/workload"),
+            format!("{corpus}/zephyr_ctf/workload"),
             ["sensor", "bg_load", "c0 isr"],
         ),
     ];

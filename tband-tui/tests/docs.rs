@@ -24,7 +24,7 @@ fn key_table_lists_every_key() {
 fn snapshot_is_current() {
     let path = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/tband/freertos_small.bin"
+        "/../tests/corpus/tband/freertos_small.bin"
     );
     let model = tband_decode::Trace::open(&[path.to_string()], &Default::default())
         .unwrap()

@@ -19,7 +19,7 @@ use tband_tui::time::parse_range;
 
 fn recording(name: &str) -> String {
     format!(
-        "{}/../../shared/conformance/tband/{name}",
+        "{}/../tests/corpus/tband/{name}",
         env!("CARGO_MANIFEST_DIR")
     )
 }

@@ -13,7 +13,7 @@ use tband_tui::time::short;
 
 fn open(name: &str) -> App {
     let path = format!(
-        "{}/../../shared/conformance/tband/{name}",
+        "{}/../tests/corpus/tband/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
     let model = tband_decode::Trace::open(&[path], &Default::default())

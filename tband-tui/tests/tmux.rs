@@ -13,7 +13,7 @@ struct Tmux {
 /// The recording the tests open.
 const TRACE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../shared/conformance/tband/freertos_small.bin"
+    "/../tests/corpus/tband/freertos_small.bin"
 );
 
 impl Tmux {

@@ -853,7 +853,7 @@ mod tests {
 
     const ZEPHYR_METADATA: &str = include_str!(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../shared/conformance/zephyr_ctf/hello_sem/metadata"
+        "/../tests/corpus/zephyr_ctf/hello_sem/metadata"
     ));
 
     /// A trace/stream preamble with a one-byte id and a 32-bit timestamp, then `rest`.

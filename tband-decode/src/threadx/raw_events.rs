@@ -53,7 +53,7 @@ mod tests {
     fn rows_carry_names_context_and_labelled_words() {
         let path = concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/../../shared/conformance/threadx/threadx_demo_small.trx"
+            "/../tests/corpus/threadx/threadx_demo_small.trx"
         );
         let bytes = std::fs::read(path).expect("conformance file");
         let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
