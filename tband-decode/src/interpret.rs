@@ -1,4 +1,4 @@
-//! What tband events mean (FORMAT.md, "What the events mean"): the importer
+//! What tband events mean (docs/src/format.md, "What the events mean"): the importer
 //! that turns sequenced tband streams into model-builder calls.
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -476,7 +476,7 @@ impl Visitor for Interpreter<'_> {
     }
 }
 
-/// The model's kind for a `queue_kind` enum value of FORMAT.md.
+/// The model's kind for a `queue_kind` enum value (docs/src/format.md).
 fn queue_kind(kind: u8) -> QueueKind {
     match kind {
         0 => QueueKind::Queue,

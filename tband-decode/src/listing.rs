@@ -1,4 +1,4 @@
-//! Text forms of decoded events: the canonical JSON listing of FORMAT.md
+//! Text forms of decoded events: the canonical JSON listing of docs/src/format.md
 //! (one object per frame) and a readable one-line-per-event form.
 
 use std::io::{self, Write};

@@ -340,7 +340,7 @@ pub const EVENTS: Table = Table {
         ),
         int(
             "arg1",
-            "its first integer field (see FORMAT.md for the fields of each event)",
+            "its first integer field (see the wire format in the book for the fields of each event)",
         ),
         int("arg2", "its second integer field"),
         int("arg3", "its third integer field"),

@@ -1,4 +1,4 @@
-//! Dropped-event accounting (FORMAT.md, "Dropped events"): a running total
+//! Dropped-event accounting (docs/src/format.md, "Lost events"): a running total
 //! of events the backend refused, re-sent before each following event until
 //! it gets through, and sent as a heartbeat every `every` events.
 

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// How the per-core streams are laid out (FORMAT.md, "Cores").
+/// How the per-core streams are laid out (docs/src/format.md, "Cores").
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Layout {
     /// Core 0's stream opens with every core's metadata, each announced by a

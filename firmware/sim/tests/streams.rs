@@ -1,4 +1,4 @@
-//! The bytes: decodable, deterministic, laid out as FORMAT.md says, with
+//! The bytes: decodable, deterministic, laid out as docs/src/format.md says, with
 //! honest dropped-event accounting.
 
 mod common;

@@ -1,4 +1,4 @@
-//! The ground truth is exactly what the events say (FORMAT.md rules) and
+//! The ground truth is exactly what the events say (the rules of docs/src/format.md) and
 //! is consistent in itself.
 
 mod common;

@@ -1,4 +1,4 @@
-//! Reads a decoded timeline by the rules of FORMAT.md "What the events
+//! Reads a decoded timeline by the rules of docs/src/format.md, "What the events
 //! mean" into the ground-truth shapes, so tests can check that the
 //! simulator's ground truth is exactly what its events say.
 
