@@ -11,7 +11,7 @@ use tband_query::engine::{self, Engine, QueryResult, Value};
 use tband_query::run::{self, Param};
 use tband_query::{reports, schema};
 
-const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/conformance");
+const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
 
 /// The conformance recordings, one trace per recording (both cores' streams together).
 fn conformance_traces() -> Vec<(String, Trace)> {
@@ -70,7 +70,7 @@ fn engines() -> Vec<Engine> {
     if cfg!(feature = "sqlite") {
         engines.push(Engine::Sqlite);
     }
-    if cfg!(feature = "duckdb") {
+    if cfg!(feature = "duckdb-engine") {
         engines.push(Engine::Duckdb);
     }
     engines
@@ -598,7 +598,7 @@ fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
 
 /// Every canned report gives the same rows on both engines (reals within
 /// the rounding the reports apply).
-#[cfg(all(feature = "sqlite", feature = "duckdb"))]
+#[cfg(all(feature = "sqlite", feature = "duckdb-engine"))]
 #[test]
 fn both_engines_give_the_same_rows() {
     let mut traces = conformance_traces();

@@ -1,7 +1,7 @@
 //! The SQL engines behind one interface: create the schema, load a trace,
 //! run a statement.
 
-#[cfg(feature = "duckdb")]
+#[cfg(feature = "duckdb-engine")]
 mod duckdb;
 #[cfg(feature = "sqlite")]
 mod sqlite;
@@ -60,7 +60,7 @@ impl Engine {
         match self {
             #[cfg(feature = "sqlite")]
             Engine::Sqlite => Ok(Box::new(sqlite::Sqlite::open(path)?)),
-            #[cfg(feature = "duckdb")]
+            #[cfg(feature = "duckdb-engine")]
             Engine::Duckdb => Ok(Box::new(duckdb::DuckDb::open(path)?)),
             #[allow(unreachable_patterns)]
             other => {
