@@ -124,6 +124,8 @@ fn proc_status_kb(field: &str) -> u64 {
 fn write_trace(path: &Path, size: u64) {
     let config = Config {
         size,
+        // The traces docs/performance.md was measured on.
+        wide_values: true,
         ..Config::default()
     };
     let file = BufWriter::new(File::create(path).expect("create the temporary trace"));

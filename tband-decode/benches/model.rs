@@ -129,6 +129,8 @@ fn generate(dir: &Path, size: u64, cores: u32) -> Vec<String> {
             seed: 42,
             cores,
             size,
+            // The traces docs/performance.md was measured on.
+            wide_values: true,
             ..Config::default()
         };
         Simulator::new(config, sinks).unwrap().run().unwrap();

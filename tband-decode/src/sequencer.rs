@@ -641,6 +641,7 @@ pub(crate) mod tests {
             cores,
             size: u64::from(cores) * (PROGRESS_STEP as u64 + 100_000),
             drops: Some(tband_sim::DropConfig::default()),
+            wide_values: true,
             ..tband_sim::Config::default()
         };
         let (mut bytes, _) = tband_sim::generate(&config).unwrap();

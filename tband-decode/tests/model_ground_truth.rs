@@ -13,6 +13,8 @@ use tband_sim::{generate, BlockReason, Config, DropConfig, GroundTruth, Layout, 
 fn simulate_on(threads: Threads, config: Config) -> (Model, GroundTruth) {
     let (streams, truth) = generate(&Config {
         record_truth: true,
+        // Values of every varint length through the decoder and the model.
+        wide_values: true,
         ..config
     })
     .unwrap();

@@ -37,6 +37,8 @@ fn main() {
     let config = tband_sim::Config {
         size,
         cores,
+        // The traces docs/performance.md was measured on.
+        wide_values: true,
         ..tband_sim::Config::default()
     };
     let (streams, _) = tband_sim::generate(&config).expect("the simulator runs");

@@ -214,6 +214,8 @@ fn a_simulated_two_core_trace_with_losses_passes_the_official_schema_checks() {
         size: 512 << 10,
         cores: 2,
         drops: Some(tband_sim::DropConfig::default()),
+        // Counter values of every size, down to i64::MIN.
+        wide_values: true,
         ..tband_sim::Config::default()
     };
     let (streams, _) = tband_sim::generate(&config).unwrap();

@@ -33,6 +33,7 @@ fn two_threads_write_the_same_sequences_as_one() {
     let config = tband_sim::Config {
         size: 6 << 20,
         cores: 2,
+        wide_values: true,
         ..tband_sim::Config::default()
     };
     let (streams, _) = tband_sim::generate(&config).unwrap();

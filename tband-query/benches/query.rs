@@ -67,6 +67,8 @@ fn main() {
 
     let config = tband_sim::Config {
         size: size_mb << 20,
+        // The traces docs/performance.md was measured on.
+        wide_values: true,
         ..tband_sim::Config::default()
     };
     let (streams, _) = tband_sim::generate(&config).expect("simulating the trace");

@@ -48,6 +48,8 @@ fn simulated(cores: u32, seed: u64) -> (Trace, tband_sim::GroundTruth) {
         cores,
         size: 128 << 10,
         record_truth: true,
+        // Values of every size, down to i64::MIN, into the database.
+        wide_values: true,
         ..tband_sim::Config::default()
     };
     let (streams, truth) = tband_sim::generate(&config).unwrap();

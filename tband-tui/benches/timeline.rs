@@ -3,7 +3,8 @@
 //! the whole trace is shown, redraw time after zoom and pan, and peak memory.
 //!
 //! `cargo bench -p tband-tui --bench timeline -- TRACE... [--size WxH]`
-//! (make big traces with `tband-sim --size 1G -o /tmp/trace.bin`).
+//! (make big traces with `tband-sim --size 1G --wide-values -o /tmp/trace.bin`,
+//! as docs/performance.md measured).
 
 use std::time::{Duration, Instant};
 

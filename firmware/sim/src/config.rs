@@ -60,6 +60,13 @@ pub struct Config {
     pub size: u64,
     /// Keep a [`GroundTruth`](crate::GroundTruth) of what was scheduled.
     pub record_truth: bool,
+    /// Value markers draw from the whole `i64` range instead of looking like
+    /// firmware: a random walk within ±1,000,000 and, 12 samples in 1000, an
+    /// outlier of any size and sign (`i64::MIN` and `i64::MAX` included), so
+    /// that values of every varint length occur. For tests and
+    /// benchmarks; these traces are byte for byte those that the simulator
+    /// wrote by default before this option existed.
+    pub wide_values: bool,
 }
 
 impl Default for Config {
@@ -77,6 +84,7 @@ impl Default for Config {
             tick_period_ns: 1_000_000,
             size: 1 << 20,
             record_truth: false,
+            wide_values: false,
         }
     }
 }

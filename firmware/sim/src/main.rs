@@ -77,6 +77,13 @@ struct Args {
     /// Nanoseconds per timestamp tick.
     #[arg(long, default_value_t = Config::default().ns_per_tick)]
     ns_per_tick: u64,
+    /// Draw value markers from the whole 64-bit range (a random walk within
+    /// ±1,000,000 and, about one sample in eighty, an outlier of any size,
+    /// i64::MIN and i64::MAX included) so that every varint length occurs;
+    /// for tests and benchmarks. Without it values look like firmware
+    /// (ADC readings 0..4095, pin levels, rates, loads, counters).
+    #[arg(long)]
+    wide_values: bool,
     /// Output file, `-` for stdout (one core only); with several cores
     /// `.c<N>` goes before the extension (trace.bin → trace.c0.bin,
     /// trace.c1.bin). The files written are listed on stdout.
@@ -113,6 +120,7 @@ fn run(args: Args) -> Result<(), String> {
         heartbeat: args.heartbeat,
         ns_per_tick: args.ns_per_tick,
         size: args.size,
+        wide_values: args.wide_values,
         ..Config::default()
     };
     config.validate().map_err(|e| e.to_string())?;

@@ -34,7 +34,7 @@ pub(crate) struct TaskSpec {
     pub priority: u32,
     pub program: Vec<Op>,
     pub local_markers: LocalNames,
-    pub local_values: LocalNames,
+    pub local_values: LocalValues,
 }
 
 pub(crate) struct IsrSpec {
@@ -58,9 +58,37 @@ pub(crate) struct System {
     /// Global event markers, id = index + 1.
     pub markers: Vec<String>,
     /// Global value markers, id = index + 1.
-    pub values: Vec<String>,
+    pub values: Vec<(String, Measure)>,
     pub idle_tasks: Vec<u32>,
     pub timer_task: u32,
+}
+
+/// What a value marker measures: its range and how it moves from one
+/// sample to the next (unless [`Config::wide_values`] is set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Measure {
+    /// A 12-bit ADC conversion, 0..=4095: a slowly drifting signal with a
+    /// few LSB of noise.
+    Adc12,
+    /// A digital input read in its edge interrupt, 0 or 1: the opposite of
+    /// the last reading, except for an edge missed now and then.
+    PinLevel,
+    /// Events per second, jittering within ±5 % of this nominal rate.
+    RatePerSecond(i64),
+    /// The load of the sampling task's core since the previous such sample
+    /// on that core, in percent: 100 minus the idle task's share.
+    CpuLoadPercent,
+    /// A counter that goes up by one per sample, wrapping to 0 at this
+    /// modulus.
+    Counter(i64),
+    /// Items waiting in this queue (its length when sampled); without a
+    /// queue, a small number that moves by one.
+    Backlog(Option<u32>),
+    /// Microseconds from the sampling task's last wake-up (made ready, e.g.
+    /// by an interrupt giving its semaphore) to it running.
+    WakeLatencyUs,
+    /// Loop iterations per pass, drifting around a level.
+    Iterations,
 }
 
 pub(crate) const TICK_ISR_ID: u32 = 15;
@@ -140,7 +168,7 @@ struct Builder<'c> {
     rng: &'c mut Rng,
     queues: Vec<QueueSpec>,
     markers: Vec<String>,
-    values: Vec<String>,
+    values: Vec<(String, Measure)>,
 }
 
 impl Builder<'_> {
@@ -165,8 +193,8 @@ impl Builder<'_> {
         self.markers.len() as u32
     }
 
-    fn value(&mut self, name: String) -> u32 {
-        self.values.push(name);
+    fn value(&mut self, name: String, measure: Measure) -> u32 {
+        self.values.push((name, measure));
         self.values.len() as u32
     }
 
@@ -254,7 +282,7 @@ pub(crate) fn build(config: &Config, rng: &mut Rng) -> System {
         let count = (0..config.tasks).filter(|&j| role_of(j).0 == role).count();
         let slot = Slot { n, count };
         let program = role_program(&mut b, role, slot, &name, &targets, log, timer_queue);
-        let (local_markers, local_values) = role_locals(role);
+        let (local_markers, local_values) = role_locals(&b, role, slot);
         tasks.push(TaskSpec {
             name,
             kind: TaskKind::Normal,
@@ -282,7 +310,7 @@ pub(crate) fn build(config: &Config, rng: &mut Rng) -> System {
         });
         idle_tasks.push(tasks.len() as u32);
     }
-    let timer_value = b.value("tmr fired".to_owned());
+    let timer_value = b.value("tmr fired".to_owned(), Measure::Counter(1 << 32));
     let timer_program = vec![
         Op::Receive {
             queue: timer_queue,
@@ -322,17 +350,32 @@ pub(crate) fn build(config: &Config, rng: &mut Rng) -> System {
     }
 }
 
-/// Task-local marker ids and names.
+/// Task-local event marker ids and names.
 type LocalNames = Vec<(u32, &'static str)>;
+/// Task-local value marker ids, names and what they measure.
+pub(crate) type LocalValues = Vec<(u32, &'static str, Measure)>;
 
-fn role_locals(role: Role) -> (LocalNames, LocalNames) {
+fn role_locals(b: &Builder<'_>, role: Role, slot: Slot) -> (LocalNames, LocalValues) {
     match role {
-        Role::Producer => (vec![(0, "sent")], vec![(0, "seq")]),
-        Role::Consumer => (vec![(0, "process")], vec![(0, "backlog")]),
+        Role::Producer => (
+            vec![(0, "sent")],
+            vec![(0, "seq", Measure::Counter(1 << 16))],
+        ),
+        Role::Consumer => {
+            // The queue it blocks on (see `role_program`).
+            let data = b.queues(Purpose::Data, slot).first().copied();
+            (
+                vec![(0, "process")],
+                vec![(0, "backlog", Measure::Backlog(data))],
+            )
+        }
         Role::MutexHigh => (vec![(0, "lock")], Vec::new()),
-        Role::Waiter => (vec![(0, "irq work")], vec![(0, "latency")]),
+        Role::Waiter => (
+            vec![(0, "irq work")],
+            vec![(0, "latency", Measure::WakeLatencyUs)],
+        ),
         Role::Sleeper => (vec![(0, "wake")], Vec::new()),
-        Role::Worker => (Vec::new(), vec![(0, "iterations")]),
+        Role::Worker => (Vec::new(), vec![(0, "iterations", Measure::Iterations)]),
         Role::MutexLow | Role::Spawner | Role::Manager => (Vec::new(), Vec::new()),
     }
 }
@@ -360,9 +403,13 @@ fn role_program(
     match role {
         Role::Producer => {
             let frame = b.marker(format!("{name} frame"));
-            let rate = b.value(format!("{name} rate"));
+            let period = b.rng.range(2, 8);
+            // Frames per second at one frame per period (RTOS ticks).
+            let nominal =
+                (1_000_000_000 / period.saturating_mul(b.config.tick_period_ns).max(1)) as i64;
+            let rate = b.value(format!("{name} rate"), Measure::RatePerSecond(nominal));
             p.push(Op::DelayUntil {
-                period: b.rng.range(2, 8) as u32,
+                period: period as u32,
             });
             p.push(Op::MarkerBegin {
                 id: frame,
@@ -502,7 +549,7 @@ fn role_program(
             p.push(Op::ReapChildren);
         }
         Role::Manager => {
-            let load = b.value(format!("{name} load"));
+            let load = b.value(format!("{name} load"), Measure::CpuLoadPercent);
             p.push(Op::Delay { min: 5, max: 20 });
             if let Some(task) = targets.consumer {
                 p.push(Op::TogglePriority {
@@ -591,7 +638,7 @@ fn build_isrs(b: &mut Builder<'_>, targets: &Targets, log: u32) -> Vec<IsrSpec> 
                 body.push(IsrOp::SpanEnd { id: span });
             }
             2 => {
-                let sample = b.value(format!("{name} sample"));
+                let sample = b.value(format!("{name} sample"), Measure::Adc12);
                 body.push(IsrOp::Value { id: sample });
                 for q in b.queues(Purpose::Mailbox, slot) {
                     body.push(IsrOp::Overwrite { queue: q });
@@ -609,7 +656,7 @@ fn build_isrs(b: &mut Builder<'_>, targets: &Targets, log: u32) -> Vec<IsrSpec> 
                 if let Some(task) = targets.sleeper {
                     body.push(IsrOp::Resume { task });
                 }
-                let level = b.value(format!("{name} level"));
+                let level = b.value(format!("{name} level"), Measure::PinLevel);
                 body.push(IsrOp::Value { id: level });
             }
         }

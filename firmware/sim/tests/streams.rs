@@ -25,7 +25,12 @@ fn all_configs() -> Vec<Config> {
     for cores in [1, 3] {
         for layout in [Layout::Streaming, Layout::Snapshot] {
             for drops in [false, true] {
-                v.push(config(cores, layout, drops));
+                for wide_values in [false, true] {
+                    v.push(Config {
+                        wide_values,
+                        ..config(cores, layout, drops)
+                    });
+                }
             }
         }
     }

@@ -71,7 +71,7 @@ impl<W: Write> Simulator<W> {
                     name: name.as_bytes(),
                 })?;
             }
-            for (i, name) in sys.values.iter().enumerate() {
+            for (i, (name, _)) in sys.values.iter().enumerate() {
                 s.meta(&Event::ValmarkerName {
                     valmarker_id: i as u32 + 1,
                     name: name.as_bytes(),
@@ -96,7 +96,7 @@ impl<W: Write> Simulator<W> {
                     name: name.as_bytes(),
                 })?;
             }
-            for &(valmarker_id, name) in &t.local_values {
+            for &(valmarker_id, name, _) in &t.local_values {
                 s.meta(&Event::TaskValmarkerName {
                     valmarker_id,
                     task_id,

@@ -25,6 +25,9 @@ use crate::truth::{GroundTruth, IsrInfo, QueueInfo, QueueKind, Recorder, TaskInf
 const MAX_CHILDREN: usize = 4;
 /// Compute time far beyond any trace: the idle loop.
 const FOREVER: u64 = 1 << 62;
+/// Stream of [`Rng::derive`] for the values of value markers (the drop
+/// plans use 1 + core).
+const VALUE_STREAM: u64 = 0x7661_6c75_6573;
 
 struct Task {
     core: usize,
@@ -47,6 +50,10 @@ struct Task {
     last_wake: u64,
     children: Vec<u32>,
     local_value: i64,
+    /// When it was last made ready, until it runs.
+    readied_at: Option<u64>,
+    /// Time from being made ready to running, the last time.
+    wake_latency: u64,
 }
 
 struct Queue {
@@ -85,6 +92,11 @@ struct Core {
     slice_pending: bool,
     tasks: Vec<u32>,
     isrs: Vec<usize>,
+    /// Time its idle task ran, up to `idle_since` while it runs.
+    idle_time: u64,
+    idle_since: Option<u64>,
+    /// Time and `idle_time` at the last CPU load sample on this core.
+    load_mark: (u64, u64),
 }
 
 #[derive(Clone, Copy)]
@@ -122,6 +134,9 @@ pub struct RunStats {
 pub struct Simulator<W: Write> {
     config: Config,
     rng: Rng,
+    /// Draws the values of value markers (unless `config.wide_values`),
+    /// apart from `rng` so that they do not change what is scheduled.
+    value_rng: Rng,
     /// Timestamp of the next event, on any core: every event advances it,
     /// so timestamps are unique across cores.
     now: u64,
@@ -142,7 +157,7 @@ pub struct Simulator<W: Write> {
     cores: Vec<Core>,
     /// Tasks with a `wake_tick`.
     delayed: Vec<u32>,
-    /// Random-walk state of each global value marker, by id.
+    /// State of each global value marker (what it measures now), by id.
     values: Vec<i64>,
     streams: Vec<CoreStream<W>>,
     truth: Option<Recorder>,
@@ -175,6 +190,7 @@ impl<W: Write> Simulator<W> {
         let ticks = |ns: u64| (ns / config.ns_per_tick).max(1);
         let mut sim = Simulator {
             rng,
+            value_rng: Rng::derive(config.seed, VALUE_STREAM),
             now: 0,
             last_ts: 0,
             tick_count: 0,
@@ -212,6 +228,9 @@ impl<W: Write> Simulator<W> {
                 slice_pending: false,
                 tasks: Vec::new(),
                 isrs: Vec::new(),
+                idle_time: 0,
+                idle_since: None,
+                load_mark: (0, 0),
             });
         }
         for (i, spec) in self.system.tasks.iter().enumerate() {
@@ -233,6 +252,8 @@ impl<W: Write> Simulator<W> {
                 last_wake: 0,
                 children: Vec::new(),
                 local_value: 0,
+                readied_at: None,
+                wake_latency: 0,
             });
             if let Some(r) = &mut self.truth {
                 r.task(TaskInfo {
@@ -282,6 +303,18 @@ impl<W: Write> Simulator<W> {
                     name: spec.name.clone(),
                     priority: spec.priority,
                 });
+            }
+        }
+        if !self.config.wide_values {
+            for id in 1..self.values.len() {
+                let measure = self.system.values[id - 1].1;
+                self.values[id] = self.initial_value(measure);
+            }
+            for t in 1..=self.system.tasks.len() as u32 {
+                if let Some(&(id, _, _)) = self.system.tasks[t as usize - 1].local_values.first() {
+                    let measure = self.local_measure(t, id);
+                    self.tasks[t as usize - 1].local_value = self.initial_value(measure);
+                }
             }
         }
     }

@@ -133,8 +133,19 @@ impl<W: Write> Simulator<W> {
             r.switch(core_id, next, ts);
             r.state(next, running, ts);
         });
-        self.tasks[next as usize - 1].state = running;
+        let task = &mut self.tasks[next as usize - 1];
+        task.state = running;
+        if let Some(readied) = task.readied_at.take() {
+            task.wake_latency = ts - readied;
+        }
+        let idle = self.system.idle_tasks[core];
         let c = &mut self.cores[core];
+        if cur == idle {
+            c.idle_time += ts - c.idle_since.take().unwrap_or(ts);
+        }
+        if next == idle {
+            c.idle_since = Some(ts);
+        }
         c.current = next;
         c.run_start = self.now;
         Ok(())
@@ -146,6 +157,7 @@ impl<W: Write> Simulator<W> {
         task.state = TaskState::Ready;
         task.ready_seq = self.ready_seq;
         self.ready_seq += 1;
+        task.readied_at = Some(ts);
         if task.wake_tick.take().is_some() {
             self.delayed.retain(|&d| d != t);
         }

@@ -267,6 +267,8 @@ impl<W: Write> Simulator<W> {
             last_wake: 0,
             children: Vec::new(),
             local_value: 0,
+            readied_at: None,
+            wake_latency: 0,
         });
         self.cores[home].tasks.push(id);
         let created = self.emit(core, Event::TaskCreated { task_id: id })?;
