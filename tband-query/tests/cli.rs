@@ -412,3 +412,35 @@ fn the_events_table_is_there_when_a_query_names_it() {
     ]));
     assert_eq!(stdout(&o), "n\n0\n", "loaded although no query names it");
 }
+
+/// The README's first command is this tool on the shipped sample; the rows
+/// it quotes are the rows the command prints (cut after the same column).
+#[test]
+fn the_readme_quotes_what_its_first_command_prints() {
+    let root = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    assert!(readme.contains(
+        "cargo run --release -p tband-query -- samples/demo.bin queries/isr_latency.sql"
+    ));
+    let o = tband_query(&[
+        &format!("{root}/samples/demo.bin"),
+        &format!("{QUERIES}/isr_latency.sql"),
+        "--format",
+        "table",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let printed = stdout(&o);
+    let quoted: Vec<&str> = readme
+        .lines()
+        .skip_while(|l| !l.starts_with("core_id  isr_id"))
+        .take_while(|l| !l.starts_with("```"))
+        .collect();
+    assert!(quoted.len() >= 2, "the README quotes no rows");
+    for line in quoted {
+        let kept = line.trim_end_matches("...").trim_end();
+        assert!(
+            printed.lines().any(|p| p.starts_with(kept)),
+            "README.md quotes {kept:?}, which the command does not print:\n{printed}"
+        );
+    }
+}
