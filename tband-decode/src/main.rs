@@ -8,16 +8,16 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tband::{Event, Record};
 use tband_decode::cli::{self, InputArgs, ToolCommand};
 use tband_decode::ctf;
-use tband_decode::input::{Input, InputSpec};
+use tband_decode::input::Input;
 use tband_decode::listing::{self, TimeUnit};
 use tband_decode::model::Model;
+use tband_decode::sequencer::{find_ts_resolution, Stream};
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_decode::summary::write_summary;
 use tband_decode::threadx;
-use tband_decode::trace::{EventRow, InputFormat};
+use tband_decode::trace::{read_threadx, EventRow, Source, Trace};
 
 /// Decode tband traces (COBS frames of varint-encoded events, as written by the
 /// tband firmware tracer or the reference C tracer) and print their events.
@@ -106,26 +106,15 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     } else {
         Mode::Json
     };
-    let ctf_metadata = cli.input.format.ctf_metadata.as_deref();
-    if cli.input.format.input_format == Some(InputFormat::Ctf)
-        || ctf::locate(&cli.input.inputs, ctf_metadata).is_some()
-    {
-        return list_ctf(cli, mode);
-    }
-    let inputs = cli
-        .input
-        .inputs
-        .iter()
-        .map(|arg| Input::open(&InputSpec::parse(arg)).map_err(|e| e.to_string()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let format = cli
-        .input
-        .format
-        .input_format
-        .or_else(|| inputs.first().map(InputFormat::detect));
-    if format == Some(InputFormat::Threadx) {
-        return list_threadx(cli, &inputs, mode);
-    }
+    let options = cli.input.options();
+    let inputs = match Source::open(&cli.input.inputs, &options).map_err(|e| e.to_string())? {
+        Source::Tband(inputs) => inputs,
+        Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
+        ctf @ Source::Ctf { .. } => {
+            let trace = Trace::build(ctf, &options).map_err(|e| e.to_string())?;
+            return list_ctf(cli, &trace, mode);
+        }
+    };
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
     let mut per_input = Vec::new();
@@ -165,12 +154,13 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
 }
 
 /// Lists the entries of one ThreadX buffer.
-fn list_threadx(cli: &Cli, inputs: &[Input], mode: Mode) -> Result<ExitCode, String> {
-    let [input] = inputs else {
-        return Err("a ThreadX trace is one buffer; list one file at a time".into());
-    };
-    let buffer = threadx::Buffer::read(&input.bytes, &cli.input.options().threadx)
-        .map_err(|e| format!("{}: {e}", input.name))?;
+fn list_threadx(
+    cli: &Cli,
+    input: &Input,
+    options: &threadx::ReadOptions,
+    mode: Mode,
+) -> Result<ExitCode, String> {
+    let buffer = read_threadx(input, options).map_err(|e| e.to_string())?;
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let written = match mode {
         Mode::Json => threadx::listing::write_json(&mut out, &buffer),
@@ -184,8 +174,7 @@ fn list_threadx(cli: &Cli, inputs: &[Input], mode: Mode) -> Result<ExitCode, Str
 }
 
 /// Prints the events of a CTF trace (Zephyr): their fields as the metadata names them.
-fn list_ctf(cli: &Cli, mode: Mode) -> Result<ExitCode, String> {
-    let trace = cli.input.open().map_err(|e| e.to_string())?;
+fn list_ctf(cli: &Cli, trace: &Trace, mode: Mode) -> Result<ExitCode, String> {
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut written = Ok(());
     let mut previous_ns = None;
@@ -251,23 +240,13 @@ fn write_ctf_stats(
     Ok(())
 }
 
-/// The timer resolution, if the stream states one.
-fn ns_per_tick(bytes: &[u8]) -> Option<u64> {
-    StreamDecoder::new(bytes, 0).for_each_frame(|frame| match frame.result {
-        Ok(Record {
-            event: Event::TsResolutionNs { ns_per_ts },
-            ..
-        }) => ControlFlow::Break(ns_per_ts),
-        _ => ControlFlow::Continue(()),
-    })
-}
-
 fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<StreamStats> {
     let core = input.core.unwrap_or(0);
     let unit = match mode {
-        Mode::Pretty => ns_per_tick(&input.bytes).map_or(TimeUnit::Ticks, |ns_per_tick| {
-            TimeUnit::Micros { ns_per_tick }
-        }),
+        Mode::Pretty => find_ts_resolution(&[Stream::new(&input.bytes, core)])
+            .map_or(TimeUnit::Ticks, |ns_per_tick| TimeUnit::Micros {
+                ns_per_tick,
+            }),
         _ => TimeUnit::Ticks,
     };
     let mut decoder = StreamDecoder::new(&input.bytes, core);

@@ -126,31 +126,41 @@ pub struct EventRow<'a> {
     pub args: &'a [(&'a str, ArgValue<'a>)],
 }
 
-/// An opened trace.
-pub struct Trace {
-    pub format: InputFormat,
-    pub model: Model,
-    inputs: Vec<Input>,
-    /// The decoded layout and streams of a CTF trace.
-    ctf: Option<CtfTrace>,
-    threadx: threadx::ReadOptions,
+/// A trace's inputs, read, with their format recognised: what every tool
+/// opens first. Listings read it as it is; [`Trace::build`] makes the model.
+pub enum Source {
+    /// tband streams, each with the core it was recorded on.
+    Tband(Vec<Input>),
+    /// A CTF trace: the metadata's layouts and the stream files, named as given.
+    Ctf { trace: CtfTrace, names: Vec<String> },
+    /// A ThreadX buffer, with what the buffer does not record.
+    Threadx {
+        input: Input,
+        options: threadx::ReadOptions,
+    },
 }
 
-impl Trace {
-    /// Opens the inputs named on a command line (`PATH`, `PATH@CORE`, `-`).
-    pub fn open(args: &[String], options: &OpenOptions) -> Result<Trace, TraceError> {
+impl Source {
+    /// Reads the inputs named on a command line (`PATH`, `PATH@CORE`, `-`, a
+    /// CTF directory) and recognises their format.
+    pub fn open(args: &[String], options: &OpenOptions) -> Result<Source, TraceError> {
         let ctf_metadata = options.ctf_metadata.as_deref();
-        if let Some(ctf) = ctf::open_args(args, ctf_metadata).map_err(TraceError::Ctf)? {
-            return Trace::from_ctf(ctf, args);
+        if let Some(trace) = ctf::open_args(args, ctf_metadata).map_err(TraceError::Ctf)? {
+            return Ok(Source::Ctf {
+                trace,
+                names: args.to_vec(),
+            });
         }
         let inputs = args
             .iter()
             .map(|a| Input::open(&InputSpec::parse(a)))
             .collect::<Result<Vec<_>, _>>()?;
-        Trace::from_inputs(inputs, options)
+        Source::from_inputs(inputs, options)
     }
 
-    pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Trace, TraceError> {
+    /// Recognises the format of inputs already read: the one that
+    /// `options` forces, or the one they all have.
+    pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Source, TraceError> {
         let format = match options.format {
             Some(f) => f,
             None => {
@@ -165,17 +175,8 @@ impl Trace {
                 first
             }
         };
-        let info = TraceInfo {
-            sources: inputs.iter().map(|i| i.name.clone()).collect(),
-            ..TraceInfo::default()
-        };
-        let model = match format {
-            InputFormat::Tband => interpret::build_model_with_progress(
-                &tband_streams(&inputs),
-                info,
-                options.threads,
-                &AtomicU64::new(0),
-            ),
+        match format {
+            InputFormat::Tband => Ok(Source::Tband(inputs)),
             InputFormat::Ctf => {
                 let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
                 let metadata = options.ctf_metadata.as_deref().ok_or_else(|| {
@@ -183,78 +184,117 @@ impl Trace {
                         stream: names.join(", "),
                     })
                 })?;
-                let ctf = CtfTrace::from_inputs(metadata, inputs).map_err(TraceError::Ctf)?;
-                return Trace::from_ctf(ctf, &names);
+                let trace = CtfTrace::from_inputs(metadata, inputs).map_err(TraceError::Ctf)?;
+                Ok(Source::Ctf { trace, names })
             }
-            InputFormat::Threadx => {
-                let input = single_threadx_input(&inputs)?;
-                let buffer = read_threadx(input, &options.threadx)?;
-                threadx::build_model(&buffer, info.sources)
-            }
-        };
-        if model.info.events == 0 {
-            return Err(TraceError::NothingDecoded {
-                names: inputs
-                    .iter()
-                    .map(|i| i.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                bytes: inputs.iter().map(|i| i.bytes.len() as u64).sum(),
-                invalid: model.info.invalid_frames,
-            });
+            InputFormat::Threadx => match <[Input; 1]>::try_from(inputs) {
+                Ok([input]) => Ok(Source::Threadx {
+                    input,
+                    options: options.threadx,
+                }),
+                Err(inputs) => Err(TraceError::Unreadable {
+                    name: inputs
+                        .iter()
+                        .map(|i| i.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    reason: "a ThreadX trace is one buffer; open one file at a time".into(),
+                }),
+            },
         }
-        Ok(Trace {
-            format,
-            model,
-            inputs,
-            ctf: None,
-            threadx: options.threadx,
-        })
     }
 
-    fn from_ctf(ctf: CtfTrace, args: &[String]) -> Result<Trace, TraceError> {
+    pub fn format(&self) -> InputFormat {
+        match self {
+            Source::Tband(_) => InputFormat::Tband,
+            Source::Ctf { .. } => InputFormat::Ctf,
+            Source::Threadx { .. } => InputFormat::Threadx,
+        }
+    }
+
+    /// The inputs' names, as the model's `sources`.
+    fn names(&self) -> Vec<String> {
+        match self {
+            Source::Tband(inputs) => inputs.iter().map(|i| i.name.clone()).collect(),
+            Source::Ctf { names, .. } => names.clone(),
+            Source::Threadx { input, .. } => vec![input.name.clone()],
+        }
+    }
+
+    /// All the bytes read, for the error that says nothing decoded.
+    fn byte_count(&self) -> u64 {
+        match self {
+            Source::Tband(inputs) => inputs.iter().map(|i| i.bytes.len() as u64).sum(),
+            Source::Ctf { trace, .. } => trace.streams.iter().map(|s| s.bytes.len() as u64).sum(),
+            Source::Threadx { input, .. } => input.bytes.len() as u64,
+        }
+    }
+}
+
+/// An opened trace: its inputs and the model built from them.
+pub struct Trace {
+    pub model: Model,
+    source: Source,
+}
+
+impl Trace {
+    /// Opens the inputs named on a command line and builds the model.
+    pub fn open(args: &[String], options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build(Source::open(args, options)?, options)
+    }
+
+    /// Builds the model of inputs already read.
+    pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build(Source::from_inputs(inputs, options)?, options)
+    }
+
+    /// Builds the model of a recognised source; fails when nothing in it decodes.
+    pub fn build(source: Source, options: &OpenOptions) -> Result<Trace, TraceError> {
         let info = TraceInfo {
-            sources: args.to_vec(),
+            sources: source.names(),
             ..TraceInfo::default()
         };
-        let model = ctf::build_model(&ctf, info);
+        let model = match &source {
+            Source::Tband(inputs) => interpret::build_model_with_progress(
+                &tband_streams(inputs),
+                info,
+                options.threads,
+                &AtomicU64::new(0),
+            ),
+            Source::Ctf { trace, .. } => ctf::build_model(trace, info),
+            Source::Threadx { input, options } => {
+                threadx::build_model(&read_threadx(input, options)?, info.sources)
+            }
+        };
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
-                names: args.join(", "),
-                bytes: ctf.streams.iter().map(|s| s.bytes.len() as u64).sum(),
+                names: source.names().join(", "),
+                bytes: source.byte_count(),
                 invalid: model.info.invalid_frames,
             });
         }
-        Ok(Trace {
-            format: InputFormat::Ctf,
-            model,
-            inputs: Vec::new(),
-            ctf: Some(ctf),
-            threadx: threadx::ReadOptions::default(),
-        })
+        Ok(Trace { model, source })
+    }
+
+    pub fn format(&self) -> InputFormat {
+        self.source.format()
     }
 
     /// Calls `f` with every decoded event in time order.
     pub fn for_each_event(&self, mut f: impl FnMut(&EventRow<'_>)) {
-        match self.format {
-            InputFormat::Tband => {
+        match &self.source {
+            Source::Tband(inputs) => {
                 let clock = Clock {
                     ns_per_tick: self.model.info.ns_per_tick,
                     first_raw: self.model.info.first_ts_raw,
                 };
                 let mut visitor = RowVisitor { f: &mut f };
-                sequencer::sequence(&tband_streams(&self.inputs), &clock, &mut visitor);
+                sequencer::sequence(&tband_streams(inputs), &clock, &mut visitor);
             }
-            InputFormat::Ctf => {
-                if let Some(trace) = &self.ctf {
-                    ctf::for_each_event(trace, f);
-                }
-            }
-            InputFormat::Threadx => {
+            Source::Ctf { trace, .. } => ctf::for_each_event(trace, f),
+            Source::Threadx { input, options } => {
                 // The same buffer and options read fine when the trace opened.
-                let buffer = single_threadx_input(&self.inputs)
-                    .and_then(|input| read_threadx(input, &self.threadx));
-                if let Ok(buffer) = buffer {
+                if let Ok(buffer) = read_threadx(input, options) {
                     threadx::for_each_event(&buffer, f);
                 }
             }
@@ -262,22 +302,8 @@ impl Trace {
     }
 }
 
-/// A ThreadX trace is one buffer: the single input.
-fn single_threadx_input(inputs: &[Input]) -> Result<&Input, TraceError> {
-    match inputs {
-        [input] => Ok(input),
-        _ => Err(TraceError::Unreadable {
-            name: inputs
-                .iter()
-                .map(|i| i.name.as_str())
-                .collect::<Vec<_>>()
-                .join(", "),
-            reason: "a ThreadX trace is one buffer; open one file at a time".into(),
-        }),
-    }
-}
-
-fn read_threadx<'a>(
+/// Reads a ThreadX buffer; why it cannot be read is the input's error.
+pub fn read_threadx<'a>(
     input: &'a Input,
     options: &threadx::ReadOptions,
 ) -> Result<threadx::Buffer<'a>, TraceError> {

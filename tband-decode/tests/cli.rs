@@ -256,3 +256,23 @@ fn completion_script_to_a_full_disk_is_one_error_line() {
         "{err}"
     );
 }
+
+/// The listing recognises the format as every tool does: inputs of two
+/// formats, or two ThreadX buffers, are one clear error, not a listing of
+/// one format read as another.
+#[test]
+fn inputs_of_different_formats_are_refused_as_by_every_tool() {
+    let threadx = |name: &str| {
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/corpus/threadx")
+            .join(name)
+    };
+    let small = threadx("threadx_demo_small.trx");
+    let startup = threadx("threadx_demo_startup.trx");
+    let stream = conformance("freertos_small.bin");
+    let out = run(&["--json", path_arg(&stream), path_arg(&small)], b"");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("different formats"), "{err}");
+    assert_fails_cleanly(&[path_arg(&stream), path_arg(&small)], b"", "mixed");
+    assert_fails_cleanly(&[path_arg(&small), path_arg(&startup)], b"", "two buffers");
+}

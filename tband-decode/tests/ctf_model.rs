@@ -48,7 +48,7 @@ fn assert_slices_cover_time(m: &Model) {
 #[test]
 fn hello_sem() {
     let trace = open(&["hello_sem"], &OpenOptions::default());
-    assert_eq!(trace.format, InputFormat::Ctf);
+    assert_eq!(trace.format(), InputFormat::Ctf);
     let m = &trace.model;
     assert_eq!(m.info.format, "ctf");
     assert_eq!(m.info.events, 284);

@@ -365,7 +365,7 @@ fn tools_open_threadx_buffers_without_being_told() {
 
     let path = format!("{CONFORMANCE}/threadx_demo_small.trx");
     let trace = Trace::open(std::slice::from_ref(&path), &OpenOptions::default()).expect("opens");
-    assert_eq!(trace.format, InputFormat::Threadx);
+    assert_eq!(trace.format(), InputFormat::Threadx);
     assert_eq!(trace.model.info.events, 974);
     assert_eq!(trace.model.info.first_ts_raw, 402_982_026);
     let mut rows = 0;

@@ -10,12 +10,12 @@ use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
 use tband_decode::analysis::Analysis;
-use tband_decode::input::{Input, InputSpec};
+use tband_decode::input::Input;
 use tband_decode::interpret::{build_model, build_model_with_progress};
 use tband_decode::model::{AnomalyKind, TraceInfo};
 use tband_decode::sequencer::Stream;
-use tband_decode::trace::{InputFormat, TraceError};
-use tband_decode::{ctf, Model, OpenOptions, Trace};
+use tband_decode::trace::{Source, TraceError};
+use tband_decode::{Model, OpenOptions, Trace};
 
 use crate::rows::Timeline;
 
@@ -72,24 +72,17 @@ pub fn open(
     options: &OpenOptions,
     preview_bytes: Option<u64>,
 ) -> Result<Opened, TraceError> {
-    let complete = |trace: Result<Trace, TraceError>| Ok(Opened::Complete(trace?.model));
-    let is_ctf = ctf::locate(args, options.ctf_metadata.as_deref()).is_some();
-    let tband_forced_or_unset = options.format.is_none_or(|f| f == InputFormat::Tband);
-    let Some(preview_bytes) = preview_bytes.filter(|_| !is_ctf && tband_forced_or_unset) else {
-        return complete(Trace::open(args, options));
+    let whole = |source| -> Result<Opened, TraceError> {
+        Ok(Opened::Complete(Trace::build(source, options)?.model))
     };
-    let inputs = args
-        .iter()
-        .map(|a| Input::open(&InputSpec::parse(a)))
-        .collect::<Result<Vec<_>, _>>()?;
+    let inputs = match Source::open(args, options)? {
+        Source::Tband(inputs) => inputs,
+        other => return whole(other),
+    };
     let total: u64 = inputs.iter().map(|i| i.bytes.len() as u64).sum();
-    let all_tband = options.format.is_some()
-        || inputs
-            .iter()
-            .all(|i| InputFormat::detect(i) == InputFormat::Tband);
-    if !all_tband || total <= preview_bytes {
-        return complete(Trace::from_inputs(inputs, options));
-    }
+    let Some(preview_bytes) = preview_bytes.filter(|&preview| total > preview) else {
+        return whole(Source::Tband(inputs));
+    };
 
     let info = || TraceInfo {
         sources: inputs.iter().map(|i| i.name.clone()).collect(),
@@ -103,7 +96,7 @@ pub fn open(
     drop_cut_anomalies(&mut preview);
     if preview.info.events == 0 {
         // Nothing in the first part: no preview to show.
-        return complete(Trace::from_inputs(inputs, options));
+        return whole(Source::Tband(inputs));
     }
 
     let read = Arc::new(AtomicU64::new(0));
