@@ -8,8 +8,8 @@ use tband::{Event, Record};
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
 use crate::model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
-    StateReason, TaskKind, TaskStateKind, TraceInfo,
+    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
 };
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use tband::schema::PayloadError;
@@ -51,6 +51,7 @@ pub fn build_model_with_progress(
     let mut builder = ModelBuilder::default();
     let ns_per_tick = sequencer::find_ts_resolution(streams);
     info.format = "tband".into();
+    info.priority_order = PriorityOrder::HigherIsMoreImportant;
     info.ns_per_tick_known = ns_per_tick.is_some();
     info.ns_per_tick = ns_per_tick.unwrap_or(1).max(1);
     info.first_ts_raw = sequencer::first_timestamp(streams).unwrap_or(0);

@@ -625,6 +625,7 @@ mod tests {
     fn model() -> Model {
         let mut m = Model::default();
         m.info.format = "tband".into();
+        m.info.priority_order = tband_decode::model::PriorityOrder::HigherIsMoreImportant;
         m.tasks = vec![crate::test_fixtures::worker_task()];
         m.markers = vec![
             Marker {

@@ -941,6 +941,7 @@ mod tests {
         use TaskStateKind as S;
         let mut m = Model::default();
         m.info.format = "tband".into();
+        m.info.priority_order = tband_decode::model::PriorityOrder::HigherIsMoreImportant;
         m.info.duration_ns = 100;
         m.cores = vec![Core {
             core_id: 0,

@@ -1,7 +1,7 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use tband_decode::model::{Iter, Model, TaskKind, TaskPriority};
+use tband_decode::model::{Iter, Model, PriorityOrder, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
 pub const PID: i32 = 1;
@@ -81,9 +81,8 @@ impl<'m> Threads<'m> {
                 .map(|p| p.priority)
                 .max()
                 .unwrap_or(0),
-            // FreeRTOS (the tband format's RTOS) counts up towards the most
-            // important priority; Linux and Perfetto count down.
-            rtos_higher_is_more_important: model.info.format == "tband",
+            rtos_higher_is_more_important: model.info.priority_order
+                == PriorityOrder::HigherIsMoreImportant,
         }
     }
 
@@ -208,6 +207,7 @@ mod tests {
     fn model() -> Model {
         let mut m = Model::default();
         m.info.format = "tband".into();
+        m.info.priority_order = tband_decode::model::PriorityOrder::HigherIsMoreImportant;
         m.tasks = vec![
             task(3, TaskKind::Idle),
             task(7, TaskKind::Normal),

@@ -12,8 +12,8 @@ use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::EventClass;
 use super::CtfTrace;
 use crate::model::{
-    AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
-    StateReason, TaskStateKind, TraceInfo,
+    AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    QueueOpKind, StateReason, TaskStateKind, TraceInfo,
 };
 use crate::trace::{ArgValue, EventRow};
 
@@ -25,6 +25,7 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
     let meta = &trace.metadata;
     let first = first_event(trace);
     info.format = "ctf".into();
+    info.priority_order = PriorityOrder::LowerIsMoreImportant;
     info.ns_per_tick = meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1);
     info.ns_per_tick_known = true;
     info.first_ts_raw = first.map_or(0, |(cycles, _)| cycles);

@@ -37,6 +37,18 @@ pub struct TraceInfo {
     /// Events that decoded, and frames or records that did not.
     pub events: u64,
     pub invalid_frames: u64,
+    /// Which way the RTOS counts task priorities.
+    pub priority_order: PriorityOrder,
+}
+
+/// Which way an RTOS counts task priorities: FreeRTOS counts up towards
+/// the most important task, ThreadX and Zephyr count down (0 is the most
+/// important), as Linux and Perfetto do.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum PriorityOrder {
+    HigherIsMoreImportant,
+    #[default]
+    LowerIsMoreImportant,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

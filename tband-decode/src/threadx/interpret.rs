@@ -16,8 +16,8 @@ use super::problems::{Problem, ProblemKind};
 use super::registry::{ObjectKind, RegistryEntry};
 use super::Buffer;
 use crate::model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, QueueKind, QueueOpKind,
-    StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
+    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
 };
 
 /// ThreadX runs on one core.
@@ -133,6 +133,7 @@ impl<'b> Importer<'b> {
         let tick_known = buffer.timer.tick_ns_given;
         let info = TraceInfo {
             format: "threadx".into(),
+            priority_order: PriorityOrder::LowerIsMoreImportant,
             sources,
             // The model's tick length is whole ns; entry times use the exact one.
             ns_per_tick: (buffer.timer.tick_ns.round() as u64).max(1),
