@@ -7,13 +7,13 @@
 use std::collections::HashMap;
 use std::hint::select_unpredictable;
 
-#[cfg(target_arch = "x86_64")]
-use tband::varint::Bmi2;
 use tband::varint::{Portable, Squeeze};
 use tband::{Event, EventKind, Record};
 
 use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
 use crate::input::Bytes;
+#[cfg(target_arch = "x86_64")]
+use crate::squeeze::Bmi2;
 
 /// One input stream and the core its events belong to until a `core_id`
 /// event says otherwise.

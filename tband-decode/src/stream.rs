@@ -3,12 +3,12 @@
 
 use std::ops::ControlFlow;
 
-#[cfg(target_arch = "x86_64")]
-use tband::varint::Bmi2;
 use tband::varint::{Portable, Squeeze};
 use tband::{Event, EventKind, Record};
 
 use crate::frames::{decode_frame_with, FrameError, Frames};
+#[cfg(target_arch = "x86_64")]
+use crate::squeeze::Bmi2;
 
 /// One decoded (or rejected) frame of a stream.
 #[derive(Debug)]
