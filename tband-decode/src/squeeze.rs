@@ -1,12 +1,53 @@
-//! The ways this host can join a varint's 7-bit groups
-//! ([`Squeeze`](tband::varint::Squeeze)) beyond the portable one.
+//! The ways this host can join a varint's 7-bit groups ([`Squeeze`]), and
+//! the one place that picks the best one the CPU has: [`with_best_squeeze`].
 //!
-//! `tband` (the firmware crate) has
-//! [`Portable`](tband::varint::Portable), which runs anywhere; this crate
-//! adds [`Bmi2`] for x86-64 CPUs with BMI2.
+//! `tband` (the firmware crate) has [`Portable`], which runs anywhere;
+//! this crate adds [`Bmi2`] for x86-64 CPUs with BMI2. A frame loop that
+//! wants the faster way is written once, generic over [`Squeeze`] (a
+//! [`WithSqueeze`]), and [`with_best_squeeze`] runs it: on a CPU with BMI2
+//! a copy compiled for BMI2, with the whole loop inlined into it, and
+//! elsewhere the same loop with [`Portable`].
 
 #[cfg(target_arch = "x86_64")]
-use tband::varint::{Squeeze, CONTINUATION_BITS};
+use tband::varint::CONTINUATION_BITS;
+use tband::varint::{Portable, Squeeze};
+
+/// Work that is generic over the [`Squeeze`] it decodes with: a frame loop
+/// and what it needs. [`with_best_squeeze`] calls [`run`](Self::run) once,
+/// with the best [`Squeeze`] the CPU has.
+pub trait WithSqueeze {
+    type Output;
+
+    /// Does the work, squeezing varints with `squeeze`. Mark it
+    /// `#[inline(always)]`, so that the loop is inlined into the copy that
+    /// [`with_best_squeeze`] compiles for the CPU's instructions.
+    fn run<S: Squeeze>(self, squeeze: S) -> Self::Output;
+}
+
+/// Runs `work` with the best [`Squeeze`] this CPU has. This is the one
+/// place that looks at the CPU's features.
+///
+/// On x86-64 CPUs with BMI2 (checked each call; the standard library keeps
+/// the answer) it calls a copy of `work` compiled for BMI2, with [`Bmi2`];
+/// elsewhere it runs `work` with [`Portable`]. Each type of `work` gets its
+/// own BMI2 copy, so two loops dispatched through here are compiled apart.
+#[inline(always)]
+pub fn with_best_squeeze<W: WithSqueeze>(work: W) -> W::Output {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: `run_bmi2` only needs the CPU to have BMI2, which it has,
+        // as just detected.
+        return unsafe { run_bmi2(work) };
+    }
+    work.run(Portable)
+}
+
+/// `work` compiled for BMI2 (its `run` inlined here), squeezing with [`Bmi2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn run_bmi2<W: WithSqueeze>(work: W) -> W::Output {
+    work.run(Bmi2::new())
+}
 
 /// Joins the 7-bit groups with `bzhi` and one `pext` (x86-64 BMI2). A
 /// value of this type is the proof that the CPU has BMI2: [`Bmi2::new`] is
@@ -14,8 +55,8 @@ use tband::varint::{Squeeze, CONTINUATION_BITS};
 /// BMI2, and other code must check the CPU first.
 ///
 /// The instructions are inlined only where the reader is inlined into
-/// code compiled for BMI2 (`#[target_feature(enable = "bmi2")]`);
-/// elsewhere they are a call.
+/// code compiled for BMI2 (`#[target_feature(enable = "bmi2")]`, as
+/// [`with_best_squeeze`] does); elsewhere they are a call.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub struct Bmi2 {
@@ -60,7 +101,7 @@ fn squeeze_bmi2(word: u64, stop_bit: u32) -> u64 {
 #[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
-    use tband::varint::{read_u32, read_u64, Portable, VarintError, MAX_U64_LEN};
+    use tband::varint::{read_u32, read_u64, VarintError, MAX_U64_LEN};
 
     /// `Bmi2`, if this CPU has BMI2 (the tests pass trivially without).
     fn bmi2() -> Option<Bmi2> {
