@@ -15,6 +15,7 @@ pub mod interpret;
 pub mod listing;
 pub mod model;
 pub mod sequencer;
+pub mod squeeze;
 pub mod stream;
 pub mod summary;
 pub mod threadx;

@@ -7,13 +7,14 @@
 use std::collections::HashMap;
 use std::hint::select_unpredictable;
 
-#[cfg(target_arch = "x86_64")]
-use tband::varint::Bmi2;
-use tband::varint::{Portable, Squeeze};
+#[cfg(test)]
+use tband::varint::Portable;
+use tband::varint::Squeeze;
 use tband::{Event, EventKind, Record};
 
 use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
 use crate::input::Bytes;
+use crate::squeeze::{with_best_squeeze, WithSqueeze};
 
 /// One input stream and the core its events belong to until a `core_id`
 /// event says otherwise.
@@ -221,8 +222,10 @@ impl CoreClocks {
 /// in stream order as they are reached), and returns how many were visited
 /// as events.
 ///
-/// On x86-64 CPUs with BMI2 the pass is a copy compiled for BMI2, which
-/// squeezes varints with one `pext`; elsewhere it reads them the portable way.
+/// The pass runs with the best [`Squeeze`] the CPU has
+/// ([`with_best_squeeze`]): on x86-64 CPUs with BMI2 it is a copy compiled
+/// for BMI2, which squeezes varints with one `pext`; elsewhere it reads
+/// them the portable way.
 pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> u64 {
     let mut cursors = cursors(streams);
     let mut clocks = CoreClocks::default();
@@ -235,20 +238,25 @@ fn records(cursors: &[Cursor<'_>]) -> u64 {
     cursors.iter().map(|c| c.records).sum()
 }
 
-/// [`sequence`] over the cursors, as compiled for the CPU.
+/// [`sequence`] over the cursors, as compiled for the CPU
+/// ([`with_best_squeeze`]).
 fn pass(cursors: &mut [Cursor<'_>], clock: &Clock, clocks: &mut CoreClocks, v: &mut impl Visitor) {
-    #[cfg(target_arch = "x86_64")]
-    if std::is_x86_feature_detected!("bmi2") {
-        // SAFETY: these functions only need the CPU to have BMI2, which it
-        // has, as just detected.
-        return unsafe {
-            match cursors {
-                [cursor] => single_bmi2(cursor, clock, clocks, v),
-                all => merge_bmi2(all, clock, clocks, v),
-            }
-        };
+    // The single stream and the merge are dispatched apart, so that each
+    // is its own copy and neither's loop shares registers with the other's.
+    match cursors {
+        [cursor] => with_best_squeeze(Single {
+            cursor,
+            clock,
+            clocks,
+            v,
+        }),
+        all => with_best_squeeze(Merge {
+            cursors: all,
+            clock,
+            clocks,
+            v,
+        }),
     }
-    sequence_with(Portable, cursors, clock, clocks, v)
 }
 
 fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
@@ -267,7 +275,7 @@ fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
 }
 
 /// [`sequence`], squeezing varints with `squeeze`.
-#[inline(always)]
+#[cfg(test)]
 fn sequence_with<S: Squeeze>(
     squeeze: S,
     cursors: &mut [Cursor<'_>],
@@ -276,35 +284,65 @@ fn sequence_with<S: Squeeze>(
     v: &mut impl Visitor,
 ) {
     match cursors {
-        [cursor] => advance(squeeze, cursor, 0, NEVER_STOP, clock, clocks, v),
-        all => merge(squeeze, all, clock, clocks, v),
+        [cursor] => Single {
+            cursor,
+            clock,
+            clocks,
+            v,
+        }
+        .run(squeeze),
+        all => Merge {
+            cursors: all,
+            clock,
+            clocks,
+            v,
+        }
+        .run(squeeze),
     }
 }
 
-// The single stream and the merge are compiled apart, so that neither's
-// loop shares registers with the other's.
-
 /// A single stream, in order as it stands: no merge.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn single_bmi2(
-    cursor: &mut Cursor<'_>,
-    clock: &Clock,
-    clocks: &mut CoreClocks,
-    v: &mut impl Visitor,
-) {
-    advance(Bmi2::new(), cursor, 0, NEVER_STOP, clock, clocks, v)
+struct Single<'p, 'a, V> {
+    cursor: &'p mut Cursor<'a>,
+    clock: &'p Clock,
+    clocks: &'p mut CoreClocks,
+    v: &'p mut V,
 }
 
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-fn merge_bmi2(
-    cursors: &mut [Cursor<'_>],
-    clock: &Clock,
-    clocks: &mut CoreClocks,
-    v: &mut impl Visitor,
-) {
-    merge(Bmi2::new(), cursors, clock, clocks, v)
+impl<V: Visitor> WithSqueeze for Single<'_, '_, V> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Squeeze>(self, squeeze: S) {
+        let Single {
+            cursor,
+            clock,
+            clocks,
+            v,
+        } = self;
+        advance(squeeze, cursor, 0, NEVER_STOP, clock, clocks, v)
+    }
+}
+
+/// Several streams, merged in time order.
+struct Merge<'p, 'a, V> {
+    cursors: &'p mut [Cursor<'a>],
+    clock: &'p Clock,
+    clocks: &'p mut CoreClocks,
+    v: &'p mut V,
+}
+
+impl<V: Visitor> WithSqueeze for Merge<'_, '_, V> {
+    type Output = ();
+    #[inline(always)]
+    fn run<S: Squeeze>(self, squeeze: S) {
+        let Merge {
+            cursors,
+            clock,
+            clocks,
+            v,
+        } = self;
+        merge(squeeze, cursors, clock, clocks, v)
+    }
 }
 
 /// Visits the frames of several streams in time order: the stream whose

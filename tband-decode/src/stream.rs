@@ -3,12 +3,11 @@
 
 use std::ops::ControlFlow;
 
-#[cfg(target_arch = "x86_64")]
-use tband::varint::Bmi2;
 use tband::varint::{Portable, Squeeze};
 use tband::{Event, EventKind, Record};
 
 use crate::frames::{decode_frame_with, FrameError, Frames};
+use crate::squeeze::{with_best_squeeze, WithSqueeze};
 
 /// One decoded (or rejected) frame of a stream.
 #[derive(Debug)]
@@ -109,29 +108,27 @@ impl<'a> StreamDecoder<'a> {
     /// the stream ends; returns the value `f` broke with, if it did. The frames are those
     /// [`next_frame`](Self::next_frame) gives.
     ///
-    /// On x86-64 CPUs with BMI2 (checked each call; the standard library
-    /// keeps the answer), the loop is a copy compiled for BMI2, with `f`
-    /// inlined into it, which squeezes varints with one `pext`.
+    /// The loop runs with the best [`Squeeze`] the CPU has
+    /// ([`with_best_squeeze`]): on x86-64 CPUs with BMI2 it is a copy
+    /// compiled for BMI2, with `f` inlined into it, which squeezes varints
+    /// with one `pext`.
     pub fn for_each_frame<B>(
         &mut self,
         f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
     ) -> Option<B> {
-        #[cfg(target_arch = "x86_64")]
-        if std::is_x86_feature_detected!("bmi2") {
-            // SAFETY: `for_each_frame_bmi2` only needs the CPU to have
-            // BMI2, which it has, as just detected.
-            return unsafe { self.for_each_frame_bmi2(f) };
+        /// The frame loop, for [`with_best_squeeze`].
+        struct Loop<'d, 'a, F> {
+            decoder: &'d mut StreamDecoder<'a>,
+            f: F,
         }
-        self.for_each_frame_with(Portable, f)
-    }
-
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "bmi2")]
-    fn for_each_frame_bmi2<B>(
-        &mut self,
-        f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
-    ) -> Option<B> {
-        self.for_each_frame_with(Bmi2::new(), f)
+        impl<B, F: FnMut(DecodedFrame<'_>) -> ControlFlow<B>> WithSqueeze for Loop<'_, '_, F> {
+            type Output = Option<B>;
+            #[inline(always)]
+            fn run<S: Squeeze>(self, squeeze: S) -> Option<B> {
+                self.decoder.for_each_frame_with(squeeze, self.f)
+            }
+        }
+        with_best_squeeze(Loop { decoder: self, f })
     }
 
     #[inline(always)]

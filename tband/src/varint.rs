@@ -74,7 +74,9 @@ fn read_bytewise(
     }
 }
 
-const CONTINUATION_BITS: u64 = 0x8080_8080_8080_8080;
+/// The continuation bits of 8 varint bytes loaded as a little-endian word
+/// (the top bit of each byte), for a [`Squeeze`] to mask out.
+pub const CONTINUATION_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The first `min(data.len(), 8)` bytes of `data`, little-endian, zero-extended,
 /// loaded without a byte loop.
@@ -101,13 +103,29 @@ fn load_le(data: &[u8]) -> u64 {
 }
 
 /// How the 7-bit groups of a varint are joined once the continuation bits
-/// are known: [`Portable`] on any CPU, [`Bmi2`] on x86-64 CPUs with BMI2.
-/// The readers below are generic over it so that a decoder can be compiled
-/// once per way, each inlined into its own loop.
+/// are known. The readers below are generic over it so that a decoder can
+/// be compiled once per way, each inlined into its own loop. This crate
+/// has [`Portable`], which runs on any CPU and is all the firmware needs;
+/// host crates implement faster ways with instructions of their CPU
+/// (`tband-decode` has one for x86-64 with BMI2, and picks the best way
+/// the CPU has at run time).
+///
+/// # Contract
+///
+/// [`squeeze`](Squeeze::squeeze) must return what [`Portable`] returns for
+/// every `word` and every `stop_bit` that is a continuation bit (7, 15, …,
+/// 63), the only ones the readers pass. The readers trust its
+/// result as the varint's value: an implementation that differs makes
+/// them return wrong values (never undefined behaviour, as the trait is
+/// safe and nothing unsafe relies on it). An implementation that needs a
+/// CPU feature must make sure the CPU has it, e.g. by only letting code
+/// that has checked make a value of it. It should be `#[inline(always)]`
+/// and cheap to copy: it is called for every varint of every frame.
 pub trait Squeeze: Copy {
     /// The 7-bit groups of `word` (8 bytes, little-endian) up to bit
     /// `stop_bit` (the clear continuation bit of the varint's last byte),
-    /// joined; the bits above `stop_bit` are not part of the varint.
+    /// joined, low group first; the bits above `stop_bit` and the
+    /// continuation bits ([`CONTINUATION_BITS`]) are not part of the value.
     fn squeeze(self, word: u64, stop_bit: u32) -> u64;
 }
 
@@ -124,52 +142,6 @@ impl Squeeze for Portable {
         v = (v & 0x0000_3FFF_0000_3FFF) | ((v & 0x3FFF_0000_3FFF_0000) >> 2);
         (v & 0x0000_0000_0FFF_FFFF) | ((v & 0x0FFF_FFFF_0000_0000) >> 4)
     }
-}
-
-/// Joins the 7-bit groups with `bzhi` and one `pext` (x86-64 BMI2). A
-/// value of this type is the proof that the CPU has BMI2: [`Bmi2::new`] is
-/// compiled for BMI2, so safe code can only call it from code compiled for
-/// BMI2, and other code must check the CPU first.
-///
-/// The instructions are inlined only where the reader is inlined into
-/// code compiled for BMI2 (`#[target_feature(enable = "bmi2")]`);
-/// elsewhere they are a call.
-#[cfg(target_arch = "x86_64")]
-#[derive(Clone, Copy, Debug)]
-pub struct Bmi2 {
-    _proof: (),
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Bmi2 {
-    /// The proof that the CPU has BMI2.
-    ///
-    /// # Safety
-    ///
-    /// Safe to call from code compiled for BMI2. Elsewhere the caller
-    /// must know that the CPU has BMI2 (`std::is_x86_feature_detected!`).
-    #[target_feature(enable = "bmi2")]
-    #[inline]
-    pub fn new() -> Bmi2 {
-        Bmi2 { _proof: () }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-impl Squeeze for Bmi2 {
-    #[inline(always)]
-    fn squeeze(self, word: u64, stop_bit: u32) -> u64 {
-        // SAFETY: `self` exists, so the CPU has BMI2 (see `Bmi2::new`).
-        unsafe { squeeze_bmi2(word, stop_bit) }
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "bmi2")]
-#[inline]
-fn squeeze_bmi2(word: u64, stop_bit: u32) -> u64 {
-    use core::arch::x86_64::{_bzhi_u64, _pext_u64};
-    _pext_u64(_bzhi_u64(word, stop_bit + 1), !CONTINUATION_BITS)
 }
 
 /// The value and length of the varint at the start of `word` (8 bytes,
@@ -253,19 +225,6 @@ mod tests {
 
     use super::*;
 
-    /// Calls `$check(squeeze, $args..)` with each [`Squeeze`] this CPU
-    /// can run; `$then` follows each call (`?` in a property).
-    macro_rules! with_each_squeeze {
-        ($check:ident($($arg:expr),*) $($then:tt)?) => {{
-            $check(Portable $(, $arg)*)$($then)?;
-            #[cfg(target_arch = "x86_64")]
-            if std::is_x86_feature_detected!("bmi2") {
-                // SAFETY: the CPU has BMI2, as just detected.
-                $check(unsafe { Bmi2::new() } $(, $arg)*)$($then)?;
-            }
-        }};
-    }
-
     fn encode(mut v: u64) -> ([u8; MAX_U64_LEN], usize) {
         let mut out = [0u8; MAX_U64_LEN];
         let mut n = 0;
@@ -283,9 +242,11 @@ mod tests {
 
     #[test]
     fn u32_limits() {
-        with_each_squeeze!(u32_limits_with());
+        u32_limits_with(Portable);
     }
 
+    /// The limits of `read_u32` with `w`; `tband-decode` checks its own
+    /// [`Squeeze`] against the same values.
     fn u32_limits_with<S: Squeeze>(w: S) {
         let whole = |data: &[u8]| read_u32(w, data, data.len());
         assert_eq!(whole(&[0x00]), Ok((0, 1)));
@@ -312,7 +273,7 @@ mod tests {
 
     #[test]
     fn u64_limits() {
-        with_each_squeeze!(u64_limits_with());
+        u64_limits_with(Portable);
     }
 
     fn u64_limits_with<S: Squeeze>(w: S) {
@@ -351,7 +312,7 @@ mod tests {
         fn word_readers_agree_with_bytewise(data in proptest::collection::vec(
             proptest::prop_oneof![proptest::num::u8::ANY, 0x80u8..=0xFF], 0..13)
         ) {
-            with_each_squeeze!(agree_with_bytewise(&data)?);
+            agree_with_bytewise(Portable, &data)?;
         }
     }
 

@@ -1,0 +1,196 @@
+//! The ways this host can join a varint's 7-bit groups ([`Squeeze`]), and
+//! the one place that picks the best one the CPU has: [`with_best_squeeze`].
+//!
+//! `tband` (the firmware crate) has [`Portable`], which runs anywhere;
+//! this crate adds [`Bmi2`] for x86-64 CPUs with BMI2. A frame loop that
+//! wants the faster way is written once, generic over [`Squeeze`] (a
+//! [`WithSqueeze`]), and [`with_best_squeeze`] runs it: on a CPU with BMI2
+//! a copy compiled for BMI2, with the whole loop inlined into it, and
+//! elsewhere the same loop with [`Portable`].
+
+#[cfg(target_arch = "x86_64")]
+use tband::varint::CONTINUATION_BITS;
+use tband::varint::{Portable, Squeeze};
+
+/// Work that is generic over the [`Squeeze`] it decodes with: a frame loop
+/// and what it needs. [`with_best_squeeze`] calls [`run`](Self::run) once,
+/// with the best [`Squeeze`] the CPU has.
+pub trait WithSqueeze {
+    type Output;
+
+    /// Does the work, squeezing varints with `squeeze`. Mark it
+    /// `#[inline(always)]`, so that the loop is inlined into the copy that
+    /// [`with_best_squeeze`] compiles for the CPU's instructions.
+    fn run<S: Squeeze>(self, squeeze: S) -> Self::Output;
+}
+
+/// Runs `work` with the best [`Squeeze`] this CPU has. This is the one
+/// place that looks at the CPU's features.
+///
+/// On x86-64 CPUs with BMI2 (checked each call; the standard library keeps
+/// the answer) it calls a copy of `work` compiled for BMI2, with [`Bmi2`];
+/// elsewhere it runs `work` with [`Portable`]. Each type of `work` gets its
+/// own BMI2 copy, so two loops dispatched through here are compiled apart.
+#[inline(always)]
+pub fn with_best_squeeze<W: WithSqueeze>(work: W) -> W::Output {
+    #[cfg(target_arch = "x86_64")]
+    if std::is_x86_feature_detected!("bmi2") {
+        // SAFETY: `run_bmi2` only needs the CPU to have BMI2, which it has,
+        // as just detected.
+        return unsafe { run_bmi2(work) };
+    }
+    work.run(Portable)
+}
+
+/// `work` compiled for BMI2 (its `run` inlined here), squeezing with [`Bmi2`].
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+fn run_bmi2<W: WithSqueeze>(work: W) -> W::Output {
+    work.run(Bmi2::new())
+}
+
+/// Joins the 7-bit groups with `bzhi` and one `pext` (x86-64 BMI2). A
+/// value of this type is the proof that the CPU has BMI2: [`Bmi2::new`] is
+/// compiled for BMI2, so safe code can only call it from code compiled for
+/// BMI2, and other code must check the CPU first.
+///
+/// The instructions are inlined only where the reader is inlined into
+/// code compiled for BMI2 (`#[target_feature(enable = "bmi2")]`, as
+/// [`with_best_squeeze`] does); elsewhere they are a call.
+#[cfg(target_arch = "x86_64")]
+#[derive(Clone, Copy, Debug)]
+pub struct Bmi2 {
+    _proof: (),
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Bmi2 {
+    /// The proof that the CPU has BMI2.
+    ///
+    /// # Safety
+    ///
+    /// Safe to call from code compiled for BMI2. Elsewhere the caller
+    /// must know that the CPU has BMI2 (`std::is_x86_feature_detected!`).
+    #[target_feature(enable = "bmi2")]
+    #[inline]
+    pub fn new() -> Bmi2 {
+        Bmi2 { _proof: () }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+impl Squeeze for Bmi2 {
+    #[inline(always)]
+    fn squeeze(self, word: u64, stop_bit: u32) -> u64 {
+        // SAFETY: `self` exists, so the CPU has BMI2 (see `Bmi2::new`).
+        unsafe { squeeze_bmi2(word, stop_bit) }
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "bmi2")]
+#[inline]
+fn squeeze_bmi2(word: u64, stop_bit: u32) -> u64 {
+    use std::arch::x86_64::{_bzhi_u64, _pext_u64};
+    _pext_u64(_bzhi_u64(word, stop_bit + 1), !CONTINUATION_BITS)
+}
+
+// The varint readers' own tests (in `tband`) run with `Portable` and check
+// it against a byte-at-a-time reader; these run the same checks with
+// `Bmi2` and compare it with `Portable`.
+#[cfg(all(test, target_arch = "x86_64"))]
+mod tests {
+    use super::*;
+    use tband::varint::{read_u32, read_u64, VarintError, MAX_U64_LEN};
+
+    /// `Bmi2`, if this CPU has BMI2 (the tests pass trivially without).
+    fn bmi2() -> Option<Bmi2> {
+        // SAFETY: the CPU has BMI2, as just detected.
+        std::is_x86_feature_detected!("bmi2").then(|| unsafe { Bmi2::new() })
+    }
+
+    fn encode(mut v: u64) -> ([u8; MAX_U64_LEN], usize) {
+        let mut out = [0u8; MAX_U64_LEN];
+        let mut n = 0;
+        loop {
+            let low = (v & 0x7F) as u8;
+            v >>= 7;
+            if v == 0 {
+                out[n] = low;
+                return (out, n + 1);
+            }
+            out[n] = low | 0x80;
+            n += 1;
+        }
+    }
+
+    #[test]
+    fn u32_limits() {
+        let Some(w) = bmi2() else { return };
+        let whole = |data: &[u8]| read_u32(w, data, data.len());
+        assert_eq!(whole(&[0x00]), Ok((0, 1)));
+        assert_eq!(whole(&[0x7F]), Ok((127, 1)));
+        assert_eq!(whole(&[0x80, 0x01]), Ok((128, 2)));
+        assert_eq!(whole(&[0xFF, 0xFF, 0xFF, 0xFF, 0x0F]), Ok((u32::MAX, 5)));
+        assert_eq!(
+            whole(&[0xFF, 0xFF, 0xFF, 0xFF, 0x1F]),
+            Err(VarintError::Overlong)
+        );
+        assert_eq!(
+            whole(&[0x80, 0x80, 0x80, 0x80, 0x80, 0x00]),
+            Err(VarintError::Overlong)
+        );
+        assert_eq!(whole(&[0x80, 0x80]), Err(VarintError::Truncated));
+        assert_eq!(whole(&[]), Err(VarintError::Truncated));
+        // Bytes past the field's data are not read as part of it.
+        assert_eq!(read_u32(w, &[0x05, 0x01], 0), Err(VarintError::Truncated));
+        assert_eq!(
+            read_u32(w, &[0x85, 0x01, 0, 0, 0, 0, 0, 0], 1),
+            Err(VarintError::Truncated)
+        );
+    }
+
+    #[test]
+    fn u64_limits() {
+        let Some(w) = bmi2() else { return };
+        let (buf, n) = encode(u64::MAX);
+        assert_eq!(n, 10);
+        assert_eq!(buf[9], 0x01);
+        assert_eq!(read_u64(w, &buf[..n], n), Ok((u64::MAX, 10)));
+        let mut bad = buf;
+        bad[9] = 0x02;
+        assert_eq!(read_u64(w, &bad, 10), Err(VarintError::Overlong));
+        assert_eq!(read_u64(w, &buf[..9], 9), Err(VarintError::Truncated));
+        assert_eq!(read_u64(w, &buf, 9), Err(VarintError::Truncated));
+    }
+
+    proptest::proptest! {
+        #[test]
+        /// Reading `data[..len]` from all of `data` (with the bytes after
+        /// it in view) or from just those bytes gives what `Portable` gives.
+        fn word_readers_agree_with_portable(data in proptest::collection::vec(
+            proptest::prop_oneof![proptest::num::u8::ANY, 0x80u8..=0xFF], 0..13)
+        ) {
+            let Some(w) = bmi2() else { return Ok(()) };
+            for len in 0..=data.len() {
+                let d = &data[..len];
+                let u32_ref = read_u32(Portable, d, len);
+                let u64_ref = read_u64(Portable, d, len);
+                proptest::prop_assert_eq!(read_u32(w, d, len), u32_ref);
+                proptest::prop_assert_eq!(read_u32(w, &data, len), u32_ref);
+                proptest::prop_assert_eq!(read_u64(w, d, len), u64_ref);
+                proptest::prop_assert_eq!(read_u64(w, &data, len), u64_ref);
+            }
+        }
+
+        #[test]
+        /// The squeeze itself meets the contract of [`Squeeze`]: what
+        /// `Portable` gives, for every word and every continuation bit
+        /// as the stop bit.
+        fn squeeze_agrees_with_portable(word in proptest::num::u64::ANY, byte in 0u32..8) {
+            let Some(w) = bmi2() else { return Ok(()) };
+            let stop_bit = 8 * byte + 7;
+            proptest::prop_assert_eq!(w.squeeze(word, stop_bit), Portable.squeeze(word, stop_bit));
+        }
+    }
+}
