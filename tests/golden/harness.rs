@@ -5,8 +5,9 @@
 //! lists its tool's commands over [`traces`] and calls [`check`] with its
 //! binary (`env!("CARGO_BIN_EXE_<tool>")`: a test reaches only its own
 //! package's binaries). [`check`] runs every command from the repository
-//! root, with relative paths, no stdin and an empty environment, on as many
-//! threads as there are cores, and compares the outcome with the manifest
+//! root, with relative paths, no stdin and an empty environment (but for
+//! `LD_LIBRARY_PATH`, so that a tool linked to a shared DuckDB finds it), on
+//! as many threads as there are cores, and compares the outcome with the manifest
 //! `tests/golden/<tool>.txt`: one line per command,
 //!
 //! ```text
@@ -248,10 +249,15 @@ struct Outcome {
 }
 
 fn run(exe: &str, args: &[String], roots: &[String]) -> Outcome {
-    let output = Command::new(exe)
+    let mut command = Command::new(exe);
+    command.env_clear();
+    // A tool linked to a prebuilt shared library (DuckDB's) must still find it.
+    if let Some(path) = std::env::var_os("LD_LIBRARY_PATH") {
+        command.env("LD_LIBRARY_PATH", path);
+    }
+    let output = command
         .args(args)
         .current_dir(root())
-        .env_clear()
         .stdin(Stdio::null())
         .output()
         .unwrap_or_else(|e| panic!("cannot run {exe}: {e}"));
