@@ -245,8 +245,8 @@ mod tests {
         u32_limits_with(Portable);
     }
 
-    /// The limits of `read_u32` with `w`; `tband-decode` checks its own
-    /// [`Squeeze`] against the same values.
+    /// The limits of `read_u32` with `w` (`tband-decode` checks that its
+    /// own [`Squeeze`] reads every boundary as `Portable` does).
     fn u32_limits_with<S: Squeeze>(w: S) {
         let whole = |data: &[u8]| read_u32(w, data, data.len());
         assert_eq!(whole(&[0x00]), Ok((0, 1)));
