@@ -6,7 +6,6 @@
 
 pub mod analysis;
 pub mod chrome_json;
-pub mod cli;
 pub mod ctf;
 pub mod decode_thread;
 pub mod frames;

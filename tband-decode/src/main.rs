@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
-use tband_decode::cli::{self, InputArgs, ToolCommand};
+use tband_cli::{open_options, InputArgs, ToolCommand};
 use tband_decode::ctf;
 use tband_decode::input::Input;
 use tband_decode::listing::{self, TimeUnit};
@@ -72,7 +72,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Some(command) => command.run::<Cli>(),
-        None => cli::exit("tband-decode", run(&cli)),
+        None => tband_cli::exit("tband-decode", run(&cli)),
     }
 }
 
@@ -86,7 +86,8 @@ fn open_output(cli: &Cli) -> Result<Box<dyn Write>, String> {
 }
 
 fn summarize(cli: &Cli) -> Result<ExitCode, String> {
-    let trace = cli.input.open().map_err(|e| e.to_string())?;
+    let trace = Trace::open(&cli.input.inputs, &open_options!(&cli.input.format))
+        .map_err(|e| e.to_string())?;
     let mut out = BufWriter::new(open_output(cli)?);
     match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
@@ -106,7 +107,7 @@ fn run(cli: &Cli) -> Result<ExitCode, String> {
     } else {
         Mode::Json
     };
-    let options = cli.input.options();
+    let options = open_options!(&cli.input.format);
     let inputs = match Source::open(&cli.input.inputs, &options).map_err(|e| e.to_string())? {
         Source::Tband(inputs) => inputs,
         Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command as Process, ExitCode};
 
 use clap::{Parser, ValueEnum};
+use tband_cli::{open_options, InputArgs, ToolCommand};
 use tband_decode::chrome_json::write_chrome_json;
-use tband_decode::cli::{self, InputArgs, ToolCommand};
+use tband_decode::Trace;
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::{TraceServer, DEFAULT_PORT};
 use tband_perfetto::writer::Output;
@@ -103,13 +104,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Some(command) => command.run::<Cli>(),
-        None => cli::exit("tband-perfetto", run(&cli).map(|()| ExitCode::SUCCESS)),
+        None => tband_cli::exit("tband-perfetto", run(&cli).map(|()| ExitCode::SUCCESS)),
     }
 }
 
 fn run(cli: &Cli) -> Result<(), String> {
     let output = output_path(cli)?;
-    let trace = cli.input.open().map_err(|e| e.to_string())?;
+    let trace = Trace::open(&cli.input.inputs, &open_options!(&cli.input.format))
+        .map_err(|e| e.to_string())?;
     let options = ExportOptions {
         sched: match cli.sched_format {
             SchedFormat::Compact => SchedEncoding::Compact,

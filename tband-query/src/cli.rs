@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use clap::Parser;
-use tband_decode::cli::{FormatArgs, ToolCommand};
+use tband_cli::{open_options, FormatArgs, ToolCommand};
 use tband_decode::input::InputSpec;
 use tband_decode::trace::OpenOptions;
 use tband_decode::Trace;
@@ -115,7 +115,7 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
         }
     };
 
-    let options = cli.input.options();
+    let options = open_options!(&cli.input);
     // A database file is kept for later queries, so it gets every table.
     let tables = match cli.db {
         Some(_) => schema::TABLES.to_vec(),

@@ -4,5 +4,5 @@ use clap::Parser;
 use tband_query::cli::{self, Cli};
 
 fn main() -> ExitCode {
-    tband_decode::cli::exit("tband-query", cli::main(Cli::parse()))
+    tband_cli::exit("tband-query", cli::main(Cli::parse()))
 }

@@ -9,7 +9,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
 use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
-use tband_decode::cli::InputArgs;
+use tband_cli::{open_options, InputArgs};
 use tband_tui::app::App;
 use tband_tui::load::{self, Loader, Opened, PREVIEW_BYTES};
 use tband_tui::render::{draw, draw_buffer, to_text};
@@ -73,8 +73,12 @@ fn run(cli: &Cli) -> Result<(), String> {
         .transpose()
         .map_err(|e| e.to_string())?;
     let preview = (cli.snapshot.is_none() && cli.preview_bytes > 0).then_some(cli.preview_bytes);
-    let opened =
-        load::open(&cli.input.inputs, &cli.input.options(), preview).map_err(|e| e.to_string())?;
+    let opened = load::open(
+        &cli.input.inputs,
+        &open_options!(&cli.input.format),
+        preview,
+    )
+    .map_err(|e| e.to_string())?;
     let (model, mut loader) = match opened {
         Opened::Complete(model) => (model, None),
         Opened::Partial { preview, loader } => (preview, Some(loader)),
