@@ -6,6 +6,7 @@
 
 pub mod analysis;
 pub mod chrome_json;
+pub mod cli;
 pub mod ctf;
 pub mod decode_thread;
 pub mod frames;
