@@ -1,116 +1,263 @@
-//! What every tband tool's command line shares: naming the inputs, the
-//! `completion` subcommand, and how an error ends the process.
+//! The `tband-decode` command: what it does with its arguments, which the
+//! binary (`main.rs`) parses.
 
-use std::fmt::Display;
-use std::io::Write;
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{self, BufWriter, IsTerminal, Write};
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Subcommand};
+use crate::ctf;
+use crate::input::Input;
+use crate::listing::{self, TimeUnit};
+use crate::model::Model;
+use crate::sequencer::{find_ts_resolution, Stream};
+use crate::stream::{StreamDecoder, StreamStats};
+use crate::summary::write_summary;
+use crate::threadx;
+use crate::trace::{read_threadx, EventRow, OpenOptions, Source, Trace};
 
-use crate::interpret::Threads;
-use crate::threadx::{ReadOptions, TimerDirection};
-use crate::trace::{InputFormat, OpenOptions, Trace, TraceError};
-
-#[derive(Args, Clone, Debug)]
-pub struct InputArgs {
-    /// Trace files: binary or hex text, `-` for stdin. Append `@CORE` to say
-    /// which core a stream was recorded on (e.g. `trace_c1.bin@1`). A CTF
-    /// trace (Zephyr) is its directory, or its stream files.
-    #[arg(value_name = "TRACE", required = true)]
+/// What the command line asks for (its options, by the same names).
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The trace files.
     pub inputs: Vec<String>,
-
-    #[command(flatten)]
-    pub format: FormatArgs,
+    /// How to read them.
+    pub input: OpenOptions,
+    pub pretty: bool,
+    pub json: bool,
+    pub stats: bool,
+    pub summary: bool,
+    pub output: Option<PathBuf>,
 }
 
-/// How to read the inputs: the options every tool shares besides naming
-/// them (tools whose positional arguments differ flatten just these).
-#[derive(Args, Clone, Debug, Default)]
-pub struct FormatArgs {
-    /// Read the inputs as this format instead of recognising it.
-    #[arg(long, value_enum, value_name = "FORMAT")]
-    pub input_format: Option<InputFormat>,
-
-    /// The CTF metadata file for CTF stream files (not needed when the
-    /// metadata is beside them or a trace directory is given).
-    #[arg(long, value_name = "FILE")]
-    pub ctf_metadata: Option<PathBuf>,
-
-    /// ThreadX traces: nanoseconds per timer tick (may be fractional).
-    /// ThreadX does not record it; without this option 1 is assumed.
-    #[arg(long, value_name = "NS")]
-    pub tick_ns: Option<f64>,
-
-    /// ThreadX traces: which way the timer counts, instead of detecting it
-    /// from the timestamps.
-    #[arg(long, value_enum, value_name = "DIRECTION")]
-    pub timer_direction: Option<TimerDirection>,
+#[derive(Clone, Copy)]
+enum Mode {
+    Json,
+    Pretty,
+    Stats,
 }
 
-impl FormatArgs {
-    pub fn options(&self) -> OpenOptions {
-        OpenOptions {
-            format: self.input_format,
-            ctf_metadata: self.ctf_metadata.clone(),
-            threadx: ReadOptions {
-                tick_ns: self.tick_ns,
-                timer_direction: self.timer_direction,
-            },
-            threads: Threads::available(),
-        }
-    }
-}
-
-impl InputArgs {
-    pub fn options(&self) -> OpenOptions {
-        self.format.options()
-    }
-
-    /// Opens the trace these arguments name.
-    pub fn open(&self) -> Result<Trace, TraceError> {
-        Trace::open(&self.inputs, &self.options())
-    }
-}
-
-/// The subcommand every tool has besides its main job.
-#[derive(Subcommand, Clone, Debug)]
-pub enum ToolCommand {
-    /// Print a shell completion script.
-    Completion {
-        #[arg(value_enum)]
-        shell: clap_complete::Shell,
-    },
-}
-
-impl ToolCommand {
-    /// Carries out the subcommand for the tool whose arguments are `C`.
-    pub fn run<C: CommandFactory>(&self) -> ExitCode {
-        match self {
-            ToolCommand::Completion { shell } => {
-                let mut command = C::command();
-                let name = command.get_name().to_string();
-                // Generated into memory first: the generator panics when it
-                // cannot write, e.g. into a pipe closed by `head`.
-                let mut script = Vec::new();
-                clap_complete::generate(*shell, &mut command, name.as_str(), &mut script);
-                match std::io::stdout().write_all(&script) {
-                    Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => exit(
-                        &name,
-                        Err(format!("cannot write the completion script: {e}")),
-                    ),
-                    _ => ExitCode::SUCCESS,
-                }
-            }
-        }
-    }
-}
-
-/// How a tool ends: with its own exit code, or with the error as one line
-/// `TOOL: message` on stderr and a failure code.
-pub fn exit<E: Display>(tool: &str, result: Result<ExitCode, E>) -> ExitCode {
-    result.unwrap_or_else(|e| {
-        eprintln!("{tool}: {e}");
-        ExitCode::FAILURE
+fn open_output(cli: &Options) -> Result<Box<dyn Write>, String> {
+    Ok(match &cli.output {
+        Some(path) => Box::new(
+            File::create(path).map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+        ),
+        None => Box::new(io::stdout().lock()),
     })
+}
+
+fn summarize(cli: &Options) -> Result<ExitCode, String> {
+    let trace = Trace::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    let mut out = BufWriter::new(open_output(cli)?);
+    match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Runs the command: lists the events, or prints the counts or the summary.
+pub fn run(cli: &Options) -> Result<ExitCode, String> {
+    if cli.summary {
+        return summarize(cli);
+    }
+    let to_terminal = cli.output.is_none() && io::stdout().is_terminal();
+    let mode = if cli.stats {
+        Mode::Stats
+    } else if cli.pretty || (to_terminal && !cli.json) {
+        Mode::Pretty
+    } else {
+        Mode::Json
+    };
+    let options = &cli.input;
+    let inputs = match Source::open(&cli.inputs, options).map_err(|e| e.to_string())? {
+        Source::Tband(inputs) => inputs,
+        Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
+        ctf @ Source::Ctf { .. } => {
+            let trace = Trace::build(ctf, options).map_err(|e| e.to_string())?;
+            return list_ctf(cli, &trace, mode);
+        }
+    };
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let mut total = StreamStats::default();
+    let mut per_input = Vec::new();
+    for input in &inputs {
+        let stats = match print_events(input, mode, &mut out) {
+            Ok(stats) => stats,
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
+            Err(e) => return Err(format!("cannot write output: {e}")),
+        };
+        if total.by_id.is_empty() {
+            total = stats.clone();
+        } else {
+            total.add(&stats);
+        }
+        per_input.push((input.name.clone(), stats));
+    }
+    if let Mode::Stats = mode {
+        write_stats(&mut out, &per_input, &total)
+            .map_err(|e| format!("cannot write output: {e}"))?;
+    }
+    match out.flush() {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+            return Err(format!("cannot write output: {e}"))
+        }
+        _ => {}
+    }
+    if total.decoded() == 0 {
+        let names: Vec<_> = inputs.iter().map(|i| i.name.as_str()).collect();
+        return Err(format!(
+            "{} holds no tband frame ({} bytes, {} invalid frames); is it a tband trace?",
+            names.join(", "),
+            total.bytes,
+            total.invalid()
+        ));
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Lists the entries of one ThreadX buffer.
+fn list_threadx(
+    cli: &Options,
+    input: &Input,
+    options: &threadx::ReadOptions,
+    mode: Mode,
+) -> Result<ExitCode, String> {
+    let buffer = read_threadx(input, options).map_err(|e| e.to_string())?;
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let written = match mode {
+        Mode::Json => threadx::listing::write_json(&mut out, &buffer),
+        Mode::Pretty => threadx::listing::write_pretty(&mut out, &buffer),
+        Mode::Stats => threadx::listing::write_stats(&mut out, &input.name, &buffer),
+    };
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Prints the events of a CTF trace (Zephyr): their fields as the metadata names them.
+fn list_ctf(cli: &Options, trace: &Trace, mode: Mode) -> Result<ExitCode, String> {
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let mut written = Ok(());
+    let mut previous_ns = None;
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
+    let info = &trace.model.info;
+    let clock_origin_ns = info.first_ts_raw.saturating_mul(info.ns_per_tick);
+    trace.for_each_event(|row| {
+        if written.is_err() {
+            return;
+        }
+        written = match mode {
+            Mode::Json => ctf::write_json_row(&mut out, row),
+            Mode::Pretty => {
+                // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
+                let on_clock = EventRow {
+                    ts_ns: row.ts_ns.map(|t| t.saturating_add(clock_origin_ns)),
+                    ..*row
+                };
+                let line = ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
+                previous_ns = on_clock.ts_ns;
+                line
+            }
+            Mode::Stats => {
+                match counts.get_mut(row.name) {
+                    Some(n) => *n += 1,
+                    None => {
+                        counts.insert(row.name.to_owned(), 1);
+                    }
+                }
+                Ok(())
+            }
+        };
+    });
+    if let (Mode::Stats, Ok(())) = (mode, &written) {
+        written = write_ctf_stats(&mut out, &trace.model, &counts);
+    }
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+fn write_ctf_stats(
+    out: &mut impl Write,
+    model: &Model,
+    counts: &BTreeMap<String, u64>,
+) -> io::Result<()> {
+    writeln!(
+        out,
+        "{} events, {} damaged streams",
+        model.info.events, model.info.invalid_frames
+    )?;
+    writeln!(out, "\nevents by kind:")?;
+    for (name, n) in counts {
+        writeln!(out, "  {name:<32}{n:>12}")?;
+    }
+    if !model.anomalies.is_empty() {
+        writeln!(out, "\ndamage:")?;
+        for anomaly in &model.anomalies {
+            writeln!(out, "  {}: {}", anomaly.kind.as_str(), anomaly.detail)?;
+        }
+    }
+    Ok(())
+}
+
+fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<StreamStats> {
+    let core = input.core.unwrap_or(0);
+    let unit = match mode {
+        Mode::Pretty => find_ts_resolution(&[Stream::new(&input.bytes, core)])
+            .map_or(TimeUnit::Ticks, |ns_per_tick| TimeUnit::Micros {
+                ns_per_tick,
+            }),
+        _ => TimeUnit::Ticks,
+    };
+    let mut decoder = StreamDecoder::new(&input.bytes, core);
+    let failed = decoder.for_each_frame(|frame| {
+        let written = match (mode, &frame.result) {
+            (Mode::Stats, _) => Ok(()),
+            (Mode::Json, Ok(rec)) => listing::write_json_record(out, rec),
+            (Mode::Json, Err(e)) => listing::write_json_invalid(out, e),
+            (Mode::Pretty, Ok(rec)) => listing::write_pretty_record(out, rec, frame.core, unit),
+            (Mode::Pretty, Err(e)) => listing::write_pretty_invalid(out, frame.offset, e),
+        };
+        match written {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => ControlFlow::Break(e),
+        }
+    });
+    match failed {
+        Some(e) => Err(e),
+        None => Ok(decoder.stats()),
+    }
+}
+
+fn write_stats(
+    out: &mut impl Write,
+    per_input: &[(String, StreamStats)],
+    total: &StreamStats,
+) -> io::Result<()> {
+    for (name, stats) in per_input {
+        writeln!(
+            out,
+            "{name}: {} bytes, {} frames ({} decoded, {} invalid, {} empty)",
+            stats.bytes,
+            stats.frames,
+            stats.decoded(),
+            stats.invalid(),
+            stats.empty_frames
+        )?;
+    }
+    writeln!(out, "\nevents by kind:")?;
+    for (kind, n) in total.by_kind() {
+        writeln!(out, "  {:<32}{n:>12}", kind.name())?;
+    }
+    if !total.errors.is_empty() {
+        writeln!(out, "\ninvalid frames by reason:")?;
+        for (reason, n) in &total.errors {
+            writeln!(out, "  {reason:<32}{n:>12}")?;
+        }
+    }
+    Ok(())
 }

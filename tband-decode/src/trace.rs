@@ -16,7 +16,7 @@ use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use crate::threadx;
 
 /// The trace formats the tools read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
     /// COBS frames of the tband wire format (also the reference C tracer's).
     Tband,

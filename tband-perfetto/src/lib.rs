@@ -3,6 +3,7 @@
 //! switches, wake-ups and ISRs are kernel (ftrace) events per core, and
 //! markers, counters and anomalies are track events on named tracks.
 
+pub mod cli;
 pub mod events;
 #[allow(clippy::all)]
 #[rustfmt::skip]

@@ -1,12 +1,11 @@
-//! The `tband-query` command line.
+//! The `tband-query` command: what it does with its arguments, which the
+//! binary (`main.rs`) parses.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use clap::Parser;
-use tband_decode::cli::{FormatArgs, ToolCommand};
 use tband_decode::input::InputSpec;
 use tband_decode::trace::OpenOptions;
 use tband_decode::Trace;
@@ -21,72 +20,26 @@ use crate::schema::{self, Table};
 /// Exit code when `--fail-if-rows` is given and a query returned rows.
 pub const EXIT_ROWS: u8 = 3;
 
-/// Run SQL on traces: load them into SQLite or DuckDB and run .sql reports.
-#[derive(Parser, Debug)]
-#[command(
-    name = "tband-query",
-    version,
-    override_usage = "tband-query [OPTIONS] <TRACE>... <QUERY>\n       tband-query [OPTIONS] <TRACE>... -e <SQL>\n       tband-query [OPTIONS] --db <FILE> <QUERY>\n       tband-query --list\n       tband-query completion <SHELL>",
-    args_conflicts_with_subcommands = true,
-    after_help = "QUERY is a .sql file, a directory of them (all run, in name order), or the name \
-of a canned report (see --list). Named parameters (:name or $name) are bound from --param or \
-from the defaults in the query's header.\n\nExit codes: 0 success, 1 error, 2 bad usage, \
-3 a query returned rows under --fail-if-rows."
-)]
-pub struct Cli {
-    #[command(subcommand)]
-    command: Option<ToolCommand>,
-
-    /// Trace files (binary or hex text, `-` for stdin, `PATH@CORE` for one
-    /// core's stream), then the QUERY unless -e gives it.
-    #[arg(value_name = "TRACE... QUERY")]
-    args: Vec<String>,
-
-    /// Run this SQL instead of a QUERY file.
-    #[arg(short = 'e', long = "execute", value_name = "SQL")]
-    execute: Option<String>,
-
-    /// The SQL engine [default: sqlite when built in, else duckdb; an
-    /// existing --db file keeps its own].
-    #[arg(long, value_enum)]
-    engine: Option<Engine>,
-
-    /// Keep the database in FILE. If FILE is newer than the traces (and was
-    /// made from them) it is queried without decoding again; with no TRACE,
-    /// FILE is queried as it is.
-    #[arg(long, value_name = "FILE")]
-    db: Option<PathBuf>,
-
-    /// Output format [default: table on a terminal, csv otherwise].
-    #[arg(long, value_enum)]
-    format: Option<Format>,
-
-    /// Bind a query parameter (`:NAME` or `$NAME` in the SQL). Repeatable.
-    #[arg(long = "param", value_name = "NAME=VALUE")]
-    params: Vec<Param>,
-
-    /// Exit with code 3 if any query returns a row (budget checks are
-    /// queries that return the violations).
-    #[arg(long)]
-    fail_if_rows: bool,
-
-    /// List the canned reports with what each answers.
-    #[arg(long)]
-    list: bool,
-
-    /// Write the results to FILE instead of stdout.
-    #[arg(short = 'o', long, value_name = "FILE")]
-    output: Option<PathBuf>,
-
-    #[command(flatten)]
-    input: FormatArgs,
+/// What the command line asks for (its options, by the same names).
+#[derive(Debug, Default)]
+pub struct Options {
+    /// The trace files, then the QUERY unless `execute` gives it.
+    pub args: Vec<String>,
+    /// `-e`: SQL to run instead of a QUERY file.
+    pub execute: Option<String>,
+    pub engine: Option<Engine>,
+    pub db: Option<PathBuf>,
+    pub format: Option<Format>,
+    pub params: Vec<Param>,
+    pub fail_if_rows: bool,
+    pub list: bool,
+    pub output: Option<PathBuf>,
+    /// How to read the traces.
+    pub input: OpenOptions,
 }
 
-/// Runs the command line; the exit code says how it went.
-pub fn main(cli: Cli) -> Result<ExitCode, Error> {
-    if let Some(command) = &cli.command {
-        return Ok(command.run::<Cli>());
-    }
+/// Runs the command; the exit code says how it went.
+pub fn run(cli: Options) -> Result<ExitCode, Error> {
     if cli.list {
         let width = reports::CANNED
             .iter()
@@ -115,13 +68,12 @@ pub fn main(cli: Cli) -> Result<ExitCode, Error> {
         }
     };
 
-    let options = cli.input.options();
     // A database file is kept for later queries, so it gets every table.
     let tables = match cli.db {
         Some(_) => schema::TABLES.to_vec(),
         None => schema::tables_for(queries.iter().map(|q| q.text.as_str())),
     };
-    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &options, &tables)?;
+    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &cli.input, &tables)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
 
     let format = cli

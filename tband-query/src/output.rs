@@ -4,7 +4,7 @@ use std::io::{self, Write};
 
 use crate::engine::{QueryResult, Value};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Aligned columns for reading.
     Table,

@@ -2,6 +2,7 @@
 //! drawing and key handling, all testable without a terminal.
 
 pub mod app;
+pub mod cli;
 pub mod details;
 pub mod indices;
 pub mod load;

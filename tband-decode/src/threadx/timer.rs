@@ -2,7 +2,7 @@
 //! direction, overflow.
 
 /// Which way the target's time source counts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TimerDirection {
     Up,
     Down,

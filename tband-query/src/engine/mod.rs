@@ -14,7 +14,7 @@ use tband_decode::Trace;
 use crate::schema::{self, Table, View, ON_DEMAND, VIEWS};
 
 /// An embedded SQL engine.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     Sqlite,
     Duckdb,
