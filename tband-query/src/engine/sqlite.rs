@@ -5,10 +5,9 @@ use std::path::Path;
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, ToSql};
-use tband_decode::Trace;
 
 use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink};
+use crate::rows::{self, Cell, RowSink, Source};
 use crate::schema::Table;
 
 pub struct Sqlite {
@@ -123,7 +122,7 @@ impl Database for Sqlite {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String> {
         let prepare = |rows| self.conn.prepare(&table.insert_sql(rows));
         let mut inserter = Inserter {
             batch: prepare(BATCH_ROWS).map_err(|e| e.to_string())?,
@@ -132,7 +131,7 @@ impl Database for Sqlite {
             pending: Vec::with_capacity(BATCH_ROWS * table.columns.len()),
             text: String::new(),
         };
-        rows::write_table(trace, table, &mut inserter)
+        rows::write_table(source, table, &mut inserter)
             .and_then(|()| inserter.finish())
             .map_err(|e| e.to_string())
     }
