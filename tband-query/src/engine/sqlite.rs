@@ -14,6 +14,11 @@ pub struct Sqlite {
     conn: Connection,
 }
 
+/// The page size of a database in memory. Each page in memory costs a
+/// header of about 300 bytes besides its size: 7 % of the database with
+/// SQLite's usual 4 KiB pages, 0.5 % with 64 KiB.
+const MEMORY_PAGE_SIZE: u32 = 65_536;
+
 impl Sqlite {
     pub fn open(path: Option<&Path>) -> Result<Sqlite, String> {
         let conn = match path {
@@ -21,10 +26,14 @@ impl Sqlite {
             None => Connection::open_in_memory(),
         }
         .map_err(|e| e.to_string())?;
-        conn.execute_batch(
+        let page_size = match path {
+            Some(_) => String::new(),
+            None => format!("PRAGMA page_size = {MEMORY_PAGE_SIZE};"),
+        };
+        conn.execute_batch(&format!(
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
-             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;",
-        )
+             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; {page_size}"
+        ))
         .map_err(|e| e.to_string())?;
         Ok(Sqlite { conn })
     }
