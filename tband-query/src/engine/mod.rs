@@ -106,6 +106,14 @@ pub trait Database {
     /// Fills an existing table with the trace's rows, as fast as the engine
     /// allows (through [`crate::rows::write_table`]).
     fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String>;
+    /// Starts the transaction a load runs in.
+    fn begin_load(&mut self) -> Result<(), String> {
+        self.execute("BEGIN TRANSACTION")
+    }
+    /// Commits it.
+    fn end_load(&mut self) -> Result<(), String> {
+        self.execute("COMMIT")
+    }
     /// Runs one statement with positional (`?`) parameters.
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String>;
 }
@@ -134,7 +142,7 @@ fn load_from(
     source: &mut Source<'_>,
     tables: &[&Table],
 ) -> Result<(), String> {
-    db.execute("BEGIN TRANSACTION")?;
+    db.begin_load()?;
     for table in tables {
         db.execute(&table.create_sql())?;
         db.load_table(source, table)?;
@@ -147,5 +155,5 @@ fn load_from(
     for view in VIEWS.iter().filter(|v| available(v)) {
         db.execute(&view.create_sql())?;
     }
-    db.execute("COMMIT")
+    db.end_load()
 }

@@ -12,7 +12,19 @@ use crate::schema::Table;
 
 pub struct Sqlite {
     conn: Connection,
+    /// Whether the database is a file (`--db`), not in memory.
+    in_file: bool,
 }
+
+/// The page cache queries run with, in KiB; a sort also keeps up to as
+/// much in memory.
+const QUERY_CACHE_KIB: i64 = 262_144;
+
+/// The page cache of a load into a file, in KiB (SQLite's default size):
+/// the pages written go to the file as it fills, so that the database
+/// does not build up in memory next to the model being loaded. Queries
+/// get [`QUERY_CACHE_KIB`] back once the load is committed.
+const LOAD_CACHE_KIB: i64 = 2_000;
 
 /// The page size of a database in memory. Each page in memory costs a
 /// header of about 300 bytes besides its size: 7 % of the database with
@@ -32,10 +44,13 @@ impl Sqlite {
         };
         conn.execute_batch(&format!(
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
-             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144; {page_size}"
+             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -{QUERY_CACHE_KIB}; {page_size}"
         ))
         .map_err(|e| e.to_string())?;
-        Ok(Sqlite { conn })
+        Ok(Sqlite {
+            conn,
+            in_file: path.is_some(),
+        })
     }
 }
 
@@ -143,6 +158,21 @@ impl Database for Sqlite {
         rows::write_table(source, table, &mut inserter)
             .and_then(|()| inserter.finish())
             .map_err(|e| e.to_string())
+    }
+
+    fn begin_load(&mut self) -> Result<(), String> {
+        if self.in_file {
+            self.execute(&format!("PRAGMA cache_size = -{LOAD_CACHE_KIB}"))?;
+        }
+        self.execute("BEGIN TRANSACTION")
+    }
+
+    fn end_load(&mut self) -> Result<(), String> {
+        self.execute("COMMIT")?;
+        if self.in_file {
+            self.execute(&format!("PRAGMA cache_size = -{QUERY_CACHE_KIB}"))?;
+        }
+        Ok(())
     }
 
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String> {
