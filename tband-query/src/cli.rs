@@ -159,7 +159,7 @@ fn open_database(
             None => format!("cannot start {engine}: {e}"),
         })
     })?;
-    engine::load(database.as_mut(), &trace, tables)
+    engine::load_consuming(database.as_mut(), trace, tables)
         .map_err(|e| Error::Database(format!("loading the trace into {engine} failed: {e}")))?;
     Ok(database)
 }

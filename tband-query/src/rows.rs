@@ -1,7 +1,7 @@
 //! The model as rows of SQL cells, table by table, in the column order of
 //! [`crate::schema`]. Engines only decide how a row is written.
 
-use tband_decode::model::{Model, Row, StrId, Table as ModelTable};
+use tband_decode::model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
 use tband_decode::trace::{ArgValue, EventRow};
 use tband_decode::Trace;
 
@@ -59,9 +59,253 @@ pub trait RowSink {
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error>;
 }
 
-/// Writes every row of `table` into `sink`.
-pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Result<(), S::Error> {
-    let m = &trace.model;
+/// The trace a load reads its rows from.
+pub enum Source<'t> {
+    /// A trace read as it is, for loads that come back to it.
+    Kept(&'t Trace),
+    /// A trace given up as it is loaded: a model table is freed chunk by
+    /// chunk as its rows are written, unless a table still to load reads
+    /// it, so that the database grows into the memory the model gives up.
+    /// The model's small parts stay until the trace is dropped.
+    Consumed {
+        trace: Box<Trace>,
+        /// The tables still to load.
+        pending: Vec<&'static str>,
+    },
+}
+
+impl Source<'static> {
+    /// `trace`, given up as `tables` are loaded from it in their order.
+    pub fn consumed(trace: Trace, tables: &[&Table]) -> Self {
+        Source::Consumed {
+            trace: Box::new(trace),
+            pending: tables.iter().map(|t| t.name).collect(),
+        }
+    }
+}
+
+impl Source<'_> {
+    /// The trace, with what is left of its model.
+    pub fn trace(&self) -> &Trace {
+        match self {
+            Source::Kept(trace) => trace,
+            Source::Consumed { trace, .. } => trace,
+        }
+    }
+
+    /// Takes the model table `part` out for the table being written to
+    /// consume, unless the trace is kept or a table still to load is one of
+    /// the `readers` of that model table.
+    fn take<R: Row>(
+        &mut self,
+        part: impl FnOnce(&mut Model) -> &mut ModelTable<R>,
+        readers: &[&str],
+    ) -> Option<ModelTable<R>> {
+        match self {
+            Source::Consumed { trace, pending } if !pending.iter().any(|t| readers.contains(t)) => {
+                Some(std::mem::take(part(&mut trace.model)))
+            }
+            _ => None,
+        }
+    }
+}
+
+/// The rows of a model table by value: consumed if the table was taken out
+/// of the model, else read in place.
+enum Rows<'m, R: Row> {
+    Read(Iter<'m, R>),
+    Taken(Box<IntoIter<R>>),
+}
+
+impl<R: Row> Iterator for Rows<'_, R> {
+    type Item = R;
+
+    #[inline]
+    fn next(&mut self) -> Option<R> {
+        match self {
+            Rows::Read(rows) => rows.next(),
+            Rows::Taken(rows) => rows.next(),
+        }
+    }
+}
+
+/// The rows of `taken` if it is there, else of `kept`.
+fn rows<R: Row>(taken: Option<ModelTable<R>>, kept: &ModelTable<R>) -> Rows<'_, R> {
+    match taken {
+        Some(table) => Rows::Taken(Box::new(table.into_iter())),
+        None => Rows::Read(kept.iter()),
+    }
+}
+
+/// Writes every row of `table` into `sink`. From a consumed source, the
+/// model tables that no table still to load reads are freed as they are
+/// written.
+pub fn write_table<S: RowSink>(
+    source: &mut Source<'_>,
+    table: &Table,
+    sink: &mut S,
+) -> Result<(), S::Error> {
+    if let Source::Consumed { pending, .. } = source {
+        pending.retain(|&t| t != table.name);
+    }
+    // The model tables and the tables that read each.
+    const SCHED_SLICES: &[&str] = &["sched_slices", "cpu_timeline"];
+    const ISR_SLICES: &[&str] = &["isr_slices", "cpu_timeline"];
+    match table.name {
+        "sched_slices" => {
+            let taken = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.sched_slices), sink, |s| {
+                [
+                    s.core_id.into(),
+                    s.task_id.into(),
+                    s.start_ns.into(),
+                    s.end_ns.into(),
+                    dur(s.start_ns, s.end_ns),
+                    s.truncated.into(),
+                ]
+            })
+        }
+        "task_states" => {
+            let taken = source.take(|m| &mut m.task_states, &["task_states"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.task_states), sink, |s| {
+                [
+                    s.task_id.into(),
+                    s.state.as_str().into(),
+                    s.reason.as_str().into(),
+                    s.queue_id.into(),
+                    s.core_id.into(),
+                    s.woken_by_isr.map(|k| k.core_id).into(),
+                    s.woken_by_isr.map(|k| k.isr_id).into(),
+                    s.start_ns.into(),
+                    s.end_ns.into(),
+                    dur(s.start_ns, s.end_ns),
+                    s.truncated.into(),
+                ]
+            })
+        }
+        "task_priorities" => {
+            let taken = source.take(|m| &mut m.task_priorities, &["task_priorities"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.task_priorities), sink, |p| {
+                [
+                    p.task_id.into(),
+                    p.ts_ns.into(),
+                    p.priority.into(),
+                    p.cause.as_str().into(),
+                ]
+            })
+        }
+        "isr_slices" => {
+            let taken = source.take(|m| &mut m.isr_slices, ISR_SLICES);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.isr_slices), sink, |s| {
+                [
+                    s.core_id.into(),
+                    s.isr_id.into(),
+                    s.start_ns.into(),
+                    s.end_ns.into(),
+                    dur(s.start_ns, s.end_ns),
+                    s.depth.into(),
+                    s.truncated.into(),
+                ]
+            })
+        }
+        "marker_spans" => {
+            let taken = source.take(|m| &mut m.marker_spans, &["marker_spans"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.marker_spans), sink, |s| {
+                [
+                    s.marker_id.into(),
+                    s.task_id.into(),
+                    s.start_ns.into(),
+                    s.end_ns.into(),
+                    dur(s.start_ns, s.end_ns),
+                    text(m, s.msg),
+                    s.depth.into(),
+                    s.truncated.into(),
+                ]
+            })
+        }
+        "marker_instants" => {
+            let taken = source.take(|m| &mut m.marker_instants, &["marker_instants"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.marker_instants), sink, |i| {
+                [
+                    i.marker_id.into(),
+                    i.task_id.into(),
+                    i.ts_ns.into(),
+                    text(m, i.msg),
+                ]
+            })
+        }
+        "marker_values" => {
+            let taken = source.take(|m| &mut m.marker_values, &["marker_values"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.marker_values), sink, |v| {
+                [
+                    v.marker_id.into(),
+                    v.task_id.into(),
+                    v.ts_ns.into(),
+                    v.value.into(),
+                ]
+            })
+        }
+        "queue_ops" => {
+            let taken = source.take(|m| &mut m.queue_ops, &["queue_ops"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.queue_ops), sink, |o| {
+                [
+                    o.queue_id.into(),
+                    o.ts_ns.into(),
+                    o.op.as_str().into(),
+                    o.from_isr.into(),
+                    o.task_id.into(),
+                    o.core_id.into(),
+                    o.len_after.into(),
+                ]
+            })
+        }
+        "mutex_holds" => {
+            let taken = source.take(|m| &mut m.mutex_holds, &["mutex_holds"]);
+            let m = &source.trace().model;
+            each_row(rows(taken, &m.mutex_holds), sink, |h| {
+                [
+                    h.queue_id.into(),
+                    h.task_id.into(),
+                    h.start_ns.into(),
+                    h.end_ns.into(),
+                    dur(h.start_ns, h.end_ns),
+                    h.truncated.into(),
+                ]
+            })
+        }
+        "cpu_timeline" => {
+            let sched = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
+            let isr = source.take(|m| &mut m.isr_slices, ISR_SLICES);
+            let m = &source.trace().model;
+            let sched = rows(sched, &m.sched_slices);
+            let isr = rows(isr, &m.isr_slices);
+            timeline::for_each_piece(sched, isr, |p| {
+                sink.row(&[
+                    p.core_id.into(),
+                    p.start_ns.into(),
+                    p.end_ns.into(),
+                    dur(p.start_ns, p.end_ns),
+                    p.task_id.into(),
+                    p.in_isr.into(),
+                ])
+            })
+        }
+        "events" => events(source.trace(), sink),
+        // The model's small parts, read in place.
+        _ => small_table(&source.trace().model, table, sink),
+    }
+}
+
+/// Writes a table from the model's small parts.
+fn small_table<S: RowSink>(m: &Model, table: &Table, sink: &mut S) -> Result<(), S::Error> {
     match table.name {
         "trace_info" => trace_info(m, sink),
         "cores" => each(&m.cores, sink, |c| {
@@ -77,52 +321,8 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 t.stack_size.into(),
             ]
         }),
-        "sched_slices" => each_row(&m.sched_slices, sink, |s| {
-            [
-                s.core_id.into(),
-                s.task_id.into(),
-                s.start_ns.into(),
-                s.end_ns.into(),
-                dur(s.start_ns, s.end_ns),
-                s.truncated.into(),
-            ]
-        }),
-        "task_states" => each_row(&m.task_states, sink, |s| {
-            [
-                s.task_id.into(),
-                s.state.as_str().into(),
-                s.reason.as_str().into(),
-                s.queue_id.into(),
-                s.core_id.into(),
-                s.woken_by_isr.map(|k| k.core_id).into(),
-                s.woken_by_isr.map(|k| k.isr_id).into(),
-                s.start_ns.into(),
-                s.end_ns.into(),
-                dur(s.start_ns, s.end_ns),
-                s.truncated.into(),
-            ]
-        }),
-        "task_priorities" => each_row(&m.task_priorities, sink, |p| {
-            [
-                p.task_id.into(),
-                p.ts_ns.into(),
-                p.priority.into(),
-                p.cause.as_str().into(),
-            ]
-        }),
         "isrs" => each(&m.isrs, sink, |i| {
             [i.core_id.into(), i.isr_id.into(), i.name.as_str().into()]
-        }),
-        "isr_slices" => each_row(&m.isr_slices, sink, |s| {
-            [
-                s.core_id.into(),
-                s.isr_id.into(),
-                s.start_ns.into(),
-                s.end_ns.into(),
-                dur(s.start_ns, s.end_ns),
-                s.depth.into(),
-                s.truncated.into(),
-            ]
         }),
         "markers" => each(&m.markers, sink, |k| {
             [
@@ -132,34 +332,6 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 k.name.as_str().into(),
             ]
         }),
-        "marker_spans" => each_row(&m.marker_spans, sink, |s| {
-            [
-                s.marker_id.into(),
-                s.task_id.into(),
-                s.start_ns.into(),
-                s.end_ns.into(),
-                dur(s.start_ns, s.end_ns),
-                text(m, s.msg),
-                s.depth.into(),
-                s.truncated.into(),
-            ]
-        }),
-        "marker_instants" => each_row(&m.marker_instants, sink, |i| {
-            [
-                i.marker_id.into(),
-                i.task_id.into(),
-                i.ts_ns.into(),
-                text(m, i.msg),
-            ]
-        }),
-        "marker_values" => each_row(&m.marker_values, sink, |v| {
-            [
-                v.marker_id.into(),
-                v.task_id.into(),
-                v.ts_ns.into(),
-                v.value.into(),
-            ]
-        }),
         "queues" => each(&m.queues, sink, |q| {
             [
                 q.queue_id.into(),
@@ -167,27 +339,6 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 q.kind.as_str().into(),
                 q.capacity.into(),
                 q.high_water.into(),
-            ]
-        }),
-        "queue_ops" => each_row(&m.queue_ops, sink, |o| {
-            [
-                o.queue_id.into(),
-                o.ts_ns.into(),
-                o.op.as_str().into(),
-                o.from_isr.into(),
-                o.task_id.into(),
-                o.core_id.into(),
-                o.len_after.into(),
-            ]
-        }),
-        "mutex_holds" => each_row(&m.mutex_holds, sink, |h| {
-            [
-                h.queue_id.into(),
-                h.task_id.into(),
-                h.start_ns.into(),
-                h.end_ns.into(),
-                dur(h.start_ns, h.end_ns),
-                h.truncated.into(),
             ]
         }),
         "anomalies" => each(&m.anomalies, sink, |a| {
@@ -200,17 +351,6 @@ pub fn write_table<S: RowSink>(trace: &Trace, table: &Table, sink: &mut S) -> Re
                 a.detail.as_str().into(),
             ]
         }),
-        "cpu_timeline" => timeline::for_each_piece(m, |p| {
-            sink.row(&[
-                p.core_id.into(),
-                p.start_ns.into(),
-                p.end_ns.into(),
-                dur(p.start_ns, p.end_ns),
-                p.task_id.into(),
-                p.in_isr.into(),
-            ])
-        }),
-        "events" => events(trace, sink),
         other => unreachable!("schema table {other} has no rows"),
     }
 }
@@ -225,11 +365,11 @@ fn each<'m, T, S: RowSink, const N: usize>(
 
 /// [`each`] for the model's packed tables, which yield rows by value.
 fn each_row<'m, R: Row, S: RowSink, const N: usize>(
-    rows: &'m ModelTable<R>,
+    mut rows: impl Iterator<Item = R>,
     sink: &mut S,
     cells: impl Fn(R) -> [Cell<'m>; N],
 ) -> Result<(), S::Error> {
-    rows.iter().try_for_each(|r| sink.row(&cells(r)))
+    rows.try_for_each(|r| sink.row(&cells(r)))
 }
 
 fn dur<'a>(start_ns: u64, end_ns: u64) -> Cell<'a> {
@@ -296,4 +436,83 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
         seq += 1;
     });
     result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::{self, TABLES};
+    use tband_decode::input::{Bytes, Input};
+    use tband_decode::OpenOptions;
+
+    /// A simulated two-core trace with every kind of row.
+    fn trace() -> Trace {
+        let config = tband_sim::Config {
+            cores: 2,
+            size: 256 << 10,
+            wide_values: true,
+            ..tband_sim::Config::default()
+        };
+        let (streams, _) = tband_sim::generate(&config).unwrap();
+        let inputs = streams
+            .into_iter()
+            .enumerate()
+            .map(|(core, bytes)| Input {
+                name: format!("sim core {core}"),
+                core: Some(core as u32),
+                bytes: Bytes::Owned(bytes),
+                was_hex: false,
+            })
+            .collect();
+        Trace::from_inputs(inputs, &OpenOptions::default()).unwrap()
+    }
+
+    #[derive(Default)]
+    struct Collect(Vec<String>);
+
+    impl RowSink for Collect {
+        type Error = ();
+        fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), ()> {
+            self.0.push(format!("{cells:?}"));
+            Ok(())
+        }
+    }
+
+    fn write_all(source: &mut Source<'_>, tables: &[&Table]) -> Vec<Vec<String>> {
+        tables
+            .iter()
+            .map(|table| {
+                let mut rows = Collect::default();
+                write_table(source, table, &mut rows).unwrap();
+                rows.0
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
+        let kept = trace();
+        for tables in [TABLES.to_vec(), schema::tables_for([])] {
+            let expected = write_all(&mut Source::Kept(&kept), &tables);
+            assert!(expected.iter().all(|rows| !rows.is_empty()));
+            let mut consumed = Source::consumed(trace(), &tables);
+            assert_eq!(write_all(&mut consumed, &tables), expected);
+            // Every model table was given up as it was written, the slices
+            // after `cpu_timeline` when it is loaded.
+            let m = &consumed.trace().model;
+            assert!(m.sched_slices.is_empty() && m.task_states.is_empty());
+            assert!(m.isr_slices.is_empty() && m.queue_ops.is_empty());
+            assert!(m.marker_spans.is_empty() && m.marker_values.is_empty());
+            assert!(!m.tasks.is_empty());
+        }
+        // A kept trace stays whole.
+        assert!(!kept.model.task_states.is_empty());
+    }
+
+    #[test]
+    fn sources_cross_to_a_loading_thread() {
+        // DuckDB produces the rows on a second thread.
+        fn send<T: Send>() {}
+        send::<Source<'_>>();
+    }
 }

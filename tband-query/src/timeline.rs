@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use tband_decode::model::Model;
+use tband_decode::model::{IsrSlice, SchedSlice};
 
 /// One ISR running, in the state's count of ISRs (see [`Piece::from_state`]).
 const ISR_UNIT: i64 = 1 << 33;
@@ -65,20 +65,22 @@ fn sorted(mut edges: Vec<Edge>) -> Vec<Edge> {
     edges
 }
 
-/// Calls `f` with every piece, core by core in core order, each core's
-/// pieces in time order. A piece ends at the next boundary on its core; a
-/// core's time before its first boundary and after its last has no piece.
+/// Calls `f` with every piece of the model's `sched_slices` and
+/// `isr_slices`, core by core in core order, each core's pieces in time
+/// order. A piece ends at the next boundary on its core; a core's time
+/// before its first boundary and after its last has no piece.
 pub fn for_each_piece<E>(
-    model: &Model,
+    sched_slices: impl IntoIterator<Item = SchedSlice>,
+    isr_slices: impl IntoIterator<Item = IsrSlice>,
     mut f: impl FnMut(Piece) -> Result<(), E>,
 ) -> Result<(), E> {
     let mut cores: BTreeMap<u32, CoreEdges> = BTreeMap::new();
-    for s in model.sched_slices.iter() {
+    for s in sched_slices {
         let d = i64::from(s.task_id) + 1;
         let edges = &mut cores.entry(s.core_id).or_default().sched;
         edges.extend([(s.start_ns, d), (s.end_ns, -d)]);
     }
-    for s in model.isr_slices.iter().filter(|s| s.depth == 0) {
+    for s in isr_slices.into_iter().filter(|s| s.depth == 0) {
         let edges = &mut cores.entry(s.core_id).or_default().isr;
         edges.extend([(s.start_ns, ISR_UNIT), (s.end_ns, -ISR_UNIT)]);
     }

@@ -17,7 +17,7 @@ mod table;
 pub(crate) use builder::IdMap;
 pub use builder::ModelBuilder;
 pub use strings::{StrId, Strings};
-pub use table::{Iter, Row, Table};
+pub use table::{IntoIter, Iter, Row, Table};
 
 /// Facts about the trace as a whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -188,6 +188,40 @@ fn map_in<P>(rows: &mut Vec<P>) {
 #[cfg(not(target_os = "linux"))]
 fn map_in<P>(_: &mut Vec<P>) {}
 
+/// Frees a chunk's rows, giving their pages back to the system first: the
+/// allocator keeps freed memory mapped for its next allocations, so a
+/// table read and freed chunk by chunk would otherwise stay resident
+/// wherever those allocations do not happen to fill its holes.
+#[cfg(target_os = "linux")]
+fn map_out<P>(rows: Vec<P>) {
+    // SAFETY: only reads a value. The range below must be whole pages of
+    // the system's size: the kernel would round a partial page up.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if let Ok(page @ 1..) = usize::try_from(page) {
+        let start = rows.as_ptr() as usize;
+        let end = start + rows.capacity() * std::mem::size_of::<P>();
+        let (first, last) = (start.next_multiple_of(page), end / page * page);
+        if last > first {
+            // SAFETY: the range is whole pages inside the vector's
+            // allocation, which it owns; they are freed below without
+            // being read. Discarding them only makes them read as zeros.
+            unsafe {
+                libc::madvise(
+                    first as *mut libc::c_void,
+                    last - first,
+                    libc::MADV_DONTNEED,
+                );
+            }
+        }
+    }
+    drop(rows);
+}
+
+#[cfg(not(target_os = "linux"))]
+fn map_out<P>(rows: Vec<P>) {
+    drop(rows);
+}
+
 struct Chunk<P> {
     /// The time the packed offsets of its first rows are relative to.
     base: u64,
@@ -525,29 +559,9 @@ impl<R: Row> Table<R> {
     /// Keeps only the rows for which `keep` holds, in order. Each chunk is
     /// released once its rows are moved, so the table never exists twice.
     pub(crate) fn retain(&mut self, mut keep: impl FnMut(&R) -> bool) {
-        let Table {
-            mut chunks,
-            tail,
-            codes,
-            wide,
-            ..
-        } = std::mem::take(self);
-        if let Some(last) = chunks.last_mut() {
-            last.rows = tail;
-        }
-        let mut index = 0;
-        for chunk in chunks {
-            for (row, &packed) in chunk.rows.iter().enumerate() {
-                let whole = if chunk.is_wide(row) {
-                    wide.get(&index).copied()
-                } else {
-                    None
-                };
-                let value = whole.unwrap_or_else(|| R::unpack(packed, chunk.base(row), &codes));
-                if keep(&value) {
-                    self.push(value);
-                }
-                index += 1;
+        for row in std::mem::take(self) {
+            if keep(&row) {
+                self.push(row);
             }
         }
     }
@@ -758,6 +772,86 @@ impl<R: Row> DoubleEndedIterator for Iter<'_, R> {
 
 impl<R: Row> ExactSizeIterator for Iter<'_, R> {}
 
+/// The rows of a table by value, in order, each chunk freed (and its pages
+/// given back to the system) once its rows are read: a table given up as
+/// it is read is never held twice.
+pub struct IntoIter<R: Row> {
+    /// The chunks still to read, each with its rows.
+    chunks: std::vec::IntoIter<Chunk<R::Packed>>,
+    /// The chunk being read, and its next row.
+    chunk: Option<Chunk<R::Packed>>,
+    row: usize,
+    /// The table index of that row.
+    index: usize,
+    len: usize,
+    codes: Codes,
+    wide: IdMap<usize, R>,
+}
+
+impl<R: Row> Iterator for IntoIter<R> {
+    type Item = R;
+
+    #[inline]
+    fn next(&mut self) -> Option<R> {
+        loop {
+            if let Some(chunk) = &self.chunk {
+                if let Some(&packed) = chunk.rows.get(self.row) {
+                    let (row, index) = (self.row, self.index);
+                    self.row += 1;
+                    self.index += 1;
+                    if chunk.is_wide(row) {
+                        if let Some(&whole) = self.wide.get(&index) {
+                            return Some(whole);
+                        }
+                    }
+                    return Some(R::unpack(packed, chunk.base(row), &self.codes));
+                }
+            }
+            if let Some(read) = self.chunk.take() {
+                map_out(read.rows);
+            }
+            self.chunk = self.chunks.next();
+            self.chunk.as_ref()?;
+            self.row = 0;
+        }
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.len - self.index;
+        (n, Some(n))
+    }
+}
+
+impl<R: Row> ExactSizeIterator for IntoIter<R> {}
+
+impl<R: Row> IntoIterator for Table<R> {
+    type Item = R;
+    type IntoIter = IntoIter<R>;
+
+    fn into_iter(self) -> IntoIter<R> {
+        let len = self.len();
+        let Table {
+            mut chunks,
+            tail,
+            codes,
+            wide,
+            ..
+        } = self;
+        if let Some(last) = chunks.last_mut() {
+            last.rows = tail;
+        }
+        IntoIter {
+            chunks: chunks.into_iter(),
+            chunk: None,
+            row: 0,
+            index: 0,
+            len,
+            codes,
+            wide,
+        }
+    }
+}
+
 impl<'a, R: Row> IntoIterator for &'a Table<R> {
     type Item = R;
     type IntoIter = Iter<'a, R>;
@@ -885,6 +979,11 @@ mod tests {
         assert!(table
             .iter()
             .eq(rows.iter().copied().filter(|r| r.task_id != 3)));
+        let rows: Vec<SchedSlice> = table.iter().collect();
+        let mut by_value = table.into_iter();
+        assert_eq!(by_value.len(), rows.len());
+        assert_eq!(by_value.next(), Some(rows[0]));
+        assert!(by_value.eq(rows[1..].iter().copied()));
     }
 
     #[test]
@@ -916,6 +1015,7 @@ mod tests {
             assert_eq!(table.wide.len() as u64, 30_000 / wide_every);
             assert!(table.iter().eq(rows.iter().copied()));
             assert!(table.iter().rev().eq(rows.iter().rev().copied()));
+            assert!(table.clone().into_iter().eq(rows.iter().copied()));
             let mut folded = Vec::new();
             table.iter().for_each(|row| folded.push(row));
             assert!(folded == rows);

@@ -10,10 +10,9 @@ use duckdb::core::{DataChunkHandle, LogicalTypeHandle, LogicalTypeId};
 use duckdb::types::{ToSqlOutput, ValueRef};
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
 use duckdb::{ffi, Connection, ToSql};
-use tband_decode::Trace;
 
 use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink};
+use crate::rows::{self, Cell, RowSink, Source};
 use crate::schema::{Column, ColumnType, Table};
 
 /// The table function `load_table` inserts from.
@@ -356,7 +355,7 @@ impl Database for DuckDb {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String> {
         // SAFETY: only reads DuckDB's compile-time vector size.
         let chunk_rows = unsafe { ffi::duckdb_vector_size() } as usize;
         let (to_duckdb, chunks) = mpsc::sync_channel(CHUNKS_AHEAD);
@@ -376,7 +375,7 @@ impl Database for DuckDb {
         self.execute("SET threads = 1")?;
         let (produced, inserted) = std::thread::scope(|scope| {
             let producer = scope.spawn(move || {
-                rows::write_table(trace, table, &mut sender)?;
+                rows::write_table(source, table, &mut sender)?;
                 sender.finish()
             });
             let inserted = self.conn.execute_batch(&sql).map_err(|e| e.to_string());

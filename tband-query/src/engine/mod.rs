@@ -11,6 +11,7 @@ use std::path::Path;
 
 use tband_decode::Trace;
 
+use crate::rows::Source;
 use crate::schema::{self, Table, View, ON_DEMAND, VIEWS};
 
 /// An embedded SQL engine.
@@ -102,8 +103,17 @@ pub trait Database {
     fn engine(&self) -> Engine;
     /// Runs a statement that returns nothing.
     fn execute(&mut self, sql: &str) -> Result<(), String>;
-    /// Fills an existing table with the trace's rows, as fast as the engine allows.
-    fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String>;
+    /// Fills an existing table with the trace's rows, as fast as the engine
+    /// allows (through [`crate::rows::write_table`]).
+    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String>;
+    /// Starts the transaction a load runs in.
+    fn begin_load(&mut self) -> Result<(), String> {
+        self.execute("BEGIN TRANSACTION")
+    }
+    /// Commits it.
+    fn end_load(&mut self) -> Result<(), String> {
+        self.execute("COMMIT")
+    }
     /// Runs one statement with positional (`?`) parameters.
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String>;
 }
@@ -113,10 +123,29 @@ pub trait Database {
 /// created with that table (DuckDB checks a view's tables when it is
 /// created); the other tables are loaded by the first call.
 pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(), String> {
-    db.execute("BEGIN TRANSACTION")?;
+    load_from(db, &mut Source::Kept(trace), tables)
+}
+
+/// [`load`] for a trace not needed afterwards, given up as it is loaded
+/// (see [`Source::Consumed`]): the database grows into the memory the
+/// model frees instead of next to it.
+pub fn load_consuming(
+    db: &mut dyn Database,
+    trace: Trace,
+    tables: &[&Table],
+) -> Result<(), String> {
+    load_from(db, &mut Source::consumed(trace, tables), tables)
+}
+
+fn load_from(
+    db: &mut dyn Database,
+    source: &mut Source<'_>,
+    tables: &[&Table],
+) -> Result<(), String> {
+    db.begin_load()?;
     for table in tables {
         db.execute(&table.create_sql())?;
-        db.load_table(trace, table)?;
+        db.load_table(source, table)?;
     }
     let available = |view: &View| {
         ON_DEMAND
@@ -126,5 +155,5 @@ pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(
     for view in VIEWS.iter().filter(|v| available(v)) {
         db.execute(&view.create_sql())?;
     }
-    db.execute("COMMIT")
+    db.end_load()
 }

@@ -5,15 +5,31 @@ use std::path::Path;
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, ToSql};
-use tband_decode::Trace;
 
 use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink};
+use crate::rows::{self, Cell, RowSink, Source};
 use crate::schema::Table;
 
 pub struct Sqlite {
     conn: Connection,
+    /// Whether the database is a file (`--db`), not in memory.
+    in_file: bool,
 }
+
+/// The page cache queries run with, in KiB; a sort also keeps up to as
+/// much in memory.
+const QUERY_CACHE_KIB: i64 = 262_144;
+
+/// The page cache of a load into a file, in KiB (SQLite's default size):
+/// the pages written go to the file as it fills, so that the database
+/// does not build up in memory next to the model being loaded. Queries
+/// get [`QUERY_CACHE_KIB`] back once the load is committed.
+const LOAD_CACHE_KIB: i64 = 2_000;
+
+/// The page size of a database in memory. Each page in memory costs a
+/// header of about 300 bytes besides its size: 7 % of the database with
+/// SQLite's usual 4 KiB pages, 0.5 % with 64 KiB.
+const MEMORY_PAGE_SIZE: u32 = 65_536;
 
 impl Sqlite {
     pub fn open(path: Option<&Path>) -> Result<Sqlite, String> {
@@ -22,12 +38,19 @@ impl Sqlite {
             None => Connection::open_in_memory(),
         }
         .map_err(|e| e.to_string())?;
-        conn.execute_batch(
+        let page_size = match path {
+            Some(_) => String::new(),
+            None => format!("PRAGMA page_size = {MEMORY_PAGE_SIZE};"),
+        };
+        conn.execute_batch(&format!(
             "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; \
-             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -262144;",
-        )
+             PRAGMA temp_store = MEMORY; PRAGMA cache_size = -{QUERY_CACHE_KIB}; {page_size}"
+        ))
         .map_err(|e| e.to_string())?;
-        Ok(Sqlite { conn })
+        Ok(Sqlite {
+            conn,
+            in_file: path.is_some(),
+        })
     }
 }
 
@@ -123,7 +146,7 @@ impl Database for Sqlite {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, trace: &Trace, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String> {
         let prepare = |rows| self.conn.prepare(&table.insert_sql(rows));
         let mut inserter = Inserter {
             batch: prepare(BATCH_ROWS).map_err(|e| e.to_string())?,
@@ -132,9 +155,24 @@ impl Database for Sqlite {
             pending: Vec::with_capacity(BATCH_ROWS * table.columns.len()),
             text: String::new(),
         };
-        rows::write_table(trace, table, &mut inserter)
+        rows::write_table(source, table, &mut inserter)
             .and_then(|()| inserter.finish())
             .map_err(|e| e.to_string())
+    }
+
+    fn begin_load(&mut self) -> Result<(), String> {
+        if self.in_file {
+            self.execute(&format!("PRAGMA cache_size = -{LOAD_CACHE_KIB}"))?;
+        }
+        self.execute("BEGIN TRANSACTION")
+    }
+
+    fn end_load(&mut self) -> Result<(), String> {
+        self.execute("COMMIT")?;
+        if self.in_file {
+            self.execute(&format!("PRAGMA cache_size = -{QUERY_CACHE_KIB}"))?;
+        }
+        Ok(())
     }
 
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String> {
