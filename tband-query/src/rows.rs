@@ -60,7 +60,7 @@ pub trait RowSink {
 }
 
 /// The trace a load reads its rows from.
-pub enum Source<'t> {
+pub enum RowSource<'t> {
     /// A trace read as it is, for loads that come back to it.
     Kept(&'t Trace),
     /// A trace given up as it is loaded: a model table is freed chunk by
@@ -74,22 +74,22 @@ pub enum Source<'t> {
     },
 }
 
-impl Source<'static> {
+impl RowSource<'static> {
     /// `trace`, given up as `tables` are loaded from it in their order.
     pub fn consumed(trace: Trace, tables: &[&Table]) -> Self {
-        Source::Consumed {
+        RowSource::Consumed {
             trace: Box::new(trace),
             pending: tables.iter().map(|t| t.name).collect(),
         }
     }
 }
 
-impl Source<'_> {
+impl RowSource<'_> {
     /// The trace, with what is left of its model.
     pub fn trace(&self) -> &Trace {
         match self {
-            Source::Kept(trace) => trace,
-            Source::Consumed { trace, .. } => trace,
+            RowSource::Kept(trace) => trace,
+            RowSource::Consumed { trace, .. } => trace,
         }
     }
 
@@ -102,7 +102,9 @@ impl Source<'_> {
         readers: &[&str],
     ) -> Option<ModelTable<R>> {
         match self {
-            Source::Consumed { trace, pending } if !pending.iter().any(|t| readers.contains(t)) => {
+            RowSource::Consumed { trace, pending }
+                if !pending.iter().any(|t| readers.contains(t)) =>
+            {
                 Some(std::mem::take(part(&mut trace.model)))
             }
             _ => None,
@@ -141,11 +143,11 @@ fn rows<R: Row>(taken: Option<ModelTable<R>>, kept: &ModelTable<R>) -> Rows<'_, 
 /// model tables that no table still to load reads are freed as they are
 /// written.
 pub fn write_table<S: RowSink>(
-    source: &mut Source<'_>,
+    source: &mut RowSource<'_>,
     table: &Table,
     sink: &mut S,
 ) -> Result<(), S::Error> {
-    if let Source::Consumed { pending, .. } = source {
+    if let RowSource::Consumed { pending, .. } = source {
         pending.retain(|&t| t != table.name);
     }
     // The model tables and the tables that read each.
@@ -478,7 +480,7 @@ mod tests {
         }
     }
 
-    fn write_all(source: &mut Source<'_>, tables: &[&Table]) -> Vec<Vec<String>> {
+    fn write_all(source: &mut RowSource<'_>, tables: &[&Table]) -> Vec<Vec<String>> {
         tables
             .iter()
             .map(|table| {
@@ -493,9 +495,9 @@ mod tests {
     fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
         let kept = trace();
         for tables in [TABLES.to_vec(), schema::tables_for([])] {
-            let expected = write_all(&mut Source::Kept(&kept), &tables);
+            let expected = write_all(&mut RowSource::Kept(&kept), &tables);
             assert!(expected.iter().all(|rows| !rows.is_empty()));
-            let mut consumed = Source::consumed(trace(), &tables);
+            let mut consumed = RowSource::consumed(trace(), &tables);
             assert_eq!(write_all(&mut consumed, &tables), expected);
             // Every model table was given up as it was written, the slices
             // after `cpu_timeline` when it is loaded.
@@ -513,6 +515,6 @@ mod tests {
     fn sources_cross_to_a_loading_thread() {
         // DuckDB produces the rows on a second thread.
         fn send<T: Send>() {}
-        send::<Source<'_>>();
+        send::<RowSource<'_>>();
     }
 }

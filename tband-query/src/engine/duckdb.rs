@@ -12,7 +12,7 @@ use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
 use duckdb::{ffi, Connection, ToSql};
 
 use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink, Source};
+use crate::rows::{self, Cell, RowSink, RowSource};
 use crate::schema::{Column, ColumnType, Table};
 
 /// The table function `load_table` inserts from.
@@ -355,7 +355,7 @@ impl Database for DuckDb {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, source: &mut RowSource<'_>, table: &Table) -> Result<(), String> {
         // SAFETY: only reads DuckDB's compile-time vector size.
         let chunk_rows = unsafe { ffi::duckdb_vector_size() } as usize;
         let (to_duckdb, chunks) = mpsc::sync_channel(CHUNKS_AHEAD);

@@ -11,7 +11,7 @@ use std::path::Path;
 
 use tband_decode::Trace;
 
-use crate::rows::Source;
+use crate::rows::RowSource;
 use crate::schema::{self, Table, View, ON_DEMAND, VIEWS};
 
 /// An embedded SQL engine.
@@ -105,7 +105,7 @@ pub trait Database {
     fn execute(&mut self, sql: &str) -> Result<(), String>;
     /// Fills an existing table with the trace's rows, as fast as the engine
     /// allows (through [`crate::rows::write_table`]).
-    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String>;
+    fn load_table(&mut self, source: &mut RowSource<'_>, table: &Table) -> Result<(), String>;
     /// Starts the transaction a load runs in.
     fn begin_load(&mut self) -> Result<(), String> {
         self.execute("BEGIN TRANSACTION")
@@ -123,23 +123,23 @@ pub trait Database {
 /// created with that table (DuckDB checks a view's tables when it is
 /// created); the other tables are loaded by the first call.
 pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(), String> {
-    load_from(db, &mut Source::Kept(trace), tables)
+    load_from(db, &mut RowSource::Kept(trace), tables)
 }
 
 /// [`load`] for a trace not needed afterwards, given up as it is loaded
-/// (see [`Source::Consumed`]): the database grows into the memory the
+/// (see [`RowSource::Consumed`]): the database grows into the memory the
 /// model frees instead of next to it.
 pub fn load_consuming(
     db: &mut dyn Database,
     trace: Trace,
     tables: &[&Table],
 ) -> Result<(), String> {
-    load_from(db, &mut Source::consumed(trace, tables), tables)
+    load_from(db, &mut RowSource::consumed(trace, tables), tables)
 }
 
 fn load_from(
     db: &mut dyn Database,
-    source: &mut Source<'_>,
+    source: &mut RowSource<'_>,
     tables: &[&Table],
 ) -> Result<(), String> {
     db.begin_load()?;

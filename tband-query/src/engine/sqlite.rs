@@ -7,7 +7,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, ToSql};
 
 use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink, Source};
+use crate::rows::{self, Cell, RowSink, RowSource};
 use crate::schema::Table;
 
 pub struct Sqlite {
@@ -146,7 +146,7 @@ impl Database for Sqlite {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, source: &mut Source<'_>, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, source: &mut RowSource<'_>, table: &Table) -> Result<(), String> {
         let prepare = |rows| self.conn.prepare(&table.insert_sql(rows));
         let mut inserter = Inserter {
             batch: prepare(BATCH_ROWS).map_err(|e| e.to_string())?,
