@@ -363,10 +363,10 @@ fn merge<S: Squeeze>(
             heads.push((head.ts, i));
         }
     }
-    let mut waiting = Waiting::new(&heads);
-    while !waiting.is_empty() {
-        let (lane, bound) = waiting.earliest();
-        let i = waiting.streams[lane];
+    let mut lanes = HeadLanes::new(&heads);
+    while !lanes.is_empty() {
+        let (lane, bound) = lanes.earliest();
+        let i = lanes.streams[lane];
         let cursor = &mut cursors[i];
         if let Some(Head { ts, offset, frame }) = &cursor.head {
             let mut at = Position {
@@ -388,8 +388,8 @@ fn merge<S: Squeeze>(
         }
         advance(squeeze, cursor, i, Some(bound), clock, clocks, v);
         match &cursor.head {
-            Some(head) => waiting.times[lane] = head.ts,
-            None => waiting.remove(lane),
+            Some(head) => lanes.times[lane] = head.ts,
+            None => lanes.remove(lane),
         }
     }
 }
@@ -402,25 +402,25 @@ const LANES: usize = 4;
 /// that finding the earliest and the bound is a few comparisons without
 /// branches. Lanes past the last stream hold the latest time, which a
 /// stream in an earlier lane wins.
-struct Waiting {
+struct HeadLanes {
     times: Vec<u64>,
     streams: Vec<usize>,
     len: usize,
 }
 
-impl Waiting {
+impl HeadLanes {
     fn new(heads: &[(u64, usize)]) -> Self {
-        let lanes = heads.len().next_multiple_of(LANES);
-        let mut waiting = Waiting {
-            times: vec![u64::MAX; lanes],
-            streams: vec![usize::MAX; lanes],
+        let padded = heads.len().next_multiple_of(LANES);
+        let mut lanes = HeadLanes {
+            times: vec![u64::MAX; padded],
+            streams: vec![usize::MAX; padded],
             len: heads.len(),
         };
         for (k, &(ts, stream)) in heads.iter().enumerate() {
-            waiting.times[k] = ts;
-            waiting.streams[k] = stream;
+            lanes.times[k] = ts;
+            lanes.streams[k] = stream;
         }
-        waiting
+        lanes
     }
 
     fn is_empty(&self) -> bool {
@@ -762,7 +762,7 @@ pub(crate) mod tests {
     }
 
     #[test]
-    fn waiting_lanes_find_what_a_scan_finds() {
+    fn head_lanes_find_what_a_scan_finds() {
         let mut seed = 7u64;
         let mut random = move |n: u64| {
             seed = seed
@@ -777,20 +777,20 @@ pub(crate) mod tests {
                 let time = |r: u64| if r == 5 { u64::MAX } else { r * 10 };
                 let mut heads: Vec<(u64, usize)> =
                     (0..streams).map(|i| (time(random(6)), i)).collect();
-                let mut waiting = Waiting::new(&heads);
+                let mut lanes = HeadLanes::new(&heads);
                 while let Some(expected) = scan(&heads) {
-                    let (lane, bound) = waiting.earliest();
-                    assert_eq!((waiting.streams[lane], bound), expected, "{heads:?}");
+                    let (lane, bound) = lanes.earliest();
+                    assert_eq!((lanes.streams[lane], bound), expected, "{heads:?}");
                     if random(4) == 0 {
-                        waiting.remove(lane);
+                        lanes.remove(lane);
                         heads.remove(lane);
                     } else {
                         let ts = time(random(6));
-                        waiting.times[lane] = ts;
+                        lanes.times[lane] = ts;
                         heads[lane].0 = ts;
                     }
                 }
-                assert!(waiting.is_empty());
+                assert!(lanes.is_empty());
             }
         }
     }
