@@ -131,6 +131,21 @@ impl Input {
         Input::from_bytes(name, spec.core, bytes)
     }
 
+    /// Streams already in memory, one per core in core order, as the inputs
+    /// of a multi-core trace, named `NAME core N`.
+    pub fn per_core(name: &str, streams: Vec<Vec<u8>>) -> Vec<Input> {
+        streams
+            .into_iter()
+            .zip(0..)
+            .map(|(bytes, core)| Input {
+                name: format!("{name} core {core}"),
+                core: Some(core),
+                bytes: Bytes::Owned(bytes),
+                was_hex: false,
+            })
+            .collect()
+    }
+
     /// Makes an input of bytes already read. Hex text is recognised by having
     /// no zero byte (every binary trace has frame delimiters) and consisting
     /// only of hex digits, `0x` prefixes, separators and white space.

@@ -2,7 +2,7 @@
 //! simulator scheduled (its ground truth), single- and multi-core, and with
 //! dropped-event episodes flags exactly the damaged regions.
 
-use tband_decode::input::{Bytes, Input};
+use tband_decode::input::Input;
 use tband_decode::interpret::Threads;
 use tband_decode::model::{AnomalyKind, Model, StateReason, TaskStateKind};
 use tband_decode::{OpenOptions, Trace};
@@ -18,16 +18,7 @@ fn simulate_on(threads: Threads, config: Config) -> (Model, GroundTruth) {
         ..config
     })
     .unwrap();
-    let inputs = streams
-        .into_iter()
-        .enumerate()
-        .map(|(core, bytes)| Input {
-            name: format!("sim.c{core}"),
-            core: Some(core as u32),
-            bytes: Bytes::Owned(bytes),
-            was_hex: false,
-        })
-        .collect();
+    let inputs = Input::per_core("sim", streams);
     let options = OpenOptions {
         threads,
         ..OpenOptions::default()

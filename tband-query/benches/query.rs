@@ -14,7 +14,7 @@
 
 use std::time::{Duration, Instant};
 
-use tband_decode::input::{Bytes, Input};
+use tband_decode::input::Input;
 use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine};
 use tband_query::{reports, run, schema};
@@ -73,16 +73,7 @@ fn main() {
     };
     let (streams, _) = tband_sim::generate(&config).expect("simulating the trace");
     let bytes: usize = streams.iter().map(Vec::len).sum();
-    let inputs = streams
-        .into_iter()
-        .enumerate()
-        .map(|(core, bytes)| Input {
-            name: format!("sim core {core}"),
-            core: Some(core as u32),
-            bytes: Bytes::Owned(bytes),
-            was_hex: false,
-        })
-        .collect();
+    let inputs = Input::per_core("sim", streams);
 
     let (trace, decode, decode_cpu) =
         timed(|| Trace::from_inputs(inputs, &OpenOptions::default()).expect("decoding the trace"));

@@ -444,7 +444,7 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
 mod tests {
     use super::*;
     use crate::schema::{self, TABLES};
-    use tband_decode::input::{Bytes, Input};
+    use tband_decode::input::Input;
     use tband_decode::OpenOptions;
 
     /// A simulated two-core trace with every kind of row.
@@ -456,16 +456,7 @@ mod tests {
             ..tband_sim::Config::default()
         };
         let (streams, _) = tband_sim::generate(&config).unwrap();
-        let inputs = streams
-            .into_iter()
-            .enumerate()
-            .map(|(core, bytes)| Input {
-                name: format!("sim core {core}"),
-                core: Some(core as u32),
-                bytes: Bytes::Owned(bytes),
-                was_hex: false,
-            })
-            .collect();
+        let inputs = Input::per_core("sim", streams);
         Trace::from_inputs(inputs, &OpenOptions::default()).unwrap()
     }
 

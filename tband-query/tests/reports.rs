@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use tband_decode::input::{Bytes, Input};
+use tband_decode::input::Input;
 use tband_decode::model::{Model, StateReason, TaskKind, TaskState, TaskStateKind};
 use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine, QueryResult, Value};
@@ -53,16 +53,7 @@ fn simulated(cores: u32, seed: u64) -> (Trace, tband_sim::GroundTruth) {
         ..tband_sim::Config::default()
     };
     let (streams, truth) = tband_sim::generate(&config).unwrap();
-    let inputs = streams
-        .into_iter()
-        .enumerate()
-        .map(|(core, bytes)| Input {
-            name: format!("sim core {core}"),
-            core: Some(core as u32),
-            bytes: Bytes::Owned(bytes),
-            was_hex: false,
-        })
-        .collect();
+    let inputs = Input::per_core("sim", streams);
     let trace = Trace::from_inputs(inputs, &OpenOptions::default()).unwrap();
     (trace, truth.unwrap())
 }
