@@ -165,24 +165,18 @@ pub(crate) fn offset(t: u64, base: u64) -> Option<u32> {
 /// sixth of the model build's time on the benchmark machine).
 #[cfg(target_os = "linux")]
 fn map_in<P>(rows: &mut Vec<P>) {
-    const PAGE: usize = 4096;
     let spare = rows.spare_capacity_mut();
     let start = spare.as_mut_ptr() as usize;
-    let end = start + std::mem::size_of_val(spare);
-    let (first, last) = (start.next_multiple_of(PAGE), end / PAGE * PAGE);
-    if last > first {
-        // SAFETY: the range is whole pages inside the vector's unused
-        // capacity, which it owns. Populating them only maps them in (as
-        // zero pages, or as they are if already mapped); no byte changes.
-        // On a system with larger pages the call fails and nothing happens.
-        unsafe {
-            libc::madvise(
-                first as *mut libc::c_void,
-                last - first,
-                libc::MADV_POPULATE_WRITE,
-            );
-        }
-    }
+    // SAFETY: the range is the vector's unused capacity, which it owns.
+    // Populating its pages only maps them in (as zero pages, or as they
+    // are if already mapped); no byte changes.
+    unsafe {
+        advise_whole_pages(
+            start,
+            start + std::mem::size_of_val(spare),
+            libc::MADV_POPULATE_WRITE,
+        )
+    };
 }
 
 #[cfg(not(target_os = "linux"))]
@@ -194,32 +188,43 @@ fn map_in<P>(_: &mut Vec<P>) {}
 /// wherever those allocations do not happen to fill its holes.
 #[cfg(target_os = "linux")]
 fn map_out<P>(rows: Vec<P>) {
-    // SAFETY: only reads a value. The range below must be whole pages of
-    // the system's size: the kernel would round a partial page up.
-    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
-    if let Ok(page @ 1..) = usize::try_from(page) {
-        let start = rows.as_ptr() as usize;
-        let end = start + rows.capacity() * std::mem::size_of::<P>();
-        let (first, last) = (start.next_multiple_of(page), end / page * page);
-        if last > first {
-            // SAFETY: the range is whole pages inside the vector's
-            // allocation, which it owns; they are freed below without
-            // being read. Discarding them only makes them read as zeros.
-            unsafe {
-                libc::madvise(
-                    first as *mut libc::c_void,
-                    last - first,
-                    libc::MADV_DONTNEED,
-                );
-            }
-        }
-    }
+    let start = rows.as_ptr() as usize;
+    // SAFETY: the range is the vector's allocation, which it owns; its
+    // pages are freed below without being read. Discarding them only
+    // makes them read as zeros.
+    unsafe {
+        advise_whole_pages(
+            start,
+            start + rows.capacity() * std::mem::size_of::<P>(),
+            libc::MADV_DONTNEED,
+        )
+    };
     drop(rows);
 }
 
 #[cfg(not(target_os = "linux"))]
 fn map_out<P>(rows: Vec<P>) {
     drop(rows);
+}
+
+/// Gives the kernel `advice` for the whole pages (of the system's size:
+/// it would round a partial page up) inside `start..end`.
+///
+/// # Safety
+/// The range must be memory the caller owns, for which the advice is
+/// harmless.
+#[cfg(target_os = "linux")]
+unsafe fn advise_whole_pages(start: usize, end: usize, advice: libc::c_int) {
+    // SAFETY: only reads a value.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    let Ok(page @ 1..) = usize::try_from(page) else {
+        return;
+    };
+    let (first, last) = (start.next_multiple_of(page), end / page * page);
+    if last > first {
+        // SAFETY: whole pages inside the caller's range (see above).
+        unsafe { libc::madvise(first as *mut libc::c_void, last - first, advice) };
+    }
 }
 
 struct Chunk<P> {
