@@ -102,7 +102,7 @@ macro_rules! open_options {
                     $crate::TimerDirection::Down => ::tband_decode::threadx::TimerDirection::Down,
                 }),
             },
-            threads: ::tband_decode::interpret::Threads::available(),
+            decode_thread: ::tband_decode::interpret::DecodeThread::available(),
         }
     }};
 }

@@ -10,7 +10,7 @@ use tband::{FieldValue, Record};
 use crate::ctf::{self, CtfError, CtfTrace};
 use crate::frames::FrameError;
 use crate::input::{Input, InputError, InputSpec};
-use crate::interpret::{self, Threads};
+use crate::interpret::{self, DecodeThread};
 use crate::model::{Model, TraceInfo};
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use crate::threadx;
@@ -55,8 +55,8 @@ pub struct OpenOptions {
     pub ctf_metadata: Option<PathBuf>,
     /// What ThreadX buffers do not record: tick length, timer direction.
     pub threadx: threadx::ReadOptions,
-    /// The threads to build the model of a tband trace on.
-    pub threads: Threads,
+    /// The thread that decodes a tband trace while its model is built.
+    pub decode_thread: DecodeThread,
 }
 
 /// Why a trace could not be opened.
@@ -258,7 +258,7 @@ impl Trace {
             Source::Tband(inputs) => interpret::build_model_with_progress(
                 &tband_streams(inputs),
                 info,
-                options.threads,
+                options.decode_thread,
                 &AtomicU64::new(0),
             ),
             Source::Ctf { trace, .. } => ctf::build_model(trace, info),

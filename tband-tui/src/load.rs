@@ -101,7 +101,7 @@ pub fn open(
 
     let read = Arc::new(AtomicU64::new(0));
     let info = info();
-    let threads = options.threads;
+    let decode_thread = options.decode_thread;
     let thread = {
         let read = Arc::clone(&read);
         thread::spawn(move || {
@@ -113,7 +113,7 @@ pub fn open(
                     source: Some(&i.bytes),
                 })
                 .collect();
-            let model = build_model_with_progress(&streams, info, threads, &read);
+            let model = build_model_with_progress(&streams, info, decode_thread, &read);
             drop(streams);
             drop(inputs);
             // The figures before the rows: what computing them holds for a
