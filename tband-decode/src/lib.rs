@@ -7,6 +7,7 @@
 pub mod analysis;
 pub mod chrome_json;
 pub mod cli;
+pub mod cpu_features;
 pub mod ctf;
 pub mod decode_thread;
 pub mod frames;
@@ -15,7 +16,6 @@ pub mod interpret;
 pub mod listing;
 pub mod model;
 pub mod sequencer;
-pub mod squeeze;
 pub mod stream;
 pub mod summary;
 pub mod threadx;

@@ -7,14 +7,14 @@
 use std::collections::HashMap;
 use std::hint::select_unpredictable;
 
+use tband::varint::JoinGroups;
 #[cfg(test)]
 use tband::varint::Portable;
-use tband::varint::Squeeze;
 use tband::{Event, EventKind, Record};
 
+use crate::cpu_features::{with_best_join_groups, WithJoinGroups};
 use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
 use crate::input::Bytes;
-use crate::squeeze::{with_best_squeeze, WithSqueeze};
 
 /// One input stream and the core its events belong to until a `core_id`
 /// event says otherwise.
@@ -222,9 +222,9 @@ impl CoreClocks {
 /// in stream order as they are reached), and returns how many were visited
 /// as events.
 ///
-/// The pass runs with the best [`Squeeze`] the CPU has
-/// ([`with_best_squeeze`]): on x86-64 CPUs with BMI2 it is a copy compiled
-/// for BMI2, which squeezes varints with one `pext`; elsewhere it reads
+/// The pass runs with the best [`JoinGroups`] the CPU has
+/// ([`with_best_join_groups`]): on x86-64 CPUs with BMI2 it is a copy compiled
+/// for BMI2, which joins a varint's groups with one `pext`; elsewhere it reads
 /// them the portable way.
 pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> u64 {
     let mut cursors = cursors(streams);
@@ -239,18 +239,18 @@ fn records(cursors: &[Cursor<'_>]) -> u64 {
 }
 
 /// [`sequence`] over the cursors, as compiled for the CPU
-/// ([`with_best_squeeze`]).
+/// ([`with_best_join_groups`]).
 fn pass(cursors: &mut [Cursor<'_>], clock: &Clock, clocks: &mut CoreClocks, v: &mut impl Visitor) {
     // The single stream and the merge are dispatched apart, so that each
     // is its own copy and neither's loop shares registers with the other's.
     match cursors {
-        [cursor] => with_best_squeeze(Single {
+        [cursor] => with_best_join_groups(Single {
             cursor,
             clock,
             clocks,
             v,
         }),
-        all => with_best_squeeze(Merge {
+        all => with_best_join_groups(Merge {
             cursors: all,
             clock,
             clocks,
@@ -274,10 +274,10 @@ fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
         .collect()
 }
 
-/// [`sequence`], squeezing varints with `squeeze`.
+/// [`sequence`], joining varints' groups with `join`.
 #[cfg(test)]
-fn sequence_with<S: Squeeze>(
-    squeeze: S,
+fn sequence_with<J: JoinGroups>(
+    join: J,
     cursors: &mut [Cursor<'_>],
     clock: &Clock,
     clocks: &mut CoreClocks,
@@ -290,14 +290,14 @@ fn sequence_with<S: Squeeze>(
             clocks,
             v,
         }
-        .run(squeeze),
+        .run(join),
         all => Merge {
             cursors: all,
             clock,
             clocks,
             v,
         }
-        .run(squeeze),
+        .run(join),
     }
 }
 
@@ -309,17 +309,17 @@ struct Single<'p, 'a, V> {
     v: &'p mut V,
 }
 
-impl<V: Visitor> WithSqueeze for Single<'_, '_, V> {
+impl<V: Visitor> WithJoinGroups for Single<'_, '_, V> {
     type Output = ();
     #[inline(always)]
-    fn run<S: Squeeze>(self, squeeze: S) {
+    fn run<J: JoinGroups>(self, join: J) {
         let Single {
             cursor,
             clock,
             clocks,
             v,
         } = self;
-        advance(squeeze, cursor, 0, NEVER_STOP, clock, clocks, v)
+        advance(join, cursor, 0, NEVER_STOP, clock, clocks, v)
     }
 }
 
@@ -331,17 +331,17 @@ struct Merge<'p, 'a, V> {
     v: &'p mut V,
 }
 
-impl<V: Visitor> WithSqueeze for Merge<'_, '_, V> {
+impl<V: Visitor> WithJoinGroups for Merge<'_, '_, V> {
     type Output = ();
     #[inline(always)]
-    fn run<S: Squeeze>(self, squeeze: S) {
+    fn run<J: JoinGroups>(self, join: J) {
         let Merge {
             cursors,
             clock,
             clocks,
             v,
         } = self;
-        merge(squeeze, cursors, clock, clocks, v)
+        merge(join, cursors, clock, clocks, v)
     }
 }
 
@@ -349,8 +349,8 @@ impl<V: Visitor> WithSqueeze for Merge<'_, '_, V> {
 /// head is earliest goes on until its next timed frame is later than the
 /// others' heads.
 #[inline(always)]
-fn merge<S: Squeeze>(
-    squeeze: S,
+fn merge<J: JoinGroups>(
+    join: J,
     cursors: &mut [Cursor<'_>],
     clock: &Clock,
     clocks: &mut CoreClocks,
@@ -358,7 +358,7 @@ fn merge<S: Squeeze>(
 ) {
     let mut heads = Vec::with_capacity(cursors.len());
     for (i, cursor) in cursors.iter_mut().enumerate() {
-        advance(squeeze, cursor, i, FIRST_TIMED, clock, clocks, v);
+        advance(join, cursor, i, FIRST_TIMED, clock, clocks, v);
         if let Some(head) = &cursor.head {
             heads.push((head.ts, i));
         }
@@ -380,13 +380,13 @@ fn merge<S: Squeeze>(
             match frame {
                 Parked::Decoded(rec) => v.event(at, rec),
                 Parked::Raw(raw) => {
-                    if let Some(rec) = try_decode_frame_with(squeeze, raw, &mut cursor.scratch) {
+                    if let Some(rec) = try_decode_frame_with(join, raw, &mut cursor.scratch) {
                         v.event(at, &rec);
                     }
                 }
             }
         }
-        advance(squeeze, cursor, i, Some(bound), clock, clocks, v);
+        advance(join, cursor, i, Some(bound), clock, clocks, v);
         match &cursor.head {
             Some(head) => lanes.times[lane] = head.ts,
             None => lanes.remove(lane),
@@ -492,8 +492,8 @@ const NEVER_STOP: Option<u64> = Some(u64::MAX);
 /// Visits a cursor's frames up to the first timed one later than `bound`
 /// (without a bound: up to the first timed one), which becomes its head.
 #[inline(always)]
-fn advance<S: Squeeze>(
-    squeeze: S,
+fn advance<J: JoinGroups>(
+    join: J,
     cursor: &mut Cursor<'_>,
     stream: usize,
     bound: Option<u64>,
@@ -521,7 +521,7 @@ fn advance<S: Squeeze>(
             core,
             ts_ns: None,
         };
-        match try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
+        match try_decode_frame_with(join, &raw, &mut cursor.scratch) {
             Some(rec) => {
                 records += 1;
                 if let Event::CoreId { core_id } = rec.event {

@@ -3,11 +3,11 @@
 
 use std::ops::ControlFlow;
 
-use tband::varint::{Portable, Squeeze};
+use tband::varint::{JoinGroups, Portable};
 use tband::{Event, EventKind, Record};
 
+use crate::cpu_features::{with_best_join_groups, WithJoinGroups};
 use crate::frames::{decode_frame_with, FrameError, Frames};
-use crate::squeeze::{with_best_squeeze, WithSqueeze};
 
 /// One decoded (or rejected) frame of a stream.
 #[derive(Debug)]
@@ -108,36 +108,36 @@ impl<'a> StreamDecoder<'a> {
     /// the stream ends; returns the value `f` broke with, if it did. The frames are those
     /// [`next_frame`](Self::next_frame) gives.
     ///
-    /// The loop runs with the best [`Squeeze`] the CPU has
-    /// ([`with_best_squeeze`]): on x86-64 CPUs with BMI2 it is a copy
-    /// compiled for BMI2, with `f` inlined into it, which squeezes varints
+    /// The loop runs with the best [`JoinGroups`] the CPU has
+    /// ([`with_best_join_groups`]): on x86-64 CPUs with BMI2 it is a copy
+    /// compiled for BMI2, with `f` inlined into it, which joins varints' groups
     /// with one `pext`.
     pub fn for_each_frame<B>(
         &mut self,
         f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
     ) -> Option<B> {
-        /// The frame loop, for [`with_best_squeeze`].
+        /// The frame loop, for [`with_best_join_groups`].
         struct Loop<'d, 'a, F> {
             decoder: &'d mut StreamDecoder<'a>,
             f: F,
         }
-        impl<B, F: FnMut(DecodedFrame<'_>) -> ControlFlow<B>> WithSqueeze for Loop<'_, '_, F> {
+        impl<B, F: FnMut(DecodedFrame<'_>) -> ControlFlow<B>> WithJoinGroups for Loop<'_, '_, F> {
             type Output = Option<B>;
             #[inline(always)]
-            fn run<S: Squeeze>(self, squeeze: S) -> Option<B> {
-                self.decoder.for_each_frame_with(squeeze, self.f)
+            fn run<J: JoinGroups>(self, join: J) -> Option<B> {
+                self.decoder.for_each_frame_with(join, self.f)
             }
         }
-        with_best_squeeze(Loop { decoder: self, f })
+        with_best_join_groups(Loop { decoder: self, f })
     }
 
     #[inline(always)]
-    fn for_each_frame_with<S: Squeeze, B>(
+    fn for_each_frame_with<J: JoinGroups, B>(
         &mut self,
-        squeeze: S,
+        join: J,
         mut f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
     ) -> Option<B> {
-        while let Some(frame) = self.next_frame_with(squeeze) {
+        while let Some(frame) = self.next_frame_with(join) {
             if let ControlFlow::Break(value) = f(frame) {
                 return Some(value);
             }
@@ -146,10 +146,10 @@ impl<'a> StreamDecoder<'a> {
     }
 
     #[inline(always)]
-    fn next_frame_with<S: Squeeze>(&mut self, squeeze: S) -> Option<DecodedFrame<'_>> {
+    fn next_frame_with<J: JoinGroups>(&mut self, join: J) -> Option<DecodedFrame<'_>> {
         let raw = self.frames.next()?;
         self.stats.frames += 1;
-        let result = decode_frame_with(squeeze, &raw, &mut self.scratch);
+        let result = decode_frame_with(join, &raw, &mut self.scratch);
         match &result {
             Ok(rec) => {
                 self.by_id[usize::from(rec.event.kind().id())] += 1;
