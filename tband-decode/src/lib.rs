@@ -14,6 +14,7 @@ pub mod frames;
 pub mod input;
 pub mod interpret;
 pub mod listing;
+pub mod merge;
 pub mod model;
 pub mod sequencer;
 pub mod stream;

@@ -1,11 +1,9 @@
 //! Puts the events of one or more tband streams into one time-ordered
-//! sequence: a streaming k-way merge (one pending frame per stream, never a
-//! global sort), ticks scaled to nanoseconds since the first event, and
-//! per-core monotonic time enforced (a step backwards is reported and the
-//! event is placed at the core's current time).
+//! sequence ([`merge_by_time`]), ticks scaled to nanoseconds since the
+//! first event, and per-core monotonic time enforced (a step backwards is
+//! reported and the event is placed at the core's current time).
 
 use std::collections::HashMap;
-use std::hint::select_unpredictable;
 
 use tband::varint::JoinGroups;
 #[cfg(test)]
@@ -15,6 +13,7 @@ use tband::{Event, EventKind, Record};
 use crate::cpu_features::{with_best_join_groups, WithJoinGroups};
 use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
 use crate::input::Bytes;
+use crate::merge::merge_by_time;
 
 /// One input stream and the core its events belong to until a `core_id`
 /// event says otherwise.
@@ -146,21 +145,22 @@ struct Cursor<'a> {
     head: Option<Head<'a>>,
 }
 
-/// A stream's next timed frame, parked until the merge reaches its time.
+/// A stream's next timed frame, held until the merge reaches its time.
 /// Its core is the stream's current one.
 struct Head<'a> {
     /// Its raw time.
     ts: u64,
     offset: usize,
-    frame: Parked<'a>,
+    frame: HeldFrame<'a>,
 }
 
-enum Parked<'a> {
-    /// The frame as decoded, so that it is not decoded twice.
+/// How a head keeps its frame.
+enum HeldFrame<'a> {
+    /// As decoded, so that it is not decoded twice.
     Decoded(Record<'static>),
-    /// A frame whose event has text (which may lie in the decoder's
-    /// scratch, to be overwritten), decoded again when its turn comes.
-    Raw(RawFrame<'a>),
+    /// As read: its event has text, which may lie in the cursor's scratch
+    /// (to be overwritten), so it is decoded again when its turn comes.
+    DecodeAgain(RawFrame<'a>),
 }
 
 /// Per-core latest raw time, to keep time monotonic per core. A core's
@@ -363,10 +363,7 @@ fn merge<J: JoinGroups>(
             heads.push((head.ts, i));
         }
     }
-    let mut lanes = HeadLanes::new(&heads);
-    while !lanes.is_empty() {
-        let (lane, bound) = lanes.earliest();
-        let i = lanes.streams[lane];
+    merge_by_time(&heads, |i, bound| {
         let cursor = &mut cursors[i];
         if let Some(Head { ts, offset, frame }) = &cursor.head {
             let mut at = Position {
@@ -376,10 +373,10 @@ fn merge<J: JoinGroups>(
                 ts_ns: None,
             };
             clocks.place(&mut at, *ts, clock, v);
-            // The parked record is visited where it lies, not moved out.
+            // The held record is visited where it lies, not moved out.
             match frame {
-                Parked::Decoded(rec) => v.event(at, rec),
-                Parked::Raw(raw) => {
+                HeldFrame::Decoded(rec) => v.event(at, rec),
+                HeldFrame::DecodeAgain(raw) => {
                     if let Some(rec) = try_decode_frame_with(join, raw, &mut cursor.scratch) {
                         v.event(at, &rec);
                     }
@@ -387,101 +384,8 @@ fn merge<J: JoinGroups>(
             }
         }
         advance(join, cursor, i, Some(bound), clock, clocks, v);
-        match &cursor.head {
-            Some(head) => lanes.times[lane] = head.ts,
-            None => lanes.remove(lane),
-        }
-    }
-}
-
-/// Lanes the heads' times are compared in at once.
-const LANES: usize = 4;
-
-/// The times of the streams' heads and the streams, in stream order (which
-/// breaks ties), kept apart from the cursors in groups of [`LANES`], so
-/// that finding the earliest and the bound is a few comparisons without
-/// branches. Lanes past the last stream hold the latest time, which a
-/// stream in an earlier lane wins.
-struct HeadLanes {
-    times: Vec<u64>,
-    streams: Vec<usize>,
-    len: usize,
-}
-
-impl HeadLanes {
-    fn new(heads: &[(u64, usize)]) -> Self {
-        let padded = heads.len().next_multiple_of(LANES);
-        let mut lanes = HeadLanes {
-            times: vec![u64::MAX; padded],
-            streams: vec![usize::MAX; padded],
-            len: heads.len(),
-        };
-        for (k, &(ts, stream)) in heads.iter().enumerate() {
-            lanes.times[k] = ts;
-            lanes.streams[k] = stream;
-        }
-        lanes
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The lane of the earliest head and the earliest time of the others
-    /// (`u64::MAX` when it is the only one).
-    #[inline(always)]
-    fn earliest(&self) -> (usize, u64) {
-        let (groups, _) = self.times.as_chunks::<LANES>();
-        let Some((first, groups)) = groups.split_first() else {
-            return (0, u64::MAX);
-        };
-        let (mut lane, mut best, mut bound) = earliest_of_four(first);
-        for (g, group) in groups.iter().enumerate() {
-            let (l, ts, others) = earliest_of_four(group);
-            if ts < best {
-                bound = best.min(others);
-                (lane, best) = ((g + 1) * LANES + l, ts);
-            } else {
-                bound = bound.min(ts);
-            }
-        }
-        (lane, bound)
-    }
-
-    /// Takes out the stream in `lane`, whose input has ended.
-    fn remove(&mut self, lane: usize) {
-        self.times.remove(lane);
-        self.streams.remove(lane);
-        self.len -= 1;
-        if self.len.is_multiple_of(LANES) {
-            self.times.truncate(self.len);
-            self.streams.truncate(self.len);
-        } else {
-            self.times.push(u64::MAX);
-            self.streams.push(usize::MAX);
-        }
-    }
-}
-
-/// The lane (of four) of the earliest time, the lower at equal times, its
-/// time, and the earliest time of the other three. Which lane is earliest
-/// cannot be predicted, so each choice is a select rather than a branch.
-#[inline(always)]
-fn earliest_of_four(&[t0, t1, t2, t3]: &[u64; LANES]) -> (usize, u64, u64) {
-    let (first_is_1, first_is_3) = (t1 < t0, t3 < t2);
-    let (lo01, hi01) = (t0.min(t1), t0.max(t1));
-    let (lo23, hi23) = (t2.min(t3), t2.max(t3));
-    let pair_23 = lo23 < lo01;
-    let lane = select_unpredictable(
-        pair_23,
-        2 + usize::from(first_is_3),
-        usize::from(first_is_1),
-    );
-    // The other pair's earlier time, or the winning pair's later one.
-    let others = lo01
-        .max(lo23)
-        .min(select_unpredictable(pair_23, hi23, hi01));
-    (lane, lo01.min(lo23), others)
+        cursor.head.as_ref().map(|head| head.ts)
+    });
 }
 
 /// The bound of [`advance`] that stops at the first timed frame.
@@ -530,11 +434,11 @@ fn advance<J: JoinGroups>(
                 }
                 match timed(&rec) {
                     Some(ts) if bound.is_none_or(|b| ts > b) => {
-                        // Parked in place: the cursor's head is written
+                        // Held in place: the cursor's head is written
                         // once, from where the record was decoded.
                         let frame = match rec.detached() {
-                            Some(rec) => Parked::Decoded(rec),
-                            None => Parked::Raw(raw),
+                            Some(rec) => HeldFrame::Decoded(rec),
+                            None => HeldFrame::DecodeAgain(raw),
                         };
                         let offset = raw.offset;
                         cursor.head = Some(Head { ts, offset, frame });
@@ -748,51 +652,6 @@ pub(crate) mod tests {
         assert_same_calls(portable, |streams, clock, log| {
             sequence(streams, clock, log)
         });
-    }
-
-    /// The earliest head and the bound as a plain scan finds them.
-    fn scan(heads: &[(u64, usize)]) -> Option<(usize, u64)> {
-        let k = (0..heads.len()).min_by_key(|&k| (heads[k].0, k))?;
-        let bound = (0..heads.len())
-            .filter(|&j| j != k)
-            .map(|j| heads[j].0)
-            .min()
-            .unwrap_or(u64::MAX);
-        Some((heads[k].1, bound))
-    }
-
-    #[test]
-    fn head_lanes_find_what_a_scan_finds() {
-        let mut seed = 7u64;
-        let mut random = move |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
-        for streams in 1..=11 {
-            for _ in 0..200 {
-                // Few distinct times, so that ties are common, and the
-                // latest time, which padding lanes also hold.
-                let time = |r: u64| if r == 5 { u64::MAX } else { r * 10 };
-                let mut heads: Vec<(u64, usize)> =
-                    (0..streams).map(|i| (time(random(6)), i)).collect();
-                let mut lanes = HeadLanes::new(&heads);
-                while let Some(expected) = scan(&heads) {
-                    let (lane, bound) = lanes.earliest();
-                    assert_eq!((lanes.streams[lane], bound), expected, "{heads:?}");
-                    if random(4) == 0 {
-                        lanes.remove(lane);
-                        heads.remove(lane);
-                    } else {
-                        let ts = time(random(6));
-                        lanes.times[lane] = ts;
-                        heads[lane].0 = ts;
-                    }
-                }
-                assert!(lanes.is_empty());
-            }
-        }
     }
 
     #[test]

@@ -11,6 +11,7 @@ use std::fmt::Write;
 use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::EventClass;
 use super::CtfTrace;
+use crate::merge::merge_by_time;
 use crate::model::{
     AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, TaskStateKind, TraceInfo,
@@ -138,53 +139,48 @@ fn for_each_merged<'a>(
     skip_values: &[bool],
     mut f: impl FnMut(usize, Merged<'_, 'a>),
 ) {
-    let decoder = |bytes: &'a [u8]| {
-        let mut decoder = StreamDecoder::new(&trace.metadata, bytes);
-        decoder.skip_values_of(|class| skip_values.get(class) == Some(&true));
-        decoder
-    };
-    if let [only] = trace.streams.as_slice() {
-        // Nothing to merge: the common case (Zephyr writes one stream) without the bookkeeping.
-        let mut decoder = decoder(&only.bytes);
-        let mut values = Vec::new();
-        while let Some(next) = decoder.next_event(&mut values) {
-            match next {
-                Ok(record) => f(0, Merged::Event(&record, &values)),
-                Err(problem) => f(0, Merged::Problem(&problem)),
-            }
-        }
-        return;
-    }
     let mut cursors: Vec<Cursor<'a>> = trace
         .streams
         .iter()
-        .map(|stream| Cursor {
-            decoder: decoder(&stream.bytes),
-            values: Vec::new(),
-            current: None,
+        .map(|stream| {
+            let mut decoder = StreamDecoder::new(&trace.metadata, &stream.bytes);
+            decoder.skip_values_of(|class| skip_values.get(class) == Some(&true));
+            Cursor {
+                decoder,
+                values: Vec::new(),
+                current: None,
+            }
         })
         .collect();
+    let mut heads = Vec::with_capacity(cursors.len());
     for (stream, cursor) in cursors.iter_mut().enumerate() {
-        advance(stream, cursor, &mut f);
-    }
-    loop {
-        let next = cursors
-            .iter()
-            .enumerate()
-            .filter_map(|(stream, c)| c.current.map(|record| (record.ns, stream)))
-            .min();
-        let Some((_, stream)) = next else {
-            return;
-        };
-        let cursor = &mut cursors[stream];
-        if let Some(record) = cursor.current {
-            f(stream, Merged::Event(&record, &cursor.values));
+        if let Some(time) = advance(stream, cursor, &mut f) {
+            heads.push((time, stream));
         }
-        advance(stream, cursor, &mut f);
     }
+    merge_by_time(&heads, |stream, bound| {
+        let cursor = &mut cursors[stream];
+        loop {
+            if let Some(record) = cursor.current {
+                f(stream, Merged::Event(&record, &cursor.values));
+            }
+            match advance(stream, cursor, &mut f) {
+                // Earlier than every other stream's event: still this stream's turn (at an
+                // equal time, the merge lets the first stream go first).
+                Some(time) if time < bound => {}
+                next => return next,
+            }
+        }
+    });
 }
 
-fn advance<'a>(stream: usize, cursor: &mut Cursor<'a>, f: &mut impl FnMut(usize, Merged<'_, 'a>)) {
+/// Moves a cursor to its stream's next event, and returns that event's time as the merge
+/// orders it, or `None` at the end of the stream.
+fn advance<'a>(
+    stream: usize,
+    cursor: &mut Cursor<'a>,
+    f: &mut impl FnMut(usize, Merged<'_, 'a>),
+) -> Option<u64> {
     cursor.current = match cursor.decoder.next_event(&mut cursor.values) {
         Some(Ok(record)) => Some(record),
         Some(Err(problem)) => {
@@ -193,6 +189,8 @@ fn advance<'a>(stream: usize, cursor: &mut Cursor<'a>, f: &mut impl FnMut(usize,
         }
         None => None,
     };
+    // Signed nanoseconds in the order of unsigned ones: the sign bit flipped.
+    cursor.current.map(|record| (record.ns as u64) ^ (1 << 63))
 }
 
 /// What an event class means to the model, with the positions of the fields it needs.
@@ -656,6 +654,35 @@ mod tests {
         let mut rows = Vec::new();
         for_each_event(&trace, |row| rows.push(row.name.to_owned()));
         (build_model(&trace, TraceInfo::default()), rows)
+    }
+
+    #[test]
+    fn streams_merge_by_time_and_in_stream_order_at_equal_times() {
+        let mut streams = [Stream(Vec::new()), Stream(Vec::new()), Stream(Vec::new())];
+        let events = [(0, 10), (0, 20), (0, 30), (1, 10), (1, 20), (2, 5), (2, 20)];
+        for (value, (stream, ts)) in (0u32..).zip(events) {
+            streams[stream].event(ts, 0x80, &[&value.to_le_bytes()]);
+        }
+        let trace = CtfTrace {
+            metadata: parse_metadata(METADATA).unwrap(),
+            streams: streams
+                .into_iter()
+                .map(|stream| Input {
+                    name: "stream".into(),
+                    core: None,
+                    bytes: Bytes::Owned(stream.0),
+                    was_hex: false,
+                })
+                .collect(),
+        };
+        let mut merged = Vec::new();
+        for_each_event(&trace, |row| {
+            if let [(_, ArgValue::UInt(value))] = row.args {
+                merged.push((row.core_id, *value));
+            }
+        });
+        let expected = [(2, 5), (0, 0), (1, 3), (0, 1), (1, 4), (2, 6), (0, 2)];
+        assert_eq!(merged, expected);
     }
 
     #[test]
