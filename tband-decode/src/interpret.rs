@@ -81,11 +81,11 @@ pub fn build_model_with_progress(
         progress,
         read: vec![0; streams.len()],
     };
-    let events = match decode_thread {
+    let counts = match decode_thread {
         DecodeThread::Calling => sequencer::sequence(streams, &clock, &mut interpreter),
         DecodeThread::Second => sequence_on_decode_thread(streams, &clock, &mut interpreter),
     };
-    interpreter.finish(events)
+    interpreter.finish(counts.records)
 }
 
 /// Applies a metadata event; metadata describes static things, so where it

@@ -1,7 +1,9 @@
-//! Puts the events of one or more tband streams into one time-ordered
+//! The one pass over the frames of tband streams: it decodes every frame
+//! and puts the events of one or more streams into one time-ordered
 //! sequence ([`merge_by_time`]), ticks scaled to nanoseconds since the
 //! first event, and per-core monotonic time enforced (a step backwards is
-//! reported and the event is placed at the core's current time).
+//! reported and the event is placed at the core's current time). Listings
+//! and the model are both made by a [`Visitor`] of this pass.
 
 use std::collections::HashMap;
 
@@ -60,6 +62,13 @@ pub trait Visitor {
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64);
     /// The pass has read `stream` up to `offset` (every megabyte or so).
     fn progress(&mut self, stream: usize, offset: usize);
+
+    /// Whether the visitor wants no more frames. The pass asks after each
+    /// report of progress and ends the stream there; the calls before it
+    /// come all the same.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// The id of a frame, read without decoding from its first COBS block
@@ -218,24 +227,36 @@ impl CoreClocks {
     }
 }
 
+/// What a pass read besides what it visited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassCounts {
+    /// Frames decoded into records, all of which a finished pass visited
+    /// as events.
+    pub records: u64,
+    /// Empty frames (a delimiter right after another) skipped.
+    pub empty_frames: u64,
+}
+
 /// Visits every frame of `streams` in time order (metadata and broken frames
-/// in stream order as they are reached), and returns how many were visited
-/// as events.
+/// in stream order as they are reached); a single stream is visited in
+/// its order, frame by frame.
 ///
 /// The pass runs with the best [`JoinGroups`] the CPU has
-/// ([`with_best_join_groups`]): on x86-64 CPUs with BMI2 it is a copy compiled
-/// for BMI2, which joins a varint's groups with one `pext`; elsewhere it reads
-/// them the portable way.
-pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> u64 {
+/// ([`with_best_join_groups`]): on x86-64 CPUs with BMI2 it is a copy
+/// compiled for BMI2, which joins a varint's groups with one `pext`;
+/// elsewhere it reads them the portable way.
+pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> PassCounts {
     let mut cursors = cursors(streams);
     let mut clocks = CoreClocks::default();
     pass(&mut cursors, clock, &mut clocks, v);
-    records(&cursors)
+    counts(&cursors)
 }
 
-/// The records the cursors decoded, all of which a finished pass visited.
-fn records(cursors: &[Cursor<'_>]) -> u64 {
-    cursors.iter().map(|c| c.records).sum()
+fn counts(cursors: &[Cursor<'_>]) -> PassCounts {
+    PassCounts {
+        records: cursors.iter().map(|c| c.records).sum(),
+        empty_frames: cursors.iter().map(|c| c.frames.empty_frames()).sum(),
+    }
 }
 
 /// [`sequence`] over the cursors, as compiled for the CPU
@@ -394,7 +415,8 @@ const FIRST_TIMED: Option<u64> = None;
 const NEVER_STOP: Option<u64> = Some(u64::MAX);
 
 /// Visits a cursor's frames up to the first timed one later than `bound`
-/// (without a bound: up to the first timed one), which becomes its head.
+/// (without a bound: up to the first timed one), which becomes its head;
+/// the cursor ends without one where the visitor has [stopped](Visitor::stopped).
 #[inline(always)]
 fn advance<J: JoinGroups>(
     join: J,
@@ -418,6 +440,9 @@ fn advance<J: JoinGroups>(
             }
             v.progress(stream, raw.offset);
             next_progress = raw.offset + PROGRESS_STEP;
+            if v.stopped() {
+                break;
+            }
         }
         let mut at = Position {
             stream,
@@ -597,8 +622,8 @@ pub(crate) mod tests {
     /// Checks that two passes make the same calls on damaged simulated
     /// streams of one and of three cores.
     pub(crate) fn assert_same_calls(
-        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> u64,
-        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> u64,
+        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
+        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
     ) {
         for cores in [1, 3] {
             let bytes = damaged_streams(cores);
@@ -612,13 +637,13 @@ pub(crate) mod tests {
                 first_raw: first_timestamp(&streams).unwrap(),
             };
             let (mut a, mut b) = (FullLog::default(), FullLog::default());
-            let events = first(&streams, &clock, &mut a);
-            assert_eq!(second(&streams, &clock, &mut b), events);
+            let counts = first(&streams, &clock, &mut a);
+            assert_eq!(second(&streams, &clock, &mut b), counts);
             assert!(a.0.len() > 10_000, "{cores} cores");
             assert!(a.0.iter().any(|l| l.contains("msg: [")), "{cores} cores");
             assert!(a.0.iter().any(|l| l.ends_with("Unterminated")));
             let visits = a.0.iter().filter(|l| l.contains(" Record {")).count();
-            assert_eq!(events, visits as u64, "{cores} cores");
+            assert_eq!(counts.records, visits as u64, "{cores} cores");
             let long = streams.iter().enumerate();
             let long: Vec<_> = long
                 .filter(|(_, s)| s.bytes.len() > PROGRESS_STEP)
@@ -646,12 +671,70 @@ pub(crate) mod tests {
                 &mut CoreClocks::default(),
                 log,
             );
-            records(&cursors)
+            counts(&cursors)
         };
         // The CPU has BMI2, as just detected: `sequence` is the BMI2 pass.
         assert_same_calls(portable, |streams, clock, log| {
             sequence(streams, clock, log)
         });
+    }
+
+    /// Logs the visits of [`FullLog`] until the first report of progress,
+    /// and then wants no more.
+    #[derive(Default)]
+    struct StopAtFirstReport {
+        log: FullLog,
+        stopped: bool,
+    }
+
+    impl Visitor for StopAtFirstReport {
+        fn event(&mut self, at: Position, rec: &Record<'_>) {
+            self.log.event(at, rec);
+        }
+        fn invalid(&mut self, at: Position, err: &FrameError) {
+            self.log.invalid(at, err);
+        }
+        fn time_backwards(&mut self, at: Position, prev: u64, raw: u64) {
+            self.log.time_backwards(at, prev, raw);
+        }
+        fn progress(&mut self, stream: usize, offset: usize) {
+            self.log.progress(stream, offset);
+            self.stopped = true;
+        }
+        fn stopped(&self) -> bool {
+            self.stopped
+        }
+    }
+
+    #[test]
+    fn a_stopped_visitor_gets_no_frame_past_a_streams_next_report() {
+        for cores in [1, 3] {
+            let bytes = damaged_streams(cores);
+            let streams: Vec<_> = bytes
+                .iter()
+                .zip(0..)
+                .map(|(b, core)| Stream::new(b, core))
+                .collect();
+            let clock = Clock {
+                ns_per_tick: 10,
+                first_raw: first_timestamp(&streams).unwrap(),
+            };
+            let (mut all, mut stopping) = (FullLog::default(), StopAtFirstReport::default());
+            sequence(&streams, &clock, &mut all);
+            sequence(&streams, &clock, &mut stopping);
+            let visits = &stopping.log.0;
+            assert!(visits.len() < all.0.len(), "{cores} cores");
+            // The visits up to the first report are the full pass's.
+            let reported = visits.iter().position(|l| l.contains(" read to "));
+            let reported = reported.expect("a report of progress");
+            assert!(reported > 1000, "{cores} cores");
+            assert_eq!(visits[..reported], all.0[..reported], "{cores} cores");
+            let past_a_report = |l: &String| {
+                let offset = l.split("offset: ").nth(1)?.split(',').next()?;
+                Some(offset.parse::<usize>().ok()? >= PROGRESS_STEP)
+            };
+            assert!(!visits.iter().any(|l| past_a_report(l) == Some(true)));
+        }
     }
 
     #[test]
