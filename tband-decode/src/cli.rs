@@ -11,7 +11,7 @@ use std::process::ExitCode;
 use crate::ctf;
 use crate::input::Input;
 use crate::listing::{self, TimeUnit};
-use crate::model::Model;
+use crate::model::{Model, TraceInfo};
 use crate::sequencer::{find_ts_resolution, Stream};
 use crate::stream::{StreamDecoder, StreamStats};
 use crate::summary::write_summary;
@@ -74,9 +74,14 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
     let inputs = match Source::open(&cli.inputs, options).map_err(|e| e.to_string())? {
         Source::Tband(inputs) => inputs,
         Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
-        ctf @ Source::Ctf { .. } => {
-            let trace = Trace::build(ctf, options).map_err(|e| e.to_string())?;
-            return list_ctf(cli, &trace, mode);
+        Source::Ctf { trace, names } if ctf::has_events(&trace) => {
+            return list_ctf(cli, &trace, names, mode)
+        }
+        // A CTF trace without events: opening it says why.
+        empty => {
+            return Trace::build(empty, options)
+                .map(|_| ExitCode::SUCCESS)
+                .map_err(|e| e.to_string())
         }
     };
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
@@ -137,43 +142,53 @@ fn list_threadx(
     }
 }
 
-/// Prints the events of a CTF trace (Zephyr): their fields as the metadata names them.
-fn list_ctf(cli: &Options, trace: &Trace, mode: Mode) -> Result<ExitCode, String> {
+/// Prints the events of a CTF trace (Zephyr), which has some: their fields
+/// as the metadata names them, or their counts and the damage the model
+/// found.
+fn list_ctf(
+    cli: &Options,
+    trace: &ctf::CtfTrace,
+    names: Vec<String>,
+    mode: Mode,
+) -> Result<ExitCode, String> {
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut written = Ok(());
-    let mut previous_ns = None;
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let info = &trace.model.info;
-    let clock_origin_ns = info.first_ts_raw.saturating_mul(info.ns_per_tick);
-    trace.for_each_event(|row| {
-        if written.is_err() {
-            return;
+    match mode {
+        Mode::Stats => {
+            let info = TraceInfo {
+                sources: names,
+                ..TraceInfo::default()
+            };
+            let (model, events_by_class) = ctf::build_model_counting(trace, info);
+            let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+            for (class, &n) in trace.metadata.events.iter().zip(&events_by_class) {
+                if n > 0 {
+                    *counts.entry(class.name.as_str()).or_default() += n;
+                }
+            }
+            written = write_ctf_stats(&mut out, &model, &counts);
         }
-        written = match mode {
-            Mode::Json => ctf::write_json_row(&mut out, row),
-            Mode::Pretty => {
-                // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
+        Mode::Json => ctf::for_each_event(trace, |row| {
+            if written.is_ok() {
+                written = ctf::write_json_row(&mut out, row);
+            }
+        }),
+        Mode::Pretty => {
+            // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
+            let clock_origin_ns = ctf::clock_origin_ns(trace);
+            let mut previous_ns = None;
+            ctf::for_each_event(trace, |row| {
+                if written.is_err() {
+                    return;
+                }
                 let on_clock = EventRow {
                     ts_ns: row.ts_ns.map(|t| t.saturating_add(clock_origin_ns)),
                     ..*row
                 };
-                let line = ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
+                written = ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
                 previous_ns = on_clock.ts_ns;
-                line
-            }
-            Mode::Stats => {
-                match counts.get_mut(row.name) {
-                    Some(n) => *n += 1,
-                    None => {
-                        counts.insert(row.name.to_owned(), 1);
-                    }
-                }
-                Ok(())
-            }
-        };
-    });
-    if let (Mode::Stats, Ok(())) = (mode, &written) {
-        written = write_ctf_stats(&mut out, &trace.model, &counts);
+            });
+        }
     }
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
@@ -184,7 +199,7 @@ fn list_ctf(cli: &Options, trace: &Trace, mode: Mode) -> Result<ExitCode, String
 fn write_ctf_stats(
     out: &mut impl Write,
     model: &Model,
-    counts: &BTreeMap<String, u64>,
+    counts: &BTreeMap<&str, u64>,
 ) -> io::Result<()> {
     writeln!(
         out,

@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
-use super::types::EventClass;
+use super::types::{EventClass, Metadata};
 use super::CtfTrace;
 use crate::merge::merge_by_time;
 use crate::model::{
@@ -22,12 +22,18 @@ use crate::trace::{ArgValue, EventRow};
 const UNNAMED_THREAD: &[u8] = b"unknown";
 
 /// Builds the model of a CTF trace.
-pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
+pub fn build_model(trace: &CtfTrace, info: TraceInfo) -> Model {
+    build_model_counting(trace, info).0
+}
+
+/// [`build_model`], also giving the number of events of each event class
+/// (by index into the metadata's classes), which the model does not keep.
+pub fn build_model_counting(trace: &CtfTrace, mut info: TraceInfo) -> (Model, Vec<u64>) {
     let meta = &trace.metadata;
     let first = first_event(trace);
     info.format = "ctf".into();
     info.priority_order = PriorityOrder::LowerIsMoreImportant;
-    info.ns_per_tick = meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1);
+    info.ns_per_tick = ns_per_tick(meta);
     info.ns_per_tick_known = true;
     info.first_ts_raw = first.map_or(0, |(cycles, _)| cycles);
     let first_ns = first.map_or(0, |(_, ns)| ns);
@@ -41,7 +47,7 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
         markers: HashMap::new(),
         timer_markers: IdMap::default(),
         text: String::new(),
-        events: 0,
+        events_by_class: vec![0; meta.events.len()],
         problems: 0,
     };
     let mut last_ns = vec![0u64; trace.streams.len()];
@@ -62,6 +68,25 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
         }
     });
     importer.finish()
+}
+
+/// Whether any stream holds an event: else the trace imports to a model
+/// without events.
+pub fn has_events(trace: &CtfTrace) -> bool {
+    first_event(trace).is_some()
+}
+
+/// The time of the first event on the trace's clock as the model counts
+/// it (its first raw time × its whole ns per tick): what shows a time
+/// since the first event on that clock.
+pub fn clock_origin_ns(trace: &CtfTrace) -> u64 {
+    let first_cycles = first_event(trace).map_or(0, |(cycles, _)| cycles);
+    first_cycles.saturating_mul(ns_per_tick(&trace.metadata))
+}
+
+/// The model's whole nanoseconds per clock cycle.
+fn ns_per_tick(meta: &Metadata) -> u64 {
+    meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1)
 }
 
 /// Most fields an event row carries (Zephyr's events have at most seven).
@@ -341,13 +366,16 @@ struct Importer {
     timer_markers: IdMap<u64, u32>,
     /// Reused for the text of marker instants.
     text: String,
-    events: u64,
+    /// By index into the metadata's event classes.
+    events_by_class: Vec<u64>,
     problems: u64,
 }
 
 impl Importer {
     fn event(&mut self, t: u64, core: u32, record: &EventRecord<'_>, values: &[Value<'_>]) {
-        self.events += 1;
+        if let Some(n) = self.events_by_class.get_mut(record.class_index) {
+            *n += 1;
+        }
         self.b.event_at(core, t);
         let Some(&role) = self.roles.get(record.class_index) else {
             return;
@@ -592,11 +620,11 @@ impl Importer {
         );
     }
 
-    fn finish(mut self) -> Model {
+    fn finish(mut self) -> (Model, Vec<u64>) {
         let info = self.b.info_mut();
-        info.events = self.events;
+        info.events = self.events_by_class.iter().sum();
         info.invalid_frames = self.problems;
-        self.b.finish()
+        (self.b.finish(), self.events_by_class)
     }
 }
 
