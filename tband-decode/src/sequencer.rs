@@ -619,12 +619,9 @@ pub(crate) mod tests {
         bytes
     }
 
-    /// Checks that two passes make the same calls on damaged simulated
-    /// streams of one and of three cores.
-    pub(crate) fn assert_same_calls(
-        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
-        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
-    ) {
+    /// Calls `f` with the damaged streams of one and of three cores, and
+    /// a clock for them.
+    fn for_damaged_streams(mut f: impl FnMut(u32, &[Stream<'_>], &Clock)) {
         for cores in [1, 3] {
             let bytes = damaged_streams(cores);
             let streams: Vec<_> = bytes
@@ -636,9 +633,20 @@ pub(crate) mod tests {
                 ns_per_tick: 10,
                 first_raw: first_timestamp(&streams).unwrap(),
             };
+            f(cores, &streams, &clock);
+        }
+    }
+
+    /// Checks that two passes make the same calls on damaged simulated
+    /// streams of one and of three cores.
+    pub(crate) fn assert_same_calls(
+        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
+        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
+    ) {
+        for_damaged_streams(|cores, streams, clock| {
             let (mut a, mut b) = (FullLog::default(), FullLog::default());
-            let counts = first(&streams, &clock, &mut a);
-            assert_eq!(second(&streams, &clock, &mut b), counts);
+            let counts = first(streams, clock, &mut a);
+            assert_eq!(second(streams, clock, &mut b), counts);
             assert!(a.0.len() > 10_000, "{cores} cores");
             assert!(a.0.iter().any(|l| l.contains("msg: [")), "{cores} cores");
             assert!(a.0.iter().any(|l| l.ends_with("Unterminated")));
@@ -654,7 +662,7 @@ pub(crate) mod tests {
                 assert!(a.0.iter().any(|l| l.starts_with(&read)), "{cores} cores");
             }
             assert_eq!(a, b, "{cores} cores");
-        }
+        });
     }
 
     #[test]
@@ -708,20 +716,10 @@ pub(crate) mod tests {
 
     #[test]
     fn a_stopped_visitor_gets_no_frame_past_a_streams_next_report() {
-        for cores in [1, 3] {
-            let bytes = damaged_streams(cores);
-            let streams: Vec<_> = bytes
-                .iter()
-                .zip(0..)
-                .map(|(b, core)| Stream::new(b, core))
-                .collect();
-            let clock = Clock {
-                ns_per_tick: 10,
-                first_raw: first_timestamp(&streams).unwrap(),
-            };
+        for_damaged_streams(|cores, streams, clock| {
             let (mut all, mut stopping) = (FullLog::default(), StopAtFirstReport::default());
-            sequence(&streams, &clock, &mut all);
-            sequence(&streams, &clock, &mut stopping);
+            sequence(streams, clock, &mut all);
+            sequence(streams, clock, &mut stopping);
             let visits = &stopping.log.0;
             assert!(visits.len() < all.0.len(), "{cores} cores");
             // The visits up to the first report are the full pass's.
@@ -734,7 +732,7 @@ pub(crate) mod tests {
                 Some(offset.parse::<usize>().ok()? >= PROGRESS_STEP)
             };
             assert!(!visits.iter().any(|l| past_a_report(l) == Some(true)));
-        }
+        });
     }
 
     #[test]
