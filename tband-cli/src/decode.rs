@@ -8,15 +8,14 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use crate::ctf;
-use crate::input::Input;
-use crate::listing::{self, TimeUnit};
-use crate::model::Model;
-use crate::sequencer::{find_ts_resolution, Stream};
-use crate::stream::{StreamDecoder, StreamStats};
+use tband_decode::input::Input;
+use tband_decode::listing::{self, TimeUnit};
+use tband_decode::sequencer::{find_ts_resolution, Stream};
+use tband_decode::stream::{StreamDecoder, StreamStats};
+use tband_model::{EventRow, Model};
+use tband_trace::{read_threadx, OpenOptions, Source, Trace};
+
 use crate::summary::write_summary;
-use crate::threadx;
-use crate::trace::{read_threadx, EventRow, OpenOptions, Source, Trace};
 
 /// What the command line asks for (its options, by the same names).
 #[derive(Clone, Debug, Default)]
@@ -121,15 +120,15 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
 fn list_threadx(
     cli: &Options,
     input: &Input,
-    options: &threadx::ReadOptions,
+    options: &tband_threadx::ReadOptions,
     mode: Mode,
 ) -> Result<ExitCode, String> {
     let buffer = read_threadx(input, options).map_err(|e| e.to_string())?;
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let written = match mode {
-        Mode::Json => threadx::listing::write_json(&mut out, &buffer),
-        Mode::Pretty => threadx::listing::write_pretty(&mut out, &buffer),
-        Mode::Stats => threadx::listing::write_stats(&mut out, &input.name, &buffer),
+        Mode::Json => tband_threadx::listing::write_json(&mut out, &buffer),
+        Mode::Pretty => tband_threadx::listing::write_pretty(&mut out, &buffer),
+        Mode::Stats => tband_threadx::listing::write_stats(&mut out, &input.name, &buffer),
     };
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
@@ -150,14 +149,14 @@ fn list_ctf(cli: &Options, trace: &Trace, mode: Mode) -> Result<ExitCode, String
             return;
         }
         written = match mode {
-            Mode::Json => ctf::write_json_row(&mut out, row),
+            Mode::Json => tband_ctf::write_json_row(&mut out, row),
             Mode::Pretty => {
                 // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
                 let on_clock = EventRow {
                     ts_ns: row.ts_ns.map(|t| t.saturating_add(clock_origin_ns)),
                     ..*row
                 };
-                let line = ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
+                let line = tband_ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
                 previous_ns = on_clock.ts_ns;
                 line
             }

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::Parser;
+use tband_cli::decode::{self, Options};
 use tband_cli::{open_options, InputArgs, ToolCommand};
-use tband_decode::cli::{self, Options};
 
 /// Decode tband traces (COBS frames of varint-encoded events, as written by the
 /// tband firmware tracer or the reference C tracer) and print their events.
@@ -53,14 +53,14 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
         Some(command) => command.run::<Cli>(),
-        None => tband_cli::exit("tband-decode", cli::run(&cli.into())),
+        None => tband_cli::exit("tband-decode", decode::run(&cli.into())),
     }
 }
 
 impl From<Cli> for Options {
     fn from(cli: Cli) -> Options {
         Options {
-            input: open_options!(&cli.input.format),
+            input: open_options(&cli.input.format),
             inputs: cli.input.inputs,
             pretty: cli.pretty,
             json: cli.json,

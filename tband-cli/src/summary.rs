@@ -4,8 +4,8 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use crate::analysis::{load_percent, Analysis};
-use crate::model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
+use tband_model::analysis::{load_percent, Analysis};
+use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn format_ns(ns: u64) -> String {

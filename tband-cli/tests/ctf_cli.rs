@@ -92,10 +92,9 @@ fn unusable_metadata_is_one_sentence_and_a_failure() {
 fn pretty_times_are_on_the_trace_clock_when_the_first_event_is_late() {
     // Drop the 18 events at boot: the stream then starts at 0.51 s.
     let trace =
-        tband_decode::ctf::CtfTrace::open(std::path::Path::new(&format!("{ZEPHYR_CTF}hello_sem")))
-            .unwrap();
+        tband_ctf::CtfTrace::open(std::path::Path::new(&format!("{ZEPHYR_CTF}hello_sem"))).unwrap();
     let bytes = &trace.streams[0].bytes;
-    let mut decoder = tband_decode::ctf::StreamDecoder::new(&trace.metadata, bytes);
+    let mut decoder = tband_ctf::StreamDecoder::new(&trace.metadata, bytes);
     let mut values = Vec::new();
     for _ in 0..18 {
         decoder.next_event(&mut values).unwrap().unwrap();

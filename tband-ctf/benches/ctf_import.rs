@@ -10,9 +10,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use tband_decode::ctf::{self, CtfTrace, Metadata, StreamDecoder, Type};
+use tband_ctf::{self as ctf, CtfTrace, Metadata, StreamDecoder, Type};
 use tband_decode::input::{Bytes, Input};
-use tband_decode::model::TraceInfo;
+use tband_model::TraceInfo;
 
 const RECORDING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),

@@ -807,7 +807,7 @@ fn align(data: &[u8], pos: &mut usize, align_bytes: usize) -> Result<(), OutOfDa
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ctf::parse_metadata;
+    use crate::parse_metadata;
 
     fn decode_all<'a>(
         meta: &'a Metadata,
@@ -962,7 +962,7 @@ mod tests {
                 signed: true,
                 align_bytes: 1,
                 byte_order: None,
-                encoding: crate::ctf::Encoding::None,
+                encoding: crate::Encoding::None,
                 clock: None,
             },
             mappings: Vec::new(),

@@ -11,11 +11,11 @@ use std::fmt::Write;
 use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::EventClass;
 use super::CtfTrace;
-use crate::model::{
+use tband_model::{
     AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, TaskStateKind, TraceInfo,
 };
-use crate::trace::{ArgValue, EventRow};
+use tband_model::{ArgValue, EventRow};
 
 /// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
 const UNNAMED_THREAD: &[u8] = b"unknown";
@@ -605,9 +605,9 @@ impl Importer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ctf::parse_metadata;
-    use crate::input::{Bytes, Input};
-    use crate::model::{IsrKey, TaskKind};
+    use crate::parse_metadata;
+    use tband_decode::input::{Bytes, Input};
+    use tband_model::{IsrKey, TaskKind};
 
     /// Zephyr-style metadata with events the shipped recordings lack: priorities, aborts,
     /// named events (newer Zephyr) and an application's own event.

@@ -17,7 +17,7 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
-use crate::input::{Input, InputError, InputSpec};
+use tband_decode::input::{Input, InputError, InputSpec};
 
 pub use decode::{EventRecord, FieldsDisplay, Problem, ProblemKind, StreamDecoder, Value};
 pub use import::{build_model, for_each_event};

@@ -3,8 +3,8 @@
 
 use std::io::{self, Write};
 
-use crate::listing::write_json_str;
-use crate::trace::{ArgValue, EventRow};
+use tband_model::json::write_json_str;
+use tband_model::{ArgValue, EventRow};
 
 /// `[HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) name: { field = value, ... }`: the row's time, then the
 /// delta to the previous event (`+?.?????????` for the first).

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use proptest::prelude::*;
-use tband_decode::ctf::{self, CtfTrace, Metadata, Problem, ProblemKind, StreamDecoder};
+use tband_ctf::{self as ctf, CtfTrace, Metadata, Problem, ProblemKind, StreamDecoder};
 use tband_decode::input::{Input, InputSpec};
 
 const ZEPHYR_CTF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf");

@@ -1,12 +1,13 @@
 //! The models of the shipped Zephyr CTF recordings hold the facts read off their babeltrace2
 //! listings (tests/corpus/zephyr_ctf/*.listing.txt).
 
-use tband_decode::model::{
+use tband_model::ArgValue;
+use tband_model::{
     AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, QueueOpKind, StateReason, TaskKind,
     TaskStateKind,
 };
-use tband_decode::trace::{ArgValue, InputFormat};
-use tband_decode::{OpenOptions, Trace};
+use tband_trace::InputFormat;
+use tband_trace::{OpenOptions, Trace};
 
 const ZEPHYR_CTF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
 

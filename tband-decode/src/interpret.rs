@@ -7,12 +7,12 @@ use tband::{Event, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
-use crate::model::{
+use crate::sequencer::{self, Clock, Position, Stream, Visitor};
+use tband::schema::PayloadError;
+use tband_model::{
     AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
 };
-use crate::sequencer::{self, Clock, Position, Stream, Visitor};
-use tband::schema::PayloadError;
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {

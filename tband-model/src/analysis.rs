@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::model::{IsrKey, Model};
+use crate::{IsrKey, Model};
 
 /// Time one task spent on one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -317,7 +317,7 @@ impl Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, Task, TaskKind};
+    use crate::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, Task, TaskKind};
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
         Task {
@@ -486,26 +486,6 @@ mod tests {
                 high_water: 4
             }]
         );
-    }
-
-    #[test]
-    fn real_trace_time_adds_up() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../tests/corpus/tband/freertos_small.bin"
-        );
-        let m = crate::Trace::open(&[path.to_string()], &Default::default())
-            .unwrap()
-            .model;
-        let a = Analysis::of(&m);
-        let scheduled: u64 = m.sched_slices.iter().map(|s| s.end_ns - s.start_ns).sum();
-        let split: u64 = a.tasks.iter().map(|t| t.run_ns + t.isr_ns).sum();
-        assert_eq!(scheduled, split);
-        let isr_total: u64 = a.tasks.iter().map(|t| t.isr_ns).sum();
-        assert!(isr_total > 0, "the simulated IRQ interrupts tasks");
-        let c = a.cores[0];
-        assert!(c.isr_ns >= isr_total);
-        assert!(a.core_load(0) > 0.0 && a.core_load(0) < 100.0);
     }
 
     #[test]

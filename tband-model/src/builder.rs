@@ -22,7 +22,7 @@ use super::{
 /// A cheap hasher for small keys (a pathological trace only slows its own
 /// decoding; nothing here is exposed to other inputs).
 #[derive(Default)]
-pub(crate) struct IdHasher(u64);
+pub struct IdHasher(u64);
 
 impl Hasher for IdHasher {
     fn finish(&self) -> u64 {
@@ -56,7 +56,7 @@ impl Hasher for IdHasher {
     }
 }
 
-pub(crate) type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Default)]
 struct TaskTrack {

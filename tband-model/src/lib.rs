@@ -7,15 +7,18 @@
 //! its last timestamp and flagged `truncated`. The tables are documented for
 //! users in docs/src/model.md; their shape is the SQL schema.
 
+pub mod analysis;
 mod builder;
+mod event_row;
 mod id_table;
+pub mod json;
 mod marker_table;
 mod packed;
 mod strings;
 mod table;
 
-pub(crate) use builder::IdMap;
-pub use builder::ModelBuilder;
+pub use builder::{IdMap, ModelBuilder};
+pub use event_row::{ArgValue, EventRow};
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
 

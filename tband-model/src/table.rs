@@ -904,7 +904,7 @@ impl<R: Row + Eq> Eq for Table<R> {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::SchedSlice;
+    use crate::SchedSlice;
 
     #[test]
     fn large_keys_keep_their_codes_when_they_share_a_recent_slot() {

@@ -15,8 +15,8 @@
 use std::collections::HashMap;
 use std::io::{self, Write};
 
-use crate::listing::write_json_str;
-use crate::model::{IsrKey, MarkerKind, Model};
+use tband_model::json::write_json_str;
+use tband_model::{IsrKey, MarkerKind, Model};
 
 const PID_TASKS: u32 = 1;
 const PID_CORES: u32 = 2;

@@ -1,9 +1,9 @@
 //! The Chrome trace event JSON of real traces is valid JSON whose events match the model.
 
 use serde_json::Value;
-use tband_decode::chrome_json::write_chrome_json;
-use tband_decode::model::Model;
-use tband_decode::{OpenOptions, Trace};
+use tband_model::Model;
+use tband_perfetto::chrome_json::write_chrome_json;
+use tband_trace::{OpenOptions, Trace};
 
 const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/");
 
@@ -73,4 +73,14 @@ fn tband_recording_with_markers_and_anomalies() {
     assert_eq!(count(&events, "i", "anomaly"), model.anomalies.len());
     assert!(!model.anomalies.is_empty() && !model.marker_instants.is_empty());
     assert_eq!(thread_names(&events, 1).len(), model.tasks.len());
+}
+
+#[test]
+fn the_chrome_json_writer_takes_threadx_models() {
+    let (model, events) = convert("threadx/threadx_demo_small.trx");
+    let text = serde_json::to_string(&events).expect("JSON");
+    for name in ["thread 1", "thread 2", "System Timer Thread", "queue 0"] {
+        assert!(text.contains(name), "{name} missing");
+    }
+    assert!(events.len() > model.sched_slices.len());
 }

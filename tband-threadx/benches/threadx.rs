@@ -10,8 +10,8 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use tband_decode::threadx::{build_model, synthetic_buffer, Buffer, ReadOptions, SyntheticOptions};
-use tband_decode::{OpenOptions, Trace};
+use tband_threadx::{build_model, synthetic_buffer, Buffer, ReadOptions, SyntheticOptions};
+use tband_trace::{OpenOptions, Trace};
 
 /// Time this thread has spent on a CPU, from the scheduler's statistics.
 fn cpu_time() -> Option<Duration> {

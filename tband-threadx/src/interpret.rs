@@ -15,7 +15,7 @@ use super::event_names::{USER_EVENT_FIRST, USER_EVENT_LAST};
 use super::problems::{Problem, ProblemKind};
 use super::registry::{ObjectKind, RegistryEntry};
 use super::Buffer;
-use crate::model::{
+use tband_model::{
     AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
 };

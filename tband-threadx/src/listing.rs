@@ -9,7 +9,7 @@ use super::entries::Entry;
 use super::event_names::event_info;
 use super::problems::Problem;
 use super::Buffer;
-use crate::listing::write_json_str;
+use tband_model::json::write_json_str;
 
 fn display_name(entry: &Entry) -> &'static str {
     entry.event_name().unwrap_or("unknown")

@@ -2,7 +2,7 @@
 
 use super::event_names::event_info;
 use super::Buffer;
-use crate::trace::{ArgValue, EventRow};
+use tband_model::{ArgValue, EventRow};
 
 /// Labels of the information words of events without a table entry.
 const PLAIN_LABELS: [&str; 4] = ["info1", "info2", "info3", "info4"];
@@ -47,7 +47,7 @@ pub fn for_each_event(buffer: &Buffer<'_>, mut f: impl FnMut(&EventRow<'_>)) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::threadx::ReadOptions;
+    use crate::ReadOptions;
 
     #[test]
     fn rows_carry_names_context_and_labelled_words() {

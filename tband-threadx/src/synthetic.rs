@@ -232,10 +232,10 @@ pub fn synthetic_buffer(options: &SyntheticOptions) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{QueueKind, StateReason, TaskStateKind};
-    use crate::threadx::{build_model, Buffer, ReadOptions};
+    use crate::{build_model, Buffer, ReadOptions};
+    use tband_model::{QueueKind, StateReason, TaskStateKind};
 
-    fn read_back(options: &SyntheticOptions) -> (usize, crate::model::Model) {
+    fn read_back(options: &SyntheticOptions) -> (usize, tband_model::Model) {
         let bytes = synthetic_buffer(options);
         assert_eq!(bytes.len(), options.bytes);
         let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
@@ -286,7 +286,7 @@ mod tests {
         assert!(model
             .anomalies
             .iter()
-            .all(|a| a.kind == crate::model::AnomalyKind::NoTimerResolution));
+            .all(|a| a.kind == tband_model::AnomalyKind::NoTimerResolution));
     }
 
     #[test]

@@ -9,6 +9,8 @@ pub enum TimerDirection {
 }
 
 impl TimerDirection {
+    pub const ALL: [TimerDirection; 2] = [TimerDirection::Up, TimerDirection::Down];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TimerDirection::Up => "up",

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde_json::Value;
-use tband_decode::threadx::{
+use tband_threadx::{
     event_name, Buffer, ByteOrder, Context, Entry, ObjectKind, ReadOptions, TimerDirection,
 };
 

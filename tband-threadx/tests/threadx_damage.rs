@@ -2,7 +2,7 @@
 //! the rest, and never panics.
 
 use proptest::prelude::*;
-use tband_decode::threadx::{
+use tband_threadx::{
     build_model, looks_like, Buffer, ByteOrder, Entry, Problem, ProblemKind, ReadError,
     ReadOptions, HEADER_SIZE,
 };

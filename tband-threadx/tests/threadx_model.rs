@@ -1,10 +1,10 @@
 //! The model of the ThreadX conformance buffers: facts read off their
 //! reference listings (`*.entries.csv`).
 
-use tband_decode::model::{
+use tband_model::{
     AnomalyKind, Model, QueueKind, QueueOpKind, StateReason, TaskKind, TaskStateKind,
 };
-use tband_decode::threadx::{
+use tband_threadx::{
     build_model, for_each_event, Buffer, Context, ReadOptions, INIT_MARKER_ID,
     INTERRUPT_CONTEXT_ISR_ID,
 };
@@ -360,8 +360,8 @@ fn interrupt_context_without_an_enter_event_is_still_an_isr() {
 
 #[test]
 fn tools_open_threadx_buffers_without_being_told() {
-    use tband_decode::trace::InputFormat;
-    use tband_decode::{OpenOptions, Trace};
+    use tband_trace::InputFormat;
+    use tband_trace::{OpenOptions, Trace};
 
     let path = format!("{CONFORMANCE}/threadx_demo_small.trx");
     let trace = Trace::open(std::slice::from_ref(&path), &OpenOptions::default()).expect("opens");
@@ -409,18 +409,4 @@ fn every_thread_entry_lies_in_a_slice_of_its_thread() {
             );
         }
     }
-}
-
-#[test]
-fn the_chrome_json_writer_takes_threadx_models() {
-    let (model, _) = default_model("threadx_demo_small");
-    let mut json = Vec::new();
-    tband_decode::chrome_json::write_chrome_json(&mut json, &model).expect("written");
-    let value: serde_json::Value = serde_json::from_slice(&json).expect("valid JSON");
-    let events = value["traceEvents"].as_array().expect("events");
-    let text = String::from_utf8_lossy(&json);
-    for name in ["thread 1", "thread 2", "System Timer Thread", "queue 0"] {
-        assert!(text.contains(name), "{name} missing");
-    }
-    assert!(events.len() > model.sched_slices.len());
 }

@@ -15,9 +15,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use tband_decode::interpret::Threads;
-use tband_decode::{OpenOptions, Trace};
 use tband_sim::{core_file_name, parse_size, Config, Simulator};
+use tband_trace::Threads;
+use tband_trace::{OpenOptions, Trace};
 
 /// CPU time this process has used in user and in system (kernel) mode, in
 /// seconds.

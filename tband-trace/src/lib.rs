@@ -1,36 +1,37 @@
-//! A trace opened from its inputs: the format recognised, the model built,
-//! and the raw events available for another pass.
+//! The front door of every tband tool: a trace opened from its inputs, its
+//! format recognised once, the model built by that format's importer, and
+//! the raw events available for another pass.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 
 use tband::{FieldValue, Record};
+use tband_ctf::{CtfError, CtfTrace};
+use tband_decode::frames::FrameError;
+use tband_decode::input::{Bytes, Input, InputError, InputSpec};
+use tband_decode::interpret;
+use tband_decode::sequencer::{self, Clock, Position, Stream, Visitor};
+use tband_model::{ArgValue, EventRow, Model, TraceInfo};
 
-use crate::ctf::{self, CtfError, CtfTrace};
-use crate::frames::FrameError;
-use crate::input::{Input, InputError, InputSpec};
-use crate::interpret::{self, Threads};
-use crate::model::{Model, TraceInfo};
-use crate::sequencer::{self, Clock, Position, Stream, Visitor};
-use crate::threadx;
+pub use tband_decode::input;
+pub use tband_decode::interpret::Threads;
+pub use tband_threadx::{ReadOptions as ThreadxOptions, TimerDirection};
 
-/// The trace formats the tools read.
+/// The trace formats the tools read (see [`InputFormat::description`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputFormat {
-    /// COBS frames of the tband wire format (also the reference C tracer's).
     Tband,
-    /// Common Trace Format (Zephyr's tracing): a directory with `metadata`
-    /// and stream files, or a stream file (metadata beside it or given).
     Ctf,
-    /// A ThreadX event-trace buffer (TraceX `.trx`), starting with "TXTB".
     Threadx,
 }
 
 impl InputFormat {
+    pub const ALL: [InputFormat; 3] = [InputFormat::Tband, InputFormat::Ctf, InputFormat::Threadx];
+
     /// Recognises the format of an input by its content.
     pub fn detect(input: &Input) -> InputFormat {
-        if threadx::looks_like(&input.bytes) {
+        if tband_threadx::looks_like(&input.bytes) {
             InputFormat::Threadx
         } else {
             InputFormat::Tband
@@ -44,6 +45,15 @@ impl InputFormat {
             InputFormat::Threadx => "threadx",
         }
     }
+
+    /// What the format is, in a sentence for a user choosing it.
+    pub fn description(self) -> &'static str {
+        match self {
+            InputFormat::Tband => "COBS frames of the tband wire format (also the reference C tracer's).",
+            InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given).",
+            InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\".",
+        }
+    }
 }
 
 /// How to open a trace.
@@ -54,7 +64,7 @@ pub struct OpenOptions {
     /// The CTF metadata file for CTF stream files given without their directory.
     pub ctf_metadata: Option<PathBuf>,
     /// What ThreadX buffers do not record: tick length, timer direction.
-    pub threadx: threadx::ReadOptions,
+    pub threadx: ThreadxOptions,
     /// The threads to build the model of a tband trace on.
     pub threads: Threads,
 }
@@ -108,24 +118,6 @@ impl From<InputError> for TraceError {
     }
 }
 
-/// One field of a raw event.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgValue<'a> {
-    Int(i64),
-    UInt(u64),
-    Str(&'a [u8]),
-}
-
-/// One decoded event as the format recorded it, for ad-hoc queries.
-#[derive(Clone, Copy, Debug)]
-pub struct EventRow<'a> {
-    /// ns since the first event; `None` for metadata.
-    pub ts_ns: Option<u64>,
-    pub core_id: u32,
-    pub name: &'a str,
-    pub args: &'a [(&'a str, ArgValue<'a>)],
-}
-
 /// A trace's inputs, read, with their format recognised: what every tool
 /// opens first. Listings read it as it is; [`Trace::build`] makes the model.
 pub enum Source {
@@ -136,7 +128,7 @@ pub enum Source {
     /// A ThreadX buffer, with what the buffer does not record.
     Threadx {
         input: Input,
-        options: threadx::ReadOptions,
+        options: ThreadxOptions,
     },
 }
 
@@ -145,7 +137,7 @@ impl Source {
     /// CTF directory) and recognises their format.
     pub fn open(args: &[String], options: &OpenOptions) -> Result<Source, TraceError> {
         let ctf_metadata = options.ctf_metadata.as_deref();
-        if let Some(trace) = ctf::open_args(args, ctf_metadata).map_err(TraceError::Ctf)? {
+        if let Some(trace) = tband_ctf::open_args(args, ctf_metadata).map_err(TraceError::Ctf)? {
             return Ok(Source::Ctf {
                 trace,
                 names: args.to_vec(),
@@ -221,8 +213,28 @@ impl Source {
         }
     }
 
-    /// All the bytes read, for the error that says nothing decoded.
-    fn byte_count(&self) -> u64 {
+    /// The first part of a tband trace larger than `max_bytes`, to show
+    /// while the whole loads: each stream's share of `max_bytes`, ending
+    /// after a whole frame. `None` for a smaller trace or another format.
+    pub fn first_part(&self, max_bytes: u64) -> Option<Source> {
+        let Source::Tband(inputs) = self else {
+            return None;
+        };
+        let total = self.byte_count();
+        if total <= max_bytes {
+            return None;
+        }
+        let firsts = inputs.iter().map(|i| Input {
+            name: i.name.clone(),
+            core: i.core,
+            bytes: Bytes::Owned(first_frames(&i.bytes, max_bytes, total).to_vec()),
+            was_hex: i.was_hex,
+        });
+        Some(Source::Tband(firsts.collect()))
+    }
+
+    /// All the bytes read.
+    pub fn byte_count(&self) -> u64 {
         match self {
             Source::Tband(inputs) => inputs.iter().map(|i| i.bytes.len() as u64).sum(),
             Source::Ctf { trace, .. } => trace.streams.iter().map(|s| s.bytes.len() as u64).sum(),
@@ -250,6 +262,16 @@ impl Trace {
 
     /// Builds the model of a recognised source; fails when nothing in it decodes.
     pub fn build(source: Source, options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build_with_progress(source, options, &AtomicU64::new(0))
+    }
+
+    /// [`Trace::build`], adding to `read` the bytes of a tband trace read so
+    /// far, for a progress display.
+    pub fn build_with_progress(
+        source: Source,
+        options: &OpenOptions,
+        read: &AtomicU64,
+    ) -> Result<Trace, TraceError> {
         let info = TraceInfo {
             sources: source.names(),
             ..TraceInfo::default()
@@ -259,11 +281,11 @@ impl Trace {
                 &tband_streams(inputs),
                 info,
                 options.threads,
-                &AtomicU64::new(0),
+                read,
             ),
-            Source::Ctf { trace, .. } => ctf::build_model(trace, info),
+            Source::Ctf { trace, .. } => tband_ctf::build_model(trace, info),
             Source::Threadx { input, options } => {
-                threadx::build_model(&read_threadx(input, options)?, info.sources)
+                tband_threadx::build_model(&read_threadx(input, options)?, info.sources)
             }
         };
         if model.info.events == 0 {
@@ -291,11 +313,11 @@ impl Trace {
                 let mut visitor = RowVisitor { f: &mut f };
                 sequencer::sequence(&tband_streams(inputs), &clock, &mut visitor);
             }
-            Source::Ctf { trace, .. } => ctf::for_each_event(trace, f),
+            Source::Ctf { trace, .. } => tband_ctf::for_each_event(trace, f),
             Source::Threadx { input, options } => {
                 // The same buffer and options read fine when the trace opened.
                 if let Ok(buffer) = read_threadx(input, options) {
-                    threadx::for_each_event(&buffer, f);
+                    tband_threadx::for_each_event(&buffer, f);
                 }
             }
         }
@@ -305,9 +327,9 @@ impl Trace {
 /// Reads a ThreadX buffer; why it cannot be read is the input's error.
 pub fn read_threadx<'a>(
     input: &'a Input,
-    options: &threadx::ReadOptions,
-) -> Result<threadx::Buffer<'a>, TraceError> {
-    threadx::Buffer::read(&input.bytes, options).map_err(|e| TraceError::Unreadable {
+    options: &ThreadxOptions,
+) -> Result<tband_threadx::Buffer<'a>, TraceError> {
+    tband_threadx::Buffer::read(&input.bytes, options).map_err(|e| TraceError::Unreadable {
         name: input.name.clone(),
         reason: e.to_string(),
     })
@@ -322,6 +344,17 @@ fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {
             source: Some(&i.bytes),
         })
         .collect()
+}
+
+/// The first part of an input, its share of `max_bytes` out of `total`,
+/// ending after a frame delimiter (a zero byte), so no frame is cut.
+fn first_frames(bytes: &[u8], max_bytes: u64, total: u64) -> &[u8] {
+    let share = (bytes.len() as u128 * u128::from(max_bytes) / u128::from(total.max(1))) as usize;
+    let end = bytes
+        .get(share..)
+        .and_then(|rest| rest.iter().position(|&b| b == 0))
+        .map_or(bytes.len(), |zero| share + zero + 1);
+    &bytes[..end]
 }
 
 struct RowVisitor<'f, F> {
@@ -360,4 +393,17 @@ impl<F: FnMut(&EventRow<'_>)> Visitor for RowVisitor<'_, F> {
     fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
 
     fn progress(&mut self, _: usize, _: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_frames_end_after_a_delimiter() {
+        let bytes = [3, 1, 2, 0, 2, 5, 0, 4, 1, 1, 1, 0];
+        assert_eq!(first_frames(&bytes, 1, 3), &bytes[..7]);
+        assert_eq!(first_frames(&bytes, 0, 3), &bytes[..4]);
+        assert_eq!(first_frames(&bytes[..11], 3, 3), &bytes[..11]);
+    }
 }

@@ -1,8 +1,8 @@
 //! The models of the reference recordings hold the facts read off their
 //! listings (tests/corpus/tband/*.expected.jsonl).
 
-use tband_decode::model::{AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, TaskKind};
-use tband_decode::{OpenOptions, Trace};
+use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, TaskKind};
+use tband_trace::{OpenOptions, Trace};
 
 fn open(files: &[&str]) -> Model {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");

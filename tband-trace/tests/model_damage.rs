@@ -2,9 +2,9 @@
 
 use proptest::prelude::*;
 use tband::{encode_frame, Event};
-use tband_decode::input::{Bytes, Input};
-use tband_decode::model::{AnomalyKind, Model};
-use tband_decode::{OpenOptions, Trace};
+use tband_model::{AnomalyKind, Model};
+use tband_trace::input::{Bytes, Input};
+use tband_trace::{OpenOptions, Trace};
 
 fn recording(name: &str) -> Vec<u8> {
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");

@@ -2,11 +2,11 @@
 //! simulator scheduled (its ground truth), single- and multi-core, and with
 //! dropped-event episodes flags exactly the damaged regions.
 
-use tband_decode::input::Input;
-use tband_decode::interpret::Threads;
-use tband_decode::model::{AnomalyKind, Model, StateReason, TaskStateKind};
-use tband_decode::{OpenOptions, Trace};
+use tband_model::{AnomalyKind, Model, StateReason, TaskStateKind};
 use tband_sim::{generate, BlockReason, Config, DropConfig, GroundTruth, Layout, TaskState, Ts};
+use tband_trace::input::Input;
+use tband_trace::Threads;
+use tband_trace::{OpenOptions, Trace};
 
 /// The model of a simulated trace, built on `threads`, and what the
 /// simulator did.
@@ -96,7 +96,7 @@ fn model_isrs(m: &Model) -> Vec<IsrRow> {
 
 /// The model's state, in the simulator's terms (the model also knows why a
 /// task is ready; the simulator only that it is).
-fn state_of(s: &tband_decode::model::TaskState) -> TaskState {
+fn state_of(s: &tband_model::TaskState) -> TaskState {
     let queue = s.queue_id.unwrap_or(0);
     match (s.state, s.reason) {
         (TaskStateKind::Running, _) => TaskState::Running {
