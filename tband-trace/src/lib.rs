@@ -46,12 +46,12 @@ impl InputFormat {
         }
     }
 
-    /// What the format is, in a sentence for a user choosing it.
+    /// What the format is, for a user choosing it (a `--help` line).
     pub fn description(self) -> &'static str {
         match self {
-            InputFormat::Tband => "COBS frames of the tband wire format (also the reference C tracer's).",
-            InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given).",
-            InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\".",
+            InputFormat::Tband => "COBS frames of the tband wire format (also the reference C tracer's)",
+            InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given)",
+            InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\"",
         }
     }
 }
