@@ -12,13 +12,19 @@ use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::EventClass;
 use super::CtfTrace;
 use tband_model::{
-    AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
-    QueueOpKind, StateReason, TaskStateKind, TraceInfo,
+    AnomalyKind, IdMap, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
+    QueueKind, QueueOpKind, StateReason, TaskStateKind, TraceInfo,
 };
 use tband_model::{ArgValue, EventRow};
 
 /// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
 const UNNAMED_THREAD: &[u8] = b"unknown";
+
+impl Import for CtfTrace {
+    fn build_model(&self, info: TraceInfo) -> Model {
+        build_model(self, info)
+    }
+}
 
 /// Builds the model of a CTF trace.
 pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {

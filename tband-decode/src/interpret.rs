@@ -10,9 +10,24 @@ use crate::frames::FrameError;
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    AnomalyKind, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
 };
+
+/// A tband trace as the importer reads it: one stream per input, modelled
+/// on `threads`, with the bytes read so far kept in `progress` for another
+/// thread to show.
+pub struct TbandTrace<'a> {
+    pub streams: Vec<Stream<'a>>,
+    pub threads: Threads,
+    pub progress: &'a AtomicU64,
+}
+
+impl Import for TbandTrace<'_> {
+    fn build_model(&self, info: TraceInfo) -> Model {
+        build_model_with_progress(&self.streams, info, self.threads, self.progress)
+    }
+}
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {

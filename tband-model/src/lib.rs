@@ -11,6 +11,7 @@ pub mod analysis;
 mod builder;
 mod event_row;
 mod id_table;
+mod import;
 pub mod json;
 mod marker_table;
 mod packed;
@@ -19,6 +20,7 @@ mod table;
 
 pub use builder::{IdMap, ModelBuilder};
 pub use event_row::{ArgValue, EventRow};
+pub use import::Import;
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
 

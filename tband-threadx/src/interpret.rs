@@ -16,7 +16,7 @@ use super::problems::{Problem, ProblemKind};
 use super::registry::{ObjectKind, RegistryEntry};
 use super::Buffer;
 use tband_model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    AnomalyKind, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
 };
 
@@ -73,6 +73,12 @@ mod state {
     pub const BLOCK_MEMORY: u32 = 8;
     pub const TCP_IP: u32 = 12;
     pub const MUTEX_SUSP: u32 = 13;
+}
+
+impl Import for Buffer<'_> {
+    fn build_model(&self, info: TraceInfo) -> Model {
+        build_model(self, info.sources)
+    }
 }
 
 /// Builds the model of a ThreadX buffer.

@@ -10,9 +10,9 @@ use tband::{FieldValue, Record};
 use tband_ctf::{CtfError, CtfTrace};
 use tband_decode::frames::FrameError;
 use tband_decode::input::{Bytes, Input, InputError, InputSpec};
-use tband_decode::interpret;
+use tband_decode::interpret::TbandTrace;
 use tband_decode::sequencer::{self, Clock, Position, Stream, Visitor};
-use tband_model::{ArgValue, EventRow, Model, TraceInfo};
+use tband_model::{ArgValue, EventRow, Import, Model, TraceInfo};
 
 pub use tband_decode::input;
 pub use tband_decode::interpret::Threads;
@@ -196,6 +196,23 @@ impl Source {
         }
     }
 
+    /// The importer of the source's format.
+    fn importer<'a>(
+        &'a self,
+        options: &OpenOptions,
+        read: &'a AtomicU64,
+    ) -> Result<Box<dyn Import + 'a>, TraceError> {
+        Ok(match self {
+            Source::Tband(inputs) => Box::new(TbandTrace {
+                streams: tband_streams(inputs),
+                threads: options.threads,
+                progress: read,
+            }),
+            Source::Ctf { trace, .. } => Box::new(trace),
+            Source::Threadx { input, options } => Box::new(read_threadx(input, options)?),
+        })
+    }
+
     pub fn format(&self) -> InputFormat {
         match self {
             Source::Tband(_) => InputFormat::Tband,
@@ -276,18 +293,7 @@ impl Trace {
             sources: source.names(),
             ..TraceInfo::default()
         };
-        let model = match &source {
-            Source::Tband(inputs) => interpret::build_model_with_progress(
-                &tband_streams(inputs),
-                info,
-                options.threads,
-                read,
-            ),
-            Source::Ctf { trace, .. } => tband_ctf::build_model(trace, info),
-            Source::Threadx { input, options } => {
-                tband_threadx::build_model(&read_threadx(input, options)?, info.sources)
-            }
-        };
+        let model = source.importer(options, read)?.build_model(info);
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
                 names: source.names().join(", "),
