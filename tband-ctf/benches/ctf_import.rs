@@ -1,6 +1,6 @@
 //! CTF stream decode throughput on a large stream built from the shipped Zephyr recording.
 //!
-//! `cargo bench -p tband-decode --bench ctf_import [-- SIZE_MB] [decode|import]` (default 100 MB,
+//! `cargo bench -p tband-ctf --bench ctf_import [-- SIZE_MB] [decode|import]` (default 100 MB,
 //! both stages): repeats the
 //! `workload` stream, shifting each copy's timestamps so time keeps running forward, then
 //! decodes every event with all its fields, and imports the stream into the model, printing

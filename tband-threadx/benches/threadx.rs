@@ -5,7 +5,7 @@
 //! by the time the thread was on a CPU (Linux; on a loaded machine the two
 //! differ).
 //!
-//! `cargo bench -p tband-decode --bench threadx [-- MEGABYTES]`
+//! `cargo bench -p tband-threadx --bench threadx [-- MEGABYTES]`
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

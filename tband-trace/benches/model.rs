@@ -2,7 +2,7 @@
 //! single-threaded and with decoding on a second thread; prints throughput
 //! and peak memory against the trace size.
 //!
-//! `cargo bench -p tband-decode --bench model [-- SIZE] [--runs N]` (SIZE
+//! `cargo bench -p tband-trace --bench model [-- SIZE] [--runs N]` (SIZE
 //! like `100M`; N runs of each measurement, 5 by default). Each run is a
 //! fresh child process, so its peak RSS is its own; the fastest run is shown
 //! with the spread of all, as the machine's speed may vary between runs
