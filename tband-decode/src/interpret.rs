@@ -7,12 +7,27 @@ use tband::{Event, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
-use crate::model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
-    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
-};
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use tband::schema::PayloadError;
+use tband_model::{
+    AnomalyKind, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
+};
+
+/// A tband trace as the importer reads it: one stream per input, decoded
+/// on `decode_thread`, with the bytes read so far kept in `progress` for
+/// another thread to show.
+pub struct TbandTrace<'a> {
+    pub streams: Vec<Stream<'a>>,
+    pub decode_thread: DecodeThread,
+    pub progress: &'a AtomicU64,
+}
+
+impl Import for TbandTrace<'_> {
+    fn build_model(&self, info: TraceInfo) -> Model {
+        build_model_with_progress(&self.streams, info, self.decode_thread, self.progress)
+    }
+}
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
