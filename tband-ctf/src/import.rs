@@ -170,17 +170,30 @@ fn for_each_merged<'a>(
     skip_values: &[bool],
     mut f: impl FnMut(usize, Merged<'_, 'a>),
 ) {
+    let decoder = |bytes: &'a [u8]| {
+        let mut decoder = StreamDecoder::new(&trace.metadata, bytes);
+        decoder.skip_values_of(|class| skip_values.get(class) == Some(&true));
+        decoder
+    };
+    if let [only] = trace.streams.as_slice() {
+        // Nothing to merge: the common case (Zephyr writes one stream) without the bookkeeping.
+        let mut decoder = decoder(&only.bytes);
+        let mut values = Vec::new();
+        while let Some(next) = decoder.next_event(&mut values) {
+            match next {
+                Ok(record) => f(0, Merged::Event(&record, &values)),
+                Err(problem) => f(0, Merged::Problem(&problem)),
+            }
+        }
+        return;
+    }
     let mut cursors: Vec<Cursor<'a>> = trace
         .streams
         .iter()
-        .map(|stream| {
-            let mut decoder = StreamDecoder::new(&trace.metadata, &stream.bytes);
-            decoder.skip_values_of(|class| skip_values.get(class) == Some(&true));
-            Cursor {
-                decoder,
-                values: Vec::new(),
-                current: None,
-            }
+        .map(|stream| Cursor {
+            decoder: decoder(&stream.bytes),
+            values: Vec::new(),
+            current: None,
         })
         .collect();
     let mut heads = Vec::with_capacity(cursors.len());
