@@ -8,6 +8,7 @@ use tband::{EventKind, Record};
 
 use crate::frames::FrameError;
 use crate::sequencer::{sequence, Clock, Position, Stream, Visitor};
+
 /// One decoded (or rejected) frame of a stream.
 #[derive(Debug)]
 pub struct DecodedFrame<'s> {
@@ -77,7 +78,8 @@ pub struct StreamDecoder<'a> {
     stats: StreamStats,
 }
 
-/// A listing shows the ticks as recorded, so the pass needs no clock.
+/// A listing shows the ticks as recorded, so the pass's own times (which
+/// it does not show) are left in ticks.
 const RAW_TICKS: Clock = Clock {
     ns_per_tick: 1,
     first_raw: 0,
