@@ -1,0 +1,14 @@
+//! `tband-capture`: records a running target's trace bytes to a file
+//! exactly as they arrive, from a serial port or a TCP socket, and tells
+//! while it runs what the stream holds so far.
+//!
+//! The recording ([`record`]) writes every read before the next one, so a
+//! recording that ends early, by Ctrl-C or by a lost connection, keeps
+//! every byte received. The stream is decoded as it arrives ([`watch`]) for
+//! the status line only: the file is never changed.
+
+pub mod cli;
+pub mod record;
+pub mod source;
+pub mod status;
+pub mod watch;

@@ -1,0 +1,101 @@
+//! Where the trace bytes come from: a TCP socket or a serial port, opened
+//! with a short read timeout so that the recording can stop between reads.
+
+use std::fmt;
+use std::io::{self, Read};
+use std::net::TcpStream;
+use std::time::Duration;
+
+/// How long one read waits for bytes before the recording checks whether
+/// it should stop.
+pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
+
+/// A source of trace bytes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A TCP server to connect to, as `HOST:PORT`.
+    Tcp(String),
+    /// A serial port (its device path) and its baud rate.
+    Serial { port: String, baud: u32 },
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::Tcp(address) => write!(f, "{address}"),
+            Source::Serial { port, .. } => write!(f, "{port}"),
+        }
+    }
+}
+
+impl Source {
+    /// Opens the source for reading; the error is a sentence that says
+    /// what to check.
+    pub fn open(&self) -> Result<Box<dyn Read>, String> {
+        match self {
+            Source::Tcp(address) => {
+                let stream = TcpStream::connect(address).map_err(|e| {
+                    format!(
+                        "cannot connect to {address}: {}; check that the target, QEMU or \
+                         the RTT server is listening on that host and port",
+                        reason(&e)
+                    )
+                })?;
+                stream
+                    .set_read_timeout(Some(READ_TIMEOUT))
+                    .map_err(|e| format!("cannot set a read timeout on {address}: {e}"))?;
+                Ok(Box::new(stream))
+            }
+            Source::Serial { port, baud } => {
+                let serial = serialport::new(port, *baud)
+                    .timeout(READ_TIMEOUT)
+                    .open()
+                    .map_err(|e| {
+                        format!(
+                            "cannot open serial port {port}: {}; check the device name and \
+                             that no other program holds it",
+                            e.description
+                        )
+                    })?;
+                Ok(serial)
+            }
+        }
+    }
+
+    /// Why a read failed mid-run, and what to check, as the end of a
+    /// sentence that starts with what was received.
+    pub fn read_failed(&self, error: &io::Error) -> String {
+        match self {
+            Source::Tcp(address) => format!(
+                "the connection to {address} failed ({}); check that the target is still running",
+                reason(error)
+            ),
+            Source::Serial { port, .. } => format!(
+                "reading {port} failed ({}); check that the device is still plugged in",
+                reason(error)
+            ),
+        }
+    }
+}
+
+/// An I/O error as words, without the `(os error N)` that `Display` adds.
+fn reason(error: &io::Error) -> String {
+    let text = error.to_string();
+    match text.split_once(" (os error") {
+        Some((words, _)) => words.to_lowercase(),
+        None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn os_errors_read_as_words() {
+        let refused = io::Error::from_raw_os_error(libc::ECONNREFUSED);
+        assert_eq!(reason(&refused), "connection refused");
+        let custom = io::Error::other("peer vanished");
+        assert_eq!(reason(&custom), "peer vanished");
+    }
+}

@@ -1,0 +1,338 @@
+//! The binary against real sources: a TCP server in the test, and a
+//! pseudo-terminal whose master side the test writes.
+
+use std::ffi::CStr;
+use std::fs::{self, File};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::ops::ControlFlow;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::thread;
+use std::time::{Duration, Instant};
+
+use tband_decode::stream::StreamDecoder;
+
+fn demo() -> Vec<u8> {
+    fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../samples/demo.bin")).unwrap()
+}
+
+fn capture(args: &[&str]) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_tband-capture"))
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+fn finished(child: Child) -> (Output, String) {
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8(output.stderr.clone()).unwrap();
+    (output, stderr)
+}
+
+/// Chunk sizes that cut frames at every kind of place.
+const CHUNKS: [usize; 6] = [1, 7, 2, 1000, 13, 4096];
+
+/// Writes `data` in uneven chunks, each flushed on its own.
+fn send_unevenly(stream: &mut impl Write, data: &[u8]) {
+    let mut rest = data;
+    for &size in CHUNKS.iter().cycle() {
+        if rest.is_empty() {
+            break;
+        }
+        let (chunk, after) = rest.split_at(size.min(rest.len()));
+        stream.write_all(chunk).unwrap();
+        stream.flush().unwrap();
+        rest = after;
+    }
+}
+
+/// A server that accepts one connection and hands it to `serve`.
+fn server(serve: impl FnOnce(TcpStream) + Send + 'static) -> (String, thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap().to_string();
+    let handle = thread::spawn(move || serve(listener.accept().unwrap().0));
+    (address, handle)
+}
+
+/// Keeps a connection open until the other side closes it.
+fn hold_open(mut stream: TcpStream) {
+    let mut byte = [0u8; 1];
+    while stream.read(&mut byte).is_ok_and(|n| n > 0) {}
+}
+
+/// Waits until `file` holds `len` bytes.
+fn wait_for_size(file: &Path, len: usize) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while fs::metadata(file).map_or(0, |m| m.len()) < len as u64 {
+        assert!(
+            Instant::now() < deadline,
+            "{} never reached {len} bytes",
+            file.display()
+        );
+        thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn output_in(dir: &tempfile::TempDir) -> (PathBuf, String) {
+    let path = dir.path().join("trace.bin");
+    let text = path.to_str().unwrap().to_string();
+    (path, text)
+}
+
+/// The frames that decode in `bytes`, counted by the decoder's listing pass.
+fn decoded_frames(bytes: &[u8]) -> u64 {
+    let mut decoder = StreamDecoder::new(bytes, 0);
+    decoder.for_each_frame(|_| ControlFlow::<()>::Continue(()));
+    decoder.stats().decoded()
+}
+
+#[test]
+fn a_whole_trace_sent_in_uneven_chunks_is_recorded_byte_for_byte() {
+    let trace = demo();
+    let sent = trace.clone();
+    let (address, server) = server(move |mut stream| send_unevenly(&mut stream, &sent));
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let (output, stderr) = finished(capture(&["--tcp", &address, "-o", &path]));
+    server.join().unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), trace);
+    // Not a terminal: the summary line alone.
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let frames = decoded_frames(&trace);
+    assert!(frames > 1000);
+    let expected = format!("{} bytes to {path} in ", trace.len());
+    assert!(
+        stderr.starts_with(&format!("tband-capture: {expected}")),
+        "{stderr}"
+    );
+    assert!(stderr.contains(&format!(": {frames} frames, ")), "{stderr}");
+    assert!(
+        stderr.contains("the other side closed the connection"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("invalid") && !stderr.contains(" 0 tasks"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_byte_limit_keeps_exactly_that_prefix() {
+    let trace = demo();
+    let sent = trace.clone();
+    let (address, server) = server(move |mut stream| {
+        send_unevenly(&mut stream, &sent);
+        hold_open(stream);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let (output, stderr) = finished(capture(&[
+        "--tcp", &address, "-o", &path, "--bytes", "12345",
+    ]));
+    server.join().unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), trace[..12345]);
+    assert!(stderr.contains("the byte count was reached"), "{stderr}");
+}
+
+#[test]
+fn a_duration_stops_with_what_arrived() {
+    let trace = demo();
+    let half = trace[..trace.len() / 2].to_vec();
+    let (address, server) = server(move |mut stream| {
+        send_unevenly(&mut stream, &half);
+        hold_open(stream);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let started = Instant::now();
+    let (output, stderr) = finished(capture(&[
+        "--tcp",
+        &address,
+        "-o",
+        &path,
+        "--duration",
+        "1",
+    ]));
+    let took = started.elapsed();
+    server.join().unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert!(
+        took >= Duration::from_secs(1) && took < Duration::from_secs(15),
+        "{took:?}"
+    );
+    assert_eq!(fs::read(&file).unwrap(), trace[..trace.len() / 2]);
+    assert!(stderr.contains("the duration was reached"), "{stderr}");
+}
+
+#[test]
+fn ctrl_c_stops_cleanly_with_every_byte_received() {
+    let trace = demo();
+    let part = trace[..30_000].to_vec();
+    let (address, server) = server(move |mut stream| {
+        send_unevenly(&mut stream, &part);
+        hold_open(stream);
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let child = capture(&["--tcp", &address, "-o", &path]);
+    wait_for_size(&file, 30_000);
+    // SAFETY: a plain signal to the child this test started.
+    assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
+    let (output, stderr) = finished(child);
+    server.join().unwrap();
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), trace[..30_000]);
+    assert!(stderr.contains("stopped on request"), "{stderr}");
+}
+
+#[test]
+fn a_connection_reset_mid_run_fails_and_keeps_what_arrived() {
+    let trace = demo();
+    let part = trace[..20_000].to_vec();
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let written = file.clone();
+    let (address, server) = server(move |mut stream| {
+        send_unevenly(&mut stream, &part);
+        wait_for_size(&written, 20_000);
+        // Linger 0: closing sends a reset instead of the end of the stream.
+        let linger = libc::linger {
+            l_onoff: 1,
+            l_linger: 0,
+        };
+        // SAFETY: the option's value is a `linger` of the given size.
+        let set = unsafe {
+            libc::setsockopt(
+                stream.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_LINGER,
+                (&linger as *const libc::linger).cast(),
+                size_of::<libc::linger>() as libc::socklen_t,
+            )
+        };
+        assert_eq!(set, 0);
+    });
+    let (output, stderr) = finished(capture(&["--tcp", &address, "-o", &path]));
+    server.join().unwrap();
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("20000 bytes received and written to"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("connection reset"), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), trace[..20_000]);
+}
+
+#[test]
+fn a_refused_connection_is_one_sentence() {
+    let address = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let (output, stderr) = finished(capture(&["--tcp", &address, "-o", &path]));
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!(
+            "tband-capture: cannot connect to {address}: connection refused; check"
+        )),
+        "{stderr}"
+    );
+    assert!(!file.exists());
+}
+
+#[test]
+fn a_missing_serial_device_is_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = output_in(&dir);
+    let port = dir.path().join("ttyNOPE");
+    let port = port.to_str().unwrap();
+    let (output, stderr) = finished(capture(&[
+        "--serial", port, "--baud", "115200", "-o", &path,
+    ]));
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with(&format!("tband-capture: cannot open serial port {port}: ")),
+        "{stderr}"
+    );
+}
+
+/// A pseudo-terminal in raw mode: its master side, and its slave's path.
+fn raw_pty() -> (File, OwnedFd, String) {
+    let (mut master, mut slave) = (0, 0);
+    // SAFETY: openpty fills in two descriptors, which are owned from here on;
+    // the name and the settings may be null.
+    let opened = unsafe {
+        libc::openpty(
+            &mut master,
+            &mut slave,
+            std::ptr::null_mut(),
+            std::ptr::null(),
+            std::ptr::null(),
+        )
+    };
+    assert_eq!(opened, 0);
+    // SAFETY: both descriptors were just opened and nothing else owns them.
+    let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
+    // SAFETY: a termios filled in by tcgetattr, made raw, set back on the
+    // same open descriptor.
+    unsafe {
+        let mut settings = std::mem::zeroed::<libc::termios>();
+        assert_eq!(libc::tcgetattr(slave.as_raw_fd(), &mut settings), 0);
+        libc::cfmakeraw(&mut settings);
+        assert_eq!(
+            libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &settings),
+            0
+        );
+    }
+    // SAFETY: ttyname returns a static buffer, copied before the next call.
+    let name = unsafe { CStr::from_ptr(libc::ttyname(slave.as_raw_fd())) };
+    (master, slave, name.to_str().unwrap().to_string())
+}
+
+#[test]
+fn a_serial_port_is_recorded_byte_for_byte() {
+    let trace = demo();
+    // The slave stays open here too, so that the terminal does not hang up
+    // between the test's set-up and the capture's open.
+    let (mut master, _slave, port) = raw_pty();
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let len = trace.len().to_string();
+    let child = capture(&[
+        "--serial", &port, "--baud", "921600", "-o", &path, "--bytes", &len,
+    ]);
+    send_unevenly(&mut master, &trace);
+    let (output, stderr) = finished(child);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), trace);
+    let frames = decoded_frames(&trace);
+    assert!(stderr.contains(&format!(": {frames} frames, ")), "{stderr}");
+}
+
+#[test]
+fn noise_on_a_serial_port_is_said_to_look_wrong_and_still_recorded() {
+    let noise: Vec<u8> = (0..8192u32).map(|i| (i % 251 + 1) as u8).collect();
+    let (mut master, _slave, port) = raw_pty();
+    let dir = tempfile::tempdir().unwrap();
+    let (file, path) = output_in(&dir);
+    let child = capture(&[
+        "--serial", &port, "--baud", "9600", "-o", &path, "--bytes", "8192",
+    ]);
+    send_unevenly(&mut master, &noise);
+    let (output, stderr) = finished(child);
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(fs::read(&file).unwrap(), noise);
+    assert_eq!(stderr.matches("wrong baud rate").count(), 1, "{stderr}");
+    assert!(stderr.contains(": 0 frames ("), "{stderr}");
+}
