@@ -1,18 +1,20 @@
 //! The binary against real sources: a TCP server in the test, and a
 //! pseudo-terminal whose master side the test writes.
 
-use std::ffi::CStr;
-use std::fs::{self, File};
+use std::fs;
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::ops::ControlFlow;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use tband_decode::stream::StreamDecoder;
+
+mod common;
+use common::raw_pty;
 
 fn demo() -> Vec<u8> {
     fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/../samples/demo.bin")).unwrap()
@@ -265,39 +267,6 @@ fn a_missing_serial_device_is_one_sentence() {
         stderr.starts_with(&format!("tband-capture: cannot open serial port {port}: ")),
         "{stderr}"
     );
-}
-
-/// A pseudo-terminal in raw mode: its master side, and its slave's path.
-fn raw_pty() -> (File, OwnedFd, String) {
-    let (mut master, mut slave) = (0, 0);
-    // SAFETY: openpty fills in two descriptors, which are owned from here on;
-    // the name and the settings may be null.
-    let opened = unsafe {
-        libc::openpty(
-            &mut master,
-            &mut slave,
-            std::ptr::null_mut(),
-            std::ptr::null(),
-            std::ptr::null(),
-        )
-    };
-    assert_eq!(opened, 0);
-    // SAFETY: both descriptors were just opened and nothing else owns them.
-    let (master, slave) = unsafe { (File::from_raw_fd(master), OwnedFd::from_raw_fd(slave)) };
-    // SAFETY: a termios filled in by tcgetattr, made raw, set back on the
-    // same open descriptor.
-    unsafe {
-        let mut settings = std::mem::zeroed::<libc::termios>();
-        assert_eq!(libc::tcgetattr(slave.as_raw_fd(), &mut settings), 0);
-        libc::cfmakeraw(&mut settings);
-        assert_eq!(
-            libc::tcsetattr(slave.as_raw_fd(), libc::TCSANOW, &settings),
-            0
-        );
-    }
-    // SAFETY: ttyname returns a static buffer, copied before the next call.
-    let name = unsafe { CStr::from_ptr(libc::ttyname(slave.as_raw_fd())) };
-    (master, slave, name.to_str().unwrap().to_string())
 }
 
 #[test]
