@@ -34,7 +34,10 @@ fn main() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("trace.bin");
     let path = file.to_str().unwrap();
-    println!("capture of a {:.0} MB tband trace from a local writer", mb(trace.len()));
+    println!(
+        "capture of a {:.0} MB tband trace from a local writer",
+        mb(trace.len())
+    );
 
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let address = listener.local_addr().unwrap().to_string();
@@ -57,7 +60,9 @@ fn main() {
                 master.write_all(chunk).unwrap();
             }
         });
-        let args = ["--serial", &port, "--baud", "921600", "-o", path, "--bytes", &len];
+        let args = [
+            "--serial", &port, "--baud", "921600", "-o", path, "--bytes", &len,
+        ];
         capture(&args)
     });
     report("pty", trace, &fs::read(&file).unwrap(), writer);

@@ -54,7 +54,7 @@ impl Source {
                         format!(
                             "cannot open serial port {port}: {}; check the device name and \
                              that no other program holds it",
-                            e.description
+                            as_words(&e.description)
                         )
                     })?;
                 Ok(serial)
@@ -78,13 +78,22 @@ impl Source {
     }
 }
 
-/// An I/O error as words, without the `(os error N)` that `Display` adds.
+/// An I/O error as words within a sentence.
 fn reason(error: &io::Error) -> String {
-    let text = error.to_string();
-    match text.split_once(" (os error") {
-        Some((words, _)) => words.to_lowercase(),
-        None => text,
-    }
+    as_words(&error.to_string())
+}
+
+/// An error's text to go within a sentence: its first letter lower-case,
+/// without the `(os error N)` that an I/O error's `Display` adds.
+fn as_words(text: &str) -> String {
+    let words = text
+        .split_once(" (os error")
+        .map_or(text, |(words, _)| words);
+    let mut chars = words.chars();
+    chars
+        .next()
+        .map(|first| first.to_lowercase().chain(chars).collect())
+        .unwrap_or_default()
 }
 
 #[cfg(test)]
@@ -97,5 +106,10 @@ mod tests {
         assert_eq!(reason(&refused), "connection refused");
         let custom = io::Error::other("peer vanished");
         assert_eq!(reason(&custom), "peer vanished");
+        assert_eq!(
+            as_words("No such file or directory"),
+            "no such file or directory"
+        );
+        assert_eq!(as_words("Device /dev/ttyX busy"), "device /dev/ttyX busy");
     }
 }

@@ -264,7 +264,9 @@ fn a_missing_serial_device_is_one_sentence() {
     assert!(!output.status.success());
     assert_eq!(stderr.lines().count(), 1, "{stderr}");
     assert!(
-        stderr.starts_with(&format!("tband-capture: cannot open serial port {port}: ")),
+        stderr.starts_with(&format!(
+            "tband-capture: cannot open serial port {port}: no such file or directory; check"
+        )),
         "{stderr}"
     );
 }
