@@ -60,10 +60,14 @@ fn server(serve: impl FnOnce(TcpStream) + Send + 'static) -> (String, thread::Jo
     (address, handle)
 }
 
-/// Keeps a connection open until the other side closes it.
-fn hold_open(mut stream: TcpStream) {
-    let mut byte = [0u8; 1];
-    while stream.read(&mut byte).is_ok_and(|n| n > 0) {}
+/// A server that sends `data` unevenly, then keeps the connection open
+/// until the other side closes it.
+fn server_sending_then_holding(data: Vec<u8>) -> (String, thread::JoinHandle<()>) {
+    server(move |mut stream| {
+        send_unevenly(&mut stream, &data);
+        let mut byte = [0u8; 1];
+        while stream.read(&mut byte).is_ok_and(|n| n > 0) {}
+    })
 }
 
 /// Waits until `file` holds `len` bytes.
@@ -83,6 +87,15 @@ fn output_in(dir: &tempfile::TempDir) -> (PathBuf, String) {
     let path = dir.path().join("trace.bin");
     let text = path.to_str().unwrap().to_string();
     (path, text)
+}
+
+/// Checks a recording that ended well: exit 0, the file exactly `expected`,
+/// and `end` said in the summary.
+fn assert_ended_with(recorded: (Output, String), file: &Path, expected: &[u8], end: &str) {
+    let (output, stderr) = recorded;
+    assert!(output.status.success(), "{stderr}");
+    assert_eq!(fs::read(file).unwrap(), expected);
+    assert!(stderr.contains(end), "{stderr}");
 }
 
 /// The frames that decode in `bytes`, counted by the decoder's listing pass.
@@ -126,34 +139,30 @@ fn a_whole_trace_sent_in_uneven_chunks_is_recorded_byte_for_byte() {
 #[test]
 fn a_byte_limit_keeps_exactly_that_prefix() {
     let trace = demo();
-    let sent = trace.clone();
-    let (address, server) = server(move |mut stream| {
-        send_unevenly(&mut stream, &sent);
-        hold_open(stream);
-    });
+    let (address, server) = server_sending_then_holding(trace.clone());
     let dir = tempfile::tempdir().unwrap();
     let (file, path) = output_in(&dir);
-    let (output, stderr) = finished(capture(&[
+    let recorded = finished(capture(&[
         "--tcp", &address, "-o", &path, "--bytes", "12345",
     ]));
     server.join().unwrap();
-    assert!(output.status.success(), "{stderr}");
-    assert_eq!(fs::read(&file).unwrap(), trace[..12345]);
-    assert!(stderr.contains("the byte count was reached"), "{stderr}");
+    assert_ended_with(
+        recorded,
+        &file,
+        &trace[..12345],
+        "the byte count was reached",
+    );
 }
 
 #[test]
 fn a_duration_stops_with_what_arrived() {
     let trace = demo();
     let half = trace[..trace.len() / 2].to_vec();
-    let (address, server) = server(move |mut stream| {
-        send_unevenly(&mut stream, &half);
-        hold_open(stream);
-    });
+    let (address, server) = server_sending_then_holding(half);
     let dir = tempfile::tempdir().unwrap();
     let (file, path) = output_in(&dir);
     let started = Instant::now();
-    let (output, stderr) = finished(capture(&[
+    let recorded = finished(capture(&[
         "--tcp",
         &address,
         "-o",
@@ -163,34 +172,28 @@ fn a_duration_stops_with_what_arrived() {
     ]));
     let took = started.elapsed();
     server.join().unwrap();
-    assert!(output.status.success(), "{stderr}");
     assert!(
         took >= Duration::from_secs(1) && took < Duration::from_secs(15),
         "{took:?}"
     );
-    assert_eq!(fs::read(&file).unwrap(), trace[..trace.len() / 2]);
-    assert!(stderr.contains("the duration was reached"), "{stderr}");
+    let half = &trace[..trace.len() / 2];
+    assert_ended_with(recorded, &file, half, "the duration was reached");
 }
 
 #[test]
 fn ctrl_c_stops_cleanly_with_every_byte_received() {
     let trace = demo();
     let part = trace[..30_000].to_vec();
-    let (address, server) = server(move |mut stream| {
-        send_unevenly(&mut stream, &part);
-        hold_open(stream);
-    });
+    let (address, server) = server_sending_then_holding(part);
     let dir = tempfile::tempdir().unwrap();
     let (file, path) = output_in(&dir);
     let child = capture(&["--tcp", &address, "-o", &path]);
     wait_for_size(&file, 30_000);
     // SAFETY: a plain signal to the child this test started.
     assert_eq!(unsafe { libc::kill(child.id() as i32, libc::SIGINT) }, 0);
-    let (output, stderr) = finished(child);
+    let recorded = finished(child);
     server.join().unwrap();
-    assert!(output.status.success(), "{stderr}");
-    assert_eq!(fs::read(&file).unwrap(), trace[..30_000]);
-    assert!(stderr.contains("stopped on request"), "{stderr}");
+    assert_ended_with(recorded, &file, &trace[..30_000], "stopped on request");
 }
 
 #[test]
