@@ -310,3 +310,38 @@ fn noise_on_a_serial_port_is_said_to_look_wrong_and_still_recorded() {
     assert_eq!(stderr.matches("wrong baud rate").count(), 1, "{stderr}");
     assert!(stderr.contains(": 0 frames ("), "{stderr}");
 }
+
+#[test]
+fn on_a_terminal_the_status_line_is_redrawn_in_place() {
+    let trace = demo();
+    let (address, server) = server_sending_then_holding(trace.clone());
+    let (mut terminal, stderr, _) = raw_pty();
+    let dir = tempfile::tempdir().unwrap();
+    let (_, path) = output_in(&dir);
+    let status = Command::new(env!("CARGO_BIN_EXE_tband-capture"))
+        .args(["--tcp", &address, "-o", &path, "--duration", "0.5"])
+        .stderr(stderr)
+        .status()
+        .unwrap();
+    server.join().unwrap();
+    assert!(status.success());
+    // The child has exited and the test's copy of the slave went to it:
+    // the master reads what it wrote, then fails.
+    let mut shown = Vec::new();
+    let mut buf = [0u8; 4096];
+    while let Ok(n @ 1..) = terminal.read(&mut buf) {
+        shown.extend_from_slice(&buf[..n]);
+    }
+    let shown = String::from_utf8(shown).unwrap();
+    let frames = decoded_frames(&trace);
+    let line = format!("{frames} frames, ");
+    assert!(
+        shown.starts_with('\r') && shown.contains(&line),
+        "{shown:?}"
+    );
+    assert!(shown.contains(" dropped events\x1b[K"), "{shown:?}");
+    let summary = shown.rsplit("\r\x1b[K").next().unwrap();
+    let bytes = format!("tband-capture: {} bytes to ", trace.len());
+    assert!(summary.starts_with(&bytes), "{shown:?}");
+    assert!(summary.ends_with("the duration was reached\n"), "{shown:?}");
+}
