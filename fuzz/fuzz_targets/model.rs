@@ -1,10 +1,10 @@
 //! Arbitrary bytes, as one to three core streams, through the whole model:
-//! sequencer, interpreter, builder, and the raw event pass.
+//! sequencer, interpreter, builder, and the raw events handed on.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tband_decode::input::{Bytes, Input};
-use tband_decode::trace::InputFormat;
+use tband_decode::trace::{InputFormat, Source};
 use tband_decode::{OpenOptions, Trace};
 
 fuzz_target!(|data: &[u8]| {
@@ -27,7 +27,12 @@ fuzz_target!(|data: &[u8]| {
         format: Some(InputFormat::Tband),
         ..OpenOptions::default()
     };
-    if let Ok(trace) = Trace::from_inputs(inputs, &options) {
+    let Ok(source) = Source::from_inputs(inputs, &options) else {
+        return;
+    };
+    let mut rows = 0u64;
+    let built = Trace::build_with_events(source, &options, &mut |_| rows += 1);
+    if let Ok(trace) = built {
         let m = &trace.model;
         for s in &m.sched_slices {
             assert!(s.start_ns <= s.end_ns && s.end_ns <= m.info.duration_ns);
@@ -35,8 +40,6 @@ fuzz_target!(|data: &[u8]| {
         for s in &m.isr_slices {
             assert!(s.start_ns <= s.end_ns);
         }
-        let mut rows = 0u64;
-        trace.for_each_event(|_| rows += 1);
         assert_eq!(rows, m.info.events);
     }
 });

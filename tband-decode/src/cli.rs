@@ -74,10 +74,7 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
     let inputs = match Source::open(&cli.inputs, options).map_err(|e| e.to_string())? {
         Source::Tband(inputs) => inputs,
         Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
-        ctf @ Source::Ctf { .. } => {
-            let trace = Trace::build(ctf, options).map_err(|e| e.to_string())?;
-            return list_ctf(cli, &trace, mode);
-        }
+        ctf @ Source::Ctf { .. } => return list_ctf(cli, ctf, mode),
     };
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
@@ -137,27 +134,44 @@ fn list_threadx(
     }
 }
 
-/// Prints the events of a CTF trace (Zephyr): their fields as the metadata names them.
-fn list_ctf(cli: &Options, trace: &Trace, mode: Mode) -> Result<ExitCode, String> {
-    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
-    let mut written = Ok(());
+/// Prints the events of a CTF trace (Zephyr) as its model is built: their
+/// fields as the metadata names them.
+fn list_ctf(cli: &Options, source: Source, mode: Mode) -> Result<ExitCode, String> {
+    let clock_origin_ns = match &source {
+        Source::Ctf { trace, .. } => ctf::clock_origin_ns(trace),
+        _ => 0,
+    };
+    // Opened with the first event: a trace with none is an error, and
+    // leaves no output file behind.
+    let mut out: Option<BufWriter<Box<dyn Write>>> = None;
+    let mut stopped: Option<Result<ExitCode, String>> = None;
     let mut previous_ns = None;
     let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let info = &trace.model.info;
-    let clock_origin_ns = info.first_ts_raw.saturating_mul(info.ns_per_tick);
-    trace.for_each_event(|row| {
-        if written.is_err() {
+    let mut list = |row: &EventRow<'_>| {
+        if stopped.is_some() {
             return;
         }
-        written = match mode {
-            Mode::Json => ctf::write_json_row(&mut out, row),
+        if out.is_none() {
+            match open_output(cli) {
+                Ok(opened) => out = Some(BufWriter::with_capacity(1 << 16, opened)),
+                Err(e) => {
+                    stopped = Some(Err(e));
+                    return;
+                }
+            }
+        }
+        let Some(out) = out.as_mut() else {
+            return;
+        };
+        let written = match mode {
+            Mode::Json => ctf::write_json_row(out, row),
             Mode::Pretty => {
                 // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
                 let on_clock = EventRow {
                     ts_ns: row.ts_ns.map(|t| t.saturating_add(clock_origin_ns)),
                     ..*row
                 };
-                let line = ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
+                let line = ctf::write_pretty_row(out, &on_clock, previous_ns);
                 previous_ns = on_clock.ts_ns;
                 line
             }
@@ -171,13 +185,36 @@ fn list_ctf(cli: &Options, trace: &Trace, mode: Mode) -> Result<ExitCode, String
                 Ok(())
             }
         };
-    });
-    if let (Mode::Stats, Ok(())) = (mode, &written) {
+        if let Err(e) = written {
+            stopped = Some(write_failed(e));
+        }
+    };
+    let trace =
+        Trace::build_with_events(source, &cli.input, &mut list).map_err(|e| e.to_string())?;
+    if let Some(outcome) = stopped {
+        return outcome;
+    }
+    let mut out = match out {
+        Some(out) => out,
+        None => BufWriter::new(open_output(cli)?),
+    };
+    let mut written = Ok(());
+    if let Mode::Stats = mode {
         written = write_ctf_stats(&mut out, &trace.model, &counts);
     }
     match written.and_then(|()| out.flush()) {
-        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
-        _ => Ok(ExitCode::SUCCESS),
+        Err(e) => write_failed(e),
+        Ok(()) => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// The outcome of output that could not be written: a reader that went
+/// away (`head`) is no failure.
+fn write_failed(e: io::Error) -> Result<ExitCode, String> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(format!("cannot write output: {e}"))
     }
 }
 

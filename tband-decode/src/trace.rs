@@ -1,18 +1,16 @@
-//! A trace opened from its inputs: the format recognised, the model built,
-//! and the raw events available for another pass.
+//! A trace opened from its inputs: the format recognised and the model
+//! built, with the raw events handed, if wanted, to whoever asked for them
+//! during the same pass.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 
-use tband::{FieldValue, Record};
-
 use crate::ctf::{self, CtfError, CtfTrace};
-use crate::frames::FrameError;
 use crate::input::{Input, InputError, InputSpec};
 use crate::interpret::{self, Threads};
 use crate::model::{Model, TraceInfo};
-use crate::sequencer::{self, Clock, Position, Stream, Visitor};
+use crate::sequencer::Stream;
 use crate::threadx;
 
 /// The trace formats the tools read.
@@ -126,6 +124,10 @@ pub struct EventRow<'a> {
     pub args: &'a [(&'a str, ArgValue<'a>)],
 }
 
+/// Where an importer hands every event it decodes, as the format recorded
+/// it, in time order, during the pass that builds the model.
+pub type EventSink<'s> = &'s mut dyn FnMut(&EventRow<'_>);
+
 /// A trace's inputs, read, with their format recognised: what every tool
 /// opens first. Listings read it as it is; [`Trace::build`] makes the model.
 pub enum Source {
@@ -231,10 +233,10 @@ impl Source {
     }
 }
 
-/// An opened trace: its inputs and the model built from them.
+/// An opened trace: the model built from its inputs.
 pub struct Trace {
     pub model: Model,
-    source: Source,
+    format: InputFormat,
 }
 
 impl Trace {
@@ -250,6 +252,24 @@ impl Trace {
 
     /// Builds the model of a recognised source; fails when nothing in it decodes.
     pub fn build(source: Source, options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build_handing_events(source, options, None)
+    }
+
+    /// [`Trace::build`], handing every decoded event to `events` as the
+    /// model is built: the raw events without a second pass.
+    pub fn build_with_events(
+        source: Source,
+        options: &OpenOptions,
+        events: EventSink<'_>,
+    ) -> Result<Trace, TraceError> {
+        Trace::build_handing_events(source, options, Some(events))
+    }
+
+    fn build_handing_events(
+        source: Source,
+        options: &OpenOptions,
+        events: Option<EventSink<'_>>,
+    ) -> Result<Trace, TraceError> {
         let info = TraceInfo {
             sources: source.names(),
             ..TraceInfo::default()
@@ -260,10 +280,11 @@ impl Trace {
                 info,
                 options.threads,
                 &AtomicU64::new(0),
+                events,
             ),
-            Source::Ctf { trace, .. } => ctf::build_model(trace, info),
+            Source::Ctf { trace, .. } => ctf::build_model(trace, info, events),
             Source::Threadx { input, options } => {
-                threadx::build_model(&read_threadx(input, options)?, info.sources)
+                threadx::build_model(&read_threadx(input, options)?, info.sources, events)
             }
         };
         if model.info.events == 0 {
@@ -273,32 +294,14 @@ impl Trace {
                 invalid: model.info.invalid_frames,
             });
         }
-        Ok(Trace { model, source })
+        Ok(Trace {
+            model,
+            format: source.format(),
+        })
     }
 
     pub fn format(&self) -> InputFormat {
-        self.source.format()
-    }
-
-    /// Calls `f` with every decoded event in time order.
-    pub fn for_each_event(&self, mut f: impl FnMut(&EventRow<'_>)) {
-        match &self.source {
-            Source::Tband(inputs) => {
-                let clock = Clock {
-                    ns_per_tick: self.model.info.ns_per_tick,
-                    first_raw: self.model.info.first_ts_raw,
-                };
-                let mut visitor = RowVisitor { f: &mut f };
-                sequencer::sequence(&tband_streams(inputs), &clock, &mut visitor);
-            }
-            Source::Ctf { trace, .. } => ctf::for_each_event(trace, f),
-            Source::Threadx { input, options } => {
-                // The same buffer and options read fine when the trace opened.
-                if let Ok(buffer) = read_threadx(input, options) {
-                    threadx::for_each_event(&buffer, f);
-                }
-            }
-        }
+        self.format
     }
 }
 
@@ -322,42 +325,4 @@ fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {
             source: Some(&i.bytes),
         })
         .collect()
-}
-
-struct RowVisitor<'f, F> {
-    f: &'f mut F,
-}
-
-impl<F: FnMut(&EventRow<'_>)> Visitor for RowVisitor<'_, F> {
-    fn event(&mut self, at: Position, rec: &Record<'_>) {
-        let mut args = [("", ArgValue::Int(0)); 4];
-        let mut n = 0;
-        rec.event.for_each_field(|name, value| {
-            if let Some(slot) = args.get_mut(n) {
-                *slot = (
-                    name,
-                    match value {
-                        FieldValue::U8(v) => ArgValue::UInt(v.into()),
-                        FieldValue::U32(v) => ArgValue::UInt(v.into()),
-                        FieldValue::U64(v) => ArgValue::UInt(v),
-                        FieldValue::S64(v) => ArgValue::Int(v),
-                        FieldValue::Str(s) => ArgValue::Str(s),
-                    },
-                );
-                n += 1;
-            }
-        });
-        (self.f)(&EventRow {
-            ts_ns: at.ts_ns,
-            core_id: at.core,
-            name: rec.event.kind().name(),
-            args: &args[..n],
-        });
-    }
-
-    fn invalid(&mut self, _: Position, _: &FrameError) {}
-
-    fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
-
-    fn progress(&mut self, _: usize, _: usize) {}
 }

@@ -7,10 +7,9 @@ use std::process::ExitCode;
 use std::time::SystemTime;
 
 use tband_decode::input::InputSpec;
-use tband_decode::trace::OpenOptions;
-use tband_decode::Trace;
+use tband_decode::trace::{OpenOptions, Source};
 
-use crate::engine::{self, Database, Engine, Value};
+use crate::engine::{self, Database, Engine, LoadError, Value};
 use crate::error::Error;
 use crate::output::{self, Format, Named};
 use crate::reports::{self, Query};
@@ -71,7 +70,7 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
     // A database file is kept for later queries, so it gets every table.
     let tables = match cli.db {
         Some(_) => schema::TABLES.to_vec(),
-        None => schema::tables_for(queries.iter().map(|q| q.text.as_str())),
+        None => engine::tables_for(&queries),
     };
     let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &cli.input, &tables)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
@@ -151,7 +150,7 @@ fn open_database(
         }));
     }
 
-    let trace = Trace::open(traces, options)?;
+    let source = Source::open(traces, options)?;
     let engine = engine.unwrap_or_else(Engine::default_engine);
     let mut database = engine.open(db).map_err(|e| {
         Error::Database(match db {
@@ -159,9 +158,20 @@ fn open_database(
             None => format!("cannot start {engine}: {e}"),
         })
     })?;
-    engine::load_consuming(database.as_mut(), trace, tables)
-        .map_err(|e| Error::Database(format!("loading the trace into {engine} failed: {e}")))?;
-    Ok(database)
+    match engine::load_source(database.as_mut(), source, options, tables) {
+        Ok(()) => Ok(database),
+        Err(LoadError::Trace(e)) => {
+            // A trace that does not decode leaves no database file behind.
+            drop(database);
+            if let Some(path) = db {
+                let _ = std::fs::remove_file(path);
+            }
+            Err(e.into())
+        }
+        Err(LoadError::Database(e)) => Err(Error::Database(format!(
+            "loading the trace into {engine} failed: {e}"
+        ))),
+    }
 }
 
 /// The engine of an existing `--db` file; anything else is left alone.

@@ -1,12 +1,12 @@
 //! The model as rows of SQL cells, table by table, in the column order of
 //! [`crate::schema`]. Engines only decide how a row is written.
 
+use tband_decode::analysis;
 use tband_decode::model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
 use tband_decode::trace::{ArgValue, EventRow};
 use tband_decode::Trace;
 
 use crate::schema::Table;
-use crate::timeline;
 
 /// One value going into the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,10 +53,9 @@ impl<'a, T: Into<Cell<'a>>> From<Option<T>> for Cell<'a> {
     }
 }
 
-/// Where rows of one table go.
+/// Where rows of one table go; an error is the engine's message.
 pub trait RowSink {
-    type Error;
-    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error>;
+    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String>;
 }
 
 /// The trace a load reads its rows from.
@@ -141,18 +140,19 @@ fn rows<R: Row>(taken: Option<ModelTable<R>>, kept: &ModelTable<R>) -> Rows<'_, 
 
 /// Writes every row of `table` into `sink`. From a consumed source, the
 /// model tables that no table still to load reads are freed as they are
-/// written.
-pub fn write_table<S: RowSink>(
+/// written. The `events` table has no rows here: they are written while
+/// the trace is decoded (see [`EventRows`]).
+pub fn write_table<S: RowSink + ?Sized>(
     source: &mut RowSource<'_>,
     table: &Table,
     sink: &mut S,
-) -> Result<(), S::Error> {
+) -> Result<(), String> {
     if let RowSource::Consumed { pending, .. } = source {
         pending.retain(|&t| t != table.name);
     }
     // The model tables and the tables that read each.
-    const SCHED_SLICES: &[&str] = &["sched_slices", "cpu_timeline"];
-    const ISR_SLICES: &[&str] = &["isr_slices", "cpu_timeline"];
+    const SCHED_SLICES: &[&str] = &["sched_slices", "cpu_timeline", "task_run_time"];
+    const ISR_SLICES: &[&str] = &["isr_slices", "cpu_timeline", "task_run_time"];
     match table.name {
         "sched_slices" => {
             let taken = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
@@ -283,13 +283,31 @@ pub fn write_table<S: RowSink>(
                 ]
             })
         }
+        "task_run_time" => {
+            let times = analysis::task_core_times(&source.trace().model);
+            each(&times, sink, |t| {
+                [
+                    t.core_id.into(),
+                    t.task_id.into(),
+                    t.slices.into(),
+                    t.run_ns.into(),
+                    t.isr_ns.into(),
+                ]
+            })
+        }
         "cpu_timeline" => {
             let sched = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
             let isr = source.take(|m| &mut m.isr_slices, ISR_SLICES);
             let m = &source.trace().model;
             let sched = rows(sched, &m.sched_slices);
             let isr = rows(isr, &m.isr_slices);
-            timeline::for_each_piece(sched, isr, |p| {
+            analysis::for_each_cpu_piece(sched, isr, |p| {
+                // Times past BIGINT's range are NULL in the database; a
+                // piece ending there could not be placed in time, so it is
+                // left out.
+                if i64::try_from(p.end_ns).is_err() {
+                    return Ok(());
+                }
                 sink.row(&[
                     p.core_id.into(),
                     p.start_ns.into(),
@@ -300,14 +318,14 @@ pub fn write_table<S: RowSink>(
                 ])
             })
         }
-        "events" => events(source.trace(), sink),
+        "events" => Err("the events table is filled while the trace is decoded".into()),
         // The model's small parts, read in place.
         _ => small_table(&source.trace().model, table, sink),
     }
 }
 
 /// Writes a table from the model's small parts.
-fn small_table<S: RowSink>(m: &Model, table: &Table, sink: &mut S) -> Result<(), S::Error> {
+fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Result<(), String> {
     match table.name {
         "trace_info" => trace_info(m, sink),
         "cores" => each(&m.cores, sink, |c| {
@@ -357,20 +375,20 @@ fn small_table<S: RowSink>(m: &Model, table: &Table, sink: &mut S) -> Result<(),
     }
 }
 
-fn each<'m, T, S: RowSink, const N: usize>(
+fn each<'m, T, S: RowSink + ?Sized, const N: usize>(
     rows: &'m [T],
     sink: &mut S,
     cells: impl Fn(&'m T) -> [Cell<'m>; N],
-) -> Result<(), S::Error> {
+) -> Result<(), String> {
     rows.iter().try_for_each(|r| sink.row(&cells(r)))
 }
 
 /// [`each`] for the model's packed tables, which yield rows by value.
-fn each_row<'m, R: Row, S: RowSink, const N: usize>(
+fn each_row<'m, R: Row, S: RowSink + ?Sized, const N: usize>(
     mut rows: impl Iterator<Item = R>,
     sink: &mut S,
     cells: impl Fn(R) -> [Cell<'m>; N],
-) -> Result<(), S::Error> {
+) -> Result<(), String> {
     rows.try_for_each(|r| sink.row(&cells(r)))
 }
 
@@ -382,7 +400,7 @@ fn text(m: &Model, id: StrId) -> Cell<'_> {
     Cell::Text(m.strings.get(id))
 }
 
-fn trace_info<S: RowSink>(m: &Model, sink: &mut S) -> Result<(), S::Error> {
+fn trace_info<S: RowSink + ?Sized>(m: &Model, sink: &mut S) -> Result<(), String> {
     let i = &m.info;
     let sources = i.sources.join(", ");
     sink.row(&[
@@ -399,13 +417,26 @@ fn trace_info<S: RowSink>(m: &Model, sink: &mut S) -> Result<(), S::Error> {
     ])
 }
 
-/// The `events` table: integer fields fill arg1..arg3 in field order, the
-/// string field (at most one per event) goes to `arg_text`.
-fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
-    let mut seq: i64 = 0;
-    let mut result = Ok(());
-    trace.for_each_event(|e: &EventRow<'_>| {
-        if result.is_err() {
+/// The rows of the `events` table, from the events an importer hands on:
+/// integer fields fill arg1..arg3 in field order, the string field (at most
+/// one per event) goes to `arg_text`. The first error stops the writing.
+pub struct EventRows<'s> {
+    sink: &'s mut dyn RowSink,
+    seq: i64,
+    written: Result<(), String>,
+}
+
+impl<'s> EventRows<'s> {
+    pub fn new(sink: &'s mut dyn RowSink) -> Self {
+        EventRows {
+            sink,
+            seq: 0,
+            written: Ok(()),
+        }
+    }
+
+    pub fn event(&mut self, e: &EventRow<'_>) {
+        if self.written.is_err() {
             return;
         }
         let mut ints = [Cell::Null; 3];
@@ -425,8 +456,8 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
                 n += 1;
             }
         }
-        result = sink.row(&[
-            seq.into(),
+        self.written = self.sink.row(&[
+            self.seq.into(),
             e.ts_ns.into(),
             e.core_id.into(),
             e.name.into(),
@@ -435,15 +466,19 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
             ints[2],
             msg.as_deref().into(),
         ]);
-        seq += 1;
-    });
-    result
+        self.seq += 1;
+    }
+
+    /// Whether every row was written.
+    pub fn finish(self) -> Result<(), String> {
+        self.written
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{self, TABLES};
+    use crate::schema::{self, EVENTS, ON_DEMAND};
     use tband_decode::input::Input;
     use tband_decode::OpenOptions;
 
@@ -464,8 +499,7 @@ mod tests {
     struct Collect(Vec<String>);
 
     impl RowSink for Collect {
-        type Error = ();
-        fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), ()> {
+        fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String> {
             self.0.push(format!("{cells:?}"));
             Ok(())
         }
@@ -485,7 +519,11 @@ mod tests {
     #[test]
     fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
         let kept = trace();
-        for tables in [TABLES.to_vec(), schema::tables_for([])] {
+        let always: Vec<&Table> = schema::model_tables()
+            .into_iter()
+            .filter(|t| !ON_DEMAND.iter().any(|o| o.name == t.name))
+            .collect();
+        for tables in [schema::model_tables(), always] {
             let expected = write_all(&mut RowSource::Kept(&kept), &tables);
             assert!(expected.iter().all(|rows| !rows.is_empty()));
             let mut consumed = RowSource::consumed(trace(), &tables);
@@ -500,6 +538,54 @@ mod tests {
         }
         // A kept trace stays whole.
         assert!(!kept.model.task_states.is_empty());
+    }
+
+    #[test]
+    fn events_number_their_integer_fields_and_keep_their_text() {
+        let mut rows = Collect::default();
+        let mut events = EventRows::new(&mut rows);
+        let args = [
+            ("a", ArgValue::UInt(1)),
+            ("name", ArgValue::Str(b"x\xff")),
+            ("b", ArgValue::Int(-2)),
+            ("c", ArgValue::UInt(u64::MAX)),
+            ("d", ArgValue::UInt(4)),
+        ];
+        let event = |ts_ns, args| EventRow {
+            ts_ns,
+            core_id: 1,
+            name: "e",
+            args,
+        };
+        events.event(&event(Some(5), &args));
+        events.event(&event(None, &[]));
+        events.finish().unwrap();
+        let null = Cell::Null;
+        let text = Cell::Text("x\u{FFFD}");
+        let e = Cell::Text("e");
+        assert_eq!(
+            rows.0,
+            [
+                format!(
+                    "{:?}",
+                    [
+                        Cell::Int(0),
+                        Cell::Int(5),
+                        Cell::Int(1),
+                        e,
+                        Cell::Int(1),
+                        Cell::Int(-2),
+                        null,
+                        text
+                    ]
+                ),
+                format!(
+                    "{:?}",
+                    [Cell::Int(1), null, Cell::Int(1), e, null, null, null, null]
+                ),
+            ]
+        );
+        assert!(write_table(&mut RowSource::Kept(&trace()), &EVENTS, &mut rows).is_err());
     }
 
     #[test]

@@ -113,7 +113,7 @@ pub fn open(
                     source: Some(&i.bytes),
                 })
                 .collect();
-            let model = build_model_with_progress(&streams, info, threads, &read);
+            let model = build_model_with_progress(&streams, info, threads, &read, None);
             drop(streams);
             drop(inputs);
             // The figures before the rows: what computing them holds for a

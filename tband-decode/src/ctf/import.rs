@@ -15,18 +15,22 @@ use crate::model::{
     AnomalyKind, IdMap, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, TaskStateKind, TraceInfo,
 };
-use crate::trace::{ArgValue, EventRow};
+use crate::trace::{ArgValue, EventRow, EventSink};
 
 /// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
 const UNNAMED_THREAD: &[u8] = b"unknown";
 
-/// Builds the model of a CTF trace.
-pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
+/// Builds the model of a CTF trace, handing every event to `events` if given.
+pub fn build_model(
+    trace: &CtfTrace,
+    mut info: TraceInfo,
+    mut events: Option<EventSink<'_>>,
+) -> Model {
     let meta = &trace.metadata;
     let first = first_event(trace);
     info.format = "ctf".into();
     info.priority_order = PriorityOrder::LowerIsMoreImportant;
-    info.ns_per_tick = meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1);
+    info.ns_per_tick = ns_per_tick(trace);
     info.ns_per_tick_known = true;
     info.first_ts_raw = first.map_or(0, |(cycles, _)| cycles);
     let first_ns = first.map_or(0, |(_, ns)| ns);
@@ -44,7 +48,10 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
         problems: 0,
     };
     let mut last_ns = vec![0u64; trace.streams.len()];
-    let skip = |class: usize| matches!(importer.roles.get(class), Some(Role::Raw));
+    // The values of events the model ignores are not decoded, unless they
+    // are handed on.
+    let skip =
+        |class: usize| events.is_none() && matches!(importer.roles.get(class), Some(Role::Raw));
     let skip: Vec<bool> = (0..meta.events.len()).map(skip).collect();
     for_each_merged(trace, &skip, |stream, item| match item {
         Merged::Event(record, values) => {
@@ -52,7 +59,11 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
             if let Some(last) = last_ns.get_mut(stream) {
                 *last = t;
             }
-            importer.event(t, trace.stream_core(stream), record, values);
+            let core = trace.stream_core(stream);
+            if let Some(events) = events.as_deref_mut() {
+                hand_event(events, t, core, record, values);
+            }
+            importer.event(t, core, record, values);
         }
         Merged::Problem(problem) => {
             let t = last_ns.get(stream).copied().unwrap_or(0);
@@ -66,37 +77,55 @@ pub fn build_model(trace: &CtfTrace, mut info: TraceInfo) -> Model {
 /// Most fields an event row carries (Zephyr's events have at most seven).
 const MAX_ROW_ARGS: usize = 32;
 
-/// Calls `f` with every decoded event in time order, with its fields as arguments.
-pub fn for_each_event(trace: &CtfTrace, mut f: impl FnMut(&EventRow<'_>)) {
-    let first_ns = first_event(trace).map_or(0, |(_, ns)| ns);
-    for_each_merged(trace, &[], |stream, item| {
-        let Merged::Event(record, values) = item else {
-            return;
+/// Hands an event to `events`, its fields as arguments.
+fn hand_event(
+    events: &mut dyn FnMut(&EventRow<'_>),
+    ts_ns: u64,
+    core_id: u32,
+    record: &EventRecord<'_>,
+    values: &[Value<'_>],
+) {
+    let texts: Vec<String> = values
+        .iter()
+        .filter(|v| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_)))
+        .map(Value::to_string)
+        .collect();
+    let mut compound = texts.iter();
+    let mut args = [("", ArgValue::Int(0)); MAX_ROW_ARGS];
+    let fields = record.class.fields.fields.iter().zip(values);
+    for (slot, (field, value)) in args.iter_mut().zip(fields) {
+        let arg = match *value {
+            Value::Unsigned(v) => ArgValue::UInt(v),
+            Value::Signed(v) => ArgValue::Int(v),
+            Value::String(bytes) => ArgValue::Str(bytes),
+            _ => ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())),
         };
-        let texts: Vec<String> = values
-            .iter()
-            .filter(|v| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_)))
-            .map(Value::to_string)
-            .collect();
-        let mut compound = texts.iter();
-        let mut args = [("", ArgValue::Int(0)); MAX_ROW_ARGS];
-        let fields = record.class.fields.fields.iter().zip(values);
-        for (slot, (field, value)) in args.iter_mut().zip(fields) {
-            let arg = match *value {
-                Value::Unsigned(v) => ArgValue::UInt(v),
-                Value::Signed(v) => ArgValue::Int(v),
-                Value::String(bytes) => ArgValue::Str(bytes),
-                _ => ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())),
-            };
-            *slot = (field.name.as_str(), arg);
-        }
-        f(&EventRow {
-            ts_ns: Some(since(first_ns, record.ns)),
-            core_id: trace.stream_core(stream),
-            name: &record.class.name,
-            args: &args[..values.len().min(MAX_ROW_ARGS)],
-        });
+        *slot = (field.name.as_str(), arg);
+    }
+    events(&EventRow {
+        ts_ns: Some(ts_ns),
+        core_id,
+        name: &record.class.name,
+        args: &args[..values.len().min(MAX_ROW_ARGS)],
     });
+}
+
+/// The model's tick: the clock's whole ns per cycle.
+fn ns_per_tick(trace: &CtfTrace) -> u64 {
+    trace
+        .metadata
+        .clock
+        .whole_ns_per_cycle()
+        .unwrap_or(1)
+        .max(1)
+}
+
+/// Where the model's time 0 lies on the trace's clock, in ns: its first
+/// event's clock value, in the model's ticks.
+pub fn clock_origin_ns(trace: &CtfTrace) -> u64 {
+    first_event(trace)
+        .map_or(0, |(cycles, _)| cycles)
+        .saturating_mul(ns_per_tick(trace))
 }
 
 fn since(first_ns: i64, ns: i64) -> u64 {
@@ -654,8 +683,12 @@ mod tests {
             }],
         };
         let mut rows = Vec::new();
-        for_each_event(&trace, |row| rows.push(row.name.to_owned()));
-        (build_model(&trace, TraceInfo::default()), rows)
+        let model = build_model(
+            &trace,
+            TraceInfo::default(),
+            Some(&mut |row| rows.push(row.name.to_owned())),
+        );
+        (model, rows)
     }
 
     #[test]
@@ -733,5 +766,32 @@ mod tests {
             (task.name.as_str(), task.kind, task.deleted_ns),
             ("a", TaskKind::Normal, Some(6000))
         );
+    }
+
+    #[test]
+    fn events_are_handed_on_as_babeltrace2_lists_them() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
+        for name in ["hello_sem", "workload"] {
+            let trace = crate::ctf::open_args(&[format!("{corpus}{name}")], None)
+                .unwrap()
+                .unwrap();
+            let origin = clock_origin_ns(&trace);
+            let mut listed = Vec::new();
+            let mut previous_ns = None;
+            let mut list = |row: &EventRow<'_>| {
+                let ts_ns = row.ts_ns.map(|t| t + origin);
+                let on_clock = EventRow { ts_ns, ..*row };
+                crate::ctf::write_pretty_row(&mut listed, &on_clock, previous_ns).unwrap();
+                previous_ns = ts_ns;
+            };
+            let model = build_model(&trace, TraceInfo::default(), Some(&mut list));
+            let listed = String::from_utf8(listed).unwrap();
+            let expected = std::fs::read_to_string(format!("{corpus}{name}.listing.txt")).unwrap();
+            for (i, (row, line)) in listed.lines().zip(expected.lines()).enumerate() {
+                assert_eq!(row, line, "{name} line {}", i + 1);
+            }
+            assert_eq!(listed.lines().count(), expected.lines().count(), "{name}");
+            assert_eq!(listed.lines().count() as u64, model.info.events, "{name}");
+        }
     }
 }

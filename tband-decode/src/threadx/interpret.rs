@@ -13,12 +13,14 @@ use std::collections::{HashMap, HashSet};
 use super::entries::{Context, Entry};
 use super::event_names::{USER_EVENT_FIRST, USER_EVENT_LAST};
 use super::problems::{Problem, ProblemKind};
+use super::raw_events::hand_entry;
 use super::registry::{ObjectKind, RegistryEntry};
 use super::Buffer;
 use crate::model::{
     AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
     QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
 };
+use crate::trace::EventSink;
 
 /// ThreadX runs on one core.
 const CORE: u32 = 0;
@@ -75,12 +77,20 @@ mod state {
     pub const MUTEX_SUSP: u32 = 13;
 }
 
-/// Builds the model of a ThreadX buffer.
-pub fn build_model(buffer: &Buffer<'_>, sources: Vec<String>) -> Model {
+/// Builds the model of a ThreadX buffer, handing every entry to `events`
+/// if given.
+pub fn build_model(
+    buffer: &Buffer<'_>,
+    sources: Vec<String>,
+    mut events: Option<EventSink<'_>>,
+) -> Model {
     let mut importer = Importer::new(buffer, sources);
     let mut entries = buffer.entries();
     let mut count = 0u64;
     for entry in entries.by_ref() {
+        if let Some(events) = events.as_deref_mut() {
+            hand_entry(events, buffer, &entry);
+        }
         importer.entry(&entry);
         count += 1;
     }
