@@ -4,8 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use tband_decode::input::{Bytes, Input};
-use tband_decode::trace::{InputFormat, Source};
-use tband_decode::{OpenOptions, Trace};
+use tband_trace::{InputFormat, OpenOptions, Source, Trace};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&split, rest)) = data.split_first() else {

@@ -7,13 +7,28 @@ use tband::{Event, FieldValue, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
-use crate::model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
-    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
-};
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
-use crate::trace::{ArgValue, EventRow, EventSink};
 use tband::schema::PayloadError;
+use tband_model::{
+    AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
+    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, StateReason, TaskKind, TaskStateKind,
+    TraceInfo,
+};
+
+/// A tband trace as the importer reads it: one stream per input, modelled
+/// on `threads`, with the bytes read so far kept in `progress` for another
+/// thread to show.
+pub struct TbandTrace<'a> {
+    pub streams: Vec<Stream<'a>>,
+    pub threads: Threads,
+    pub progress: &'a AtomicU64,
+}
+
+impl Import for TbandTrace<'_> {
+    fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+        build_model_with_progress(&self.streams, info, self.threads, self.progress, events)
+    }
+}
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
@@ -530,7 +545,7 @@ fn queue_kind(kind: u8) -> QueueKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::listing::write_json_str;
+    use tband_model::json::write_json_str;
 
     const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");
 

@@ -6,11 +6,11 @@
 
 use std::time::Instant;
 
-use tband_decode::interpret::Threads;
-use tband_decode::{OpenOptions, Trace};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::writer::{Output, PacketWriter};
 use tband_perfetto::ExportOptions;
+use tband_trace::Threads;
+use tband_trace::{OpenOptions, Trace};
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())

@@ -15,11 +15,10 @@
 
 use std::time::{Duration, Instant};
 
-use tband_decode::input::Input;
-use tband_decode::trace::Source;
-use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine};
 use tband_query::{reports, run, schema};
+use tband_trace::input::Input;
+use tband_trace::{OpenOptions, Source, Trace};
 
 fn peak_rss_mb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
@@ -107,12 +106,13 @@ fn main() {
 
     let mut db = engine.open(None).expect("opening the engine");
     let model_tables = engine::tables_for(&[]);
-    let ((), load, load_cpu) =
-        timed(|| engine::load(db.as_mut(), &trace, &model_tables).expect("loading the trace"));
+    let ((), load, load_cpu) = timed(|| {
+        engine::load(db.as_mut(), &trace.model, &model_tables).expect("loading the trace")
+    });
     line(&format!("load model tables into {engine}"), load, load_cpu);
     line("decode + load", decode + load, decode_cpu + load_cpu);
     let ((), wall, cpu) = timed(|| {
-        engine::load(db.as_mut(), &trace, &[&schema::CPU_TIMELINE])
+        engine::load(db.as_mut(), &trace.model, &[&schema::CPU_TIMELINE])
             .expect("loading the cpu_timeline table")
     });
     line("load the cpu_timeline table", wall, cpu);
@@ -124,8 +124,11 @@ fn main() {
     let source = Source::from_inputs(Input::per_core("sim", simulate()), &options)
         .expect("reading the trace");
     let ((), wall, cpu) = timed(|| {
-        engine::load_source(db.as_mut(), source, &options, &[&schema::EVENTS])
-            .expect("loading the events table")
+        engine::load_while_building(db.as_mut(), &[&schema::EVENTS], |events| {
+            let events = events.expect("a sink for the events");
+            Trace::build_with_events(source, &options, events).map(|trace| trace.model)
+        })
+        .expect("loading the events table")
     });
     line("decode + load the events table", wall, cpu);
     line(
@@ -144,7 +147,7 @@ fn main() {
             .filter(|t| !model_tables.iter().any(|m| m.name == t.name))
             .collect();
         let (results, wall, cpu) = timed(|| {
-            engine::load(db.as_mut(), &trace, &on_demand).expect("loading on-demand tables");
+            engine::load(db.as_mut(), &trace.model, &on_demand).expect("loading on-demand tables");
             run::run(db.as_mut(), &queries, &[]).expect("running the report")
         });
         for table in &on_demand {

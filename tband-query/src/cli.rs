@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use tband_decode::input::InputSpec;
-use tband_decode::trace::{OpenOptions, Source};
+use tband_model::EventSink;
+use tband_trace::input::InputSpec;
+use tband_trace::{OpenOptions, Source, Trace};
 
 use crate::engine::{self, Database, Engine, LoadError, Value};
 use crate::error::Error;
@@ -158,9 +159,16 @@ fn open_database(
             None => format!("cannot start {engine}: {e}"),
         })
     })?;
-    match engine::load_source(database.as_mut(), source, options, tables) {
+    let build = |events: Option<EventSink<'_>>| {
+        match events {
+            Some(events) => Trace::build_with_events(source, options, events),
+            None => Trace::build(source, options),
+        }
+        .map(|trace| trace.model)
+    };
+    match engine::load_while_building(database.as_mut(), tables, build) {
         Ok(()) => Ok(database),
-        Err(LoadError::Trace(e)) => {
+        Err(LoadError::Model(e)) => {
             // A trace that does not decode leaves no database file behind.
             drop(database);
             if let Some(path) = db {

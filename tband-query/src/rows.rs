@@ -1,10 +1,9 @@
 //! The model as rows of SQL cells, table by table, in the column order of
 //! [`crate::schema`]. Engines only decide how a row is written.
 
-use tband_decode::analysis;
-use tband_decode::model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
-use tband_decode::trace::{ArgValue, EventRow};
-use tband_decode::Trace;
+use tband_model::analysis;
+use tband_model::{ArgValue, EventRow};
+use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
 
 use crate::schema::Table;
 
@@ -58,42 +57,42 @@ pub trait RowSink {
     fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String>;
 }
 
-/// The trace a load reads its rows from.
-pub enum RowSource<'t> {
-    /// A trace read as it is, for loads that come back to it.
-    Kept(&'t Trace),
-    /// A trace given up as it is loaded: a model table is freed chunk by
+/// The model a load reads its rows from.
+pub enum RowSource<'m> {
+    /// A model read as it is, for loads that come back to it.
+    Kept(&'m Model),
+    /// A model given up as it is loaded: a model table is freed chunk by
     /// chunk as its rows are written, unless a table still to load reads
     /// it, so that the database grows into the memory the model gives up.
-    /// The model's small parts stay until the trace is dropped.
+    /// The model's small parts stay until the source is dropped.
     Consumed {
-        trace: Box<Trace>,
+        model: Box<Model>,
         /// The tables still to load.
         pending: Vec<&'static str>,
     },
 }
 
 impl RowSource<'static> {
-    /// `trace`, given up as `tables` are loaded from it in their order.
-    pub fn consumed(trace: Trace, tables: &[&Table]) -> Self {
+    /// `model`, given up as `tables` are loaded from it in their order.
+    pub fn consumed(model: Model, tables: &[&Table]) -> Self {
         RowSource::Consumed {
-            trace: Box::new(trace),
+            model: Box::new(model),
             pending: tables.iter().map(|t| t.name).collect(),
         }
     }
 }
 
 impl RowSource<'_> {
-    /// The trace, with what is left of its model.
-    pub fn trace(&self) -> &Trace {
+    /// The model, or what is left of it.
+    pub fn model(&self) -> &Model {
         match self {
-            RowSource::Kept(trace) => trace,
-            RowSource::Consumed { trace, .. } => trace,
+            RowSource::Kept(model) => model,
+            RowSource::Consumed { model, .. } => model,
         }
     }
 
     /// Takes the model table `part` out for the table being written to
-    /// consume, unless the trace is kept or a table still to load is one of
+    /// consume, unless the model is kept or a table still to load is one of
     /// the `readers` of that model table.
     fn take<R: Row>(
         &mut self,
@@ -101,10 +100,10 @@ impl RowSource<'_> {
         readers: &[&str],
     ) -> Option<ModelTable<R>> {
         match self {
-            RowSource::Consumed { trace, pending }
+            RowSource::Consumed { model, pending }
                 if !pending.iter().any(|t| readers.contains(t)) =>
             {
-                Some(std::mem::take(part(&mut trace.model)))
+                Some(std::mem::take(part(model)))
             }
             _ => None,
         }
@@ -156,7 +155,7 @@ pub fn write_table<S: RowSink + ?Sized>(
     match table.name {
         "sched_slices" => {
             let taken = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.sched_slices), sink, |s| {
                 [
                     s.core_id.into(),
@@ -170,7 +169,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "task_states" => {
             let taken = source.take(|m| &mut m.task_states, &["task_states"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.task_states), sink, |s| {
                 [
                     s.task_id.into(),
@@ -189,7 +188,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "task_priorities" => {
             let taken = source.take(|m| &mut m.task_priorities, &["task_priorities"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.task_priorities), sink, |p| {
                 [
                     p.task_id.into(),
@@ -201,7 +200,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "isr_slices" => {
             let taken = source.take(|m| &mut m.isr_slices, ISR_SLICES);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.isr_slices), sink, |s| {
                 [
                     s.core_id.into(),
@@ -216,7 +215,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "marker_spans" => {
             let taken = source.take(|m| &mut m.marker_spans, &["marker_spans"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.marker_spans), sink, |s| {
                 [
                     s.marker_id.into(),
@@ -232,7 +231,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "marker_instants" => {
             let taken = source.take(|m| &mut m.marker_instants, &["marker_instants"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.marker_instants), sink, |i| {
                 [
                     i.marker_id.into(),
@@ -244,7 +243,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "marker_values" => {
             let taken = source.take(|m| &mut m.marker_values, &["marker_values"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.marker_values), sink, |v| {
                 [
                     v.marker_id.into(),
@@ -256,7 +255,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "queue_ops" => {
             let taken = source.take(|m| &mut m.queue_ops, &["queue_ops"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.queue_ops), sink, |o| {
                 [
                     o.queue_id.into(),
@@ -271,7 +270,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "mutex_holds" => {
             let taken = source.take(|m| &mut m.mutex_holds, &["mutex_holds"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.mutex_holds), sink, |h| {
                 [
                     h.queue_id.into(),
@@ -284,7 +283,7 @@ pub fn write_table<S: RowSink + ?Sized>(
             })
         }
         "task_run_time" => {
-            let times = analysis::task_core_times(&source.trace().model);
+            let times = analysis::task_core_times(source.model());
             each(&times, sink, |t| {
                 [
                     t.core_id.into(),
@@ -298,7 +297,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         "cpu_timeline" => {
             let sched = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
             let isr = source.take(|m| &mut m.isr_slices, ISR_SLICES);
-            let m = &source.trace().model;
+            let m = source.model();
             let sched = rows(sched, &m.sched_slices);
             let isr = rows(isr, &m.isr_slices);
             analysis::for_each_cpu_piece(sched, isr, |p| {
@@ -320,7 +319,7 @@ pub fn write_table<S: RowSink + ?Sized>(
         }
         "events" => Err("the events table is filled while the trace is decoded".into()),
         // The model's small parts, read in place.
-        _ => small_table(&source.trace().model, table, sink),
+        _ => small_table(source.model(), table, sink),
     }
 }
 
@@ -479,11 +478,11 @@ impl<'s> EventRows<'s> {
 mod tests {
     use super::*;
     use crate::schema::{self, EVENTS, ON_DEMAND};
-    use tband_decode::input::Input;
-    use tband_decode::OpenOptions;
+    use tband_trace::input::Input;
+    use tband_trace::{OpenOptions, Trace};
 
-    /// A simulated two-core trace with every kind of row.
-    fn trace() -> Trace {
+    /// The model of a simulated two-core trace with every kind of row.
+    fn model() -> Model {
         let config = tband_sim::Config {
             cores: 2,
             size: 256 << 10,
@@ -492,7 +491,9 @@ mod tests {
         };
         let (streams, _) = tband_sim::generate(&config).unwrap();
         let inputs = Input::per_core("sim", streams);
-        Trace::from_inputs(inputs, &OpenOptions::default()).unwrap()
+        Trace::from_inputs(inputs, &OpenOptions::default())
+            .unwrap()
+            .model
     }
 
     #[derive(Default)]
@@ -518,7 +519,7 @@ mod tests {
 
     #[test]
     fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
-        let kept = trace();
+        let kept = model();
         let always: Vec<&Table> = schema::model_tables()
             .into_iter()
             .filter(|t| !ON_DEMAND.iter().any(|o| o.name == t.name))
@@ -526,18 +527,18 @@ mod tests {
         for tables in [schema::model_tables(), always] {
             let expected = write_all(&mut RowSource::Kept(&kept), &tables);
             assert!(expected.iter().all(|rows| !rows.is_empty()));
-            let mut consumed = RowSource::consumed(trace(), &tables);
+            let mut consumed = RowSource::consumed(model(), &tables);
             assert_eq!(write_all(&mut consumed, &tables), expected);
             // Every model table was given up as it was written, the slices
             // after `cpu_timeline` when it is loaded.
-            let m = &consumed.trace().model;
+            let m = consumed.model();
             assert!(m.sched_slices.is_empty() && m.task_states.is_empty());
             assert!(m.isr_slices.is_empty() && m.queue_ops.is_empty());
             assert!(m.marker_spans.is_empty() && m.marker_values.is_empty());
             assert!(!m.tasks.is_empty());
         }
-        // A kept trace stays whole.
-        assert!(!kept.model.task_states.is_empty());
+        // A kept model stays whole.
+        assert!(!kept.task_states.is_empty());
     }
 
     #[test]
@@ -585,7 +586,7 @@ mod tests {
                 ),
             ]
         );
-        assert!(write_table(&mut RowSource::Kept(&trace()), &EVENTS, &mut rows).is_err());
+        assert!(write_table(&mut RowSource::Kept(&model()), &EVENTS, &mut rows).is_err());
     }
 
     #[test]

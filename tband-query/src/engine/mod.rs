@@ -9,8 +9,7 @@ mod sqlite;
 use std::fmt;
 use std::path::Path;
 
-use tband_decode::trace::{OpenOptions, Source, TraceError};
-use tband_decode::Trace;
+use tband_model::{EventSink, Model};
 
 use crate::reports::Query;
 use crate::rows::{self, EventRows, RowSink, RowSource};
@@ -125,54 +124,51 @@ pub trait Database {
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String>;
 }
 
-/// Why a trace could not be loaded.
+/// Why a load failed.
 #[derive(Debug)]
-pub enum LoadError {
-    /// The trace did not open.
-    Trace(TraceError),
+pub enum LoadError<E> {
+    /// The model could not be built: why.
+    Model(E),
     /// The engine failed: its message.
     Database(String),
 }
 
-impl From<String> for LoadError {
+impl<E> From<String> for LoadError<E> {
     fn from(e: String) -> Self {
         LoadError::Database(e)
     }
 }
 
-/// Builds the model of `source` and loads it into `tables` (created here),
-/// then creates the views, in one transaction. `events`, if asked for, is
-/// filled while the model is built, from the events the importer hands on.
-/// The model's tables are loaded from the model, which is given up as they
-/// are (see [`RowSource::Consumed`]): the database grows into the memory
-/// the model frees instead of next to it.
-pub fn load_source(
+/// Loads the model that `build` builds into `tables` (created here), then
+/// creates the views, in one transaction. When `events` is among the
+/// tables, `build` gets a sink for the raw events and fills it during the
+/// pass that builds the model. The model's tables are then loaded from the
+/// model, which is given up as they are (see [`RowSource::Consumed`]): the
+/// database grows into the memory the model frees instead of next to it.
+pub fn load_while_building<E: Send>(
     db: &mut dyn Database,
-    source: Source,
-    options: &OpenOptions,
     tables: &[&Table],
-) -> Result<(), LoadError> {
+    build: impl FnOnce(Option<EventSink<'_>>) -> Result<Model, E> + Send,
+) -> Result<(), LoadError<E>> {
     db.begin_load()?;
     for table in tables {
         db.execute(&table.create_sql())?;
     }
-    let trace = if tables.iter().any(|t| t.name == EVENTS.name) {
+    let model = if tables.iter().any(|t| t.name == EVENTS.name) {
         let mut built = None;
         db.load_table(
             &EVENTS,
             Box::new(|sink| {
                 let mut rows = EventRows::new(sink);
-                built = Some(Trace::build_with_events(source, options, &mut |e| {
-                    rows.event(e)
-                }));
+                built = Some(build(Some(&mut |e| rows.event(e))));
                 rows.finish()
             }),
         )?;
         built.ok_or("the engine never asked for the events".to_string())?
     } else {
-        Trace::build(source, options)
+        build(None)
     }
-    .map_err(LoadError::Trace)?;
+    .map_err(LoadError::Model)?;
     let model_tables: Vec<&Table> = tables
         .iter()
         .copied()
@@ -180,22 +176,22 @@ pub fn load_source(
         .collect();
     fill_from_model(
         db,
-        &mut RowSource::consumed(trace, &model_tables),
+        &mut RowSource::consumed(model, &model_tables),
         &model_tables,
     )?;
     Ok(())
 }
 
-/// Creates `tables`, fills them from the model of a trace that stays as it
-/// is, and creates the views that are missing, in one transaction. The
-/// `events` table cannot be among them: its rows are there only while a
-/// trace is decoded ([`load_source`]).
-pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(), String> {
+/// Creates `tables`, fills them from a model that stays as it is, and
+/// creates the views that are missing, in one transaction. The `events`
+/// table cannot be among them: its rows are there only while a trace is
+/// decoded ([`load_while_building`]).
+pub fn load(db: &mut dyn Database, model: &Model, tables: &[&Table]) -> Result<(), String> {
     db.begin_load()?;
     for table in tables {
         db.execute(&table.create_sql())?;
     }
-    fill_from_model(db, &mut RowSource::Kept(trace), tables)
+    fill_from_model(db, &mut RowSource::Kept(model), tables)
 }
 
 /// Fills `tables`, created already, from `source`, creates the views and
