@@ -8,11 +8,12 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use tband_ctf::CtfTrace;
 use tband_decode::input::Input;
 use tband_decode::listing::{self, TimeUnit};
 use tband_decode::sequencer::{find_ts_resolution, Stream};
 use tband_decode::stream::{StreamDecoder, StreamStats};
-use tband_model::{EventRow, Model};
+use tband_model::{EventRow, Model, TraceInfo};
 use tband_trace::{read_threadx, OpenOptions, Source, Trace};
 
 use crate::summary::write_summary;
@@ -73,7 +74,15 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
     let inputs = match Source::open(&cli.inputs, options).map_err(|e| e.to_string())? {
         Source::Tband(inputs) => inputs,
         Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
-        ctf @ Source::Ctf { .. } => return list_ctf(cli, ctf, mode),
+        Source::Ctf { trace, names } if tband_ctf::has_events(&trace) => {
+            return list_ctf(cli, &trace, names, mode)
+        }
+        // A CTF trace without events: opening it says why.
+        empty => {
+            return Trace::build(empty, options)
+                .map(|_| ExitCode::SUCCESS)
+                .map_err(|e| e.to_string())
+        }
     };
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
@@ -133,94 +142,64 @@ fn list_threadx(
     }
 }
 
-/// Prints the events of a CTF trace (Zephyr) as its model is built: their
-/// fields as the metadata names them.
-fn list_ctf(cli: &Options, source: Source, mode: Mode) -> Result<ExitCode, String> {
-    let clock_origin_ns = match &source {
-        Source::Ctf { trace, .. } => tband_ctf::clock_origin_ns(trace),
-        _ => 0,
-    };
-    // Opened with the first event: a trace with none is an error, and
-    // leaves no output file behind.
-    let mut out: Option<BufWriter<Box<dyn Write>>> = None;
-    let mut stopped: Option<Result<ExitCode, String>> = None;
-    let mut previous_ns = None;
-    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
-    let mut list = |row: &EventRow<'_>| {
-        if stopped.is_some() {
-            return;
-        }
-        if out.is_none() {
-            match open_output(cli) {
-                Ok(opened) => out = Some(BufWriter::with_capacity(1 << 16, opened)),
-                Err(e) => {
-                    stopped = Some(Err(e));
-                    return;
+/// Prints the events of a CTF trace (Zephyr), which has some: their fields
+/// as the metadata names them, or their counts and the damage the model
+/// found.
+fn list_ctf(
+    cli: &Options,
+    trace: &CtfTrace,
+    names: Vec<String>,
+    mode: Mode,
+) -> Result<ExitCode, String> {
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let mut written = Ok(());
+    match mode {
+        Mode::Stats => {
+            let info = TraceInfo {
+                sources: names,
+                ..TraceInfo::default()
+            };
+            let (model, events_by_class) = tband_ctf::build_model_counting(trace, info, None);
+            let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+            for (class, &n) in trace.metadata.events.iter().zip(&events_by_class) {
+                if n > 0 {
+                    *counts.entry(class.name.as_str()).or_default() += n;
                 }
             }
+            written = write_ctf_stats(&mut out, &model, &counts);
         }
-        let Some(out) = out.as_mut() else {
-            return;
-        };
-        let written = match mode {
-            Mode::Json => tband_ctf::write_json_row(out, row),
-            Mode::Pretty => {
-                // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
+        Mode::Json => tband_ctf::for_each_event(trace, |row| {
+            if written.is_ok() {
+                written = tband_ctf::write_json_row(&mut out, row);
+            }
+        }),
+        Mode::Pretty => {
+            // On the trace's clock, as babeltrace2 shows it, rather than since the first event.
+            let clock_origin_ns = tband_ctf::clock_origin_ns(trace);
+            let mut previous_ns = None;
+            tband_ctf::for_each_event(trace, |row| {
+                if written.is_err() {
+                    return;
+                }
                 let on_clock = EventRow {
                     ts_ns: row.ts_ns.map(|t| t.saturating_add(clock_origin_ns)),
                     ..*row
                 };
-                let line = tband_ctf::write_pretty_row(out, &on_clock, previous_ns);
+                written = tband_ctf::write_pretty_row(&mut out, &on_clock, previous_ns);
                 previous_ns = on_clock.ts_ns;
-                line
-            }
-            Mode::Stats => {
-                match counts.get_mut(row.name) {
-                    Some(n) => *n += 1,
-                    None => {
-                        counts.insert(row.name.to_owned(), 1);
-                    }
-                }
-                Ok(())
-            }
-        };
-        if let Err(e) = written {
-            stopped = Some(write_failed(e));
+            });
         }
-    };
-    let trace =
-        Trace::build_with_events(source, &cli.input, &mut list).map_err(|e| e.to_string())?;
-    if let Some(outcome) = stopped {
-        return outcome;
-    }
-    let mut out = match out {
-        Some(out) => out,
-        None => BufWriter::new(open_output(cli)?),
-    };
-    let mut written = Ok(());
-    if let Mode::Stats = mode {
-        written = write_ctf_stats(&mut out, &trace.model, &counts);
     }
     match written.and_then(|()| out.flush()) {
-        Err(e) => write_failed(e),
-        Ok(()) => Ok(ExitCode::SUCCESS),
-    }
-}
-
-/// The outcome of output that could not be written: a reader that went
-/// away (`head`) is no failure.
-fn write_failed(e: io::Error) -> Result<ExitCode, String> {
-    if e.kind() == io::ErrorKind::BrokenPipe {
-        Ok(ExitCode::SUCCESS)
-    } else {
-        Err(format!("cannot write output: {e}"))
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
     }
 }
 
 fn write_ctf_stats(
     out: &mut impl Write,
     model: &Model,
-    counts: &BTreeMap<String, u64>,
+    counts: &BTreeMap<&str, u64>,
 ) -> io::Result<()> {
     writeln!(
         out,

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
 use clap::{Args, CommandFactory, Subcommand};
-use tband_trace::{InputFormat, OpenOptions, Threads, ThreadxOptions, TimerDirection};
+use tband_trace::{DecodeThread, InputFormat, OpenOptions, ThreadxOptions, TimerDirection};
 
 #[derive(Args, Clone, Debug)]
 pub struct InputArgs {
@@ -85,7 +85,7 @@ pub fn open_options(format: &FormatArgs) -> OpenOptions {
             tick_ns: format.tick_ns,
             timer_direction: format.timer_direction,
         },
-        threads: Threads::available(),
+        decode_thread: DecodeThread::available(),
     }
 }
 

@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::fmt::Write;
 
 use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
-use super::types::EventClass;
+use super::types::{EventClass, Metadata};
 use super::CtfTrace;
+use tband_decode::merge::merge_by_time;
 use tband_model::{
     AnomalyKind, IdMap, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
     QueueKind, QueueOpKind, StateReason, TaskStateKind, TraceInfo,
@@ -27,16 +28,22 @@ impl Import for CtfTrace {
 }
 
 /// Builds the model of a CTF trace, handing every event to `events` if given.
-pub fn build_model(
+pub fn build_model(trace: &CtfTrace, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+    build_model_counting(trace, info, events).0
+}
+
+/// [`build_model`], also giving the number of events of each event class
+/// (by index into the metadata's classes), which the model does not keep.
+pub fn build_model_counting(
     trace: &CtfTrace,
     mut info: TraceInfo,
     mut events: Option<EventSink<'_>>,
-) -> Model {
+) -> (Model, Vec<u64>) {
     let meta = &trace.metadata;
     let first = first_event(trace);
     info.format = "ctf".into();
     info.priority_order = PriorityOrder::LowerIsMoreImportant;
-    info.ns_per_tick = ns_per_tick(trace);
+    info.ns_per_tick = ns_per_tick(meta);
     info.ns_per_tick_known = true;
     info.first_ts_raw = first.map_or(0, |(cycles, _)| cycles);
     let first_ns = first.map_or(0, |(_, ns)| ns);
@@ -50,7 +57,7 @@ pub fn build_model(
         markers: HashMap::new(),
         timer_markers: IdMap::default(),
         text: String::new(),
-        events: 0,
+        events_by_class: vec![0; meta.events.len()],
         problems: 0,
     };
     let mut last_ns = vec![0u64; trace.streams.len()];
@@ -80,8 +87,39 @@ pub fn build_model(
     importer.finish()
 }
 
+/// Whether any stream holds an event: else the trace imports to a model
+/// without events.
+pub fn has_events(trace: &CtfTrace) -> bool {
+    first_event(trace).is_some()
+}
+
+/// The time of the first event on the trace's clock as the model counts
+/// it (its first raw time × its whole ns per tick): what shows a time
+/// since the first event on that clock.
+pub fn clock_origin_ns(trace: &CtfTrace) -> u64 {
+    let first_cycles = first_event(trace).map_or(0, |(cycles, _)| cycles);
+    first_cycles.saturating_mul(ns_per_tick(&trace.metadata))
+}
+
+/// The model's whole nanoseconds per clock cycle.
+fn ns_per_tick(meta: &Metadata) -> u64 {
+    meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1)
+}
+
 /// Most fields an event row carries (Zephyr's events have at most seven).
 const MAX_ROW_ARGS: usize = 32;
+
+/// Calls `f` with every decoded event in time order, with its fields as
+/// arguments, without building a model: what a listing reads.
+pub fn for_each_event(trace: &CtfTrace, mut f: impl FnMut(&EventRow<'_>)) {
+    let first_ns = first_event(trace).map_or(0, |(_, ns)| ns);
+    for_each_merged(trace, &[], |stream, item| {
+        if let Merged::Event(record, values) = item {
+            let t = since(first_ns, record.ns);
+            hand_event(&mut f, t, trace.stream_core(stream), record, values);
+        }
+    });
+}
 
 /// Hands an event to `events`, its fields as arguments.
 fn hand_event(
@@ -114,24 +152,6 @@ fn hand_event(
         name: &record.class.name,
         args: &args[..values.len().min(MAX_ROW_ARGS)],
     });
-}
-
-/// The model's tick: the clock's whole ns per cycle.
-fn ns_per_tick(trace: &CtfTrace) -> u64 {
-    trace
-        .metadata
-        .clock
-        .whole_ns_per_cycle()
-        .unwrap_or(1)
-        .max(1)
-}
-
-/// Where the model's time 0 lies on the trace's clock, in ns: its first
-/// event's clock value, in the model's ticks.
-pub fn clock_origin_ns(trace: &CtfTrace) -> u64 {
-    first_event(trace)
-        .map_or(0, |(cycles, _)| cycles)
-        .saturating_mul(ns_per_tick(trace))
 }
 
 fn since(first_ns: i64, ns: i64) -> u64 {
@@ -199,27 +219,35 @@ fn for_each_merged<'a>(
             current: None,
         })
         .collect();
+    let mut heads = Vec::with_capacity(cursors.len());
     for (stream, cursor) in cursors.iter_mut().enumerate() {
-        advance(stream, cursor, &mut f);
-    }
-    loop {
-        let next = cursors
-            .iter()
-            .enumerate()
-            .filter_map(|(stream, c)| c.current.map(|record| (record.ns, stream)))
-            .min();
-        let Some((_, stream)) = next else {
-            return;
-        };
-        let cursor = &mut cursors[stream];
-        if let Some(record) = cursor.current {
-            f(stream, Merged::Event(&record, &cursor.values));
+        if let Some(time) = advance(stream, cursor, &mut f) {
+            heads.push((time, stream));
         }
-        advance(stream, cursor, &mut f);
     }
+    merge_by_time(&heads, |stream, bound| {
+        let cursor = &mut cursors[stream];
+        loop {
+            if let Some(record) = cursor.current {
+                f(stream, Merged::Event(&record, &cursor.values));
+            }
+            match advance(stream, cursor, &mut f) {
+                // Earlier than every other stream's event: still this stream's turn (at an
+                // equal time, the merge lets the first stream go first).
+                Some(time) if time < bound => {}
+                next => return next,
+            }
+        }
+    });
 }
 
-fn advance<'a>(stream: usize, cursor: &mut Cursor<'a>, f: &mut impl FnMut(usize, Merged<'_, 'a>)) {
+/// Moves a cursor to its stream's next event, and returns that event's time as the merge
+/// orders it, or `None` at the end of the stream.
+fn advance<'a>(
+    stream: usize,
+    cursor: &mut Cursor<'a>,
+    f: &mut impl FnMut(usize, Merged<'_, 'a>),
+) -> Option<u64> {
     cursor.current = match cursor.decoder.next_event(&mut cursor.values) {
         Some(Ok(record)) => Some(record),
         Some(Err(problem)) => {
@@ -228,6 +256,8 @@ fn advance<'a>(stream: usize, cursor: &mut Cursor<'a>, f: &mut impl FnMut(usize,
         }
         None => None,
     };
+    // Signed nanoseconds in the order of unsigned ones: the sign bit flipped.
+    cursor.current.map(|record| (record.ns as u64) ^ (1 << 63))
 }
 
 /// What an event class means to the model, with the positions of the fields it needs.
@@ -378,13 +408,16 @@ struct Importer {
     timer_markers: IdMap<u64, u32>,
     /// Reused for the text of marker instants.
     text: String,
-    events: u64,
+    /// By index into the metadata's event classes.
+    events_by_class: Vec<u64>,
     problems: u64,
 }
 
 impl Importer {
     fn event(&mut self, t: u64, core: u32, record: &EventRecord<'_>, values: &[Value<'_>]) {
-        self.events += 1;
+        if let Some(n) = self.events_by_class.get_mut(record.class_index) {
+            *n += 1;
+        }
         self.b.event_at(core, t);
         let Some(&role) = self.roles.get(record.class_index) else {
             return;
@@ -629,11 +662,11 @@ impl Importer {
         );
     }
 
-    fn finish(mut self) -> Model {
+    fn finish(mut self) -> (Model, Vec<u64>) {
         let info = self.b.info_mut();
-        info.events = self.events;
+        info.events = self.events_by_class.iter().sum();
         info.invalid_frames = self.problems;
-        self.b.finish()
+        (self.b.finish(), self.events_by_class)
     }
 }
 
@@ -695,6 +728,35 @@ mod tests {
             Some(&mut |row| rows.push(row.name.to_owned())),
         );
         (model, rows)
+    }
+
+    #[test]
+    fn streams_merge_by_time_and_in_stream_order_at_equal_times() {
+        let mut streams = [Stream(Vec::new()), Stream(Vec::new()), Stream(Vec::new())];
+        let events = [(0, 10), (0, 20), (0, 30), (1, 10), (1, 20), (2, 5), (2, 20)];
+        for (value, (stream, ts)) in (0u32..).zip(events) {
+            streams[stream].event(ts, 0x80, &[&value.to_le_bytes()]);
+        }
+        let trace = CtfTrace {
+            metadata: parse_metadata(METADATA).unwrap(),
+            streams: streams
+                .into_iter()
+                .map(|stream| Input {
+                    name: "stream".into(),
+                    core: None,
+                    bytes: Bytes::Owned(stream.0),
+                    was_hex: false,
+                })
+                .collect(),
+        };
+        let mut merged = Vec::new();
+        for_each_event(&trace, |row| {
+            if let [(_, ArgValue::UInt(value))] = row.args {
+                merged.push((row.core_id, *value));
+            }
+        });
+        let expected = [(2, 5), (0, 0), (1, 3), (0, 1), (1, 4), (2, 6), (0, 2)];
+        assert_eq!(merged, expected);
     }
 
     #[test]

@@ -15,43 +15,56 @@ use tband_model::{
     TraceInfo,
 };
 
-/// A tband trace as the importer reads it: one stream per input, modelled
-/// on `threads`, with the bytes read so far kept in `progress` for another
-/// thread to show.
+/// A tband trace as the importer reads it: one stream per input, decoded
+/// on `decode_thread`, with the bytes read so far kept in `progress` for
+/// another thread to show.
 pub struct TbandTrace<'a> {
     pub streams: Vec<Stream<'a>>,
-    pub threads: Threads,
+    pub decode_thread: DecodeThread,
     pub progress: &'a AtomicU64,
 }
 
 impl Import for TbandTrace<'_> {
     fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
-        build_model_with_progress(&self.streams, info, self.threads, self.progress, events)
+        build_model_with_progress(
+            &self.streams,
+            info,
+            self.decode_thread,
+            self.progress,
+            events,
+        )
     }
 }
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
-    build_model_with_progress(streams, info, Threads::One, &AtomicU64::new(0), None)
+    build_model_with_progress(
+        streams,
+        info,
+        DecodeThread::Calling,
+        &AtomicU64::new(0),
+        None,
+    )
 }
 
-/// The threads a tband trace's model is built on. The model is the same.
+/// The thread that decodes a tband trace while the calling thread builds
+/// its model. The model is the same either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Threads {
-    /// Decoding and building on the calling thread.
+pub enum DecodeThread {
+    /// The calling thread decodes and builds in turn.
     #[default]
-    One,
-    /// Decoding on a second thread while the calling one builds the model:
-    /// faster where two cores are free.
-    Two,
+    Calling,
+    /// A second thread decodes while the calling one builds: faster where
+    /// two cores are free.
+    Second,
 }
 
-impl Threads {
-    /// Two where the machine has two cores or more to run on.
-    pub fn available() -> Threads {
+impl DecodeThread {
+    /// A second thread where the machine has two cores or more to run on.
+    pub fn available() -> DecodeThread {
         match std::thread::available_parallelism() {
-            Ok(n) if n.get() >= 2 => Threads::Two,
-            _ => Threads::One,
+            Ok(n) if n.get() >= 2 => DecodeThread::Second,
+            _ => DecodeThread::Calling,
         }
     }
 }
@@ -63,7 +76,7 @@ impl Threads {
 pub fn build_model_with_progress(
     streams: &[Stream<'_>],
     mut info: TraceInfo,
-    threads: Threads,
+    decode_thread: DecodeThread,
     progress: &AtomicU64,
     events: Option<EventSink<'_>>,
 ) -> Model {
@@ -100,11 +113,11 @@ pub fn build_model_with_progress(
         read: vec![0; streams.len()],
         events,
     };
-    let events = match threads {
-        Threads::One => sequencer::sequence(streams, &clock, &mut interpreter),
-        Threads::Two => sequence_on_decode_thread(streams, &clock, &mut interpreter),
+    let counts = match decode_thread {
+        DecodeThread::Calling => sequencer::sequence(streams, &clock, &mut interpreter),
+        DecodeThread::Second => sequence_on_decode_thread(streams, &clock, &mut interpreter),
     };
-    interpreter.finish(events)
+    interpreter.finish(counts.records)
 }
 
 /// Applies a metadata event; metadata describes static things, so where it
@@ -570,7 +583,7 @@ mod tests {
 
     /// The events handed on while the model of the corpus' `files` (name,
     /// core) is built, in the order they came.
-    fn handed_on(files: &[(&str, u32)], threads: Threads) -> (Vec<Listed>, TraceInfo) {
+    fn handed_on(files: &[(&str, u32)], decode_thread: DecodeThread) -> (Vec<Listed>, TraceInfo) {
         let bytes: Vec<Vec<u8>> = files
             .iter()
             .map(|(name, _)| std::fs::read(format!("{CORPUS}{name}.bin")).unwrap())
@@ -587,7 +600,8 @@ mod tests {
         };
         let progress = AtomicU64::new(0);
         let info = TraceInfo::default();
-        let model = build_model_with_progress(&streams, info, threads, &progress, Some(&mut keep));
+        let model =
+            build_model_with_progress(&streams, info, decode_thread, &progress, Some(&mut keep));
         assert_eq!(rows.len() as u64, model.info.events, "one row per event");
         (rows, model.info)
     }
@@ -611,19 +625,22 @@ mod tests {
 
     #[test]
     fn events_are_handed_on_as_the_listing_lists_them() {
-        let (rows, clock) = handed_on(&[("freertos_small", 0)], Threads::One);
+        let (rows, clock) = handed_on(&[("freertos_small", 0)], DecodeThread::Calling);
         let listed = listing("freertos_small", &clock);
         for (i, (row, line)) in rows.iter().zip(&listed).enumerate() {
             assert_eq!(row, line, "line {}", i + 1);
         }
         assert_eq!(rows.len(), listed.len());
-        assert_eq!(handed_on(&[("freertos_small", 0)], Threads::Two).0, rows);
+        assert_eq!(
+            handed_on(&[("freertos_small", 0)], DecodeThread::Second).0,
+            rows
+        );
     }
 
     #[test]
     fn the_events_of_several_cores_are_handed_on_merged_in_time_order() {
         let files = [("baremetal_2core_c0", 0), ("baremetal_2core_c1", 1)];
-        let (rows, clock) = handed_on(&files, Threads::Two);
+        let (rows, clock) = handed_on(&files, DecodeThread::Second);
         // Each stream's listing in its order, the two interleaved by time.
         let listings: Vec<Vec<Listed>> = files
             .iter()
@@ -642,6 +659,6 @@ mod tests {
             }
         }
         assert_eq!(next, listings.iter().map(Vec::len).collect::<Vec<_>>());
-        assert_eq!(handed_on(&files, Threads::One).0, rows);
+        assert_eq!(handed_on(&files, DecodeThread::Calling).0, rows);
     }
 }

@@ -5,11 +5,12 @@
 //! crate; this crate reads it from files, stdin or hex text, and its
 //! importer ([`interpret`]) fills a [`tband_model::Model`].
 
+pub mod cpu_features;
 pub mod decode_thread;
 pub mod frames;
 pub mod input;
 pub mod interpret;
 pub mod listing;
+pub mod merge;
 pub mod sequencer;
-pub mod squeeze;
 pub mod stream;

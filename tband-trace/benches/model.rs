@@ -16,7 +16,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use tband_sim::{core_file_name, parse_size, Config, Simulator};
-use tband_trace::Threads;
+use tband_trace::DecodeThread;
 use tband_trace::{OpenOptions, Trace};
 
 /// CPU time this process has used in user and in system (kernel) mode, in
@@ -68,7 +68,7 @@ fn peak_rss_bytes() -> u64 {
 
 /// Child mode: build the model of the given inputs on `threads` and print
 /// its CPU seconds, then one result line.
-fn measure(inputs: &[String], threads: Threads) {
+fn measure(inputs: &[String], decode_thread: DecodeThread) {
     let bytes: u64 = inputs
         .iter()
         .map(|a| {
@@ -81,7 +81,7 @@ fn measure(inputs: &[String], threads: Threads) {
     let (user_start, system_start) = cpu_seconds();
     let (steal_start, ticks_start) = machine_ticks();
     let options = OpenOptions {
-        threads,
+        decode_thread,
         ..OpenOptions::default()
     };
     let trace = Trace::open(inputs, &options).unwrap();
@@ -145,8 +145,8 @@ fn generate(dir: &Path, size: u64, cores: u32) -> Vec<String> {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
-        Some("--measure") => return measure(&args[1..], Threads::One),
-        Some("--measure-two") => return measure(&args[1..], Threads::Two),
+        Some("--measure") => return measure(&args[1..], DecodeThread::Calling),
+        Some("--measure-two") => return measure(&args[1..], DecodeThread::Second),
         _ => {}
     }
     let after_runs = |i: usize| i > 0 && args[i - 1] == "--runs";

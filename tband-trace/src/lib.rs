@@ -14,7 +14,7 @@ use tband_decode::sequencer::Stream;
 use tband_model::{EventSink, Import, Model, TraceInfo};
 
 pub use tband_decode::input;
-pub use tband_decode::interpret::Threads;
+pub use tband_decode::interpret::DecodeThread;
 pub use tband_threadx::{ReadOptions as ThreadxOptions, TimerDirection};
 
 /// The trace formats the tools read (see [`InputFormat::description`]).
@@ -64,8 +64,8 @@ pub struct OpenOptions {
     pub ctf_metadata: Option<PathBuf>,
     /// What ThreadX buffers do not record: tick length, timer direction.
     pub threadx: ThreadxOptions,
-    /// The threads to build the model of a tband trace on.
-    pub threads: Threads,
+    /// The thread that decodes a tband trace while its model is built.
+    pub decode_thread: DecodeThread,
 }
 
 /// Why a trace could not be opened.
@@ -204,7 +204,7 @@ impl Source {
         Ok(match self {
             Source::Tband(inputs) => Box::new(TbandTrace {
                 streams: tband_streams(inputs),
-                threads: options.threads,
+                decode_thread: options.decode_thread,
                 progress: read,
             }),
             Source::Ctf { trace, .. } => Box::new(trace),

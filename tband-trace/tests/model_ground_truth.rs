@@ -5,12 +5,12 @@
 use tband_model::{AnomalyKind, Model, StateReason, TaskStateKind};
 use tband_sim::{generate, BlockReason, Config, DropConfig, GroundTruth, Layout, TaskState, Ts};
 use tband_trace::input::Input;
-use tband_trace::Threads;
+use tband_trace::DecodeThread;
 use tband_trace::{OpenOptions, Trace};
 
-/// The model of a simulated trace, built on `threads`, and what the
-/// simulator did.
-fn simulate_on(threads: Threads, config: Config) -> (Model, GroundTruth) {
+/// The model of a simulated trace, decoded on `decode_thread`, and what
+/// the simulator did.
+fn simulate_on(decode_thread: DecodeThread, config: Config) -> (Model, GroundTruth) {
     let (streams, truth) = generate(&Config {
         record_truth: true,
         // Values of every varint length through the decoder and the model.
@@ -20,7 +20,7 @@ fn simulate_on(threads: Threads, config: Config) -> (Model, GroundTruth) {
     .unwrap();
     let inputs = Input::per_core("sim", streams);
     let options = OpenOptions {
-        threads,
+        decode_thread,
         ..OpenOptions::default()
     };
     let model = Trace::from_inputs(inputs, &options).unwrap().model;
@@ -28,7 +28,7 @@ fn simulate_on(threads: Threads, config: Config) -> (Model, GroundTruth) {
 }
 
 fn simulate(config: Config) -> (Model, GroundTruth) {
-    simulate_on(Threads::One, config)
+    simulate_on(DecodeThread::Calling, config)
 }
 
 /// Converts the simulator's ticks to the model's ns.
@@ -283,7 +283,7 @@ fn multi_core_reproduces_ground_truth_in_both_layouts() {
             ..Config::default()
         };
         let (m, t) = simulate(config.clone());
-        let (on_two_threads, _) = simulate_on(Threads::Two, config);
+        let (on_two_threads, _) = simulate_on(DecodeThread::Second, config);
         assert_eq!(format!("{on_two_threads:?}"), format!("{m:?}"));
         assert_eq!(m.cores.len() as u32, cores);
         for core in 0..cores {

@@ -1,30 +1,31 @@
-//! The ways this host can join a varint's 7-bit groups ([`Squeeze`]), and
-//! the one place that picks the best one the CPU has: [`with_best_squeeze`].
+//! The one place that looks at the CPU's features: the ways this host can
+//! join a varint's 7-bit groups ([`JoinGroups`]), and
+//! [`with_best_join_groups`], which picks the best one the CPU has.
 //!
 //! `tband` (the firmware crate) has [`Portable`], which runs anywhere;
-//! this crate adds [`Bmi2`] for x86-64 CPUs with BMI2. A frame loop that
-//! wants the faster way is written once, generic over [`Squeeze`] (a
-//! [`WithSqueeze`]), and [`with_best_squeeze`] runs it: on a CPU with BMI2
-//! a copy compiled for BMI2, with the whole loop inlined into it, and
-//! elsewhere the same loop with [`Portable`].
+//! this crate adds [`Bmi2`] for x86-64 CPUs with BMI2. The frame loop is
+//! written once, generic over [`JoinGroups`] (a [`WithJoinGroups`]), and
+//! [`with_best_join_groups`] runs it: on a CPU with BMI2 a copy compiled
+//! for BMI2, with the whole loop inlined into it, and elsewhere the same
+//! loop with [`Portable`].
 
 #[cfg(target_arch = "x86_64")]
 use tband::varint::CONTINUATION_BITS;
-use tband::varint::{Portable, Squeeze};
+use tband::varint::{JoinGroups, Portable};
 
-/// Work that is generic over the [`Squeeze`] it decodes with: a frame loop
-/// and what it needs. [`with_best_squeeze`] calls [`run`](Self::run) once,
-/// with the best [`Squeeze`] the CPU has.
-pub trait WithSqueeze {
+/// Work that is generic over the [`JoinGroups`] it decodes with: a frame
+/// loop and what it needs. [`with_best_join_groups`] calls [`run`](Self::run)
+/// once, with the best [`JoinGroups`] the CPU has.
+pub trait WithJoinGroups {
     type Output;
 
-    /// Does the work, squeezing varints with `squeeze`. Mark it
+    /// Does the work, joining varints' groups with `join`. Mark it
     /// `#[inline(always)]`, so that the loop is inlined into the copy that
-    /// [`with_best_squeeze`] compiles for the CPU's instructions.
-    fn run<S: Squeeze>(self, squeeze: S) -> Self::Output;
+    /// [`with_best_join_groups`] compiles for the CPU's instructions.
+    fn run<J: JoinGroups>(self, join: J) -> Self::Output;
 }
 
-/// Runs `work` with the best [`Squeeze`] this CPU has. This is the one
+/// Runs `work` with the best [`JoinGroups`] this CPU has. This is the one
 /// place that looks at the CPU's features.
 ///
 /// On x86-64 CPUs with BMI2 (checked each call; the standard library keeps
@@ -32,7 +33,7 @@ pub trait WithSqueeze {
 /// elsewhere it runs `work` with [`Portable`]. Each type of `work` gets its
 /// own BMI2 copy, so two loops dispatched through here are compiled apart.
 #[inline(always)]
-pub fn with_best_squeeze<W: WithSqueeze>(work: W) -> W::Output {
+pub fn with_best_join_groups<W: WithJoinGroups>(work: W) -> W::Output {
     #[cfg(target_arch = "x86_64")]
     if std::is_x86_feature_detected!("bmi2") {
         // SAFETY: `run_bmi2` only needs the CPU to have BMI2, which it has,
@@ -42,10 +43,10 @@ pub fn with_best_squeeze<W: WithSqueeze>(work: W) -> W::Output {
     work.run(Portable)
 }
 
-/// `work` compiled for BMI2 (its `run` inlined here), squeezing with [`Bmi2`].
+/// `work` compiled for BMI2 (its `run` inlined here), joining with [`Bmi2`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
-fn run_bmi2<W: WithSqueeze>(work: W) -> W::Output {
+fn run_bmi2<W: WithJoinGroups>(work: W) -> W::Output {
     work.run(Bmi2::new())
 }
 
@@ -56,7 +57,7 @@ fn run_bmi2<W: WithSqueeze>(work: W) -> W::Output {
 ///
 /// The instructions are inlined only where the reader is inlined into
 /// code compiled for BMI2 (`#[target_feature(enable = "bmi2")]`, as
-/// [`with_best_squeeze`] does); elsewhere they are a call.
+/// [`with_best_join_groups`] does); elsewhere they are a call.
 #[cfg(target_arch = "x86_64")]
 #[derive(Clone, Copy, Debug)]
 pub struct Bmi2 {
@@ -79,18 +80,18 @@ impl Bmi2 {
 }
 
 #[cfg(target_arch = "x86_64")]
-impl Squeeze for Bmi2 {
+impl JoinGroups for Bmi2 {
     #[inline(always)]
-    fn squeeze(self, word: u64, stop_bit: u32) -> u64 {
+    fn join_groups(self, word: u64, stop_bit: u32) -> u64 {
         // SAFETY: `self` exists, so the CPU has BMI2 (see `Bmi2::new`).
-        unsafe { squeeze_bmi2(word, stop_bit) }
+        unsafe { join_groups_bmi2(word, stop_bit) }
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "bmi2")]
 #[inline]
-fn squeeze_bmi2(word: u64, stop_bit: u32) -> u64 {
+fn join_groups_bmi2(word: u64, stop_bit: u32) -> u64 {
     use std::arch::x86_64::{_bzhi_u64, _pext_u64};
     _pext_u64(_bzhi_u64(word, stop_bit + 1), !CONTINUATION_BITS)
 }
@@ -155,13 +156,16 @@ mod tests {
         }
 
         #[test]
-        /// The squeeze itself meets the contract of [`Squeeze`]: what
+        /// The join itself meets the contract of [`JoinGroups`]: what
         /// `Portable` gives, for every word and every continuation bit
         /// as the stop bit.
-        fn squeeze_agrees_with_portable(word in proptest::num::u64::ANY, byte in 0u32..8) {
+        fn join_agrees_with_portable(word in proptest::num::u64::ANY, byte in 0u32..8) {
             let Some(w) = bmi2() else { return Ok(()) };
             let stop_bit = 8 * byte + 7;
-            proptest::prop_assert_eq!(w.squeeze(word, stop_bit), Portable.squeeze(word, stop_bit));
+            proptest::prop_assert_eq!(
+                w.join_groups(word, stop_bit),
+                Portable.join_groups(word, stop_bit)
+            );
         }
     }
 }
