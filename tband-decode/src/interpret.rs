@@ -102,6 +102,23 @@ pub fn build_model_with_progress(
             "the trace has no ts_resolution_ns event; 1 ns per tick assumed".into(),
         );
     }
+    // A pass of its own for each: the one that hands nothing on pays nothing.
+    match events {
+        Some(events) => interpret(streams, &clock, decode_thread, builder, progress, events),
+        None => interpret(streams, &clock, decode_thread, builder, progress, NoSink),
+    }
+}
+
+/// The pass over the streams on `decode_thread` that builds the model with
+/// `builder`, handing each event to `events` first.
+fn interpret<H: HandOn>(
+    streams: &[Stream<'_>],
+    clock: &Clock,
+    decode_thread: DecodeThread,
+    builder: ModelBuilder,
+    progress: &AtomicU64,
+    events: H,
+) -> Model {
     let mut interpreter = Interpreter {
         b: builder,
         streams: streams.len(),
@@ -114,8 +131,8 @@ pub fn build_model_with_progress(
         events,
     };
     let counts = match decode_thread {
-        DecodeThread::Calling => sequencer::sequence(streams, &clock, &mut interpreter),
-        DecodeThread::Second => sequence_on_decode_thread(streams, &clock, &mut interpreter),
+        DecodeThread::Calling => sequencer::sequence(streams, clock, &mut interpreter),
+        DecodeThread::Second => sequence_on_decode_thread(streams, clock, &mut interpreter),
     };
     interpreter.finish(counts.records)
 }
@@ -151,7 +168,7 @@ fn apply_metadata(b: &mut ModelBuilder, core: u32, rec: &Record<'_>) {
     }
 }
 
-struct Interpreter<'p, 'e> {
+struct Interpreter<'p, H> {
     b: ModelBuilder,
     streams: usize,
     /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
@@ -165,7 +182,8 @@ struct Interpreter<'p, 'e> {
     progress: &'p AtomicU64,
     /// Per stream: the offset reached when the progress was last updated.
     read: Vec<usize>,
-    events: Option<EventSink<'e>>,
+    /// Where each event goes as a raw event before it is interpreted.
+    events: H,
 }
 
 /// The bit of `Interpreter::open_invalid_runs` that streams from this one
@@ -188,7 +206,7 @@ struct InvalidRun {
     reason: String,
 }
 
-impl Interpreter<'_, '_> {
+impl<H> Interpreter<'_, H> {
     /// Reports the stream's open run of invalid frames, if any. Every
     /// event calls this, so it looks no further while its stream has no run
     /// open, and the report is out of line.
@@ -276,6 +294,25 @@ impl Interpreter<'_, '_> {
     }
 }
 
+/// What the interpreter does with each event before it interprets it.
+trait HandOn {
+    fn hand_on(&mut self, at: Position, rec: &Record<'_>);
+}
+
+/// Nobody asked for the raw events.
+struct NoSink;
+
+impl HandOn for NoSink {
+    #[inline(always)]
+    fn hand_on(&mut self, _: Position, _: &Record<'_>) {}
+}
+
+impl HandOn for EventSink<'_> {
+    fn hand_on(&mut self, at: Position, rec: &Record<'_>) {
+        hand_event(&mut **self, at, rec);
+    }
+}
+
 /// Hands `rec` to `events` as the row of a raw event.
 #[inline(never)]
 fn hand_event(events: &mut dyn FnMut(&EventRow<'_>), at: Position, rec: &Record<'_>) {
@@ -304,12 +341,10 @@ fn hand_event(events: &mut dyn FnMut(&EventRow<'_>), at: Position, rec: &Record<
     });
 }
 
-impl Visitor for Interpreter<'_, '_> {
+impl<H: HandOn> Visitor for Interpreter<'_, H> {
     #[inline(always)]
     fn event(&mut self, at: Position, rec: &Record<'_>) {
-        if let Some(events) = self.events.as_deref_mut() {
-            hand_event(events, at, rec);
-        }
+        self.events.hand_on(at, rec);
         self.close_invalid_run(at.stream);
         let Some(t) = at.ts_ns else {
             if !self.metadata_cores.contains(&at.core) {
