@@ -1,7 +1,8 @@
-//! The SQL schema: one table per model table and per analysis of the model
-//! reports read, `events` for the raw events, `trace_info`, and views for
-//! the joins reports keep needing. The same
-//! statements create it in every engine, so names, columns and types agree.
+//! The SQL schema: one table per model table, one per analysis of the
+//! model that reports read (`task_run_time`, `cpu_timeline`), `events` for
+//! the raw events, `trace_info`, and views for the joins reports keep
+//! needing. The same statements create it in every engine, so names,
+//! columns and types agree.
 //!
 //! Types are kept to two: `BIGINT` (every integer, times in ns, ids, and
 //! flags as 0/1, because the engines disagree on how booleans print) and

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rusqlite::hooks::{AuthAction, Authorization};
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, ToSql};
 
@@ -214,7 +214,7 @@ pub fn tables_read(statements: &[String]) -> Option<Vec<&'static str>> {
     }
     let read: Arc<Mutex<Vec<&'static str>>> = Arc::default();
     let reported = Arc::clone(&read);
-    conn.authorizer(Some(move |ctx: rusqlite::hooks::AuthContext<'_>| {
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| {
         if let AuthAction::Read { table_name, .. } = ctx.action {
             let table = TABLES
                 .iter()
