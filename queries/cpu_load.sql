@@ -17,7 +17,7 @@
 WITH per_task AS MATERIALIZED (
   SELECT l.core_id, l.task_id, COALESCE(t.name, 'task ' || CAST(l.task_id AS TEXT)) AS task_name,
     COALESCE(t.kind, 'normal') AS kind, l.run_ns, l.isr_ns
-  FROM task_load l LEFT JOIN tasks t ON t.task_id = l.task_id
+  FROM task_run_time l LEFT JOIN tasks t ON t.task_id = l.task_id
 ), busy AS (
   SELECT core_id, SUM(run_ns) AS run_ns FROM per_task WHERE kind <> 'idle' GROUP BY core_id
 ), isr AS (

@@ -1,11 +1,10 @@
 //! Arbitrary bytes, as one to three core streams, through the whole model:
-//! sequencer, interpreter, builder, and the raw event pass.
+//! sequencer, interpreter, builder, and the raw events handed on.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use tband_decode::input::{Bytes, Input};
-use tband_trace::InputFormat;
-use tband_trace::{OpenOptions, Trace};
+use tband_trace::{InputFormat, OpenOptions, Source, Trace};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&split, rest)) = data.split_first() else {
@@ -27,7 +26,12 @@ fuzz_target!(|data: &[u8]| {
         format: Some(InputFormat::Tband),
         ..OpenOptions::default()
     };
-    if let Ok(trace) = Trace::from_inputs(inputs, &options) {
+    let Ok(source) = Source::from_inputs(inputs, &options) else {
+        return;
+    };
+    let mut rows = 0u64;
+    let built = Trace::build_with_events(source, &options, &mut |_| rows += 1);
+    if let Ok(trace) = built {
         let m = &trace.model;
         for s in &m.sched_slices {
             assert!(s.start_ns <= s.end_ns && s.end_ns <= m.info.duration_ns);
@@ -35,8 +39,6 @@ fuzz_target!(|data: &[u8]| {
         for s in &m.isr_slices {
             assert!(s.start_ns <= s.end_ns);
         }
-        let mut rows = 0u64;
-        trace.for_each_event(|_| rows += 1);
         assert_eq!(rows, m.info.events);
     }
 });

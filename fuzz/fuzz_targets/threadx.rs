@@ -16,6 +16,6 @@ fuzz_target!(|data: &[u8]| {
         return;
     };
     listing::write_pretty(&mut std::io::sink(), &buffer).expect("a sink takes everything");
-    let model = build_model(&buffer, Vec::new());
+    let model = build_model(&buffer, Vec::new(), None);
     assert!(model.info.events <= buffer.layout.slots as u64);
 });

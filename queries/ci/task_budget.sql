@@ -17,7 +17,7 @@
 WITH task_load_pct AS (
   SELECT task_id, CAST(SUM(run_ns) AS DOUBLE) * 100
     / (SELECT NULLIF(duration_ns, 0) FROM trace_info) AS load_pct
-  FROM task_load GROUP BY task_id
+  FROM task_run_time GROUP BY task_id
 ), ready AS (
   SELECT r.task_id, MAX(r.latency_ns) AS max_ns
   FROM ready_latency r JOIN tasks t ON t.task_id = r.task_id

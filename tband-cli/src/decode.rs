@@ -159,7 +159,7 @@ fn list_ctf(
                 sources: names,
                 ..TraceInfo::default()
             };
-            let (model, events_by_class) = tband_ctf::build_model_counting(trace, info);
+            let (model, events_by_class) = tband_ctf::build_model_counting(trace, info, None);
             let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
             for (class, &n) in trace.metadata.events.iter().zip(&events_by_class) {
                 if n > 0 {

@@ -137,7 +137,7 @@ fn main() {
             "ctf import (decode + interpret into the model)",
             bytes,
             || {
-                let model = ctf::build_model(&trace, TraceInfo::default());
+                let model = ctf::build_model(&trace, TraceInfo::default(), None);
                 format!(
                     "{} events, {} sched slices, {} queue ops",
                     model.info.events,

@@ -16,25 +16,29 @@ use tband_model::{
     AnomalyKind, IdMap, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
     QueueKind, QueueOpKind, StateReason, TaskStateKind, TraceInfo,
 };
-use tband_model::{ArgValue, EventRow};
+use tband_model::{ArgValue, EventRow, EventSink};
 
 /// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
 const UNNAMED_THREAD: &[u8] = b"unknown";
 
 impl Import for CtfTrace {
-    fn build_model(&self, info: TraceInfo) -> Model {
-        build_model(self, info)
+    fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+        build_model(self, info, events)
     }
 }
 
-/// Builds the model of a CTF trace.
-pub fn build_model(trace: &CtfTrace, info: TraceInfo) -> Model {
-    build_model_counting(trace, info).0
+/// Builds the model of a CTF trace, handing every event to `events` if given.
+pub fn build_model(trace: &CtfTrace, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+    build_model_counting(trace, info, events).0
 }
 
 /// [`build_model`], also giving the number of events of each event class
 /// (by index into the metadata's classes), which the model does not keep.
-pub fn build_model_counting(trace: &CtfTrace, mut info: TraceInfo) -> (Model, Vec<u64>) {
+pub fn build_model_counting(
+    trace: &CtfTrace,
+    mut info: TraceInfo,
+    mut events: Option<EventSink<'_>>,
+) -> (Model, Vec<u64>) {
     let meta = &trace.metadata;
     let first = first_event(trace);
     info.format = "ctf".into();
@@ -57,7 +61,10 @@ pub fn build_model_counting(trace: &CtfTrace, mut info: TraceInfo) -> (Model, Ve
         problems: 0,
     };
     let mut last_ns = vec![0u64; trace.streams.len()];
-    let skip = |class: usize| matches!(importer.roles.get(class), Some(Role::Raw));
+    // The values of events the model ignores are not decoded, unless they
+    // are handed on.
+    let skip =
+        |class: usize| events.is_none() && matches!(importer.roles.get(class), Some(Role::Raw));
     let skip: Vec<bool> = (0..meta.events.len()).map(skip).collect();
     for_each_merged(trace, &skip, |stream, item| match item {
         Merged::Event(record, values) => {
@@ -65,7 +72,11 @@ pub fn build_model_counting(trace: &CtfTrace, mut info: TraceInfo) -> (Model, Ve
             if let Some(last) = last_ns.get_mut(stream) {
                 *last = t;
             }
-            importer.event(t, trace.stream_core(stream), record, values);
+            let core = trace.stream_core(stream);
+            if let Some(events) = events.as_deref_mut() {
+                hand_event(events, t, core, record, values);
+            }
+            importer.event(t, core, record, values);
         }
         Merged::Problem(problem) => {
             let t = last_ns.get(stream).copied().unwrap_or(0);
@@ -98,36 +109,48 @@ fn ns_per_tick(meta: &Metadata) -> u64 {
 /// Most fields an event row carries (Zephyr's events have at most seven).
 const MAX_ROW_ARGS: usize = 32;
 
-/// Calls `f` with every decoded event in time order, with its fields as arguments.
+/// Calls `f` with every decoded event in time order, with its fields as
+/// arguments, without building a model: what a listing reads.
 pub fn for_each_event(trace: &CtfTrace, mut f: impl FnMut(&EventRow<'_>)) {
     let first_ns = first_event(trace).map_or(0, |(_, ns)| ns);
     for_each_merged(trace, &[], |stream, item| {
-        let Merged::Event(record, values) = item else {
-            return;
-        };
-        let texts: Vec<String> = values
-            .iter()
-            .filter(|v| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_)))
-            .map(Value::to_string)
-            .collect();
-        let mut compound = texts.iter();
-        let mut args = [("", ArgValue::Int(0)); MAX_ROW_ARGS];
-        let fields = record.class.fields.fields.iter().zip(values);
-        for (slot, (field, value)) in args.iter_mut().zip(fields) {
-            let arg = match *value {
-                Value::Unsigned(v) => ArgValue::UInt(v),
-                Value::Signed(v) => ArgValue::Int(v),
-                Value::String(bytes) => ArgValue::Str(bytes),
-                _ => ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())),
-            };
-            *slot = (field.name.as_str(), arg);
+        if let Merged::Event(record, values) = item {
+            let t = since(first_ns, record.ns);
+            hand_event(&mut f, t, trace.stream_core(stream), record, values);
         }
-        f(&EventRow {
-            ts_ns: Some(since(first_ns, record.ns)),
-            core_id: trace.stream_core(stream),
-            name: &record.class.name,
-            args: &args[..values.len().min(MAX_ROW_ARGS)],
-        });
+    });
+}
+
+/// Hands an event to `events`, its fields as arguments.
+fn hand_event(
+    events: &mut dyn FnMut(&EventRow<'_>),
+    ts_ns: u64,
+    core_id: u32,
+    record: &EventRecord<'_>,
+    values: &[Value<'_>],
+) {
+    let texts: Vec<String> = values
+        .iter()
+        .filter(|v| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_)))
+        .map(Value::to_string)
+        .collect();
+    let mut compound = texts.iter();
+    let mut args = [("", ArgValue::Int(0)); MAX_ROW_ARGS];
+    let fields = record.class.fields.fields.iter().zip(values);
+    for (slot, (field, value)) in args.iter_mut().zip(fields) {
+        let arg = match *value {
+            Value::Unsigned(v) => ArgValue::UInt(v),
+            Value::Signed(v) => ArgValue::Int(v),
+            Value::String(bytes) => ArgValue::Str(bytes),
+            _ => ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())),
+        };
+        *slot = (field.name.as_str(), arg);
+    }
+    events(&EventRow {
+        ts_ns: Some(ts_ns),
+        core_id,
+        name: &record.class.name,
+        args: &args[..values.len().min(MAX_ROW_ARGS)],
     });
 }
 
@@ -699,8 +722,12 @@ mod tests {
             }],
         };
         let mut rows = Vec::new();
-        for_each_event(&trace, |row| rows.push(row.name.to_owned()));
-        (build_model(&trace, TraceInfo::default()), rows)
+        let model = build_model(
+            &trace,
+            TraceInfo::default(),
+            Some(&mut |row| rows.push(row.name.to_owned())),
+        );
+        (model, rows)
     }
 
     #[test]
@@ -807,5 +834,32 @@ mod tests {
             (task.name.as_str(), task.kind, task.deleted_ns),
             ("a", TaskKind::Normal, Some(6000))
         );
+    }
+
+    #[test]
+    fn events_are_handed_on_as_babeltrace2_lists_them() {
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
+        for name in ["hello_sem", "workload"] {
+            let trace = crate::open_args(&[format!("{corpus}{name}")], None)
+                .unwrap()
+                .unwrap();
+            let origin = clock_origin_ns(&trace);
+            let mut listed = Vec::new();
+            let mut previous_ns = None;
+            let mut list = |row: &EventRow<'_>| {
+                let ts_ns = row.ts_ns.map(|t| t + origin);
+                let on_clock = EventRow { ts_ns, ..*row };
+                crate::write_pretty_row(&mut listed, &on_clock, previous_ns).unwrap();
+                previous_ns = ts_ns;
+            };
+            let model = build_model(&trace, TraceInfo::default(), Some(&mut list));
+            let listed = String::from_utf8(listed).unwrap();
+            let expected = std::fs::read_to_string(format!("{corpus}{name}.listing.txt")).unwrap();
+            for (i, (row, line)) in listed.lines().zip(expected.lines()).enumerate() {
+                assert_eq!(row, line, "{name} line {}", i + 1);
+            }
+            assert_eq!(listed.lines().count(), expected.lines().count(), "{name}");
+            assert_eq!(listed.lines().count() as u64, model.info.events, "{name}");
+        }
     }
 }

@@ -1,19 +1,25 @@
 //! The models of the shipped Zephyr CTF recordings hold the facts read off their babeltrace2
 //! listings (tests/corpus/zephyr_ctf/*.listing.txt).
 
-use tband_model::ArgValue;
 use tband_model::{
     AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, QueueOpKind, StateReason, TaskKind,
     TaskStateKind,
 };
-use tband_trace::InputFormat;
-use tband_trace::{OpenOptions, Trace};
+use tband_model::{ArgValue, EventRow};
+use tband_trace::{InputFormat, OpenOptions, Source, Trace};
 
 const ZEPHYR_CTF: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
 
 fn open(args: &[&str], options: &OpenOptions) -> Trace {
     let args: Vec<String> = args.iter().map(|a| format!("{ZEPHYR_CTF}{a}")).collect();
     Trace::open(&args, options).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Opens a trace, handing its raw events to `events`.
+fn open_with_events(args: &[String], events: &mut dyn FnMut(&EventRow<'_>)) -> Trace {
+    let options = OpenOptions::default();
+    let source = Source::open(args, &options).unwrap_or_else(|e| panic!("{e}"));
+    Trace::build_with_events(source, &options, events).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn names(m: &Model) -> Vec<(u32, &str, TaskKind)> {
@@ -180,9 +186,8 @@ fn a_stream_file_opens_with_its_metadata_given_or_beside_it() {
 
 #[test]
 fn raw_events_carry_every_field() {
-    let trace = open(&["hello_sem"], &OpenOptions::default());
     let mut rows = Vec::new();
-    trace.for_each_event(|row| {
+    open_with_events(&[format!("{ZEPHYR_CTF}hello_sem")], &mut |row| {
         let args: Vec<String> = row
             .args
             .iter()
@@ -251,21 +256,19 @@ fn several_streams_are_one_core_each_merged_in_time_order() {
         dir.join("metadata"),
     )
     .unwrap();
-    let trace = Trace::open(&[dir.display().to_string()], &OpenOptions::default());
-    std::fs::remove_dir_all(&dir).unwrap();
-    let trace = trace.unwrap();
-    let m = &trace.model;
-    assert_eq!(m.info.events, 284 + 9530);
-    assert_eq!(m.cores.len(), 2);
-    let per_core = |core| m.sched_slices.iter().filter(|s| s.core_id == core).count();
-    assert_eq!((per_core(0), per_core(1)), (61, 1285));
     let mut last = 0;
     let mut cores = [0usize; 2];
-    trace.for_each_event(|row| {
+    let trace = open_with_events(&[dir.display().to_string()], &mut |row| {
         let ts = row.ts_ns.unwrap();
         assert!(ts >= last, "events in time order");
         last = ts;
         cores[row.core_id as usize] += 1;
     });
+    std::fs::remove_dir_all(&dir).unwrap();
+    let m = &trace.model;
+    assert_eq!(m.info.events, 284 + 9530);
+    assert_eq!(m.cores.len(), 2);
+    let per_core = |core| m.sched_slices.iter().filter(|s| s.core_id == core).count();
+    assert_eq!((per_core(0), per_core(1)), (61, 1285));
     assert_eq!(cores, [284, 9530]);
 }

@@ -3,15 +3,16 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use tband::{Event, Record};
+use tband::{Event, FieldValue, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
-    AnomalyKind, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
-    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
+    AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
+    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, StateReason, TaskKind, TaskStateKind,
+    TraceInfo,
 };
 
 /// A tband trace as the importer reads it: one stream per input, decoded
@@ -24,14 +25,26 @@ pub struct TbandTrace<'a> {
 }
 
 impl Import for TbandTrace<'_> {
-    fn build_model(&self, info: TraceInfo) -> Model {
-        build_model_with_progress(&self.streams, info, self.decode_thread, self.progress)
+    fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+        build_model_with_progress(
+            &self.streams,
+            info,
+            self.decode_thread,
+            self.progress,
+            events,
+        )
     }
 }
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
-    build_model_with_progress(streams, info, DecodeThread::Calling, &AtomicU64::new(0))
+    build_model_with_progress(
+        streams,
+        info,
+        DecodeThread::Calling,
+        &AtomicU64::new(0),
+        None,
+    )
 }
 
 /// The thread that decodes a tband trace while the calling thread builds
@@ -57,12 +70,15 @@ impl DecodeThread {
 }
 
 /// [`build_model`], keeping in `progress` how many input bytes (all streams
-/// together) have been read so far, for another thread to show.
+/// together) have been read so far, for another thread to show, and handing
+/// every event to `events` (on the calling thread, in the order the model
+/// takes them in).
 pub fn build_model_with_progress(
     streams: &[Stream<'_>],
     mut info: TraceInfo,
     decode_thread: DecodeThread,
     progress: &AtomicU64,
+    events: Option<EventSink<'_>>,
 ) -> Model {
     let mut builder = ModelBuilder::default();
     let ns_per_tick = sequencer::find_ts_resolution(streams);
@@ -86,6 +102,23 @@ pub fn build_model_with_progress(
             "the trace has no ts_resolution_ns event; 1 ns per tick assumed".into(),
         );
     }
+    // A pass of its own for each: the one that hands nothing on pays nothing.
+    match events {
+        Some(events) => interpret(streams, &clock, decode_thread, builder, progress, events),
+        None => interpret(streams, &clock, decode_thread, builder, progress, NoSink),
+    }
+}
+
+/// The pass over the streams on `decode_thread` that builds the model with
+/// `builder`, handing each event to `events` first.
+fn interpret<H: HandOn>(
+    streams: &[Stream<'_>],
+    clock: &Clock,
+    decode_thread: DecodeThread,
+    builder: ModelBuilder,
+    progress: &AtomicU64,
+    events: H,
+) -> Model {
     let mut interpreter = Interpreter {
         b: builder,
         streams: streams.len(),
@@ -95,10 +128,11 @@ pub fn build_model_with_progress(
         invalid: 0,
         progress,
         read: vec![0; streams.len()],
+        events,
     };
     let counts = match decode_thread {
-        DecodeThread::Calling => sequencer::sequence(streams, &clock, &mut interpreter),
-        DecodeThread::Second => sequence_on_decode_thread(streams, &clock, &mut interpreter),
+        DecodeThread::Calling => sequencer::sequence(streams, clock, &mut interpreter),
+        DecodeThread::Second => sequence_on_decode_thread(streams, clock, &mut interpreter),
     };
     interpreter.finish(counts.records)
 }
@@ -134,7 +168,7 @@ fn apply_metadata(b: &mut ModelBuilder, core: u32, rec: &Record<'_>) {
     }
 }
 
-struct Interpreter<'p> {
+struct Interpreter<'p, H> {
     b: ModelBuilder,
     streams: usize,
     /// Per stream: the open run of invalid frames (first offset, count, time, core, reason).
@@ -148,6 +182,8 @@ struct Interpreter<'p> {
     progress: &'p AtomicU64,
     /// Per stream: the offset reached when the progress was last updated.
     read: Vec<usize>,
+    /// Where each event goes as a raw event before it is interpreted.
+    events: H,
 }
 
 /// The bit of `Interpreter::open_invalid_runs` that streams from this one
@@ -170,7 +206,7 @@ struct InvalidRun {
     reason: String,
 }
 
-impl Interpreter<'_> {
+impl<H> Interpreter<'_, H> {
     /// Reports the stream's open run of invalid frames, if any. Every
     /// event calls this, so it looks no further while its stream has no run
     /// open, and the report is out of line.
@@ -258,9 +294,57 @@ impl Interpreter<'_> {
     }
 }
 
-impl Visitor for Interpreter<'_> {
+/// What the interpreter does with each event before it interprets it.
+trait HandOn {
+    fn hand_on(&mut self, at: Position, rec: &Record<'_>);
+}
+
+/// Nobody asked for the raw events.
+struct NoSink;
+
+impl HandOn for NoSink {
+    #[inline(always)]
+    fn hand_on(&mut self, _: Position, _: &Record<'_>) {}
+}
+
+impl HandOn for EventSink<'_> {
+    fn hand_on(&mut self, at: Position, rec: &Record<'_>) {
+        hand_event(&mut **self, at, rec);
+    }
+}
+
+/// Hands `rec` to `events` as the row of a raw event.
+#[inline(never)]
+fn hand_event(events: &mut dyn FnMut(&EventRow<'_>), at: Position, rec: &Record<'_>) {
+    let mut args = [("", ArgValue::Int(0)); 4];
+    let mut n = 0;
+    rec.event.for_each_field(|name, value| {
+        if let Some(slot) = args.get_mut(n) {
+            *slot = (
+                name,
+                match value {
+                    FieldValue::U8(v) => ArgValue::UInt(v.into()),
+                    FieldValue::U32(v) => ArgValue::UInt(v.into()),
+                    FieldValue::U64(v) => ArgValue::UInt(v),
+                    FieldValue::S64(v) => ArgValue::Int(v),
+                    FieldValue::Str(s) => ArgValue::Str(s),
+                },
+            );
+            n += 1;
+        }
+    });
+    events(&EventRow {
+        ts_ns: at.ts_ns,
+        core_id: at.core,
+        name: rec.event.kind().name(),
+        args: &args[..n],
+    });
+}
+
+impl<H: HandOn> Visitor for Interpreter<'_, H> {
     #[inline(always)]
     fn event(&mut self, at: Position, rec: &Record<'_>) {
+        self.events.hand_on(at, rec);
         self.close_invalid_run(at.stream);
         let Some(t) = at.ts_ns else {
             if !self.metadata_cores.contains(&at.core) {
@@ -503,5 +587,113 @@ fn queue_kind(kind: u8) -> QueueKind {
         4 => QueueKind::RecursiveMutex,
         5 => QueueKind::QueueSet,
         _ => QueueKind::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband_model::json::write_json_str;
+
+    const CORPUS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");
+
+    /// A handed-on event's fields as they end a line of the canonical JSON
+    /// listing.
+    fn listed_fields(row: &EventRow<'_>) -> String {
+        let mut fields = Vec::new();
+        for (name, value) in row.args {
+            fields.extend_from_slice(format!(",\"{name}\":").as_bytes());
+            match value {
+                ArgValue::Int(v) => fields.extend_from_slice(v.to_string().as_bytes()),
+                ArgValue::UInt(v) => fields.extend_from_slice(v.to_string().as_bytes()),
+                ArgValue::Str(s) => write_json_str(&mut fields, s).unwrap(),
+            }
+        }
+        String::from_utf8(fields).unwrap()
+    }
+
+    /// An event as the tests compare it: its time in ns, and its line of the
+    /// canonical JSON listing without the raw timestamp.
+    type Listed = (Option<u64>, String);
+
+    /// The events handed on while the model of the corpus' `files` (name,
+    /// core) is built, in the order they came.
+    fn handed_on(files: &[(&str, u32)], decode_thread: DecodeThread) -> (Vec<Listed>, TraceInfo) {
+        let bytes: Vec<Vec<u8>> = files
+            .iter()
+            .map(|(name, _)| std::fs::read(format!("{CORPUS}{name}.bin")).unwrap())
+            .collect();
+        let streams: Vec<Stream<'_>> = bytes
+            .iter()
+            .zip(files)
+            .map(|(b, &(_, core))| Stream::new(b, core))
+            .collect();
+        let mut rows = Vec::new();
+        let mut keep = |row: &EventRow<'_>| {
+            let line = format!("{{\"evt\":\"{}\"{}}}", row.name, listed_fields(row));
+            rows.push((row.ts_ns, line));
+        };
+        let progress = AtomicU64::new(0);
+        let info = TraceInfo::default();
+        let model =
+            build_model_with_progress(&streams, info, decode_thread, &progress, Some(&mut keep));
+        assert_eq!(rows.len() as u64, model.info.events, "one row per event");
+        (rows, model.info)
+    }
+
+    /// A recording's listing, each line's raw timestamp made ns on `clock`.
+    fn listing(name: &str, clock: &TraceInfo) -> Vec<Listed> {
+        std::fs::read_to_string(format!("{CORPUS}{name}.expected.jsonl"))
+            .unwrap()
+            .lines()
+            .map(|line| {
+                let Some((head, rest)) = line.split_once(",\"ts\":") else {
+                    return (None, line.to_string());
+                };
+                let end = rest.find([',', '}']).unwrap();
+                let raw: u64 = rest[..end].parse().unwrap();
+                let ns = raw.saturating_sub(clock.first_ts_raw) * clock.ns_per_tick;
+                (Some(ns), format!("{head}{}", &rest[end..]))
+            })
+            .collect()
+    }
+
+    #[test]
+    fn events_are_handed_on_as_the_listing_lists_them() {
+        let (rows, clock) = handed_on(&[("freertos_small", 0)], DecodeThread::Calling);
+        let listed = listing("freertos_small", &clock);
+        for (i, (row, line)) in rows.iter().zip(&listed).enumerate() {
+            assert_eq!(row, line, "line {}", i + 1);
+        }
+        assert_eq!(rows.len(), listed.len());
+        assert_eq!(
+            handed_on(&[("freertos_small", 0)], DecodeThread::Second).0,
+            rows
+        );
+    }
+
+    #[test]
+    fn the_events_of_several_cores_are_handed_on_merged_in_time_order() {
+        let files = [("baremetal_2core_c0", 0), ("baremetal_2core_c1", 1)];
+        let (rows, clock) = handed_on(&files, DecodeThread::Second);
+        // Each stream's listing in its order, the two interleaved by time.
+        let listings: Vec<Vec<Listed>> = files
+            .iter()
+            .map(|(name, _)| listing(name, &clock))
+            .collect();
+        let mut next = vec![0; listings.len()];
+        let mut last_ns = 0;
+        for row in &rows {
+            let stream = (0..listings.len())
+                .find(|&s| listings[s].get(next[s]) == Some(row))
+                .unwrap_or_else(|| panic!("{row:?} is no stream's next line"));
+            next[stream] += 1;
+            if let Some(ns) = row.0 {
+                assert!(ns >= last_ns, "{row:?} comes in time order");
+                last_ns = ns;
+            }
+        }
+        assert_eq!(next, listings.iter().map(Vec::len).collect::<Vec<_>>());
+        assert_eq!(handed_on(&files, DecodeThread::Calling).0, rows);
     }
 }

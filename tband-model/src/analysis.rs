@@ -6,10 +6,14 @@
 //! time is reported separately as `isr_ns`. Load is `run_ns * 100 /
 //! duration`. Idle tasks count as idle, never as load. A core's load is its
 //! non-idle run time plus all its depth-0 ISR time, over the duration.
+//!
+//! The CPU timeline cuts each core's time at every scheduling slice and
+//! depth-0 ISR boundary, so that each piece has one task scheduled (or
+//! none) and an ISR running or not: what load over time is summed from.
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::{IsrKey, Model};
+use crate::{IsrKey, IsrSlice, Model, SchedSlice};
 
 /// Time one task spent on one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,6 +49,14 @@ pub struct CoreTime {
 }
 
 impl CoreTime {
+    /// A core with no time counted yet.
+    fn of(core_id: u32) -> CoreTime {
+        CoreTime {
+            core_id,
+            ..CoreTime::default()
+        }
+    }
+
     /// Busy time: non-idle run time plus ISR time.
     pub fn busy_ns(&self) -> u64 {
         self.busy_run_ns.saturating_add(self.isr_ns)
@@ -94,105 +106,95 @@ pub fn load_percent(part: u64, whole: u64) -> f64 {
     }
 }
 
+/// Each task's time on each core, by task id then core id: its scheduled
+/// time split into run time and the time of the depth-0 ISRs on that core
+/// that overlap its slices.
+pub fn task_core_times(m: &Model) -> Vec<TaskCoreTime> {
+    // Depth-0 ISR slices per core (their rows in the table), in start
+    // order: they never overlap each other, so one forward pass per core
+    // matches them to that core's slices. Row numbers rather than copies
+    // of the times keep this small next to the model.
+    let mut isr0: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+    for (row, s) in m.isr_slices.iter().enumerate() {
+        if s.depth != 0 {
+            continue;
+        }
+        let Ok(row) = u32::try_from(row) else {
+            break;
+        };
+        isr0.entry(s.core_id).or_default().push(row);
+    }
+    let isr_times = |row: u32| {
+        m.isr_slices
+            .get(row as usize)
+            .map_or((0, 0), |s| (s.start_ns, s.end_ns))
+    };
+    for rows in isr0.values_mut() {
+        rows.shrink_to_fit();
+        // Already in order unless the trace's time went backwards.
+        if !rows.is_sorted_by_key(|&r| isr_times(r)) {
+            rows.sort_by_key(|&r| isr_times(r));
+        }
+    }
+    // Per core: the first of its ISRs that may still overlap a slice,
+    // and the start of its previous slice. Slices come in start order
+    // (the table's), so the ISRs before that one end before any later
+    // slice starts; a slice out of order starts the search over.
+    let mut cursors: HashMap<u32, (usize, u64)> = HashMap::new();
+    let mut task_cores: HashMap<(u32, u32), TaskCoreTime> = HashMap::new();
+    for s in &m.sched_slices {
+        let core_id = s.core_id;
+        let isrs = isr0.get(&core_id).map_or(&[][..], |v| v.as_slice());
+        let (first, previous_start) = cursors.entry(core_id).or_insert((0, 0));
+        if s.start_ns < *previous_start {
+            *first = 0;
+        }
+        *previous_start = s.start_ns;
+        while isrs
+            .get(*first)
+            .is_some_and(|&r| isr_times(r).1 <= s.start_ns)
+        {
+            *first += 1;
+        }
+        let mut isr_ns = 0u64;
+        for &row in &isrs[*first..] {
+            let (start, end) = isr_times(row);
+            if start >= s.end_ns {
+                break;
+            }
+            let overlap = end.min(s.end_ns).saturating_sub(start.max(s.start_ns));
+            isr_ns = isr_ns.saturating_add(overlap);
+        }
+        let dur = s.end_ns.saturating_sub(s.start_ns);
+        let run_ns = dur.saturating_sub(isr_ns);
+        let e = task_cores
+            .entry((s.task_id, core_id))
+            .or_insert_with(|| TaskCoreTime {
+                task_id: s.task_id,
+                core_id,
+                ..TaskCoreTime::default()
+            });
+        e.run_ns = e.run_ns.saturating_add(run_ns);
+        e.isr_ns = e.isr_ns.saturating_add(isr_ns);
+        e.slices += 1;
+    }
+    let mut task_cores: Vec<TaskCoreTime> = task_cores.into_values().collect();
+    task_cores.sort_unstable_by_key(|t| (t.task_id, t.core_id));
+    task_cores
+}
+
 impl Analysis {
     pub fn of(m: &Model) -> Analysis {
-        let mut task_cores: HashMap<(u32, u32), TaskCoreTime> = HashMap::new();
+        let task_cores = task_core_times(m);
         let mut cores: BTreeMap<u32, CoreTime> = m
             .cores
             .iter()
-            .map(|c| {
-                (
-                    c.core_id,
-                    CoreTime {
-                        core_id: c.core_id,
-                        ..CoreTime::default()
-                    },
-                )
-            })
+            .map(|c| (c.core_id, CoreTime::of(c.core_id)))
             .collect();
-
-        // Depth-0 ISR slices per core (their rows in the table), in start
-        // order: they never overlap each other, so one forward pass per core
-        // matches them to that core's slices. Row numbers rather than copies
-        // of the times keep this small next to the model.
-        let mut isr0: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
-        for (row, s) in m.isr_slices.iter().enumerate() {
-            if s.depth != 0 {
-                continue;
-            }
-            let Ok(row) = u32::try_from(row) else {
-                break;
-            };
-            isr0.entry(s.core_id).or_default().push(row);
-            let core = cores.entry(s.core_id).or_insert_with(|| CoreTime {
-                core_id: s.core_id,
-                ..CoreTime::default()
-            });
-            core.isr_ns = core
-                .isr_ns
-                .saturating_add(s.end_ns.saturating_sub(s.start_ns));
-        }
-        let isr_times = |row: u32| {
-            m.isr_slices
-                .get(row as usize)
-                .map_or((0, 0), |s| (s.start_ns, s.end_ns))
-        };
-        for rows in isr0.values_mut() {
-            rows.shrink_to_fit();
-            // Already in order unless the trace's time went backwards.
-            if !rows.is_sorted_by_key(|&r| isr_times(r)) {
-                rows.sort_by_key(|&r| isr_times(r));
-            }
-        }
-        // Per core: the first of its ISRs that may still overlap a slice,
-        // and the start of its previous slice. Slices come in start order
-        // (the table's), so the ISRs before that one end before any later
-        // slice starts; a slice out of order starts the search over.
-        let mut cursors: HashMap<u32, (usize, u64)> = HashMap::new();
-        for s in &m.sched_slices {
-            let core_id = s.core_id;
-            let isrs = isr0.get(&core_id).map_or(&[][..], |v| v.as_slice());
-            let (first, previous_start) = cursors.entry(core_id).or_insert((0, 0));
-            if s.start_ns < *previous_start {
-                *first = 0;
-            }
-            *previous_start = s.start_ns;
-            while isrs
-                .get(*first)
-                .is_some_and(|&r| isr_times(r).1 <= s.start_ns)
-            {
-                *first += 1;
-            }
-            let mut isr_ns = 0u64;
-            for &row in &isrs[*first..] {
-                let (start, end) = isr_times(row);
-                if start >= s.end_ns {
-                    break;
-                }
-                let overlap = end.min(s.end_ns).saturating_sub(start.max(s.start_ns));
-                isr_ns = isr_ns.saturating_add(overlap);
-            }
-            let dur = s.end_ns.saturating_sub(s.start_ns);
-            let run_ns = dur.saturating_sub(isr_ns);
-            let e = task_cores
-                .entry((s.task_id, core_id))
-                .or_insert_with(|| TaskCoreTime {
-                    task_id: s.task_id,
-                    core_id,
-                    ..TaskCoreTime::default()
-                });
-            e.run_ns = e.run_ns.saturating_add(run_ns);
-            e.isr_ns = e.isr_ns.saturating_add(isr_ns);
-            e.slices += 1;
-        }
-
-        let mut task_cores: Vec<TaskCoreTime> = task_cores.into_values().collect();
-        task_cores.sort_unstable_by_key(|t| (t.task_id, t.core_id));
         for tc in &task_cores {
-            let core = cores.entry(tc.core_id).or_insert_with(|| CoreTime {
-                core_id: tc.core_id,
-                ..CoreTime::default()
-            });
+            let core = cores
+                .entry(tc.core_id)
+                .or_insert_with(|| CoreTime::of(tc.core_id));
             if m.is_idle(tc.task_id) {
                 core.idle_run_ns = core.idle_run_ns.saturating_add(tc.run_ns);
             } else {
@@ -258,6 +260,12 @@ impl Analysis {
             e.count += 1;
             e.max_ns = e.max_ns.max(d);
             e.total_ns = e.total_ns.saturating_add(d);
+            if s.depth == 0 {
+                let core = cores
+                    .entry(s.core_id)
+                    .or_insert_with(|| CoreTime::of(s.core_id));
+                core.isr_ns = core.isr_ns.saturating_add(d);
+            }
         }
 
         let mut ops: BTreeMap<u32, u64> = BTreeMap::new();
@@ -312,6 +320,100 @@ impl Analysis {
             .ok()
             .map(|i| &self.isrs[i])
     }
+}
+
+/// One ISR running, in the state's count of ISRs (see [`CpuPiece::from_state`]).
+const ISR_UNIT: i64 = 1 << 33;
+
+/// A stretch of one core's time in one state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CpuPiece {
+    pub core_id: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// The task scheduled, `None` when none is.
+    pub task_id: Option<i64>,
+    /// Whether a depth-0 ISR runs.
+    pub in_isr: bool,
+}
+
+impl CpuPiece {
+    /// The state is the sum of the boundaries passed so far: ISRs running ×
+    /// [`ISR_UNIT`] plus the task's id + 1. On a consistent trace that is at
+    /// most one ISR and one task; on a damaged one, with overlapping slices,
+    /// it is read the same way whatever it holds.
+    fn from_state(core_id: u32, start_ns: u64, end_ns: u64, state: i64) -> CpuPiece {
+        let task = state % ISR_UNIT;
+        CpuPiece {
+            core_id,
+            start_ns,
+            end_ns,
+            task_id: (task > 0).then_some(task - 1),
+            in_isr: state >= ISR_UNIT,
+        }
+    }
+}
+
+/// A boundary: its time and what it adds to the state.
+type Edge = (u64, i64);
+
+/// One core's boundaries, each list in time order once [`sorted`] ran.
+#[derive(Default)]
+struct CoreEdges {
+    sched: Vec<Edge>,
+    isr: Vec<Edge>,
+}
+
+/// Slices on a core follow each other, so a list of their starts and ends
+/// is already in time order; only a damaged trace's overlapping slices
+/// need the sort.
+fn sorted(mut edges: Vec<Edge>) -> Vec<Edge> {
+    if !edges.is_sorted_by_key(|e| e.0) {
+        edges.sort_unstable_by_key(|e| e.0);
+    }
+    edges
+}
+
+/// The CPU timeline: calls `f` with every piece of the model's
+/// `sched_slices` and `isr_slices` (given by value, so that a caller may
+/// free them as they are read), core by core in core order, each core's
+/// pieces in time order. A piece ends at the next boundary on its core; a
+/// core's time before its first boundary and after its last has no piece.
+pub fn for_each_cpu_piece<E>(
+    sched_slices: impl IntoIterator<Item = SchedSlice>,
+    isr_slices: impl IntoIterator<Item = IsrSlice>,
+    mut f: impl FnMut(CpuPiece) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut cores: BTreeMap<u32, CoreEdges> = BTreeMap::new();
+    for s in sched_slices {
+        let d = i64::from(s.task_id) + 1;
+        let edges = &mut cores.entry(s.core_id).or_default().sched;
+        edges.extend([(s.start_ns, d), (s.end_ns, -d)]);
+    }
+    for s in isr_slices.into_iter().filter(|s| s.depth == 0) {
+        let edges = &mut cores.entry(s.core_id).or_default().isr;
+        edges.extend([(s.start_ns, ISR_UNIT), (s.end_ns, -ISR_UNIT)]);
+    }
+    for (core_id, edges) in cores {
+        let mut sched = sorted(edges.sched).into_iter().peekable();
+        let mut isr = sorted(edges.isr).into_iter().peekable();
+        let merged = std::iter::from_fn(|| match (sched.peek(), isr.peek()) {
+            (Some(a), Some(b)) if b.0 < a.0 => isr.next(),
+            (Some(_), _) => sched.next(),
+            (None, _) => isr.next(),
+        });
+        let mut state: i64 = 0;
+        let mut last: Option<u64> = None;
+        for (t, d) in merged {
+            // `state` holds every boundary up to `last`, none later.
+            if let Some(start) = last.filter(|&start| t > start) {
+                f(CpuPiece::from_state(core_id, start, t, state))?;
+            }
+            state = state.wrapping_add(d);
+            last = Some(t);
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -445,6 +547,42 @@ mod tests {
         assert_eq!((c0.busy_run_ns, c0.idle_run_ns, c0.isr_ns), (70, 80, 50));
         assert_eq!(a.core_load(0), 60.0);
         assert_eq!(a.core_load(1), 100.0);
+    }
+
+    #[test]
+    fn the_cpu_timeline_cuts_at_every_slice_and_depth0_isr_boundary() {
+        let m = model();
+        let mut pieces = Vec::new();
+        for_each_cpu_piece(&m.sched_slices, &m.isr_slices, |p| {
+            pieces.push((p.core_id, p.start_ns, p.end_ns, p.task_id, p.in_isr));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        assert_eq!(
+            pieces,
+            [
+                (0, 0, 50, Some(1), false),
+                (0, 50, 70, Some(1), true),
+                (0, 70, 90, Some(1), false),
+                (0, 90, 100, Some(1), true),
+                (0, 100, 120, Some(9), true),
+                (0, 120, 200, Some(9), false),
+                (1, 0, 40, Some(2), false),
+                (1, 40, 50, Some(2), true),
+                (1, 50, 60, Some(1), true),
+                (1, 60, 200, Some(1), false),
+            ]
+        );
+        // The pieces add up to each task's run and ISR time.
+        for tc in task_core_times(&m) {
+            let (mut run_ns, mut isr_ns) = (0, 0);
+            for &(core, start, end, task, in_isr) in &pieces {
+                if core == tc.core_id && task == Some(tc.task_id.into()) {
+                    *if in_isr { &mut isr_ns } else { &mut run_ns } += end - start;
+                }
+            }
+            assert_eq!((run_ns, isr_ns), (tc.run_ns, tc.isr_ns), "{tc:?}");
+        }
     }
 
     #[test]

@@ -18,3 +18,7 @@ pub struct EventRow<'a> {
     pub name: &'a str,
     pub args: &'a [(&'a str, ArgValue<'a>)],
 }
+
+/// Where an importer hands every event it decodes, as the format recorded
+/// it, in time order, during the pass that builds the model.
+pub type EventSink<'s> = &'s mut dyn FnMut(&EventRow<'_>);

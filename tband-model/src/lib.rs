@@ -19,7 +19,7 @@ mod strings;
 mod table;
 
 pub use builder::{IdMap, ModelBuilder};
-pub use event_row::{ArgValue, EventRow};
+pub use event_row::{ArgValue, EventRow, EventSink};
 pub use import::Import;
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};

@@ -6,11 +6,11 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
+use tband_model::EventSink;
 use tband_trace::input::InputSpec;
-use tband_trace::OpenOptions;
-use tband_trace::Trace;
+use tband_trace::{OpenOptions, Source, Trace};
 
-use crate::engine::{self, Database, Engine, Value};
+use crate::engine::{self, Database, Engine, LoadError, Value};
 use crate::error::Error;
 use crate::output::{self, Format, Named};
 use crate::reports::{self, Query};
@@ -71,7 +71,7 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
     // A database file is kept for later queries, so it gets every table.
     let tables = match cli.db {
         Some(_) => schema::TABLES.to_vec(),
-        None => schema::tables_for(queries.iter().map(|q| q.text.as_str())),
+        None => engine::tables_for(&queries),
     };
     let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &cli.input, &tables)?;
     let results = run::run(db.as_mut(), &queries, &cli.params)?;
@@ -151,7 +151,7 @@ fn open_database(
         }));
     }
 
-    let trace = Trace::open(traces, options)?;
+    let source = Source::open(traces, options)?;
     let engine = engine.unwrap_or_else(Engine::default_engine);
     let mut database = engine.open(db).map_err(|e| {
         Error::Database(match db {
@@ -159,9 +159,27 @@ fn open_database(
             None => format!("cannot start {engine}: {e}"),
         })
     })?;
-    engine::load_consuming(database.as_mut(), trace, tables)
-        .map_err(|e| Error::Database(format!("loading the trace into {engine} failed: {e}")))?;
-    Ok(database)
+    let build = |events: Option<EventSink<'_>>| {
+        match events {
+            Some(events) => Trace::build_with_events(source, options, events),
+            None => Trace::build(source, options),
+        }
+        .map(|trace| trace.model)
+    };
+    match engine::load_while_building(database.as_mut(), tables, build) {
+        Ok(()) => Ok(database),
+        Err(LoadError::Model(e)) => {
+            // A trace that does not decode leaves no database file behind.
+            drop(database);
+            if let Some(path) = db {
+                let _ = std::fs::remove_file(path);
+            }
+            Err(e.into())
+        }
+        Err(LoadError::Database(e)) => Err(Error::Database(format!(
+            "loading the trace into {engine} failed: {e}"
+        ))),
+    }
 }
 
 /// The engine of an existing `--db` file; anything else is left alone.

@@ -10,7 +10,6 @@ pub mod rows;
 pub mod run;
 pub mod schema;
 pub mod sql;
-pub mod timeline;
 
 pub use engine::{Database, Engine, QueryResult, Value};
 pub use error::Error;

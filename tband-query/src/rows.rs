@@ -1,12 +1,11 @@
 //! The model as rows of SQL cells, table by table, in the column order of
 //! [`crate::schema`]. Engines only decide how a row is written.
 
+use tband_model::analysis;
 use tband_model::{ArgValue, EventRow};
 use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
-use tband_trace::Trace;
 
 use crate::schema::Table;
-use crate::timeline;
 
 /// One value going into the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,48 +52,47 @@ impl<'a, T: Into<Cell<'a>>> From<Option<T>> for Cell<'a> {
     }
 }
 
-/// Where rows of one table go.
+/// Where rows of one table go; an error is the engine's message.
 pub trait RowSink {
-    type Error;
-    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error>;
+    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String>;
 }
 
-/// The trace a load reads its rows from.
-pub enum RowSource<'t> {
-    /// A trace read as it is, for loads that come back to it.
-    Kept(&'t Trace),
-    /// A trace given up as it is loaded: a model table is freed chunk by
+/// The model a load reads its rows from.
+pub enum RowSource<'m> {
+    /// A model read as it is, for loads that come back to it.
+    Kept(&'m Model),
+    /// A model given up as it is loaded: a model table is freed chunk by
     /// chunk as its rows are written, unless a table still to load reads
     /// it, so that the database grows into the memory the model gives up.
-    /// The model's small parts stay until the trace is dropped.
+    /// The model's small parts stay until the source is dropped.
     Consumed {
-        trace: Box<Trace>,
+        model: Box<Model>,
         /// The tables still to load.
         pending: Vec<&'static str>,
     },
 }
 
 impl RowSource<'static> {
-    /// `trace`, given up as `tables` are loaded from it in their order.
-    pub fn consumed(trace: Trace, tables: &[&Table]) -> Self {
+    /// `model`, given up as `tables` are loaded from it in their order.
+    pub fn consumed(model: Model, tables: &[&Table]) -> Self {
         RowSource::Consumed {
-            trace: Box::new(trace),
+            model: Box::new(model),
             pending: tables.iter().map(|t| t.name).collect(),
         }
     }
 }
 
 impl RowSource<'_> {
-    /// The trace, with what is left of its model.
-    pub fn trace(&self) -> &Trace {
+    /// The model, or what is left of it.
+    pub fn model(&self) -> &Model {
         match self {
-            RowSource::Kept(trace) => trace,
-            RowSource::Consumed { trace, .. } => trace,
+            RowSource::Kept(model) => model,
+            RowSource::Consumed { model, .. } => model,
         }
     }
 
     /// Takes the model table `part` out for the table being written to
-    /// consume, unless the trace is kept or a table still to load is one of
+    /// consume, unless the model is kept or a table still to load is one of
     /// the `readers` of that model table.
     fn take<R: Row>(
         &mut self,
@@ -102,10 +100,10 @@ impl RowSource<'_> {
         readers: &[&str],
     ) -> Option<ModelTable<R>> {
         match self {
-            RowSource::Consumed { trace, pending }
+            RowSource::Consumed { model, pending }
                 if !pending.iter().any(|t| readers.contains(t)) =>
             {
-                Some(std::mem::take(part(&mut trace.model)))
+                Some(std::mem::take(part(model)))
             }
             _ => None,
         }
@@ -141,22 +139,23 @@ fn rows<R: Row>(taken: Option<ModelTable<R>>, kept: &ModelTable<R>) -> Rows<'_, 
 
 /// Writes every row of `table` into `sink`. From a consumed source, the
 /// model tables that no table still to load reads are freed as they are
-/// written.
-pub fn write_table<S: RowSink>(
+/// written. The `events` table has no rows here: they are written while
+/// the trace is decoded (see [`EventRows`]).
+pub fn write_table<S: RowSink + ?Sized>(
     source: &mut RowSource<'_>,
     table: &Table,
     sink: &mut S,
-) -> Result<(), S::Error> {
+) -> Result<(), String> {
     if let RowSource::Consumed { pending, .. } = source {
         pending.retain(|&t| t != table.name);
     }
     // The model tables and the tables that read each.
-    const SCHED_SLICES: &[&str] = &["sched_slices", "cpu_timeline"];
-    const ISR_SLICES: &[&str] = &["isr_slices", "cpu_timeline"];
+    const SCHED_SLICES: &[&str] = &["sched_slices", "cpu_timeline", "task_run_time"];
+    const ISR_SLICES: &[&str] = &["isr_slices", "cpu_timeline", "task_run_time"];
     match table.name {
         "sched_slices" => {
             let taken = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.sched_slices), sink, |s| {
                 [
                     s.core_id.into(),
@@ -170,7 +169,7 @@ pub fn write_table<S: RowSink>(
         }
         "task_states" => {
             let taken = source.take(|m| &mut m.task_states, &["task_states"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.task_states), sink, |s| {
                 [
                     s.task_id.into(),
@@ -189,7 +188,7 @@ pub fn write_table<S: RowSink>(
         }
         "task_priorities" => {
             let taken = source.take(|m| &mut m.task_priorities, &["task_priorities"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.task_priorities), sink, |p| {
                 [
                     p.task_id.into(),
@@ -201,7 +200,7 @@ pub fn write_table<S: RowSink>(
         }
         "isr_slices" => {
             let taken = source.take(|m| &mut m.isr_slices, ISR_SLICES);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.isr_slices), sink, |s| {
                 [
                     s.core_id.into(),
@@ -216,7 +215,7 @@ pub fn write_table<S: RowSink>(
         }
         "marker_spans" => {
             let taken = source.take(|m| &mut m.marker_spans, &["marker_spans"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.marker_spans), sink, |s| {
                 [
                     s.marker_id.into(),
@@ -232,7 +231,7 @@ pub fn write_table<S: RowSink>(
         }
         "marker_instants" => {
             let taken = source.take(|m| &mut m.marker_instants, &["marker_instants"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.marker_instants), sink, |i| {
                 [
                     i.marker_id.into(),
@@ -244,7 +243,7 @@ pub fn write_table<S: RowSink>(
         }
         "marker_values" => {
             let taken = source.take(|m| &mut m.marker_values, &["marker_values"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.marker_values), sink, |v| {
                 [
                     v.marker_id.into(),
@@ -256,7 +255,7 @@ pub fn write_table<S: RowSink>(
         }
         "queue_ops" => {
             let taken = source.take(|m| &mut m.queue_ops, &["queue_ops"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.queue_ops), sink, |o| {
                 [
                     o.queue_id.into(),
@@ -271,7 +270,7 @@ pub fn write_table<S: RowSink>(
         }
         "mutex_holds" => {
             let taken = source.take(|m| &mut m.mutex_holds, &["mutex_holds"]);
-            let m = &source.trace().model;
+            let m = source.model();
             each_row(rows(taken, &m.mutex_holds), sink, |h| {
                 [
                     h.queue_id.into(),
@@ -283,13 +282,31 @@ pub fn write_table<S: RowSink>(
                 ]
             })
         }
+        "task_run_time" => {
+            let times = analysis::task_core_times(source.model());
+            each(&times, sink, |t| {
+                [
+                    t.core_id.into(),
+                    t.task_id.into(),
+                    t.slices.into(),
+                    t.run_ns.into(),
+                    t.isr_ns.into(),
+                ]
+            })
+        }
         "cpu_timeline" => {
             let sched = source.take(|m| &mut m.sched_slices, SCHED_SLICES);
             let isr = source.take(|m| &mut m.isr_slices, ISR_SLICES);
-            let m = &source.trace().model;
+            let m = source.model();
             let sched = rows(sched, &m.sched_slices);
             let isr = rows(isr, &m.isr_slices);
-            timeline::for_each_piece(sched, isr, |p| {
+            analysis::for_each_cpu_piece(sched, isr, |p| {
+                // Times past BIGINT's range are NULL in the database; a
+                // piece ending there could not be placed in time, so it is
+                // left out.
+                if i64::try_from(p.end_ns).is_err() {
+                    return Ok(());
+                }
                 sink.row(&[
                     p.core_id.into(),
                     p.start_ns.into(),
@@ -300,14 +317,14 @@ pub fn write_table<S: RowSink>(
                 ])
             })
         }
-        "events" => events(source.trace(), sink),
+        "events" => Err("the events table is filled while the trace is decoded".into()),
         // The model's small parts, read in place.
-        _ => small_table(&source.trace().model, table, sink),
+        _ => small_table(source.model(), table, sink),
     }
 }
 
 /// Writes a table from the model's small parts.
-fn small_table<S: RowSink>(m: &Model, table: &Table, sink: &mut S) -> Result<(), S::Error> {
+fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Result<(), String> {
     match table.name {
         "trace_info" => trace_info(m, sink),
         "cores" => each(&m.cores, sink, |c| {
@@ -357,20 +374,20 @@ fn small_table<S: RowSink>(m: &Model, table: &Table, sink: &mut S) -> Result<(),
     }
 }
 
-fn each<'m, T, S: RowSink, const N: usize>(
+fn each<'m, T, S: RowSink + ?Sized, const N: usize>(
     rows: &'m [T],
     sink: &mut S,
     cells: impl Fn(&'m T) -> [Cell<'m>; N],
-) -> Result<(), S::Error> {
+) -> Result<(), String> {
     rows.iter().try_for_each(|r| sink.row(&cells(r)))
 }
 
 /// [`each`] for the model's packed tables, which yield rows by value.
-fn each_row<'m, R: Row, S: RowSink, const N: usize>(
+fn each_row<'m, R: Row, S: RowSink + ?Sized, const N: usize>(
     mut rows: impl Iterator<Item = R>,
     sink: &mut S,
     cells: impl Fn(R) -> [Cell<'m>; N],
-) -> Result<(), S::Error> {
+) -> Result<(), String> {
     rows.try_for_each(|r| sink.row(&cells(r)))
 }
 
@@ -382,7 +399,7 @@ fn text(m: &Model, id: StrId) -> Cell<'_> {
     Cell::Text(m.strings.get(id))
 }
 
-fn trace_info<S: RowSink>(m: &Model, sink: &mut S) -> Result<(), S::Error> {
+fn trace_info<S: RowSink + ?Sized>(m: &Model, sink: &mut S) -> Result<(), String> {
     let i = &m.info;
     let sources = i.sources.join(", ");
     sink.row(&[
@@ -399,13 +416,26 @@ fn trace_info<S: RowSink>(m: &Model, sink: &mut S) -> Result<(), S::Error> {
     ])
 }
 
-/// The `events` table: integer fields fill arg1..arg3 in field order, the
-/// string field (at most one per event) goes to `arg_text`.
-fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
-    let mut seq: i64 = 0;
-    let mut result = Ok(());
-    trace.for_each_event(|e: &EventRow<'_>| {
-        if result.is_err() {
+/// The rows of the `events` table, from the events an importer hands on:
+/// integer fields fill arg1..arg3 in field order, the string field (at most
+/// one per event) goes to `arg_text`. The first error stops the writing.
+pub struct EventRows<'s> {
+    sink: &'s mut dyn RowSink,
+    seq: i64,
+    written: Result<(), String>,
+}
+
+impl<'s> EventRows<'s> {
+    pub fn new(sink: &'s mut dyn RowSink) -> Self {
+        EventRows {
+            sink,
+            seq: 0,
+            written: Ok(()),
+        }
+    }
+
+    pub fn event(&mut self, e: &EventRow<'_>) {
+        if self.written.is_err() {
             return;
         }
         let mut ints = [Cell::Null; 3];
@@ -425,8 +455,8 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
                 n += 1;
             }
         }
-        result = sink.row(&[
-            seq.into(),
+        self.written = self.sink.row(&[
+            self.seq.into(),
             e.ts_ns.into(),
             e.core_id.into(),
             e.name.into(),
@@ -435,20 +465,24 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
             ints[2],
             msg.as_deref().into(),
         ]);
-        seq += 1;
-    });
-    result
+        self.seq += 1;
+    }
+
+    /// Whether every row was written.
+    pub fn finish(self) -> Result<(), String> {
+        self.written
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::schema::{self, TABLES};
+    use crate::schema::{self, EVENTS, ON_DEMAND};
     use tband_trace::input::Input;
-    use tband_trace::OpenOptions;
+    use tband_trace::{OpenOptions, Trace};
 
-    /// A simulated two-core trace with every kind of row.
-    fn trace() -> Trace {
+    /// The model of a simulated two-core trace with every kind of row.
+    fn model() -> Model {
         let config = tband_sim::Config {
             cores: 2,
             size: 256 << 10,
@@ -457,15 +491,16 @@ mod tests {
         };
         let (streams, _) = tband_sim::generate(&config).unwrap();
         let inputs = Input::per_core("sim", streams);
-        Trace::from_inputs(inputs, &OpenOptions::default()).unwrap()
+        Trace::from_inputs(inputs, &OpenOptions::default())
+            .unwrap()
+            .model
     }
 
     #[derive(Default)]
     struct Collect(Vec<String>);
 
     impl RowSink for Collect {
-        type Error = ();
-        fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), ()> {
+        fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String> {
             self.0.push(format!("{cells:?}"));
             Ok(())
         }
@@ -484,22 +519,74 @@ mod tests {
 
     #[test]
     fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
-        let kept = trace();
-        for tables in [TABLES.to_vec(), schema::tables_for([])] {
+        let kept = model();
+        let always: Vec<&Table> = schema::model_tables()
+            .into_iter()
+            .filter(|t| !ON_DEMAND.iter().any(|o| o.name == t.name))
+            .collect();
+        for tables in [schema::model_tables(), always] {
             let expected = write_all(&mut RowSource::Kept(&kept), &tables);
             assert!(expected.iter().all(|rows| !rows.is_empty()));
-            let mut consumed = RowSource::consumed(trace(), &tables);
+            let mut consumed = RowSource::consumed(model(), &tables);
             assert_eq!(write_all(&mut consumed, &tables), expected);
             // Every model table was given up as it was written, the slices
             // after `cpu_timeline` when it is loaded.
-            let m = &consumed.trace().model;
+            let m = consumed.model();
             assert!(m.sched_slices.is_empty() && m.task_states.is_empty());
             assert!(m.isr_slices.is_empty() && m.queue_ops.is_empty());
             assert!(m.marker_spans.is_empty() && m.marker_values.is_empty());
             assert!(!m.tasks.is_empty());
         }
-        // A kept trace stays whole.
-        assert!(!kept.model.task_states.is_empty());
+        // A kept model stays whole.
+        assert!(!kept.task_states.is_empty());
+    }
+
+    #[test]
+    fn events_number_their_integer_fields_and_keep_their_text() {
+        let mut rows = Collect::default();
+        let mut events = EventRows::new(&mut rows);
+        let args = [
+            ("a", ArgValue::UInt(1)),
+            ("name", ArgValue::Str(b"x\xff")),
+            ("b", ArgValue::Int(-2)),
+            ("c", ArgValue::UInt(u64::MAX)),
+            ("d", ArgValue::UInt(4)),
+        ];
+        let event = |ts_ns, args| EventRow {
+            ts_ns,
+            core_id: 1,
+            name: "e",
+            args,
+        };
+        events.event(&event(Some(5), &args));
+        events.event(&event(None, &[]));
+        events.finish().unwrap();
+        let null = Cell::Null;
+        let text = Cell::Text("x\u{FFFD}");
+        let e = Cell::Text("e");
+        assert_eq!(
+            rows.0,
+            [
+                format!(
+                    "{:?}",
+                    [
+                        Cell::Int(0),
+                        Cell::Int(5),
+                        Cell::Int(1),
+                        e,
+                        Cell::Int(1),
+                        Cell::Int(-2),
+                        null,
+                        text
+                    ]
+                ),
+                format!(
+                    "{:?}",
+                    [Cell::Int(1), null, Cell::Int(1), e, null, null, null, null]
+                ),
+            ]
+        );
+        assert!(write_table(&mut RowSource::Kept(&model()), &EVENTS, &mut rows).is_err());
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! The SQL schema: one table per model table, `events` for the raw events,
-//! `trace_info`, and views for the joins reports keep needing. The same
-//! statements create it in every engine, so names, columns and types agree.
+//! The SQL schema: one table per model table, one per analysis of the
+//! model that reports read (`task_run_time`, `cpu_timeline`), `events` for
+//! the raw events, `trace_info`, and views for the joins reports keep
+//! needing. The same statements create it in every engine, so names,
+//! columns and types agree.
 //!
 //! Types are kept to two: `BIGINT` (every integer, times in ns, ids, and
 //! flags as 0/1, because the engines disagree on how booleans print) and
@@ -312,6 +314,20 @@ pub const ANOMALIES: Table = Table {
     ],
 };
 
+pub const TASK_RUN_TIME: Table = Table {
+    name: "task_run_time",
+    doc: "Per core and task: the time the task ran there, which is its time scheduled minus \
+          the depth-0 ISR time inside its slices, and that ISR time. Computed while loading, \
+          as `tband-decode --summary` computes it.",
+    columns: &[
+        int("core_id", "the core"),
+        int("task_id", "the task"),
+        int("slices", "its scheduling slices on the core"),
+        int("run_ns", "time it ran: time scheduled minus isr_ns"),
+        int("isr_ns", "depth-0 ISR time inside its slices"),
+    ],
+};
+
 pub const CPU_TIMELINE: Table = Table {
     name: "cpu_timeline",
     doc: "Each core's time cut into pieces at every scheduling slice and depth-0 ISR \
@@ -353,6 +369,7 @@ pub const TABLES: &[&Table] = &[
     &TRACE_INFO,
     &CORES,
     &TASKS,
+    &TASK_RUN_TIME,
     &SCHED_SLICES,
     &TASK_STATES,
     &TASK_PRIORITIES,
@@ -376,122 +393,13 @@ pub const TABLES: &[&Table] = &[
 /// small next to them.
 pub const ON_DEMAND: &[&Table] = &[&CPU_TIMELINE, &EVENTS];
 
-/// Keywords that end a FROM list.
-const FROM_LIST_ENDS: &[&str] = &[
-    "WHERE",
-    "GROUP",
-    "ORDER",
-    "HAVING",
-    "LIMIT",
-    "UNION",
-    "EXCEPT",
-    "INTERSECT",
-    "ON",
-    "USING",
-    "WINDOW",
-    "SELECT",
-    "QUALIFY",
-];
-
-/// Whether `sql` names `name` where a table stands: after FROM or JOIN (a
-/// schema prefix such as `main.` allowed), or after a comma of a FROM list.
-/// A column of that name, a comment or a string does not count; a common
-/// table expression of that name does, which at worst loads a table for
-/// nothing.
-fn names(sql: &str, name: &str) -> bool {
-    let is = |token: &str, keyword: &str| token.eq_ignore_ascii_case(keyword);
-    // Per parenthesis level: whether its FROM list is being read.
-    let mut in_from_list = vec![false];
-    let mut table_next = false;
-    let mut tokens = sql_tokens(sql).peekable();
-    while let Some(token) = tokens.next() {
-        let table_here = std::mem::take(&mut table_next);
-        let level = in_from_list.len() - 1;
-        match token {
-            "(" => in_from_list.push(false),
-            ")" if level > 0 => {
-                in_from_list.pop();
-            }
-            "," => table_next = in_from_list[level],
-            _ if is(token, "FROM") || is(token, "JOIN") => {
-                in_from_list[level] = true;
-                table_next = true;
-            }
-            _ if FROM_LIST_ENDS.iter().any(|k| is(token, k)) => in_from_list[level] = false,
-            _ if table_here && tokens.peek() == Some(&".") => {
-                tokens.next();
-                table_next = true;
-            }
-            _ if table_here && is(token, name) => return true,
-            _ => {}
-        }
-    }
-    false
-}
-
-/// The words and punctuation of `sql`, without whitespace, comments and
-/// string literals; a quoted identifier is its word.
-fn sql_tokens(sql: &str) -> impl Iterator<Item = &str> {
-    let mut rest = sql;
-    std::iter::from_fn(move || loop {
-        rest = rest.trim_start();
-        let mut chars = rest.chars();
-        let first = chars.next()?;
-        let (token, after) = if rest.starts_with("--") {
-            ("", rest.find('\n').map_or("", |i| &rest[i..]))
-        } else if let Some(comment) = rest.strip_prefix("/*") {
-            ("", comment.find("*/").map_or("", |i| &comment[i + 2..]))
-        } else if first == '\'' {
-            ("", skip_string(&rest[1..]))
-        } else if first == '"' {
-            let inner = &rest[1..];
-            let end = inner.find('"').unwrap_or(inner.len());
-            (&inner[..end], inner.get(end + 1..).unwrap_or(""))
-        } else if first.is_ascii_alphanumeric() || first == '_' {
-            let end = rest
-                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                .unwrap_or(rest.len());
-            rest.split_at(end)
-        } else {
-            rest.split_at(first.len_utf8())
-        };
-        rest = after;
-        if !token.is_empty() {
-            return Some(token);
-        }
-    })
-}
-
-/// What follows a string literal whose opening quote was just read (`''`
-/// inside it is a quote).
-fn skip_string(mut s: &str) -> &str {
-    loop {
-        match s.find('\'') {
-            Some(i) if s[i + 1..].starts_with('\'') => s = &s[i + 2..],
-            Some(i) => return &s[i + 1..],
-            None => return "",
-        }
-    }
-}
-
-/// Whether `sql` reads `table`, itself or through views.
-pub fn reads(sql: &str, table: &Table) -> bool {
-    names(sql, table.name)
-        || VIEWS
-            .iter()
-            .any(|v| names(sql, v.name) && reads(v.sql, table))
-}
-
-/// The tables a run of `queries` needs: every table but the
-/// [`ON_DEMAND`] ones the queries do not read.
-pub fn tables_for<'q>(queries: impl IntoIterator<Item = &'q str>) -> Vec<&'static Table> {
-    let queries: Vec<&'q str> = queries.into_iter().collect();
+/// The tables filled from a trace's model: every table but `events`, whose
+/// rows exist only while the trace is decoded.
+pub fn model_tables() -> Vec<&'static Table> {
     TABLES
         .iter()
         .copied()
-        .filter(|t| {
-            !ON_DEMAND.iter().any(|o| o.name == t.name) || queries.iter().any(|sql| reads(sql, t))
-        })
+        .filter(|t| t.name != EVENTS.name)
         .collect()
 }
 
@@ -554,21 +462,6 @@ pub const VIEWS: &[View] = &[
               AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
               LEFT JOIN tasks t ON t.task_id = s.task_id",
     },
-    View {
-        name: "task_load",
-        doc: "Per core and task: slice_ns (time scheduled), isr_ns (depth-0 ISR time \
-              inside its slices) and run_ns = slice_ns - isr_ns.",
-        sql: "WITH sched AS ( \
-                SELECT core_id, task_id, SUM(dur_ns) AS slice_ns, COUNT(*) AS slices \
-                FROM sched_slices GROUP BY core_id, task_id \
-              ), isr AS ( \
-                SELECT core_id, task_id, SUM(dur_ns) AS isr_ns FROM cpu_timeline \
-                WHERE in_isr = 1 AND task_id IS NOT NULL GROUP BY core_id, task_id \
-              ) \
-              SELECT s.core_id, s.task_id, s.slices, s.slice_ns, \
-                COALESCE(i.isr_ns, 0) AS isr_ns, s.slice_ns - COALESCE(i.isr_ns, 0) AS run_ns \
-              FROM sched s LEFT JOIN isr i ON i.core_id = s.core_id AND i.task_id = s.task_id",
-    },
     // A task's states form a chain: each state ends when the task's next
     // one starts (the model ends the old state where it opens the new one).
     // So the state after a ready state is found by an equality join on the
@@ -612,40 +505,6 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn on_demand_tables_are_loaded_only_for_queries_that_read_them() {
-        let names = |sql: &[&str]| -> Vec<&str> {
-            tables_for(sql.iter().copied())
-                .iter()
-                .map(|t| t.name)
-                .collect()
-        };
-        let model_only = names(&[
-            "SELECT * FROM task_states",
-            "SELECT count(*) FROM isr_slices",
-        ]);
-        assert!(!model_only.contains(&"events"));
-        assert!(!model_only.contains(&"cpu_timeline"));
-        assert_eq!(model_only.len(), TABLES.len() - ON_DEMAND.len());
-        let with_events = names(&["SELECT 1", "select name from Events"]);
-        assert!(with_events.contains(&"events") && !with_events.contains(&"cpu_timeline"));
-        assert!(names(&["SELECT * FROM main.events;"]).contains(&"events"));
-        assert!(!names(&["SELECT * FROM events_by_task"]).contains(&"events"));
-        assert!(names(&["SELECT * FROM cpu_timeline"]).contains(&"cpu_timeline"));
-        assert!(names(&["SELECT 1 FROM tasks t, events e"]).contains(&"events"));
-        assert!(names(&["SELECT * FROM (SELECT ts_ns FROM events) x"]).contains(&"events"));
-        assert!(names(&["SELECT 1 FROM tasks LEFT JOIN \"events\" ON 1"]).contains(&"events"));
-        // A column, a string or a comment of that name is not a table.
-        let mentions = names(&[
-            "-- counts events\nSELECT 'events' AS kind, events, /* events */ 1 FROM trace_info",
-            "SELECT a, events FROM trace_info WHERE x IN (SELECT events FROM trace_info)",
-            "SELECT 'it''s events' FROM tasks",
-        ]);
-        assert!(!mentions.contains(&"events"));
-        // Through the view built on it.
-        assert_eq!(names(&["SELECT * FROM task_load"]).len(), TABLES.len() - 1);
-    }
 
     #[test]
     fn statements_name_every_column_once() {

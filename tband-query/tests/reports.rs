@@ -74,7 +74,7 @@ struct Loaded(Box<dyn engine::Database>);
 impl Loaded {
     fn new(engine: Engine, trace: &Trace) -> Loaded {
         let mut db = engine.open(None).unwrap();
-        engine::load(db.as_mut(), trace, schema::TABLES).unwrap();
+        engine::load(db.as_mut(), &trace.model, &schema::model_tables()).unwrap();
         Loaded(db)
     }
 
@@ -587,6 +587,52 @@ fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
             check_against_model(&mut db, &trace.model);
         }
     }
+}
+
+/// `task_run_time` holds, per core and task, the slices and the run and ISR
+/// time computed here from the model's slices.
+#[test]
+fn the_task_run_time_table_holds_each_tasks_run_and_isr_time() {
+    let mut traces = conformance_traces();
+    traces.push(("simulated, 2 cores".into(), simulated(2, 3).0));
+    let mut interrupted = false;
+    for (name, trace) in &traces {
+        let (slices, isrs) = model_spans(&trace.model);
+        let cores: Vec<u32> = slices
+            .iter()
+            .map(|s| s.core)
+            .collect::<std::collections::BTreeSet<u32>>()
+            .into_iter()
+            .collect();
+        let expected: Vec<Vec<Option<i64>>> = cpu_load(&cores, &slices, &isrs, |_| false)
+            .into_iter()
+            .filter_map(|(core, task, run_ns, isr_ns)| {
+                let task = task?;
+                let count = slices.iter().filter(|s| s.core == core && s.id == task);
+                Some(vec![
+                    Some(core.into()),
+                    Some(task.into()),
+                    Some(count.count() as i64),
+                    Some(run_ns as i64),
+                    Some(isr_ns as i64),
+                ])
+            })
+            .collect();
+        interrupted |= expected.iter().any(|r| r[4] > Some(0));
+        for engine in engines() {
+            let mut db = Loaded::new(engine, trace);
+            let table =
+                db.0.query(
+                    "SELECT core_id, task_id, slices, run_ns, isr_ns FROM task_run_time \
+                     ORDER BY core_id, task_id",
+                    &[],
+                )
+                .unwrap();
+            let got = Table(table).ints(&["core_id", "task_id", "slices", "run_ns", "isr_ns"]);
+            assert_eq!(got, expected, "{name} on {engine}");
+        }
+    }
+    assert!(interrupted, "ISRs interrupt tasks in some trace");
 }
 
 /// Every canned report gives the same rows on both engines (reals within

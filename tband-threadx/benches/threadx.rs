@@ -86,7 +86,7 @@ fn main() {
 
     let model = best_of_three(|| {
         let buffer = Buffer::read(&bytes, &options).expect("synthetic buffer reads");
-        let model = build_model(&buffer, Vec::new());
+        let model = build_model(&buffer, Vec::new(), None);
         model.info.events
     });
     report("read + build model (memory)", size, model, "events");

@@ -13,11 +13,12 @@ use std::collections::{HashMap, HashSet};
 use super::entries::{Context, Entry};
 use super::event_names::{USER_EVENT_FIRST, USER_EVENT_LAST};
 use super::problems::{Problem, ProblemKind};
+use super::raw_events::hand_entry;
 use super::registry::{ObjectKind, RegistryEntry};
 use super::Buffer;
 use tband_model::{
-    AnomalyKind, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
-    QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
+    AnomalyKind, EventSink, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
+    QueueKind, QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
 };
 
 /// ThreadX runs on one core.
@@ -76,17 +77,25 @@ mod state {
 }
 
 impl Import for Buffer<'_> {
-    fn build_model(&self, info: TraceInfo) -> Model {
-        build_model(self, info.sources)
+    fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+        build_model(self, info.sources, events)
     }
 }
 
-/// Builds the model of a ThreadX buffer.
-pub fn build_model(buffer: &Buffer<'_>, sources: Vec<String>) -> Model {
+/// Builds the model of a ThreadX buffer, handing every entry to `events`
+/// if given.
+pub fn build_model(
+    buffer: &Buffer<'_>,
+    sources: Vec<String>,
+    mut events: Option<EventSink<'_>>,
+) -> Model {
     let mut importer = Importer::new(buffer, sources);
     let mut entries = buffer.entries();
     let mut count = 0u64;
     for entry in entries.by_ref() {
+        if let Some(events) = events.as_deref_mut() {
+            hand_entry(events, buffer, &entry);
+        }
         importer.entry(&entry);
         count += 1;
     }

@@ -27,7 +27,6 @@ pub use event_names::{
 pub use interpret::{build_model, IDLE_TASK_ID, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID};
 pub use layout::{ByteOrder, Header, Layout, ENTRY_SIZE, HEADER_ID, HEADER_SIZE};
 pub use problems::{Problem, ProblemKind};
-pub use raw_events::for_each_event;
 pub use registry::{ObjectKind, Registry, RegistryEntry};
 pub use synthetic::{synthetic_buffer, SyntheticOptions};
 pub use timer::{Timer, TimerDirection};

@@ -246,7 +246,7 @@ mod tests {
         let count = entries.by_ref().count();
         assert!(entries.finish().is_empty());
         assert_eq!(count, buffer.layout.slots);
-        (count, build_model(&buffer, Vec::new()))
+        (count, build_model(&buffer, Vec::new(), None))
     }
 
     #[test]

@@ -17,7 +17,7 @@ fn recording(name: &str) -> Vec<u8> {
 fn decode_all(bytes: &[u8]) -> Result<(Vec<Entry>, Vec<Problem>), ReadError> {
     let buffer = Buffer::read(bytes, &ReadOptions::default())?;
     // The model is built from whatever was read, and holds one event per entry.
-    let model = build_model(&buffer, Vec::new());
+    let model = build_model(&buffer, Vec::new(), None);
     let mut entries = buffer.entries();
     let decoded: Vec<Entry> = entries.by_ref().collect();
     let mut problems = buffer.problems().to_vec();

@@ -1,12 +1,12 @@
 //! The model of the ThreadX conformance buffers: facts read off their
 //! reference listings (`*.entries.csv`).
 
+use tband_model::EventRow;
 use tband_model::{
     AnomalyKind, Model, QueueKind, QueueOpKind, StateReason, TaskKind, TaskStateKind,
 };
 use tband_threadx::{
-    build_model, for_each_event, Buffer, Context, ReadOptions, INIT_MARKER_ID,
-    INTERRUPT_CONTEXT_ISR_ID,
+    build_model, Buffer, Context, ReadOptions, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID,
 };
 
 const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/threadx");
@@ -16,7 +16,7 @@ fn model_of(name: &str, options: &ReadOptions) -> (Model, Vec<u64>) {
     let bytes = std::fs::read(format!("{CONFORMANCE}/{name}.trx")).expect("conformance file");
     let buffer = Buffer::read(&bytes, options).expect("reads");
     let times = buffer.entries().map(|e| e.time_ns).collect();
-    (build_model(&buffer, vec![name.into()]), times)
+    (build_model(&buffer, vec![name.into()], None), times)
 }
 
 fn default_model(name: &str) -> (Model, Vec<u64>) {
@@ -328,11 +328,12 @@ fn filex_events_are_named_in_the_raw_events() {
     let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
     let mut writes = 0;
     let mut media_reads = 0;
-    for_each_event(&buffer, |row| match row.name {
+    let mut count = |row: &EventRow<'_>| match row.name {
         "FX_TRACE_FILE_WRITE" => writes += 1,
         "FX_TRACE_INTERNAL_IO_DRIVER_READ" => media_reads += 1,
         _ => {}
-    });
+    };
+    build_model(&buffer, Vec::new(), Some(&mut count));
     assert_eq!((writes, media_reads), (18, 94));
 }
 
@@ -345,7 +346,7 @@ fn interrupt_context_without_an_enter_event_is_still_an_isr() {
     bytes[event_id..event_id + 4].copy_from_slice(&40u32.to_le_bytes());
     let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
     let times: Vec<u64> = buffer.entries().map(|e| e.time_ns).collect();
-    let model = build_model(&buffer, Vec::new());
+    let model = build_model(&buffer, Vec::new(), None);
     let slices: Vec<_> = model
         .isr_slices
         .iter()
@@ -360,22 +361,23 @@ fn interrupt_context_without_an_enter_event_is_still_an_isr() {
 
 #[test]
 fn tools_open_threadx_buffers_without_being_told() {
-    use tband_trace::InputFormat;
-    use tband_trace::{OpenOptions, Trace};
+    use tband_trace::{InputFormat, OpenOptions, Source, Trace};
 
     let path = format!("{CONFORMANCE}/threadx_demo_small.trx");
-    let trace = Trace::open(std::slice::from_ref(&path), &OpenOptions::default()).expect("opens");
-    assert_eq!(trace.format(), InputFormat::Threadx);
-    assert_eq!(trace.model.info.events, 974);
-    assert_eq!(trace.model.info.first_ts_raw, 402_982_026);
+    let options = OpenOptions::default();
+    let source = Source::open(std::slice::from_ref(&path), &options).expect("opens");
     let mut rows = 0;
     let mut resumes = 0;
-    trace.for_each_event(|row| {
+    let trace = Trace::build_with_events(source, &options, &mut |row| {
         rows += 1;
         if row.name == "TX_TRACE_THREAD_RESUME" {
             resumes += 1;
         }
-    });
+    })
+    .expect("opens");
+    assert_eq!(trace.format(), InputFormat::Threadx);
+    assert_eq!(trace.model.info.events, 974);
+    assert_eq!(trace.model.info.first_ts_raw, 402_982_026);
     assert_eq!((rows, resumes), (974, 14));
 }
 
@@ -389,7 +391,7 @@ fn every_thread_entry_lies_in_a_slice_of_its_thread() {
     ] {
         let bytes = std::fs::read(format!("{CONFORMANCE}/{name}.trx")).expect("conformance file");
         let buffer = Buffer::read(&bytes, &ReadOptions::default()).expect("reads");
-        let model = build_model(&buffer, Vec::new());
+        let model = build_model(&buffer, Vec::new(), None);
         for entry in buffer.entries() {
             let Context::Thread { address } = entry.context() else {
                 continue;

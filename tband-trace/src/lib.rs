@@ -1,18 +1,17 @@
 //! The front door of every tband tool: a trace opened from its inputs, its
-//! format recognised once, the model built by that format's importer, and
-//! the raw events available for another pass.
+//! format recognised once, and the model built by that format's importer,
+//! with the raw events handed, if wanted, to whoever asked for them during
+//! the same pass.
 
 use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 
-use tband::{FieldValue, Record};
 use tband_ctf::{CtfError, CtfTrace};
-use tband_decode::frames::FrameError;
 use tband_decode::input::{Bytes, Input, InputError, InputSpec};
 use tband_decode::interpret::TbandTrace;
-use tband_decode::sequencer::{self, Clock, Position, Stream, Visitor};
-use tband_model::{ArgValue, EventRow, Import, Model, TraceInfo};
+use tband_decode::sequencer::Stream;
+use tband_model::{EventSink, Import, Model, TraceInfo};
 
 pub use tband_decode::input;
 pub use tband_decode::interpret::DecodeThread;
@@ -260,10 +259,10 @@ impl Source {
     }
 }
 
-/// An opened trace: its inputs and the model built from them.
+/// An opened trace: the model built from its inputs.
 pub struct Trace {
     pub model: Model,
-    source: Source,
+    format: InputFormat,
 }
 
 impl Trace {
@@ -289,11 +288,30 @@ impl Trace {
         options: &OpenOptions,
         read: &AtomicU64,
     ) -> Result<Trace, TraceError> {
+        Trace::build_handing_events(source, options, read, None)
+    }
+
+    /// [`Trace::build`], handing every decoded event to `events` as the
+    /// model is built: the raw events without a second pass.
+    pub fn build_with_events(
+        source: Source,
+        options: &OpenOptions,
+        events: EventSink<'_>,
+    ) -> Result<Trace, TraceError> {
+        Trace::build_handing_events(source, options, &AtomicU64::new(0), Some(events))
+    }
+
+    fn build_handing_events(
+        source: Source,
+        options: &OpenOptions,
+        read: &AtomicU64,
+        events: Option<EventSink<'_>>,
+    ) -> Result<Trace, TraceError> {
         let info = TraceInfo {
             sources: source.names(),
             ..TraceInfo::default()
         };
-        let model = source.importer(options, read)?.build_model(info);
+        let model = source.importer(options, read)?.build_model(info, events);
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
                 names: source.names().join(", "),
@@ -301,32 +319,14 @@ impl Trace {
                 invalid: model.info.invalid_frames,
             });
         }
-        Ok(Trace { model, source })
+        Ok(Trace {
+            model,
+            format: source.format(),
+        })
     }
 
     pub fn format(&self) -> InputFormat {
-        self.source.format()
-    }
-
-    /// Calls `f` with every decoded event in time order.
-    pub fn for_each_event(&self, mut f: impl FnMut(&EventRow<'_>)) {
-        match &self.source {
-            Source::Tband(inputs) => {
-                let clock = Clock {
-                    ns_per_tick: self.model.info.ns_per_tick,
-                    first_raw: self.model.info.first_ts_raw,
-                };
-                let mut visitor = RowVisitor { f: &mut f };
-                sequencer::sequence(&tband_streams(inputs), &clock, &mut visitor);
-            }
-            Source::Ctf { trace, .. } => tband_ctf::for_each_event(trace, f),
-            Source::Threadx { input, options } => {
-                // The same buffer and options read fine when the trace opened.
-                if let Ok(buffer) = read_threadx(input, options) {
-                    tband_threadx::for_each_event(&buffer, f);
-                }
-            }
-        }
+        self.format
     }
 }
 
@@ -361,44 +361,6 @@ fn first_frames(bytes: &[u8], max_bytes: u64, total: u64) -> &[u8] {
         .and_then(|rest| rest.iter().position(|&b| b == 0))
         .map_or(bytes.len(), |zero| share + zero + 1);
     &bytes[..end]
-}
-
-struct RowVisitor<'f, F> {
-    f: &'f mut F,
-}
-
-impl<F: FnMut(&EventRow<'_>)> Visitor for RowVisitor<'_, F> {
-    fn event(&mut self, at: Position, rec: &Record<'_>) {
-        let mut args = [("", ArgValue::Int(0)); 4];
-        let mut n = 0;
-        rec.event.for_each_field(|name, value| {
-            if let Some(slot) = args.get_mut(n) {
-                *slot = (
-                    name,
-                    match value {
-                        FieldValue::U8(v) => ArgValue::UInt(v.into()),
-                        FieldValue::U32(v) => ArgValue::UInt(v.into()),
-                        FieldValue::U64(v) => ArgValue::UInt(v),
-                        FieldValue::S64(v) => ArgValue::Int(v),
-                        FieldValue::Str(s) => ArgValue::Str(s),
-                    },
-                );
-                n += 1;
-            }
-        });
-        (self.f)(&EventRow {
-            ts_ns: at.ts_ns,
-            core_id: at.core,
-            name: rec.event.kind().name(),
-            args: &args[..n],
-        });
-    }
-
-    fn invalid(&mut self, _: Position, _: &FrameError) {}
-
-    fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
-
-    fn progress(&mut self, _: usize, _: usize) {}
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! DuckDB through `duckdb`. A table is loaded by `INSERT ... SELECT` from a
 //! table function that hands DuckDB the rows in chunks of its vector size;
-//! another thread produces those chunks from the trace meanwhile.
+//! another thread produces those chunks meanwhile (from the model, or while
+//! the trace is decoded).
 
 use std::path::Path;
 use std::sync::mpsc::{self, Receiver, SyncSender};
@@ -11,8 +12,8 @@ use duckdb::types::{ToSqlOutput, ValueRef};
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
 use duckdb::{ffi, Connection, ToSql};
 
-use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink, RowSource};
+use super::{Database, Engine, Fill, QueryResult, Value};
+use crate::rows::{Cell, RowSink};
 use crate::schema::{Column, ColumnType, Table};
 
 /// The table function `load_table` inserts from.
@@ -227,9 +228,7 @@ impl ChunkSender {
 }
 
 impl RowSink for ChunkSender {
-    type Error = String;
-
-    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
+    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String> {
         let row = self.chunk.rows;
         for (column, cell) in self.chunk.columns.iter_mut().zip(cells) {
             column.push(row, *cell)?;
@@ -355,7 +354,7 @@ impl Database for DuckDb {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, source: &mut RowSource<'_>, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, table: &Table, fill: Fill<'_>) -> Result<(), String> {
         // SAFETY: only reads DuckDB's compile-time vector size.
         let chunk_rows = unsafe { ffi::duckdb_vector_size() } as usize;
         let (to_duckdb, chunks) = mpsc::sync_channel(CHUNKS_AHEAD);
@@ -375,7 +374,7 @@ impl Database for DuckDb {
         self.execute("SET threads = 1")?;
         let (produced, inserted) = std::thread::scope(|scope| {
             let producer = scope.spawn(move || {
-                rows::write_table(source, table, &mut sender)?;
+                fill(&mut sender)?;
                 sender.finish()
             });
             let inserted = self.conn.execute_batch(&sql).map_err(|e| e.to_string());

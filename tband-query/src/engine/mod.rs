@@ -9,10 +9,12 @@ mod sqlite;
 use std::fmt;
 use std::path::Path;
 
-use tband_trace::Trace;
+use tband_model::{EventSink, Model};
 
-use crate::rows::RowSource;
-use crate::schema::{self, Table, View, ON_DEMAND, VIEWS};
+use crate::reports::Query;
+use crate::rows::{self, EventRows, RowSink, RowSource};
+use crate::schema::{Table, EVENTS, ON_DEMAND, TABLES, VIEWS};
+use crate::sql;
 
 /// An embedded SQL engine.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -98,14 +100,18 @@ pub struct QueryResult {
     pub rows: Vec<Vec<Value>>,
 }
 
+/// What fills a table: writes every row of it into the sink it is given.
+/// An engine may run it on a thread of its own.
+pub type Fill<'a> = Box<dyn FnOnce(&mut dyn RowSink) -> Result<(), String> + Send + 'a>;
+
 /// What every engine does. Errors are the engine's own message.
 pub trait Database {
     fn engine(&self) -> Engine;
     /// Runs a statement that returns nothing.
     fn execute(&mut self, sql: &str) -> Result<(), String>;
-    /// Fills an existing table with the trace's rows, as fast as the engine
-    /// allows (through [`crate::rows::write_table`]).
-    fn load_table(&mut self, source: &mut RowSource<'_>, table: &Table) -> Result<(), String>;
+    /// Fills an existing table with the rows `fill` writes, as fast as the
+    /// engine allows.
+    fn load_table(&mut self, table: &Table, fill: Fill<'_>) -> Result<(), String>;
     /// Starts the transaction a load runs in.
     fn begin_load(&mut self) -> Result<(), String> {
         self.execute("BEGIN TRANSACTION")
@@ -118,42 +124,194 @@ pub trait Database {
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String>;
 }
 
-/// Creates `tables`, loads the trace into them and creates the views that
-/// are missing, in one transaction. A view over an on-demand table is
-/// created with that table (DuckDB checks a view's tables when it is
-/// created); the other tables are loaded by the first call.
-pub fn load(db: &mut dyn Database, trace: &Trace, tables: &[&Table]) -> Result<(), String> {
-    load_from(db, &mut RowSource::Kept(trace), tables)
+/// Why a load failed.
+#[derive(Debug)]
+pub enum LoadError<E> {
+    /// The model could not be built: why.
+    Model(E),
+    /// The engine failed: its message.
+    Database(String),
 }
 
-/// [`load`] for a trace not needed afterwards, given up as it is loaded
-/// (see [`RowSource::Consumed`]): the database grows into the memory the
-/// model frees instead of next to it.
-pub fn load_consuming(
+impl<E> From<String> for LoadError<E> {
+    fn from(e: String) -> Self {
+        LoadError::Database(e)
+    }
+}
+
+/// Loads the model that `build` builds into `tables` (created here), then
+/// creates the views, in one transaction. When `events` is among the
+/// tables, `build` gets a sink for the raw events and fills it during the
+/// pass that builds the model. The model's tables are then loaded from the
+/// model, which is given up as they are (see [`RowSource::Consumed`]): the
+/// database grows into the memory the model frees instead of next to it.
+pub fn load_while_building<E: Send>(
     db: &mut dyn Database,
-    trace: Trace,
     tables: &[&Table],
-) -> Result<(), String> {
-    load_from(db, &mut RowSource::consumed(trace, tables), tables)
+    build: impl FnOnce(Option<EventSink<'_>>) -> Result<Model, E> + Send,
+) -> Result<(), LoadError<E>> {
+    db.begin_load()?;
+    for table in tables {
+        db.execute(&table.create_sql())?;
+    }
+    let model = if tables.iter().any(|t| t.name == EVENTS.name) {
+        let mut built = None;
+        db.load_table(
+            &EVENTS,
+            Box::new(|sink| {
+                let mut rows = EventRows::new(sink);
+                built = Some(build(Some(&mut |e| rows.event(e))));
+                rows.finish()
+            }),
+        )?;
+        built.ok_or("the engine never asked for the events".to_string())?
+    } else {
+        build(None)
+    }
+    .map_err(LoadError::Model)?;
+    let model_tables: Vec<&Table> = tables
+        .iter()
+        .copied()
+        .filter(|t| t.name != EVENTS.name)
+        .collect();
+    fill_from_model(
+        db,
+        &mut RowSource::consumed(model, &model_tables),
+        &model_tables,
+    )?;
+    Ok(())
 }
 
-fn load_from(
+/// Creates `tables`, fills them from a model that stays as it is, and
+/// creates the views that are missing, in one transaction. The `events`
+/// table cannot be among them: its rows are there only while a trace is
+/// decoded ([`load_while_building`]).
+pub fn load(db: &mut dyn Database, model: &Model, tables: &[&Table]) -> Result<(), String> {
+    db.begin_load()?;
+    for table in tables {
+        db.execute(&table.create_sql())?;
+    }
+    fill_from_model(db, &mut RowSource::Kept(model), tables)
+}
+
+/// Fills `tables`, created already, from `source`, creates the views and
+/// commits the load.
+fn fill_from_model(
     db: &mut dyn Database,
     source: &mut RowSource<'_>,
     tables: &[&Table],
 ) -> Result<(), String> {
-    db.begin_load()?;
     for table in tables {
-        db.execute(&table.create_sql())?;
-        db.load_table(source, table)?;
+        db.load_table(
+            table,
+            Box::new(|sink| rows::write_table(&mut *source, table, sink)),
+        )?;
     }
-    let available = |view: &View| {
-        ON_DEMAND
-            .iter()
-            .all(|t| !schema::reads(view.sql, t) || tables.iter().any(|l| l.name == t.name))
-    };
-    for view in VIEWS.iter().filter(|v| available(v)) {
+    for view in VIEWS {
         db.execute(&view.create_sql())?;
     }
     db.end_load()
+}
+
+/// The tables a run of `queries` needs: every table but the [`ON_DEMAND`]
+/// ones that no statement reads. SQLite tells which tables a statement
+/// reads, as it prepares it against the empty schema; a statement it cannot
+/// prepare (DuckDB's own syntax, a table an earlier statement creates)
+/// might read any, and gets every table.
+pub fn tables_for(queries: &[Query]) -> Vec<&'static Table> {
+    let statements: Vec<String> = queries
+        .iter()
+        .flat_map(|q| sql::statements(&q.text))
+        .map(|s| s.sql)
+        .collect();
+    let read = tables_read(&statements);
+    TABLES
+        .iter()
+        .copied()
+        .filter(|t| {
+            let on_demand = ON_DEMAND.iter().any(|o| o.name == t.name);
+            !on_demand || read.as_ref().is_none_or(|read| read.contains(&t.name))
+        })
+        .collect()
+}
+
+/// The schema's tables that `statements` read, or `None` if that cannot be told.
+#[cfg(feature = "sqlite")]
+fn tables_read(statements: &[String]) -> Option<Vec<&'static str>> {
+    sqlite::tables_read(statements)
+}
+
+#[cfg(not(feature = "sqlite"))]
+fn tables_read(_: &[String]) -> Option<Vec<&'static str>> {
+    None
+}
+
+#[cfg(all(test, feature = "sqlite"))]
+mod tests {
+    use super::*;
+
+    fn names(sql: &[&str]) -> Vec<&'static str> {
+        let queries: Vec<Query> = sql
+            .iter()
+            .map(|text| Query {
+                name: "-e".into(),
+                text: text.to_string(),
+            })
+            .collect();
+        tables_for(&queries).iter().map(|t| t.name).collect()
+    }
+
+    #[test]
+    fn on_demand_tables_are_loaded_only_for_queries_that_read_them() {
+        let model_only = names(&[
+            "SELECT * FROM task_states",
+            "SELECT count(*) FROM isr_slices",
+        ]);
+        assert!(!model_only.contains(&"events"));
+        assert!(!model_only.contains(&"cpu_timeline"));
+        assert_eq!(model_only.len(), TABLES.len() - ON_DEMAND.len());
+        let with_events = names(&["SELECT 1", "select name from Events"]);
+        assert!(with_events.contains(&"events") && !with_events.contains(&"cpu_timeline"));
+        assert!(names(&["SELECT * FROM main.events;"]).contains(&"events"));
+        assert!(names(&["SELECT count(*) FROM events"]).contains(&"events"));
+        assert!(names(&["SELECT * FROM cpu_timeline"]).contains(&"cpu_timeline"));
+        assert!(names(&["SELECT 1 FROM tasks t, events e"]).contains(&"events"));
+        assert!(names(&["SELECT * FROM (SELECT ts_ns FROM events) x"]).contains(&"events"));
+        assert!(names(&["SELECT 1 FROM tasks LEFT JOIN \"events\" ON 1"]).contains(&"events"));
+        assert!(names(&["SELECT 1 WHERE EXISTS (SELECT 1 FROM events)"]).contains(&"events"));
+        assert!(names(&["SELECT seq FROM events WHERE ts_ns > :from_ns"]).contains(&"events"));
+        // A column, a string, a comment or a query's own table of that name
+        // is not the table.
+        let mentions = names(&[
+            "-- counts events\nSELECT 'events' AS kind, events, /* events */ 1 FROM trace_info",
+            "SELECT events FROM trace_info WHERE events IN (SELECT events FROM trace_info)",
+            "SELECT 'it''s events' FROM tasks",
+            "WITH events AS (SELECT 1 AS x) SELECT x FROM events",
+            "WITH events_by_task AS (SELECT 1 AS x) SELECT * FROM events_by_task",
+        ]);
+        assert!(!mentions.contains(&"events"));
+    }
+
+    #[test]
+    fn a_query_sqlite_cannot_prepare_gets_every_table() {
+        let all = TABLES.len();
+        // DuckDB's own syntax.
+        assert_eq!(
+            names(&["SELECT ts_ns::BIGINT FROM sched_slices"]).len(),
+            all
+        );
+        assert_eq!(names(&["FROM tasks SELECT name"]).len(), all);
+        // A table that an earlier statement makes.
+        let made = "CREATE TEMP TABLE x AS SELECT 1 AS a; SELECT a FROM x";
+        assert_eq!(names(&[made]).len(), all);
+    }
+
+    #[test]
+    fn no_view_reads_an_on_demand_table() {
+        // The views are created with the tables every load has.
+        for view in VIEWS {
+            let read = names(&[&format!("SELECT * FROM {}", view.name)]);
+            assert_eq!(read.len(), TABLES.len() - ON_DEMAND.len(), "{}", view.name);
+        }
+    }
 }

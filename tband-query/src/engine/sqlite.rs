@@ -2,13 +2,15 @@
 //! with journaling and syncing off (the database is a cache of the trace).
 
 use std::path::Path;
+use std::sync::{Arc, Mutex, PoisonError};
 
+use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, ToSql};
 
-use super::{Database, Engine, QueryResult, Value};
-use crate::rows::{self, Cell, RowSink, RowSource};
-use crate::schema::Table;
+use super::{Database, Engine, Fill, QueryResult, Value};
+use crate::rows::{Cell, RowSink};
+use crate::schema::{Table, TABLES, VIEWS};
 
 pub struct Sqlite {
     conn: Connection,
@@ -114,9 +116,7 @@ impl Inserter<'_> {
 }
 
 impl RowSink for Inserter<'_> {
-    type Error = rusqlite::Error;
-
-    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), Self::Error> {
+    fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String> {
         for cell in cells {
             self.pending.push(match *cell {
                 Cell::Null => Pending::Null,
@@ -129,7 +129,7 @@ impl RowSink for Inserter<'_> {
             });
         }
         if self.pending.len() == BATCH_ROWS * self.columns {
-            Self::write(&mut self.batch, &self.pending, &self.text)?;
+            Self::write(&mut self.batch, &self.pending, &self.text).map_err(|e| e.to_string())?;
             self.pending.clear();
             self.text.clear();
         }
@@ -146,7 +146,7 @@ impl Database for Sqlite {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, source: &mut RowSource<'_>, table: &Table) -> Result<(), String> {
+    fn load_table(&mut self, table: &Table, fill: Fill<'_>) -> Result<(), String> {
         let prepare = |rows| self.conn.prepare(&table.insert_sql(rows));
         let mut inserter = Inserter {
             batch: prepare(BATCH_ROWS).map_err(|e| e.to_string())?,
@@ -155,9 +155,8 @@ impl Database for Sqlite {
             pending: Vec::with_capacity(BATCH_ROWS * table.columns.len()),
             text: String::new(),
         };
-        rows::write_table(source, table, &mut inserter)
-            .and_then(|()| inserter.finish())
-            .map_err(|e| e.to_string())
+        fill(&mut inserter)?;
+        inserter.finish().map_err(|e| e.to_string())
     }
 
     fn begin_load(&mut self) -> Result<(), String> {
@@ -200,4 +199,37 @@ impl Database for Sqlite {
         }
         Ok(QueryResult { columns, rows: out })
     }
+}
+
+/// The schema's tables that `statements` read, itself or through views, as
+/// SQLite's authorizer reports them while it prepares each against the
+/// empty schema; `None` if one does not prepare.
+pub fn tables_read(statements: &[String]) -> Option<Vec<&'static str>> {
+    let mut conn = Connection::open_in_memory().ok()?;
+    for table in TABLES {
+        conn.execute_batch(&table.create_sql()).ok()?;
+    }
+    for view in VIEWS {
+        conn.execute_batch(&view.create_sql()).ok()?;
+    }
+    let read: Arc<Mutex<Vec<&'static str>>> = Arc::default();
+    let reported = Arc::clone(&read);
+    conn.authorizer(Some(move |ctx: AuthContext<'_>| {
+        if let AuthAction::Read { table_name, .. } = ctx.action {
+            let table = TABLES
+                .iter()
+                .find(|t| t.name.eq_ignore_ascii_case(table_name));
+            let mut reported = reported.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(table) = table.filter(|t| !reported.contains(&t.name)) {
+                reported.push(table.name);
+            }
+        }
+        Authorization::Allow
+    }))
+    .ok()?;
+    for statement in statements {
+        conn.prepare(statement).ok()?;
+    }
+    let read = read.lock().unwrap_or_else(PoisonError::into_inner).clone();
+    Some(read)
 }
