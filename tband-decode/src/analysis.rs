@@ -317,7 +317,9 @@ impl Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, Task, TaskKind};
+    use crate::model::{
+        Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, StateReason, Task, TaskKind,
+    };
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
         Task {
@@ -327,6 +329,7 @@ mod tests {
             created_ns: None,
             deleted_ns: None,
             stack_size: None,
+            ever_waited: false,
         }
     }
 
@@ -336,6 +339,8 @@ mod tests {
             end_ns,
             task_id,
             core_id,
+            end_state: None,
+            end_reason: StateReason::None,
             truncated: false,
         }
     }

@@ -906,6 +906,7 @@ mod tests {
             created_ns: None,
             deleted_ns: None,
             stack_size: None,
+            ever_waited: false,
         }
     }
 
@@ -915,6 +916,8 @@ mod tests {
             end_ns,
             task_id,
             core_id: 0,
+            end_state: None,
+            end_reason: StateReason::None,
             truncated,
         }
     }

@@ -110,6 +110,84 @@ pub struct PackedSlice {
     /// The task's code in bits 0-15 (firmware that creates tasks as it runs
     /// has thousands), the core's in bits 16-27, truncated in bit 28.
     fields: u32,
+    /// The end state in bits 4-7 and its reason in bits 0-3 (their indices
+    /// in `TASK_STATE_KINDS` and `STATE_REASONS`), `NO_END_STATE` for none.
+    end: u8,
+}
+
+const TASK_STATE_KINDS: [TaskStateKind; 5] = [
+    TaskStateKind::Running,
+    TaskStateKind::Ready,
+    TaskStateKind::Blocked,
+    TaskStateKind::Suspended,
+    TaskStateKind::Deleted,
+];
+
+const STATE_REASONS: [StateReason; 15] = [
+    StateReason::None,
+    StateReason::Preempted,
+    StateReason::Woken,
+    StateReason::Created,
+    StateReason::Delay,
+    StateReason::DelayUntil,
+    StateReason::QueueSend,
+    StateReason::QueueReceive,
+    StateReason::QueuePeek,
+    StateReason::Semaphore,
+    StateReason::Mutex,
+    StateReason::EventFlags,
+    StateReason::Sleep,
+    StateReason::Suspend,
+    StateReason::Deleted,
+];
+
+const NO_END_STATE: u8 = 0xff;
+
+/// The `end` of a slice whose task ends it in `state` for `reason`.
+#[inline(always)]
+fn end_code(state: TaskStateKind, reason: StateReason) -> u8 {
+    (state as u8) << 4 | reason as u8
+}
+
+/// The state and reason of a slice's `end`.
+#[inline]
+fn end_of(end: u8) -> (Option<TaskStateKind>, StateReason) {
+    if end == NO_END_STATE {
+        return (None, StateReason::None);
+    }
+    (
+        Some(nth(&TASK_STATE_KINDS, end >> 4)),
+        nth(&STATE_REASONS, end & 15),
+    )
+}
+
+impl Table<SchedSlice> {
+    /// Ends the slice at `index` at `t` (not before its start), its task
+    /// then in `state` for `reason`.
+    #[inline(always)]
+    pub(crate) fn end_slice_at(
+        &mut self,
+        index: usize,
+        t: u64,
+        state: TaskStateKind,
+        reason: StateReason,
+    ) {
+        self.change(
+            index,
+            |packed, base| {
+                let ended = SchedSlice::end_packed_at(packed, base, t);
+                if ended {
+                    packed.end = end_code(state, reason);
+                }
+                ended
+            },
+            |slice| {
+                slice.end_at(t);
+                slice.end_state = Some(state);
+                slice.end_reason = reason;
+            },
+        );
+    }
 }
 
 impl Row for SchedSlice {
@@ -127,6 +205,11 @@ impl Row for SchedSlice {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
             fields: task | core << 16 | u32::from(self.truncated) << 28,
+            end: match (self.end_state, self.end_reason) {
+                (Some(state), reason) => end_code(state, reason),
+                (None, StateReason::None) => NO_END_STATE,
+                (None, _) => return None,
+            },
         })
     }
 
@@ -134,11 +217,14 @@ impl Row for SchedSlice {
     fn unpack(p: PackedSlice, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
         let fields = p.fields;
+        let (end_state, end_reason) = end_of(p.end);
         SchedSlice {
             start_ns,
             end_ns,
             task_id: codes.id(fields as u16),
             core_id: codes.id(short_at(fields, 16)),
+            end_state,
+            end_reason,
             truncated: fields >> 28 != 0,
         }
     }
@@ -721,6 +807,8 @@ mod tests {
                 end_ns: i * 10,
                 task_id: (i % 70_000) as u32,
                 core_id: 0,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: false,
             })
             .collect();
@@ -764,6 +852,8 @@ mod tests {
                 end_ns: s.end_ns,
                 task_id: s.task_id,
                 core_id: 1,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: s.truncated,
             })
             .collect();
@@ -784,35 +874,10 @@ mod tests {
         assert!(table.iter().eq(spans.iter().copied()));
     }
 
-    const STATE_REASONS: [StateReason; 15] = [
-        StateReason::None,
-        StateReason::Preempted,
-        StateReason::Woken,
-        StateReason::Created,
-        StateReason::Delay,
-        StateReason::DelayUntil,
-        StateReason::QueueSend,
-        StateReason::QueueReceive,
-        StateReason::QueuePeek,
-        StateReason::Semaphore,
-        StateReason::Mutex,
-        StateReason::EventFlags,
-        StateReason::Sleep,
-        StateReason::Suspend,
-        StateReason::Deleted,
-    ];
-
     #[test]
     fn every_state_and_reason_round_trips() {
-        let kinds = [
-            TaskStateKind::Running,
-            TaskStateKind::Ready,
-            TaskStateKind::Blocked,
-            TaskStateKind::Suspended,
-            TaskStateKind::Deleted,
-        ];
         let mut states = Vec::new();
-        for (i, (state, reason)) in kinds
+        for (i, (state, reason)) in TASK_STATE_KINDS
             .iter()
             .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
             .enumerate()
@@ -839,6 +904,47 @@ mod tests {
         for (code, &(state, reason)) in STATE_OF_CODE.iter().enumerate() {
             assert_eq!(state_code(state, reason), Some(code as u32));
         }
+    }
+
+    #[test]
+    fn slices_are_ended_with_every_end_state_in_place_or_whole() {
+        let ends: Vec<(TaskStateKind, StateReason)> = TASK_STATE_KINDS
+            .iter()
+            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
+            .collect();
+        // Three chunks of open slices, then each ended in one of the
+        // states; every seventh one lasts too long to stay packed.
+        let mut table = Table::new();
+        let mut slices: Vec<SchedSlice> = (0..20_000u64)
+            .map(|i| SchedSlice {
+                start_ns: i * 100,
+                end_ns: i * 100,
+                task_id: (i % 3) as u32,
+                core_id: 1,
+                end_state: None,
+                end_reason: StateReason::None,
+                truncated: false,
+            })
+            .collect();
+        for &slice in &slices {
+            table.push(slice);
+        }
+        assert!(table.iter().eq(slices.iter().copied()));
+        for (i, slice) in slices.iter_mut().enumerate() {
+            let (state, reason) = ends[i % ends.len()];
+            let t = slice.start_ns + if i % 7 == 0 { 5_000_000_000 } else { 50 };
+            table.end_slice_at(i, t, state, reason);
+            slice.end_ns = t;
+            slice.end_state = Some(state);
+            slice.end_reason = reason;
+        }
+        assert_eq!(table.wide_rows(), 20_000usize.div_ceil(7));
+        assert!(table.iter().eq(slices.iter().copied()));
+        // A reason without a state does not fit the packed form.
+        slices[3].end_state = None;
+        let table: Table<SchedSlice> = slices.iter().copied().collect();
+        assert_eq!(table.wide_rows(), 20_000usize.div_ceil(7) + 1);
+        assert!(table.iter().eq(slices.iter().copied()));
     }
 
     #[test]
