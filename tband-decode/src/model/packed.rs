@@ -385,57 +385,6 @@ impl Row for TaskState {
     }
 }
 
-impl Table<TaskState> {
-    /// Calls `f` with the index and value of each row in a state for which
-    /// `state` holds, in order; reads only the state of the others.
-    pub fn for_each_in(
-        &self,
-        state: impl Fn(TaskStateKind) -> bool,
-        f: impl FnMut(usize, TaskState),
-    ) {
-        let wanted = STATE_OF_CODE.map(|(kind, _)| state(kind));
-        self.for_each_where(
-            |p| {
-                let fields = p.fields;
-                wanted[(fields >> 27) as usize & 15]
-            },
-            |row| state(row.state),
-            f,
-        );
-    }
-
-    /// The ids of the tasks that are ever in a state for which `state`
-    /// holds (a task may be named more than once). Reads only the rows'
-    /// task and state.
-    pub fn tasks_ever_in(&self, state: impl Fn(TaskStateKind) -> bool) -> Vec<u32> {
-        let wanted = STATE_OF_CODE.map(|(kind, _)| state(kind));
-        // By the task's code (15 bits).
-        let mut seen = vec![false; 1 << 15];
-        let mut ids = Vec::new();
-        self.scan(
-            |p| {
-                let fields = p.fields;
-                if wanted[(fields >> 27) as usize & 15] {
-                    seen[fields as usize & 0x7fff] = true;
-                }
-            },
-            |row| {
-                if state(row.state) {
-                    ids.push(row.task_id);
-                }
-            },
-        );
-        let codes = self.codes();
-        ids.extend(
-            (0..=0x7fff)
-                .zip(&seen)
-                .filter(|&(_, &seen)| seen)
-                .map(|(code, _)| codes.id(code)),
-        );
-        ids
-    }
-}
-
 #[derive(Clone, Copy, Default)]
 #[repr(C, packed)]
 pub struct PackedPriority {
@@ -945,55 +894,6 @@ mod tests {
         let table: Table<SchedSlice> = slices.iter().copied().collect();
         assert_eq!(table.wide_rows(), 20_000usize.div_ceil(7) + 1);
         assert!(table.iter().eq(slices.iter().copied()));
-    }
-
-    #[test]
-    fn rows_in_a_state_and_their_tasks_are_found_in_packed_and_whole_rows() {
-        // Tasks 0..5000, the later ones beyond the short codes of the
-        // queue (kept whole); every third one blocked, the others ready.
-        let states: Vec<TaskState> = (0..5_000u32)
-            .map(|i| TaskState {
-                start_ns: u64::from(i),
-                end_ns: u64::from(i) + 1,
-                task_id: i,
-                state: if i % 3 == 0 {
-                    TaskStateKind::Blocked
-                } else {
-                    TaskStateKind::Ready
-                },
-                reason: if i % 3 == 0 {
-                    StateReason::QueueSend
-                } else {
-                    StateReason::Woken
-                },
-                queue_id: (i % 3 == 0).then_some(i),
-                core_id: None,
-                woken_by_isr: None,
-                truncated: false,
-            })
-            .collect();
-        let table: Table<TaskState> = states.iter().copied().collect();
-        assert!(table.wide_rows() > 0);
-        let mut found = table.tasks_ever_in(|s| s == TaskStateKind::Blocked);
-        found.sort_unstable();
-        found.dedup();
-        let expected: Vec<u32> = (0..5_000).filter(|i| i % 3 == 0).collect();
-        assert_eq!(found, expected);
-        assert!(table
-            .tasks_ever_in(|s| s == TaskStateKind::Suspended)
-            .is_empty());
-        let mut blocked = Vec::new();
-        table.for_each_in(
-            |s| s == TaskStateKind::Blocked,
-            |i, row| blocked.push((i, row)),
-        );
-        let expected: Vec<(usize, TaskState)> = states
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(_, s)| s.state == TaskStateKind::Blocked)
-            .collect();
-        assert_eq!(blocked, expected);
     }
 
     #[test]

@@ -607,63 +607,6 @@ impl<R: Row> Table<R> {
         }
     }
 
-    /// Calls `packed` with each packed row and `whole` with each row kept
-    /// whole, in no particular order: a scan of a column or two that need
-    /// not unpack the rows.
-    pub(crate) fn scan(&self, mut packed: impl FnMut(&R::Packed), whole: impl FnMut(&R)) {
-        for i in 0..self.chunks.len() {
-            let Some((chunk, rows)) = self.chunk(i) else {
-                break;
-            };
-            match chunk.wide_rows.as_deref() {
-                None => rows.iter().for_each(&mut packed),
-                Some(wide_rows) => {
-                    for (&wide, rows) in wide_rows.iter().zip(rows.chunks(64)) {
-                        for (row, p) in rows.iter().enumerate() {
-                            if wide >> row & 1 == 0 {
-                                packed(p);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        self.wide.values().for_each(whole);
-    }
-
-    /// Calls `f` with the index and value of each row whose packed form
-    /// `keep` holds for, or which is kept whole and `keep_whole` holds for,
-    /// in order; the other rows are not unpacked.
-    pub(crate) fn for_each_where(
-        &self,
-        keep: impl Fn(&R::Packed) -> bool,
-        keep_whole: impl Fn(&R) -> bool,
-        mut f: impl FnMut(usize, R),
-    ) {
-        for i in 0..self.chunks.len() {
-            let Some((chunk, rows)) = self.chunk(i) else {
-                break;
-            };
-            let first = i << CHUNK_BITS;
-            for (row, p) in rows.iter().enumerate() {
-                if chunk.is_wide(row) {
-                    if let Some(&whole) = self.wide.get(&(first + row)) {
-                        if keep_whole(&whole) {
-                            f(first + row, whole);
-                        }
-                    }
-                } else if keep(p) {
-                    f(first + row, R::unpack(*p, chunk.base(row), &self.codes));
-                }
-            }
-        }
-    }
-
-    /// The table's dictionary.
-    pub(crate) fn codes(&self) -> &Codes {
-        &self.codes
-    }
-
     /// The number of leading rows for which `pred` holds (the rows must be
     /// partitioned by it, e.g. `|r| r.start_ns < t` on a table in start order).
     pub fn partition_point(&self, mut pred: impl FnMut(&R) -> bool) -> usize {
