@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::sync::OnceLock;
-use tband_decode::ctf::{parse_metadata, Metadata, StreamDecoder};
+use tband_ctf::{parse_metadata, Metadata, StreamDecoder};
 
 const ZEPHYR_METADATA: &str =
     include_str!("../../tests/corpus/zephyr_ctf/workload/metadata");

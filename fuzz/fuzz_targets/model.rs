@@ -4,8 +4,8 @@
 
 use libfuzzer_sys::fuzz_target;
 use tband_decode::input::{Bytes, Input};
-use tband_decode::trace::InputFormat;
-use tband_decode::{OpenOptions, Trace};
+use tband_trace::InputFormat;
+use tband_trace::{OpenOptions, Trace};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&split, rest)) = data.split_first() else {

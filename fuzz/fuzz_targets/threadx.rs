@@ -4,7 +4,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tband_decode::threadx::{build_model, listing, looks_like, Buffer, ReadOptions, HEADER_ID};
+use tband_threadx::{build_model, listing, looks_like, Buffer, ReadOptions, HEADER_ID};
 
 fuzz_target!(|data: &[u8]| {
     // Start every input with the id word so the fuzzer spends its time

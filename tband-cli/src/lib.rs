@@ -2,17 +2,21 @@
 //! `completion` subcommand, and how an error ends the process.
 //!
 //! The libraries take plain options; clap lives here and in the tools'
-//! `main.rs`. This crate does not depend on tband-decode, whose own binary
-//! uses it (Cargo refuses the cycle): the arguments become
-//! `tband_decode::OpenOptions` through [`open_options!`], which expands in
-//! the tool.
+//! `main.rs`. The arguments become [`tband_trace::OpenOptions`] through
+//! [`open_options`]. The crate's binary is `tband-decode` (listings and
+//! the model's summary).
+
+pub mod decode;
+mod summary;
 
 use std::fmt::Display;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, CommandFactory, Subcommand, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, CommandFactory, Subcommand};
+use tband_trace::{DecodeThread, InputFormat, OpenOptions, ThreadxOptions, TimerDirection};
 
 #[derive(Args, Clone, Debug)]
 pub struct InputArgs {
@@ -31,7 +35,7 @@ pub struct InputArgs {
 #[derive(Args, Clone, Debug, Default)]
 pub struct FormatArgs {
     /// Read the inputs as this format instead of recognising it.
-    #[arg(long, value_enum, value_name = "FORMAT")]
+    #[arg(long, value_parser = input_format_parser(), value_name = "FORMAT")]
     pub input_format: Option<InputFormat>,
 
     /// The CTF metadata file for CTF stream files (not needed when the
@@ -46,65 +50,43 @@ pub struct FormatArgs {
 
     /// ThreadX traces: which way the timer counts, instead of detecting it
     /// from the timestamps.
-    #[arg(long, value_enum, value_name = "DIRECTION")]
+    #[arg(long, value_parser = timer_direction_parser(), value_name = "DIRECTION")]
     pub timer_direction: Option<TimerDirection>,
 }
 
-/// The values of `--input-format`: `tband_decode::trace::InputFormat`,
-/// variant for variant. The doc comments are the help of each value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum InputFormat {
-    /// COBS frames of the tband wire format (also the reference C tracer's).
-    Tband,
-    /// Common Trace Format (Zephyr's tracing): a directory with `metadata`
-    /// and stream files, or a stream file (metadata beside it or given).
-    Ctf,
-    /// A ThreadX event-trace buffer (TraceX `.trx`), starting with "TXTB".
-    Threadx,
+/// The values of `--input-format`, each with its description as help.
+fn input_format_parser() -> impl TypedValueParser<Value = InputFormat> {
+    let values = InputFormat::ALL.map(|f| PossibleValue::new(f.name()).help(f.description()));
+    PossibleValuesParser::new(values).map(|name| {
+        *InputFormat::ALL
+            .iter()
+            .find(|f| f.name() == name)
+            .expect("the parser accepts only these names")
+    })
 }
 
-/// The values of `--timer-direction`: `tband_decode::threadx::TimerDirection`,
-/// variant for variant.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TimerDirection {
-    Up,
-    Down,
+/// The values of `--timer-direction`.
+fn timer_direction_parser() -> impl TypedValueParser<Value = TimerDirection> {
+    PossibleValuesParser::new(TimerDirection::ALL.map(|d| d.as_str())).map(|name| {
+        *TimerDirection::ALL
+            .iter()
+            .find(|d| d.as_str() == name)
+            .expect("the parser accepts only these names")
+    })
 }
 
-/// The `tband_decode::OpenOptions` that a [`FormatArgs`] asks for, with the
-/// model built on the threads available.
-///
-/// A macro rather than a method because this crate cannot depend on
-/// tband-decode (see the crate's documentation); it expands in the tool,
-/// which does.
-///
-/// ```
-/// use tband_cli::{open_options, FormatArgs};
-///
-/// let options: tband_decode::OpenOptions = open_options!(&FormatArgs::default());
-/// assert_eq!(options.format, None);
-/// ```
-#[macro_export]
-macro_rules! open_options {
-    ($format:expr) => {{
-        let format: &$crate::FormatArgs = $format;
-        ::tband_decode::OpenOptions {
-            format: format.input_format.map(|f| match f {
-                $crate::InputFormat::Tband => ::tband_decode::trace::InputFormat::Tband,
-                $crate::InputFormat::Ctf => ::tband_decode::trace::InputFormat::Ctf,
-                $crate::InputFormat::Threadx => ::tband_decode::trace::InputFormat::Threadx,
-            }),
-            ctf_metadata: format.ctf_metadata.clone(),
-            threadx: ::tband_decode::threadx::ReadOptions {
-                tick_ns: format.tick_ns,
-                timer_direction: format.timer_direction.map(|d| match d {
-                    $crate::TimerDirection::Up => ::tband_decode::threadx::TimerDirection::Up,
-                    $crate::TimerDirection::Down => ::tband_decode::threadx::TimerDirection::Down,
-                }),
-            },
-            threads: ::tband_decode::interpret::Threads::available(),
-        }
-    }};
+/// The [`OpenOptions`] that a [`FormatArgs`] asks for, with the model built
+/// on the threads available.
+pub fn open_options(format: &FormatArgs) -> OpenOptions {
+    OpenOptions {
+        format: format.input_format,
+        ctf_metadata: format.ctf_metadata.clone(),
+        threadx: ThreadxOptions {
+            tick_ns: format.tick_ns,
+            timer_direction: format.timer_direction,
+        },
+        decode_thread: DecodeThread::available(),
+    }
 }
 
 /// The subcommand every tool has besides its main job.
@@ -153,27 +135,31 @@ pub fn exit<E: Display>(tool: &str, result: Result<ExitCode, E>) -> ExitCode {
 mod tests {
     use super::*;
 
-    /// Each value means the library's variant of the same name.
+    #[derive(clap::Parser)]
+    struct Tool {
+        #[command(flatten)]
+        format: FormatArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<FormatArgs, clap::Error> {
+        use clap::Parser;
+        Tool::try_parse_from(std::iter::once("tool").chain(args.iter().copied())).map(|t| t.format)
+    }
+
     #[test]
-    fn values_are_the_library_names() {
-        for &value in InputFormat::value_variants() {
-            let args = FormatArgs {
-                input_format: Some(value),
-                ..FormatArgs::default()
-            };
-            let format = open_options!(&args).format.expect("a format");
-            let name = value.to_possible_value().expect("a value");
-            assert_eq!(name.get_name(), format.name());
+    fn each_value_names_the_library_variant() {
+        for format in InputFormat::ALL {
+            let args = parse(&["--input-format", format.name()]).expect("parsed");
+            assert_eq!(open_options(&args).format, Some(format));
         }
-        for &value in TimerDirection::value_variants() {
-            let args = FormatArgs {
-                timer_direction: Some(value),
-                ..FormatArgs::default()
-            };
-            let direction = open_options!(&args).threadx.timer_direction;
-            let name = value.to_possible_value().expect("a value");
-            assert_eq!(name.get_name(), direction.expect("a direction").as_str());
+        for direction in TimerDirection::ALL {
+            let args = parse(&["--timer-direction", direction.as_str()]).expect("parsed");
+            assert_eq!(open_options(&args).threadx.timer_direction, Some(direction));
         }
+        let error = parse(&["--input-format", "pcap"]).expect_err("not a format");
+        assert!(error
+            .to_string()
+            .contains("[possible values: tband, ctf, threadx]"));
     }
 
     #[test]
@@ -183,7 +169,7 @@ mod tests {
             tick_ns: Some(2.5),
             ..FormatArgs::default()
         };
-        let options = open_options!(&args);
+        let options = open_options(&args);
         assert_eq!(options.format, None);
         assert_eq!(options.ctf_metadata, Some(PathBuf::from("dir/metadata")));
         assert_eq!(options.threadx.tick_ns, Some(2.5));

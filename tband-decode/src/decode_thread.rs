@@ -7,7 +7,7 @@ use std::sync::mpsc::{channel, sync_channel, Receiver, SyncSender};
 use tband::Record;
 
 use crate::frames::FrameError;
-use crate::sequencer::{sequence, Clock, Position, Stream, Visitor};
+use crate::sequencer::{sequence, Clock, PassCounts, Position, Stream, Visitor};
 
 /// Visits per batch: large enough that handing a batch over costs nothing
 /// against decoding it, small enough that batches stay in the cache.
@@ -229,7 +229,7 @@ pub fn sequence_on_decode_thread(
     streams: &[Stream<'_>],
     clock: &Clock,
     v: &mut impl Visitor,
-) -> u64 {
+) -> PassCounts {
     let (full_tx, full_rx) = sync_channel::<Batch>(AHEAD);
     let (empty_tx, empty_rx) = channel::<Batch>();
     std::thread::scope(|scope| {
@@ -239,11 +239,11 @@ pub fn sequence_on_decode_thread(
                 full: full_tx,
                 empty: empty_rx,
             };
-            let events = sequence(streams, clock, &mut recorder);
+            let counts = sequence(streams, clock, &mut recorder);
             if recorder.batch.len() > 0 {
                 recorder.send();
             }
-            events
+            counts
         });
         for mut batch in full_rx {
             batch.replay(v);

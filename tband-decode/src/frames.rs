@@ -7,7 +7,7 @@ use std::fmt;
 use memchr::memchr;
 use tband::cobs::{self, CobsError};
 use tband::schema::PayloadError;
-use tband::varint::{Portable, Squeeze};
+use tband::varint::{JoinGroups, Portable};
 use tband::Record;
 
 /// One frame's bytes (without the delimiter) and where it starts in the stream.
@@ -209,10 +209,10 @@ pub fn decode_frame<'s>(
     decode_frame_with(Portable, frame, scratch)
 }
 
-/// [`decode_frame`], squeezing the integer fields with `squeeze`.
+/// [`decode_frame`], joining the varints' groups with `join`.
 #[inline(always)]
-pub fn decode_frame_with<'s, S: Squeeze>(
-    squeeze: S,
+pub fn decode_frame_with<'s, J: JoinGroups>(
+    join: J,
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Result<Record<'s>, FrameError> {
@@ -220,7 +220,7 @@ pub fn decode_frame_with<'s, S: Squeeze>(
         Ok(payload) => payload,
         Err(e) => return rejected(e),
     };
-    match Record::try_decode_within(squeeze, data, len) {
+    match Record::try_decode_within(join, data, len) {
         Some(record) => Ok(record),
         None => decode_payload_reporting(data, len),
     }
@@ -229,13 +229,13 @@ pub fn decode_frame_with<'s, S: Squeeze>(
 /// [`decode_frame_with`] without the reason for a failure (which
 /// [`decode_frame`] tells): the record is handed on as it was read.
 #[inline(always)]
-pub fn try_decode_frame_with<'s, S: Squeeze>(
-    squeeze: S,
+pub fn try_decode_frame_with<'s, J: JoinGroups>(
+    join: J,
     frame: &RawFrame<'s>,
     scratch: &'s mut Vec<u8>,
 ) -> Option<Record<'s>> {
     let (data, len) = payload(frame, scratch).ok()?;
-    Record::try_decode_within(squeeze, data, len)
+    Record::try_decode_within(join, data, len)
 }
 
 /// A frame's payload as `data[..len]`: in place for a single-block frame,

@@ -7,35 +7,51 @@ use tband::{Event, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
-use crate::model::{
-    AnomalyKind, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
-    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
-};
 use crate::sequencer::{self, Clock, Position, Stream, Visitor};
 use tband::schema::PayloadError;
+use tband_model::{
+    AnomalyKind, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind,
+    QueueOpKind, StateReason, TaskKind, TaskStateKind, TraceInfo,
+};
+
+/// A tband trace as the importer reads it: one stream per input, decoded
+/// on `decode_thread`, with the bytes read so far kept in `progress` for
+/// another thread to show.
+pub struct TbandTrace<'a> {
+    pub streams: Vec<Stream<'a>>,
+    pub decode_thread: DecodeThread,
+    pub progress: &'a AtomicU64,
+}
+
+impl Import for TbandTrace<'_> {
+    fn build_model(&self, info: TraceInfo) -> Model {
+        build_model_with_progress(&self.streams, info, self.decode_thread, self.progress)
+    }
+}
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
-    build_model_with_progress(streams, info, Threads::One, &AtomicU64::new(0))
+    build_model_with_progress(streams, info, DecodeThread::Calling, &AtomicU64::new(0))
 }
 
-/// The threads a tband trace's model is built on. The model is the same.
+/// The thread that decodes a tband trace while the calling thread builds
+/// its model. The model is the same either way.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum Threads {
-    /// Decoding and building on the calling thread.
+pub enum DecodeThread {
+    /// The calling thread decodes and builds in turn.
     #[default]
-    One,
-    /// Decoding on a second thread while the calling one builds the model:
-    /// faster where two cores are free.
-    Two,
+    Calling,
+    /// A second thread decodes while the calling one builds: faster where
+    /// two cores are free.
+    Second,
 }
 
-impl Threads {
-    /// Two where the machine has two cores or more to run on.
-    pub fn available() -> Threads {
+impl DecodeThread {
+    /// A second thread where the machine has two cores or more to run on.
+    pub fn available() -> DecodeThread {
         match std::thread::available_parallelism() {
-            Ok(n) if n.get() >= 2 => Threads::Two,
-            _ => Threads::One,
+            Ok(n) if n.get() >= 2 => DecodeThread::Second,
+            _ => DecodeThread::Calling,
         }
     }
 }
@@ -45,7 +61,7 @@ impl Threads {
 pub fn build_model_with_progress(
     streams: &[Stream<'_>],
     mut info: TraceInfo,
-    threads: Threads,
+    decode_thread: DecodeThread,
     progress: &AtomicU64,
 ) -> Model {
     let mut builder = ModelBuilder::default();
@@ -80,11 +96,11 @@ pub fn build_model_with_progress(
         progress,
         read: vec![0; streams.len()],
     };
-    let events = match threads {
-        Threads::One => sequencer::sequence(streams, &clock, &mut interpreter),
-        Threads::Two => sequence_on_decode_thread(streams, &clock, &mut interpreter),
+    let counts = match decode_thread {
+        DecodeThread::Calling => sequencer::sequence(streams, &clock, &mut interpreter),
+        DecodeThread::Second => sequence_on_decode_thread(streams, &clock, &mut interpreter),
     };
-    interpreter.finish(events)
+    interpreter.finish(counts.records)
 }
 
 /// Applies a metadata event; metadata describes static things, so where it

@@ -1,20 +1,21 @@
-//! Puts the events of one or more tband streams into one time-ordered
-//! sequence: a streaming k-way merge (one pending frame per stream, never a
-//! global sort), ticks scaled to nanoseconds since the first event, and
-//! per-core monotonic time enforced (a step backwards is reported and the
-//! event is placed at the core's current time).
+//! The one pass over the frames of tband streams: it decodes every frame
+//! and puts the events of one or more streams into one time-ordered
+//! sequence ([`merge_by_time`]), ticks scaled to nanoseconds since the
+//! first event, and per-core monotonic time enforced (a step backwards is
+//! reported and the event is placed at the core's current time). Listings
+//! and the model are both made by a [`Visitor`] of this pass.
 
 use std::collections::HashMap;
-use std::hint::select_unpredictable;
 
+use tband::varint::JoinGroups;
 #[cfg(test)]
 use tband::varint::Portable;
-use tband::varint::Squeeze;
 use tband::{Event, EventKind, Record};
 
+use crate::cpu_features::{with_best_join_groups, WithJoinGroups};
 use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
 use crate::input::Bytes;
-use crate::squeeze::{with_best_squeeze, WithSqueeze};
+use crate::merge::merge_by_time;
 
 /// One input stream and the core its events belong to until a `core_id`
 /// event says otherwise.
@@ -61,6 +62,13 @@ pub trait Visitor {
     fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64);
     /// The pass has read `stream` up to `offset` (every megabyte or so).
     fn progress(&mut self, stream: usize, offset: usize);
+
+    /// Whether the visitor wants no more frames. The pass asks after each
+    /// report of progress and ends the stream there; the calls before it
+    /// come all the same.
+    fn stopped(&self) -> bool {
+        false
+    }
 }
 
 /// The id of a frame, read without decoding from its first COBS block
@@ -146,21 +154,22 @@ struct Cursor<'a> {
     head: Option<Head<'a>>,
 }
 
-/// A stream's next timed frame, parked until the merge reaches its time.
+/// A stream's next timed frame, held until the merge reaches its time.
 /// Its core is the stream's current one.
 struct Head<'a> {
     /// Its raw time.
     ts: u64,
     offset: usize,
-    frame: Parked<'a>,
+    frame: HeldFrame<'a>,
 }
 
-enum Parked<'a> {
-    /// The frame as decoded, so that it is not decoded twice.
+/// How a head keeps its frame.
+enum HeldFrame<'a> {
+    /// As decoded, so that it is not decoded twice.
     Decoded(Record<'static>),
-    /// A frame whose event has text (which may lie in the decoder's
-    /// scratch, to be overwritten), decoded again when its turn comes.
-    Raw(RawFrame<'a>),
+    /// As read: its event has text, which may lie in the cursor's scratch
+    /// (to be overwritten), so it is decoded again when its turn comes.
+    DecodeAgain(RawFrame<'a>),
 }
 
 /// Per-core latest raw time, to keep time monotonic per core. A core's
@@ -218,39 +227,51 @@ impl CoreClocks {
     }
 }
 
+/// What a pass read besides what it visited.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassCounts {
+    /// Frames decoded into records, all of which a finished pass visited
+    /// as events.
+    pub records: u64,
+    /// Empty frames (a delimiter right after another) skipped.
+    pub empty_frames: u64,
+}
+
 /// Visits every frame of `streams` in time order (metadata and broken frames
-/// in stream order as they are reached), and returns how many were visited
-/// as events.
+/// in stream order as they are reached); a single stream is visited in
+/// its order, frame by frame.
 ///
-/// The pass runs with the best [`Squeeze`] the CPU has
-/// ([`with_best_squeeze`]): on x86-64 CPUs with BMI2 it is a copy compiled
-/// for BMI2, which squeezes varints with one `pext`; elsewhere it reads
-/// them the portable way.
-pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> u64 {
+/// The pass runs with the best [`JoinGroups`] the CPU has
+/// ([`with_best_join_groups`]): on x86-64 CPUs with BMI2 it is a copy
+/// compiled for BMI2, which joins a varint's groups with one `pext`;
+/// elsewhere it reads them the portable way.
+pub fn sequence(streams: &[Stream<'_>], clock: &Clock, v: &mut impl Visitor) -> PassCounts {
     let mut cursors = cursors(streams);
     let mut clocks = CoreClocks::default();
     pass(&mut cursors, clock, &mut clocks, v);
-    records(&cursors)
+    counts(&cursors)
 }
 
-/// The records the cursors decoded, all of which a finished pass visited.
-fn records(cursors: &[Cursor<'_>]) -> u64 {
-    cursors.iter().map(|c| c.records).sum()
+fn counts(cursors: &[Cursor<'_>]) -> PassCounts {
+    PassCounts {
+        records: cursors.iter().map(|c| c.records).sum(),
+        empty_frames: cursors.iter().map(|c| c.frames.empty_frames()).sum(),
+    }
 }
 
 /// [`sequence`] over the cursors, as compiled for the CPU
-/// ([`with_best_squeeze`]).
+/// ([`with_best_join_groups`]).
 fn pass(cursors: &mut [Cursor<'_>], clock: &Clock, clocks: &mut CoreClocks, v: &mut impl Visitor) {
     // The single stream and the merge are dispatched apart, so that each
     // is its own copy and neither's loop shares registers with the other's.
     match cursors {
-        [cursor] => with_best_squeeze(Single {
+        [cursor] => with_best_join_groups(Single {
             cursor,
             clock,
             clocks,
             v,
         }),
-        all => with_best_squeeze(Merge {
+        all => with_best_join_groups(Merge {
             cursors: all,
             clock,
             clocks,
@@ -274,10 +295,10 @@ fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
         .collect()
 }
 
-/// [`sequence`], squeezing varints with `squeeze`.
+/// [`sequence`], joining varints' groups with `join`.
 #[cfg(test)]
-fn sequence_with<S: Squeeze>(
-    squeeze: S,
+fn sequence_with<J: JoinGroups>(
+    join: J,
     cursors: &mut [Cursor<'_>],
     clock: &Clock,
     clocks: &mut CoreClocks,
@@ -290,14 +311,14 @@ fn sequence_with<S: Squeeze>(
             clocks,
             v,
         }
-        .run(squeeze),
+        .run(join),
         all => Merge {
             cursors: all,
             clock,
             clocks,
             v,
         }
-        .run(squeeze),
+        .run(join),
     }
 }
 
@@ -309,17 +330,17 @@ struct Single<'p, 'a, V> {
     v: &'p mut V,
 }
 
-impl<V: Visitor> WithSqueeze for Single<'_, '_, V> {
+impl<V: Visitor> WithJoinGroups for Single<'_, '_, V> {
     type Output = ();
     #[inline(always)]
-    fn run<S: Squeeze>(self, squeeze: S) {
+    fn run<J: JoinGroups>(self, join: J) {
         let Single {
             cursor,
             clock,
             clocks,
             v,
         } = self;
-        advance(squeeze, cursor, 0, NEVER_STOP, clock, clocks, v)
+        advance(join, cursor, 0, NEVER_STOP, clock, clocks, v)
     }
 }
 
@@ -331,17 +352,17 @@ struct Merge<'p, 'a, V> {
     v: &'p mut V,
 }
 
-impl<V: Visitor> WithSqueeze for Merge<'_, '_, V> {
+impl<V: Visitor> WithJoinGroups for Merge<'_, '_, V> {
     type Output = ();
     #[inline(always)]
-    fn run<S: Squeeze>(self, squeeze: S) {
+    fn run<J: JoinGroups>(self, join: J) {
         let Merge {
             cursors,
             clock,
             clocks,
             v,
         } = self;
-        merge(squeeze, cursors, clock, clocks, v)
+        merge(join, cursors, clock, clocks, v)
     }
 }
 
@@ -349,8 +370,8 @@ impl<V: Visitor> WithSqueeze for Merge<'_, '_, V> {
 /// head is earliest goes on until its next timed frame is later than the
 /// others' heads.
 #[inline(always)]
-fn merge<S: Squeeze>(
-    squeeze: S,
+fn merge<J: JoinGroups>(
+    join: J,
     cursors: &mut [Cursor<'_>],
     clock: &Clock,
     clocks: &mut CoreClocks,
@@ -358,15 +379,12 @@ fn merge<S: Squeeze>(
 ) {
     let mut heads = Vec::with_capacity(cursors.len());
     for (i, cursor) in cursors.iter_mut().enumerate() {
-        advance(squeeze, cursor, i, FIRST_TIMED, clock, clocks, v);
+        advance(join, cursor, i, FIRST_TIMED, clock, clocks, v);
         if let Some(head) = &cursor.head {
             heads.push((head.ts, i));
         }
     }
-    let mut lanes = HeadLanes::new(&heads);
-    while !lanes.is_empty() {
-        let (lane, bound) = lanes.earliest();
-        let i = lanes.streams[lane];
+    merge_by_time(&heads, |i, bound| {
         let cursor = &mut cursors[i];
         if let Some(Head { ts, offset, frame }) = &cursor.head {
             let mut at = Position {
@@ -376,112 +394,19 @@ fn merge<S: Squeeze>(
                 ts_ns: None,
             };
             clocks.place(&mut at, *ts, clock, v);
-            // The parked record is visited where it lies, not moved out.
+            // The held record is visited where it lies, not moved out.
             match frame {
-                Parked::Decoded(rec) => v.event(at, rec),
-                Parked::Raw(raw) => {
-                    if let Some(rec) = try_decode_frame_with(squeeze, raw, &mut cursor.scratch) {
+                HeldFrame::Decoded(rec) => v.event(at, rec),
+                HeldFrame::DecodeAgain(raw) => {
+                    if let Some(rec) = try_decode_frame_with(join, raw, &mut cursor.scratch) {
                         v.event(at, &rec);
                     }
                 }
             }
         }
-        advance(squeeze, cursor, i, Some(bound), clock, clocks, v);
-        match &cursor.head {
-            Some(head) => lanes.times[lane] = head.ts,
-            None => lanes.remove(lane),
-        }
-    }
-}
-
-/// Lanes the heads' times are compared in at once.
-const LANES: usize = 4;
-
-/// The times of the streams' heads and the streams, in stream order (which
-/// breaks ties), kept apart from the cursors in groups of [`LANES`], so
-/// that finding the earliest and the bound is a few comparisons without
-/// branches. Lanes past the last stream hold the latest time, which a
-/// stream in an earlier lane wins.
-struct HeadLanes {
-    times: Vec<u64>,
-    streams: Vec<usize>,
-    len: usize,
-}
-
-impl HeadLanes {
-    fn new(heads: &[(u64, usize)]) -> Self {
-        let padded = heads.len().next_multiple_of(LANES);
-        let mut lanes = HeadLanes {
-            times: vec![u64::MAX; padded],
-            streams: vec![usize::MAX; padded],
-            len: heads.len(),
-        };
-        for (k, &(ts, stream)) in heads.iter().enumerate() {
-            lanes.times[k] = ts;
-            lanes.streams[k] = stream;
-        }
-        lanes
-    }
-
-    fn is_empty(&self) -> bool {
-        self.len == 0
-    }
-
-    /// The lane of the earliest head and the earliest time of the others
-    /// (`u64::MAX` when it is the only one).
-    #[inline(always)]
-    fn earliest(&self) -> (usize, u64) {
-        let (groups, _) = self.times.as_chunks::<LANES>();
-        let Some((first, groups)) = groups.split_first() else {
-            return (0, u64::MAX);
-        };
-        let (mut lane, mut best, mut bound) = earliest_of_four(first);
-        for (g, group) in groups.iter().enumerate() {
-            let (l, ts, others) = earliest_of_four(group);
-            if ts < best {
-                bound = best.min(others);
-                (lane, best) = ((g + 1) * LANES + l, ts);
-            } else {
-                bound = bound.min(ts);
-            }
-        }
-        (lane, bound)
-    }
-
-    /// Takes out the stream in `lane`, whose input has ended.
-    fn remove(&mut self, lane: usize) {
-        self.times.remove(lane);
-        self.streams.remove(lane);
-        self.len -= 1;
-        if self.len.is_multiple_of(LANES) {
-            self.times.truncate(self.len);
-            self.streams.truncate(self.len);
-        } else {
-            self.times.push(u64::MAX);
-            self.streams.push(usize::MAX);
-        }
-    }
-}
-
-/// The lane (of four) of the earliest time, the lower at equal times, its
-/// time, and the earliest time of the other three. Which lane is earliest
-/// cannot be predicted, so each choice is a select rather than a branch.
-#[inline(always)]
-fn earliest_of_four(&[t0, t1, t2, t3]: &[u64; LANES]) -> (usize, u64, u64) {
-    let (first_is_1, first_is_3) = (t1 < t0, t3 < t2);
-    let (lo01, hi01) = (t0.min(t1), t0.max(t1));
-    let (lo23, hi23) = (t2.min(t3), t2.max(t3));
-    let pair_23 = lo23 < lo01;
-    let lane = select_unpredictable(
-        pair_23,
-        2 + usize::from(first_is_3),
-        usize::from(first_is_1),
-    );
-    // The other pair's earlier time, or the winning pair's later one.
-    let others = lo01
-        .max(lo23)
-        .min(select_unpredictable(pair_23, hi23, hi01));
-    (lane, lo01.min(lo23), others)
+        advance(join, cursor, i, Some(bound), clock, clocks, v);
+        cursor.head.as_ref().map(|head| head.ts)
+    });
 }
 
 /// The bound of [`advance`] that stops at the first timed frame.
@@ -490,10 +415,11 @@ const FIRST_TIMED: Option<u64> = None;
 const NEVER_STOP: Option<u64> = Some(u64::MAX);
 
 /// Visits a cursor's frames up to the first timed one later than `bound`
-/// (without a bound: up to the first timed one), which becomes its head.
+/// (without a bound: up to the first timed one), which becomes its head;
+/// the cursor ends without one where the visitor has [stopped](Visitor::stopped).
 #[inline(always)]
-fn advance<S: Squeeze>(
-    squeeze: S,
+fn advance<J: JoinGroups>(
+    join: J,
     cursor: &mut Cursor<'_>,
     stream: usize,
     bound: Option<u64>,
@@ -514,6 +440,9 @@ fn advance<S: Squeeze>(
             }
             v.progress(stream, raw.offset);
             next_progress = raw.offset + PROGRESS_STEP;
+            if v.stopped() {
+                break;
+            }
         }
         let mut at = Position {
             stream,
@@ -521,7 +450,7 @@ fn advance<S: Squeeze>(
             core,
             ts_ns: None,
         };
-        match try_decode_frame_with(squeeze, &raw, &mut cursor.scratch) {
+        match try_decode_frame_with(join, &raw, &mut cursor.scratch) {
             Some(rec) => {
                 records += 1;
                 if let Event::CoreId { core_id } = rec.event {
@@ -530,11 +459,11 @@ fn advance<S: Squeeze>(
                 }
                 match timed(&rec) {
                     Some(ts) if bound.is_none_or(|b| ts > b) => {
-                        // Parked in place: the cursor's head is written
+                        // Held in place: the cursor's head is written
                         // once, from where the record was decoded.
                         let frame = match rec.detached() {
-                            Some(rec) => Parked::Decoded(rec),
-                            None => Parked::Raw(raw),
+                            Some(rec) => HeldFrame::Decoded(rec),
+                            None => HeldFrame::DecodeAgain(raw),
                         };
                         let offset = raw.offset;
                         cursor.head = Some(Head { ts, offset, frame });
@@ -690,12 +619,9 @@ pub(crate) mod tests {
         bytes
     }
 
-    /// Checks that two passes make the same calls on damaged simulated
-    /// streams of one and of three cores.
-    pub(crate) fn assert_same_calls(
-        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> u64,
-        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> u64,
-    ) {
+    /// Calls `f` with the damaged streams of one and of three cores, and
+    /// a clock for them.
+    fn for_damaged_streams(mut f: impl FnMut(u32, &[Stream<'_>], &Clock)) {
         for cores in [1, 3] {
             let bytes = damaged_streams(cores);
             let streams: Vec<_> = bytes
@@ -707,14 +633,25 @@ pub(crate) mod tests {
                 ns_per_tick: 10,
                 first_raw: first_timestamp(&streams).unwrap(),
             };
+            f(cores, &streams, &clock);
+        }
+    }
+
+    /// Checks that two passes make the same calls on damaged simulated
+    /// streams of one and of three cores.
+    pub(crate) fn assert_same_calls(
+        first: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
+        second: impl Fn(&[Stream<'_>], &Clock, &mut FullLog) -> PassCounts,
+    ) {
+        for_damaged_streams(|cores, streams, clock| {
             let (mut a, mut b) = (FullLog::default(), FullLog::default());
-            let events = first(&streams, &clock, &mut a);
-            assert_eq!(second(&streams, &clock, &mut b), events);
+            let counts = first(streams, clock, &mut a);
+            assert_eq!(second(streams, clock, &mut b), counts);
             assert!(a.0.len() > 10_000, "{cores} cores");
             assert!(a.0.iter().any(|l| l.contains("msg: [")), "{cores} cores");
             assert!(a.0.iter().any(|l| l.ends_with("Unterminated")));
             let visits = a.0.iter().filter(|l| l.contains(" Record {")).count();
-            assert_eq!(events, visits as u64, "{cores} cores");
+            assert_eq!(counts.records, visits as u64, "{cores} cores");
             let long = streams.iter().enumerate();
             let long: Vec<_> = long
                 .filter(|(_, s)| s.bytes.len() > PROGRESS_STEP)
@@ -725,7 +662,7 @@ pub(crate) mod tests {
                 assert!(a.0.iter().any(|l| l.starts_with(&read)), "{cores} cores");
             }
             assert_eq!(a, b, "{cores} cores");
-        }
+        });
     }
 
     #[test]
@@ -742,7 +679,7 @@ pub(crate) mod tests {
                 &mut CoreClocks::default(),
                 log,
             );
-            records(&cursors)
+            counts(&cursors)
         };
         // The CPU has BMI2, as just detected: `sequence` is the BMI2 pass.
         assert_same_calls(portable, |streams, clock, log| {
@@ -750,49 +687,52 @@ pub(crate) mod tests {
         });
     }
 
-    /// The earliest head and the bound as a plain scan finds them.
-    fn scan(heads: &[(u64, usize)]) -> Option<(usize, u64)> {
-        let k = (0..heads.len()).min_by_key(|&k| (heads[k].0, k))?;
-        let bound = (0..heads.len())
-            .filter(|&j| j != k)
-            .map(|j| heads[j].0)
-            .min()
-            .unwrap_or(u64::MAX);
-        Some((heads[k].1, bound))
+    /// Logs the visits of [`FullLog`] until the first report of progress,
+    /// and then wants no more.
+    #[derive(Default)]
+    struct StopAtFirstReport {
+        log: FullLog,
+        stopped: bool,
+    }
+
+    impl Visitor for StopAtFirstReport {
+        fn event(&mut self, at: Position, rec: &Record<'_>) {
+            self.log.event(at, rec);
+        }
+        fn invalid(&mut self, at: Position, err: &FrameError) {
+            self.log.invalid(at, err);
+        }
+        fn time_backwards(&mut self, at: Position, prev: u64, raw: u64) {
+            self.log.time_backwards(at, prev, raw);
+        }
+        fn progress(&mut self, stream: usize, offset: usize) {
+            self.log.progress(stream, offset);
+            self.stopped = true;
+        }
+        fn stopped(&self) -> bool {
+            self.stopped
+        }
     }
 
     #[test]
-    fn head_lanes_find_what_a_scan_finds() {
-        let mut seed = 7u64;
-        let mut random = move |n: u64| {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 33) % n
-        };
-        for streams in 1..=11 {
-            for _ in 0..200 {
-                // Few distinct times, so that ties are common, and the
-                // latest time, which padding lanes also hold.
-                let time = |r: u64| if r == 5 { u64::MAX } else { r * 10 };
-                let mut heads: Vec<(u64, usize)> =
-                    (0..streams).map(|i| (time(random(6)), i)).collect();
-                let mut lanes = HeadLanes::new(&heads);
-                while let Some(expected) = scan(&heads) {
-                    let (lane, bound) = lanes.earliest();
-                    assert_eq!((lanes.streams[lane], bound), expected, "{heads:?}");
-                    if random(4) == 0 {
-                        lanes.remove(lane);
-                        heads.remove(lane);
-                    } else {
-                        let ts = time(random(6));
-                        lanes.times[lane] = ts;
-                        heads[lane].0 = ts;
-                    }
-                }
-                assert!(lanes.is_empty());
-            }
-        }
+    fn a_stopped_visitor_gets_no_frame_past_a_streams_next_report() {
+        for_damaged_streams(|cores, streams, clock| {
+            let (mut all, mut stopping) = (FullLog::default(), StopAtFirstReport::default());
+            sequence(streams, clock, &mut all);
+            sequence(streams, clock, &mut stopping);
+            let visits = &stopping.log.0;
+            assert!(visits.len() < all.0.len(), "{cores} cores");
+            // The visits up to the first report are the full pass's.
+            let reported = visits.iter().position(|l| l.contains(" read to "));
+            let reported = reported.expect("a report of progress");
+            assert!(reported > 1000, "{cores} cores");
+            assert_eq!(visits[..reported], all.0[..reported], "{cores} cores");
+            let past_a_report = |l: &String| {
+                let offset = l.split("offset: ").nth(1)?.split(',').next()?;
+                Some(offset.parse::<usize>().ok()? >= PROGRESS_STEP)
+            };
+            assert!(!visits.iter().any(|l| past_a_report(l) == Some(true)));
+        });
     }
 
     #[test]

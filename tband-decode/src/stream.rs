@@ -1,13 +1,13 @@
-//! Decodes one input stream frame by frame, tracking which core the events
-//! belong to (`core_id` events switch it) and counting what it saw.
+//! Lists one input stream frame by frame, in its order, with the core each
+//! frame belongs to (`core_id` events switch it), counting what it held:
+//! the sequencer's pass over that one stream.
 
 use std::ops::ControlFlow;
 
-use tband::varint::{Portable, Squeeze};
-use tband::{Event, EventKind, Record};
+use tband::{EventKind, Record};
 
-use crate::frames::{decode_frame_with, FrameError, Frames};
-use crate::squeeze::{with_best_squeeze, WithSqueeze};
+use crate::frames::FrameError;
+use crate::sequencer::{sequence, Clock, Position, Stream, Visitor};
 
 /// One decoded (or rejected) frame of a stream.
 #[derive(Debug)]
@@ -68,24 +68,27 @@ impl StreamStats {
     }
 }
 
-/// A cursor over the frames of one stream. Each frame borrows the decoder
-/// until the next call, so strings are never copied.
+/// The frames of one stream, for listings: each with its offset and core,
+/// as it decoded or why it did not.
 pub struct StreamDecoder<'a> {
-    frames: Frames<'a>,
-    scratch: Vec<u8>,
-    core: u32,
+    stream: Stream<'a>,
     /// Decoded frames by event id, indexed without a bounds check.
     by_id: Box<[u64; 256]>,
     /// Everything else [`stats`](Self::stats) reports (its `by_id` is filled in there).
     stats: StreamStats,
 }
 
+/// A listing shows the ticks as recorded, so the pass's own times (which
+/// it does not show) are left in ticks.
+const RAW_TICKS: Clock = Clock {
+    ns_per_tick: 1,
+    first_raw: 0,
+};
+
 impl<'a> StreamDecoder<'a> {
     pub fn new(bytes: &'a [u8], core: u32) -> Self {
         StreamDecoder {
-            frames: Frames::new(bytes),
-            scratch: Vec::new(),
-            core,
+            stream: Stream::new(bytes, core),
             by_id: Box::new([0; 256]),
             stats: StreamStats {
                 bytes: bytes.len() as u64,
@@ -94,92 +97,87 @@ impl<'a> StreamDecoder<'a> {
         }
     }
 
-    /// Decodes the next frame, or `None` at the end of the stream.
-    ///
-    /// This reads integers the portable way; [`for_each_frame`](Self::for_each_frame)
-    /// decodes the same frames faster on CPUs with bit-manipulation
-    /// instructions.
-    #[inline(always)]
-    pub fn next_frame(&mut self) -> Option<DecodedFrame<'_>> {
-        self.next_frame_with(Portable)
-    }
-
-    /// Calls `f` with each remaining frame in order, until `f` breaks or
-    /// the stream ends; returns the value `f` broke with, if it did. The frames are those
-    /// [`next_frame`](Self::next_frame) gives.
-    ///
-    /// The loop runs with the best [`Squeeze`] the CPU has
-    /// ([`with_best_squeeze`]): on x86-64 CPUs with BMI2 it is a copy
-    /// compiled for BMI2, with `f` inlined into it, which squeezes varints
-    /// with one `pext`.
+    /// Calls `f` with each frame in order, until `f` breaks or the stream
+    /// ends; returns the value `f` broke with, if it did. The stream is
+    /// read once: a second call finds no frame.
     pub fn for_each_frame<B>(
         &mut self,
         f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
     ) -> Option<B> {
-        /// The frame loop, for [`with_best_squeeze`].
-        struct Loop<'d, 'a, F> {
-            decoder: &'d mut StreamDecoder<'a>,
-            f: F,
-        }
-        impl<B, F: FnMut(DecodedFrame<'_>) -> ControlFlow<B>> WithSqueeze for Loop<'_, '_, F> {
-            type Output = Option<B>;
-            #[inline(always)]
-            fn run<S: Squeeze>(self, squeeze: S) -> Option<B> {
-                self.decoder.for_each_frame_with(squeeze, self.f)
-            }
-        }
-        with_best_squeeze(Loop { decoder: self, f })
-    }
-
-    #[inline(always)]
-    fn for_each_frame_with<S: Squeeze, B>(
-        &mut self,
-        squeeze: S,
-        mut f: impl FnMut(DecodedFrame<'_>) -> ControlFlow<B>,
-    ) -> Option<B> {
-        while let Some(frame) = self.next_frame_with(squeeze) {
-            if let ControlFlow::Break(value) = f(frame) {
-                return Some(value);
-            }
-        }
-        None
-    }
-
-    #[inline(always)]
-    fn next_frame_with<S: Squeeze>(&mut self, squeeze: S) -> Option<DecodedFrame<'_>> {
-        let raw = self.frames.next()?;
-        self.stats.frames += 1;
-        let result = decode_frame_with(squeeze, &raw, &mut self.scratch);
-        match &result {
-            Ok(rec) => {
-                self.by_id[usize::from(rec.event.kind().id())] += 1;
-                if let Event::CoreId { core_id } = rec.event {
-                    self.core = core_id;
-                }
-            }
-            Err(e) => self.stats.count_error(e.kind(), 1),
-        }
-        Some(DecodedFrame {
-            offset: raw.offset,
-            core: self.core,
-            result,
-        })
+        let stream = std::mem::replace(&mut self.stream, Stream::new(&[], 0));
+        let mut lister = Lister {
+            f,
+            broke: None,
+            by_id: &mut self.by_id,
+            stats: &mut self.stats,
+        };
+        let counts = sequence(&[stream], &RAW_TICKS, &mut lister);
+        let broke = lister.broke;
+        self.stats.empty_frames += counts.empty_frames;
+        broke
     }
 
     /// What the stream held so far.
     pub fn stats(&self) -> StreamStats {
         StreamStats {
-            empty_frames: self.frames.empty_frames(),
             by_id: self.by_id.to_vec(),
             ..self.stats.clone()
         }
     }
 }
 
+/// The visitor of a listing's pass: hands each frame to `f` until it
+/// breaks, and counts them.
+struct Lister<'d, F, B> {
+    f: F,
+    broke: Option<B>,
+    by_id: &'d mut [u64; 256],
+    stats: &'d mut StreamStats,
+}
+
+impl<F: FnMut(DecodedFrame<'_>) -> ControlFlow<B>, B> Lister<'_, F, B> {
+    #[inline(always)]
+    fn hand_over(&mut self, at: Position, result: Result<Record<'_>, FrameError>) {
+        self.stats.frames += 1;
+        if self.broke.is_some() {
+            return;
+        }
+        let frame = DecodedFrame {
+            offset: at.offset,
+            core: at.core,
+            result,
+        };
+        if let ControlFlow::Break(value) = (self.f)(frame) {
+            self.broke = Some(value);
+        }
+    }
+}
+
+impl<F: FnMut(DecodedFrame<'_>) -> ControlFlow<B>, B> Visitor for Lister<'_, F, B> {
+    #[inline(always)]
+    fn event(&mut self, at: Position, rec: &Record<'_>) {
+        self.by_id[usize::from(rec.event.kind().id())] += 1;
+        self.hand_over(at, Ok(*rec));
+    }
+
+    fn invalid(&mut self, at: Position, err: &FrameError) {
+        self.stats.count_error(err.kind(), 1);
+        self.hand_over(at, Err(*err));
+    }
+
+    fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
+
+    fn progress(&mut self, _: usize, _: usize) {}
+
+    fn stopped(&self) -> bool {
+        self.broke.is_some()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband::encode_frame;
+    use tband::{encode_frame, Event};
 
     #[test]
     fn tracks_core_and_counts() {
@@ -190,9 +188,10 @@ mod tests {
         bytes.extend_from_slice(&[0, 2, 200, 0]);
         let mut dec = StreamDecoder::new(&bytes, 0);
         let mut cores = Vec::new();
-        while let Some(f) = dec.next_frame() {
+        dec.for_each_frame(|f| {
             cores.push((f.core, f.result.is_ok()));
-        }
+            ControlFlow::<()>::Continue(())
+        });
         assert_eq!(cores, [(3, true), (3, true), (3, false)]);
         let stats = dec.stats();
         assert_eq!(
@@ -205,5 +204,26 @@ mod tests {
             (3, 1, 2, 1)
         );
         assert_eq!(stats.errors, [("unknown id", 1)]);
+    }
+
+    #[test]
+    fn hands_over_no_frame_after_a_break() {
+        let mut bytes = vec![0u8; 64];
+        let mut n = 0;
+        for isr_id in 1..=3 {
+            n += encode_frame(&mut bytes[n..], 5, &Event::IsrEnter { isr_id }).unwrap();
+        }
+        bytes.truncate(n);
+        let mut dec = StreamDecoder::new(&bytes, 0);
+        let mut offsets = Vec::new();
+        let broke = dec.for_each_frame(|f| {
+            offsets.push(f.offset);
+            match offsets.len() {
+                2 => ControlFlow::Break("second"),
+                _ => ControlFlow::Continue(()),
+            }
+        });
+        assert_eq!((broke, offsets.len()), (Some("second"), 2));
+        assert_eq!(dec.for_each_frame(|_| ControlFlow::Break(())), None);
     }
 }

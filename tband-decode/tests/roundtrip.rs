@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use proptest::sample::select;
 use tband::cobs::max_framed_len;
 use tband::{encode_frame, Event, EventKind, FieldType, FieldValue};
-use tband_decode::stream::{DecodedFrame, StreamDecoder};
+use tband_decode::frames::{decode_frame, Frames};
+use tband_decode::stream::StreamDecoder;
 
 /// A field value that owns its string, so generated events can outlive the
 /// strategy that made them.
@@ -122,21 +123,25 @@ fn encode_stream(events: &[OwnedEvent], empties: &[usize]) -> Vec<u8> {
 
 /// Every frame of a stream as (offset, decoded record or error), with the
 /// record printed so frames can be compared after the decoder moved on.
-/// Checks that both ways of decoding (frame by frame, and the loop that may
-/// use the CPU's bit-manipulation instructions) give the same frames.
+/// Checks that both ways of decoding (frame by frame the portable way, and
+/// the pass that may use the CPU's bit-manipulation instructions) give the
+/// same frames.
 fn decode_all(stream: &[u8]) -> Vec<(usize, String)> {
-    let describe = |frame: &DecodedFrame<'_>| (frame.offset, format!("{:?}", frame.result));
-    let mut decoder = StreamDecoder::new(stream, 0);
-    let mut frames = Vec::new();
-    while let Some(frame) = decoder.next_frame() {
-        frames.push(describe(&frame));
-    }
-    let mut looped = Vec::new();
+    let mut scratch = Vec::new();
+    let frames: Vec<_> = Frames::new(stream)
+        .map(|raw| {
+            (
+                raw.offset,
+                format!("{:?}", decode_frame(&raw, &mut scratch)),
+            )
+        })
+        .collect();
+    let mut passed = Vec::new();
     StreamDecoder::new(stream, 0).for_each_frame(|frame| {
-        looped.push(describe(&frame));
+        passed.push((frame.offset, format!("{:?}", frame.result)));
         ControlFlow::<()>::Continue(())
     });
-    assert_eq!(looped, frames);
+    assert_eq!(passed, frames);
     frames
 }
 
@@ -151,13 +156,20 @@ proptest! {
         let stream = encode_stream(&events, &empties);
         decode_all(&stream);
         let mut decoder = StreamDecoder::new(&stream, 0);
-        for (i, ev) in events.iter().enumerate() {
-            let frame = decoder.next_frame().expect("one frame per event");
-            let rec = frame.result.map_err(|e| format!("event {i}: {e}")).unwrap();
-            prop_assert_eq!(rec.event, ev.event(), "event {}", i);
-            prop_assert_eq!(rec.ts, ev.decoded_ts(), "event {}", i);
-        }
-        prop_assert!(decoder.next_frame().is_none());
+        let mut expected = events.iter().enumerate();
+        let mismatch = decoder.for_each_frame(|frame| {
+            let Some((i, ev)) = expected.next() else {
+                return ControlFlow::Break("more frames than events".to_string());
+            };
+            match frame.result {
+                Ok(rec) if (rec.event, rec.ts) == (ev.event(), ev.decoded_ts()) => {
+                    ControlFlow::Continue(())
+                }
+                result => ControlFlow::Break(format!("event {i}: {result:?}")),
+            }
+        });
+        prop_assert_eq!(mismatch, None);
+        prop_assert!(expected.next().is_none(), "one frame per event");
         let stats = decoder.stats();
         prop_assert_eq!(stats.frames, events.len() as u64);
         prop_assert_eq!(stats.invalid(), 0);

@@ -6,11 +6,11 @@
 
 use std::time::Instant;
 
-use tband_decode::interpret::Threads;
-use tband_decode::{OpenOptions, Trace};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::writer::{Output, PacketWriter};
 use tband_perfetto::ExportOptions;
+use tband_trace::DecodeThread;
+use tband_trace::{OpenOptions, Trace};
 
 fn env_or(name: &str, default: &str) -> String {
     std::env::var(name).unwrap_or_else(|_| default.to_owned())
@@ -58,13 +58,13 @@ fn main() {
     // Opened on one thread, for comparison, then as the tool opens it:
     // decoding on a second thread where there are two cores.
     let mut opened = None;
-    for (name, threads) in [
-        ("one thread", Threads::One),
-        ("as the tool does", Threads::available()),
+    for (name, decode_thread) in [
+        ("one thread", DecodeThread::Calling),
+        ("as the tool does", DecodeThread::available()),
     ] {
         drop(opened.take());
         let options = OpenOptions {
-            threads,
+            decode_thread,
             ..OpenOptions::default()
         };
         let (cpu0, t0) = (cpu_seconds(), Instant::now());
@@ -74,7 +74,7 @@ fn main() {
             cpu_seconds().zip(cpu0).map(|(a, b)| a - b),
         );
         println!(
-            "decode + model, {name} ({threads:?}): {open_s:.2} s wall ({:.2} s CPU), {} events",
+            "decode + model, {name} (decoding on {decode_thread:?}): {open_s:.2} s wall ({:.2} s CPU), {} events",
             open_cpu.unwrap_or(f64::NAN),
             trace.model.info.events
         );

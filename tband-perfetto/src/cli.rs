@@ -5,8 +5,8 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
-use tband_decode::chrome_json::write_chrome_json;
-use tband_decode::{OpenOptions, Trace};
+use crate::chrome_json::write_chrome_json;
+use tband_trace::{OpenOptions, Trace};
 
 use crate::serve::{TraceServer, DEFAULT_PORT};
 use crate::writer::Output;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::io;
 
 use prost::Message as _;
-use tband_decode::model::{MarkerKind, Model, StrId, TaskState};
+use tband_model::{MarkerKind, Model, StrId, TaskState};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
@@ -596,7 +596,7 @@ fn encode_interned(e: &mut Encoder<'_>, event_names: &[(u64, &str)], with_arg_na
 mod tests {
     use super::*;
     use prost::Message;
-    use tband_decode::model::{
+    use tband_model::{
         Anomaly, AnomalyKind, Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp,
         QueueOpKind, StateReason, TaskStateKind,
     };
@@ -606,7 +606,7 @@ mod tests {
     fn model() -> Model {
         let mut m = Model::default();
         m.info.format = "tband".into();
-        m.info.priority_order = tband_decode::model::PriorityOrder::HigherIsMoreImportant;
+        m.info.priority_order = tband_model::PriorityOrder::HigherIsMoreImportant;
         m.tasks = vec![crate::test_fixtures::worker_task()];
         m.markers = vec![
             Marker {

@@ -3,6 +3,7 @@
 //! switches, wake-ups and ISRs are kernel (ftrace) events per core, and
 //! markers, counters and anomalies are track events on named tracks.
 
+pub mod chrome_json;
 pub mod cli;
 pub mod events;
 #[allow(clippy::all)]
@@ -20,7 +21,7 @@ mod test_fixtures;
 
 use std::io::{self, Write};
 
-use tband_decode::model::Model;
+use tband_model::Model;
 
 use crate::events::EventCounts;
 use crate::protos::process_tree::{Process, Thread};

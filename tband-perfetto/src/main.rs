@@ -112,7 +112,7 @@ fn main() -> ExitCode {
 impl From<Cli> for Options {
     fn from(cli: Cli) -> Options {
         Options {
-            input: open_options!(&cli.input.format),
+            input: open_options(&cli.input.format),
             inputs: cli.input.inputs,
             output: cli.output,
             gzip: cli.gzip,

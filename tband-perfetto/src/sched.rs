@@ -4,7 +4,7 @@
 
 use std::io;
 
-use tband_decode::model::{
+use tband_model::{
     Core, IsrKey, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
 };
 
@@ -876,7 +876,7 @@ impl FtraceEvent<'_> {
 mod tests {
     use super::*;
     use prost::Message;
-    use tband_decode::model::{Core, Isr, IsrKey, SchedSlice, Task, TaskKind};
+    use tband_model::{Core, Isr, IsrKey, SchedSlice, Task, TaskKind};
 
     use crate::protos::{FtraceEventBundle, Trace};
 
@@ -933,7 +933,7 @@ mod tests {
         use TaskStateKind as S;
         let mut m = Model::default();
         m.info.format = "tband".into();
-        m.info.priority_order = tband_decode::model::PriorityOrder::HigherIsMoreImportant;
+        m.info.priority_order = tband_model::PriorityOrder::HigherIsMoreImportant;
         m.info.duration_ns = 100;
         m.cores = vec![Core {
             core_id: 0,

@@ -1,6 +1,6 @@
 //! Model pieces the export tests share.
 
-use tband_decode::model::{Task, TaskKind};
+use tband_model::{Task, TaskKind};
 
 /// Task 4, "worker": the task the marker tests put their task-local tracks under.
 pub fn worker_task() -> Task {

@@ -1,7 +1,7 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use tband_decode::model::{Iter, Model, PriorityOrder, TaskKind, TaskPriority};
+use tband_model::{Iter, Model, PriorityOrder, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
 pub const PID: i32 = 1;
@@ -191,7 +191,7 @@ impl<'m> PriorityCursor<'m> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_decode::model::{PriorityCause, Task, TaskPriority};
+    use tband_model::{PriorityCause, Task, TaskPriority};
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
         Task {
@@ -208,7 +208,7 @@ mod tests {
     fn model() -> Model {
         let mut m = Model::default();
         m.info.format = "tband".into();
-        m.info.priority_order = tband_decode::model::PriorityOrder::HigherIsMoreImportant;
+        m.info.priority_order = tband_model::PriorityOrder::HigherIsMoreImportant;
         m.tasks = vec![
             task(3, TaskKind::Idle),
             task(7, TaskKind::Normal),

@@ -3,7 +3,7 @@
 //! wait reasons, priorities, markers, queue fill levels, mutex holders and
 //! trace health. Tracks exist only where the model has data for them.
 
-use tband_decode::model::{MarkerKind, Model, TaskKind};
+use tband_model::{MarkerKind, Model, TaskKind};
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
@@ -348,7 +348,7 @@ impl Describer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_decode::model::Marker;
+    use tband_model::Marker;
 
     fn model(extra_marker_id: Option<u32>) -> Model {
         let keys = [

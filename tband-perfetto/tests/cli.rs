@@ -69,7 +69,7 @@ fn chrome_json_output_is_valid_json_with_the_models_slices() {
     let text = std::fs::read_to_string(dir.join("small.bin.json")).unwrap();
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
     let events = json["traceEvents"].as_array().expect("a traceEvents array");
-    let model = tband_decode::Trace::open(&[SMALL.to_string()], &Default::default())
+    let model = tband_trace::Trace::open(&[SMALL.to_string()], &Default::default())
         .unwrap()
         .model;
     let complete = |cat: &str| {

@@ -9,9 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::json;
-use tband_decode::model::{Model, StateReason, TaskKind, TaskStateKind};
-use tband_decode::{OpenOptions, Trace};
+use tband_model::{Model, StateReason, TaskKind, TaskStateKind};
 use tband_perfetto::threads::Threads;
+use tband_trace::{OpenOptions, Trace};
 
 const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband");
 const ZEPHYR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf");

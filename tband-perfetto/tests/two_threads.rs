@@ -5,11 +5,11 @@
 use std::collections::BTreeMap;
 
 use prost::Message;
-use tband_decode::{OpenOptions, Trace};
 use tband_perfetto::protos::{Trace as PerfettoTrace, TracePacket};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::writer::CHUNK_BYTES;
 use tband_perfetto::{export, ExportOptions, ExportStats};
+use tband_trace::{OpenOptions, Trace};
 
 /// Packets by sequence id and, for kernel events, core.
 type Streams = BTreeMap<(Option<u32>, Option<u32>), Vec<TracePacket>>;

@@ -14,10 +14,10 @@
 
 use std::time::{Duration, Instant};
 
-use tband_decode::input::Input;
-use tband_decode::{OpenOptions, Trace};
 use tband_query::engine::{self, Engine};
 use tband_query::{reports, run, schema};
+use tband_trace::input::Input;
+use tband_trace::{OpenOptions, Trace};
 
 fn peak_rss_mb() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

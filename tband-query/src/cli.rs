@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::SystemTime;
 
-use tband_decode::input::InputSpec;
-use tband_decode::trace::OpenOptions;
-use tband_decode::Trace;
+use tband_trace::input::InputSpec;
+use tband_trace::OpenOptions;
+use tband_trace::Trace;
 
 use crate::engine::{self, Database, Engine, Value};
 use crate::error::Error;

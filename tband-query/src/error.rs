@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use tband_decode::trace::TraceError;
+use tband_trace::TraceError;
 
 #[derive(Debug)]
 pub enum Error {

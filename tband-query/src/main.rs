@@ -103,7 +103,7 @@ fn main() -> ExitCode {
 impl From<Cli> for Options {
     fn from(cli: Cli) -> Options {
         Options {
-            input: open_options!(&cli.input),
+            input: open_options(&cli.input),
             args: cli.args,
             execute: cli.execute,
             engine: cli.engine.map(|e| match e {

@@ -1,9 +1,9 @@
 //! The model as rows of SQL cells, table by table, in the column order of
 //! [`crate::schema`]. Engines only decide how a row is written.
 
-use tband_decode::model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
-use tband_decode::trace::{ArgValue, EventRow};
-use tband_decode::Trace;
+use tband_model::{ArgValue, EventRow};
+use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
+use tband_trace::Trace;
 
 use crate::schema::Table;
 use crate::timeline;
@@ -444,8 +444,8 @@ fn events<S: RowSink>(trace: &Trace, sink: &mut S) -> Result<(), S::Error> {
 mod tests {
     use super::*;
     use crate::schema::{self, TABLES};
-    use tband_decode::input::Input;
-    use tband_decode::OpenOptions;
+    use tband_trace::input::Input;
+    use tband_trace::OpenOptions;
 
     /// A simulated two-core trace with every kind of row.
     fn trace() -> Trace {

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use tband_decode::model::{IsrSlice, SchedSlice};
+use tband_model::{IsrSlice, SchedSlice};
 
 /// One ISR running, in the state's count of ISRs (see [`Piece::from_state`]).
 const ISR_UNIT: i64 = 1 << 33;

@@ -4,12 +4,12 @@
 
 use std::collections::BTreeMap;
 
-use tband_decode::input::Input;
-use tband_decode::model::{Model, StateReason, TaskKind, TaskState, TaskStateKind};
-use tband_decode::{OpenOptions, Trace};
+use tband_model::{Model, StateReason, TaskKind, TaskState, TaskStateKind};
 use tband_query::engine::{self, Engine, QueryResult, Value};
 use tband_query::run::{self, Param};
 use tband_query::{reports, schema};
+use tband_trace::input::Input;
+use tband_trace::{OpenOptions, Trace};
 
 const CONFORMANCE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus");
 
@@ -477,7 +477,7 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
             .find(|r| r[kind] == Value::Text(name.into()))
             .map(|r| r[health.col("count")].clone())
     };
-    let dropped: u64 = m.anomaly_count(tband_decode::model::AnomalyKind::DroppedEvents);
+    let dropped: u64 = m.anomaly_count(tband_model::AnomalyKind::DroppedEvents);
     assert_eq!(count("events"), Some(Value::Int(m.info.events as i64)));
     assert_eq!(
         count("invalid_frames"),

@@ -6,8 +6,8 @@ use std::collections::BTreeSet;
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
-use tband_decode::analysis::Analysis;
-use tband_decode::Model;
+use tband_model::analysis::Analysis;
+use tband_model::Model;
 
 use crate::load::Loaded;
 use crate::rows::{Body, Group, Row, Timeline};
@@ -622,7 +622,7 @@ mod tests {
             env!("CARGO_MANIFEST_DIR"),
             "/../tests/corpus/tband/freertos_small.bin"
         );
-        let model = tband_decode::Trace::open(&[path.to_string()], &Default::default())
+        let model = tband_trace::Trace::open(&[path.to_string()], &Default::default())
             .unwrap()
             .model;
         App::new(model, "freertos_small.bin".into())

@@ -8,7 +8,7 @@ use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
 use ratatui::crossterm::execute;
 use ratatui::layout::Rect;
-use tband_decode::OpenOptions;
+use tband_trace::OpenOptions;
 
 use crate::app::App;
 use crate::load::{self, Loader, Opened};

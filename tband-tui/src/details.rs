@@ -1,7 +1,7 @@
 //! What the side panel says about a picked item: name, state, times,
 //! message, queue.
 
-use tband_decode::model::{MarkerKind, Model, StrId};
+use tband_model::{MarkerKind, Model, StrId};
 
 use crate::app::{App, Item, Pick};
 use crate::rows::Body;

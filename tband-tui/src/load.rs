@@ -9,13 +9,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
 
-use tband_decode::analysis::Analysis;
-use tband_decode::input::Input;
-use tband_decode::interpret::{build_model, build_model_with_progress};
-use tband_decode::model::{AnomalyKind, TraceInfo};
-use tband_decode::sequencer::Stream;
-use tband_decode::trace::{Source, TraceError};
-use tband_decode::{Model, OpenOptions, Trace};
+use tband_model::analysis::Analysis;
+use tband_model::{AnomalyKind, Model};
+use tband_trace::{OpenOptions, Source, Trace, TraceError};
 
 use crate::rows::Timeline;
 
@@ -72,50 +68,28 @@ pub fn open(
     options: &OpenOptions,
     preview_bytes: Option<u64>,
 ) -> Result<Opened, TraceError> {
-    let whole = |source| -> Result<Opened, TraceError> {
-        Ok(Opened::Complete(Trace::build(source, options)?.model))
-    };
-    let inputs = match Source::open(args, options)? {
-        Source::Tband(inputs) => inputs,
-        other => return whole(other),
-    };
-    let total: u64 = inputs.iter().map(|i| i.bytes.len() as u64).sum();
-    let Some(preview_bytes) = preview_bytes.filter(|&preview| total > preview) else {
-        return whole(Source::Tband(inputs));
-    };
-
-    let info = || TraceInfo {
-        sources: inputs.iter().map(|i| i.name.clone()).collect(),
-        ..TraceInfo::default()
-    };
-    let firsts: Vec<Stream<'_>> = inputs
-        .iter()
-        .map(|i| Stream::new(first_frames(&i.bytes, preview_bytes, total), core(i)))
-        .collect();
-    let mut preview = build_model(&firsts, info());
-    drop_cut_anomalies(&mut preview);
-    if preview.info.events == 0 {
+    let source = Source::open(args, options)?;
+    let first_part = preview_bytes.and_then(|max| source.first_part(max));
+    let preview = first_part.map(|first| Trace::build(first, options));
+    let mut preview = match preview {
+        Some(Ok(trace)) => trace.model,
         // Nothing in the first part: no preview to show.
-        return whole(Source::Tband(inputs));
-    }
+        Some(Err(TraceError::NothingDecoded { .. })) | None => {
+            return Ok(Opened::Complete(Trace::build(source, options)?.model));
+        }
+        Some(Err(e)) => return Err(e),
+    };
+    drop_cut_anomalies(&mut preview);
 
     let read = Arc::new(AtomicU64::new(0));
-    let info = info();
-    let threads = options.threads;
+    let total = source.byte_count();
+    let options = options.clone();
     let thread = {
         let read = Arc::clone(&read);
         thread::spawn(move || {
-            let streams: Vec<Stream<'_>> = inputs
-                .iter()
-                .map(|i| Stream {
-                    bytes: &i.bytes,
-                    core: core(i),
-                    source: Some(&i.bytes),
-                })
-                .collect();
-            let model = build_model_with_progress(&streams, info, threads, &read);
-            drop(streams);
-            drop(inputs);
+            let model = Trace::build_with_progress(source, &options, &read)
+                .expect("the whole trace decodes where its first part did")
+                .model;
             // The figures before the rows: what computing them holds for a
             // while is freed before the rows take their memory.
             let analysis = Analysis::of(&model);
@@ -148,33 +122,4 @@ fn drop_cut_anomalies(preview: &mut Model) {
     preview.anomalies.retain(|a| {
         !(a.kind == AnomalyKind::NeverClosed && a.core_id.is_none() && a.end_ns == cut)
     });
-}
-
-fn core(input: &Input) -> u32 {
-    input.core.unwrap_or(0)
-}
-
-/// The first part of an input, its share of `preview_bytes` out of `total`,
-/// ending after a frame delimiter (a zero byte), so no frame is cut.
-fn first_frames(bytes: &[u8], preview_bytes: u64, total: u64) -> &[u8] {
-    let share =
-        (bytes.len() as u128 * u128::from(preview_bytes) / u128::from(total.max(1))) as usize;
-    let end = bytes
-        .get(share..)
-        .and_then(|rest| rest.iter().position(|&b| b == 0))
-        .map_or(bytes.len(), |zero| share + zero + 1);
-    &bytes[..end]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn first_frames_end_after_a_delimiter() {
-        let bytes = [3, 1, 2, 0, 2, 5, 0, 4, 1, 1, 1, 0];
-        assert_eq!(first_frames(&bytes, 1, 3), &bytes[..7]);
-        assert_eq!(first_frames(&bytes, 0, 3), &bytes[..4]);
-        assert_eq!(first_frames(&bytes[..11], 3, 3), &bytes[..11]);
-    }
 }

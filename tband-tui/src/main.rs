@@ -57,7 +57,7 @@ fn main() -> ExitCode {
 impl From<Cli> for Options {
     fn from(cli: Cli) -> Options {
         Options {
-            input: open_options!(&cli.input.format),
+            input: open_options(&cli.input.format),
             inputs: cli.input.inputs,
             snapshot: cli.snapshot,
             range: cli.range,

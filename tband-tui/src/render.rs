@@ -6,7 +6,7 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 use ratatui::Frame;
-use tband_decode::model::{Model, StrId, TaskStateKind};
+use tband_model::{Model, StrId, TaskStateKind};
 
 use crate::app::{App, Entry, Geometry};
 use crate::details::details;

@@ -5,7 +5,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hash;
 
-use tband_decode::model::{MarkerKind, Model, Row as TableRow, Table, TaskKind};
+use tband_model::{MarkerKind, Model, Row as TableRow, Table, TaskKind};
 
 use crate::indices::{Indices, IndicesBuilder};
 use crate::track::{IntervalSource, IntervalTrack, SampleSource, SampleTrack};
@@ -300,7 +300,7 @@ mod tests {
             "{}/../tests/corpus/tband/{name}",
             env!("CARGO_MANIFEST_DIR")
         );
-        tband_decode::Trace::open(&[path], &Default::default())
+        tband_trace::Trace::open(&[path], &Default::default())
             .unwrap()
             .model
     }

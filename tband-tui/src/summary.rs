@@ -1,9 +1,9 @@
 //! The summary pane's text: per-core load, per-task CPU time, ISR counts
 //! and worst durations, queue high-water marks — all from the shared
-//! [`Analysis`](tband_decode::analysis::Analysis).
+//! [`Analysis`](tband_model::analysis::Analysis).
 
-use tband_decode::analysis::load_percent;
-use tband_decode::model::{IsrKey, Model};
+use tband_model::analysis::load_percent;
+use tband_model::{IsrKey, Model};
 
 use crate::app::App;
 use crate::time::short;

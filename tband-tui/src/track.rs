@@ -12,7 +12,7 @@ use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use tband_decode::model::Model;
+use tband_model::Model;
 
 use crate::indices::Indices;
 
@@ -828,7 +828,7 @@ impl SampleTrack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_decode::model::{SchedSlice, StateReason, Task, TaskKind};
+    use tband_model::{SchedSlice, StateReason, Task, TaskKind};
 
     fn model(slices: &[(u64, u64, u32)], duration_ns: u64) -> Model {
         let mut m = Model::default();
@@ -1008,7 +1008,7 @@ mod tests {
         m.info.duration_ns = 100;
         m.marker_values = [(10, 5), (12, -3), (70, 9)]
             .iter()
-            .map(|&(ts_ns, value)| tband_decode::model::MarkerValue {
+            .map(|&(ts_ns, value)| tband_model::MarkerValue {
                 ts_ns,
                 marker_id: 0,
                 task_id: None,

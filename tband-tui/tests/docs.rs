@@ -26,7 +26,7 @@ fn snapshot_is_current() {
         env!("CARGO_MANIFEST_DIR"),
         "/../tests/corpus/tband/freertos_small.bin"
     );
-    let model = tband_decode::Trace::open(&[path.to_string()], &Default::default())
+    let model = tband_trace::Trace::open(&[path.to_string()], &Default::default())
         .unwrap()
         .model;
     let app = App::new(model, "freertos_small.bin".to_string());

@@ -10,7 +10,7 @@ use ratatui::backend::TestBackend;
 use ratatui::buffer::Buffer;
 use ratatui::crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use ratatui::Terminal;
-use tband_decode::model::TaskStateKind;
+use tband_model::TaskStateKind;
 use tband_tui::app::{App, Entry};
 use tband_tui::load::{open as load, Opened};
 use tband_tui::render::{draw, to_text};
@@ -26,7 +26,7 @@ fn recording(name: &str) -> String {
 
 fn open(inputs: &[&str]) -> App {
     let args: Vec<String> = inputs.iter().map(|i| recording(i)).collect();
-    let model = tband_decode::Trace::open(&args, &Default::default())
+    let model = tband_trace::Trace::open(&args, &Default::default())
         .unwrap()
         .model;
     App::new(model, inputs.join(" "))
@@ -281,7 +281,7 @@ fn first_part_keeps_its_real_anomalies() {
     let (mut app, loader) = open_progressively("freertos_lossy.bin", 10_000);
     let whole = loader.wait();
     let cut = app.model.info.duration_ns;
-    let key = |a: &tband_decode::model::Anomaly| (a.start_ns, a.end_ns, a.kind, a.core_id);
+    let key = |a: &tband_model::Anomaly| (a.start_ns, a.end_ns, a.kind, a.core_id);
     let found: Vec<_> = app.model.anomalies.iter().map(key).collect();
     let before_cut: Vec<_> = whole
         .model

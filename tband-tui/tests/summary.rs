@@ -6,7 +6,7 @@
 
 use ratatui::backend::TestBackend;
 use ratatui::Terminal;
-use tband_decode::model::Model;
+use tband_model::Model;
 use tband_tui::app::App;
 use tband_tui::render::{draw, to_text};
 use tband_tui::time::short;
@@ -16,7 +16,7 @@ fn open(name: &str) -> App {
         "{}/../tests/corpus/tband/{name}",
         env!("CARGO_MANIFEST_DIR")
     );
-    let model = tband_decode::Trace::open(&[path], &Default::default())
+    let model = tband_trace::Trace::open(&[path], &Default::default())
         .unwrap()
         .model;
     App::new(model, name.to_string())

@@ -4,7 +4,7 @@
 //! generated from it.
 
 use crate::cobs::{self, FrameWriter};
-use crate::varint::{self, Portable, Squeeze, VarintError};
+use crate::varint::{self, JoinGroups, Portable, VarintError};
 
 /// The encoding of one field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -154,14 +154,14 @@ impl ReadFailure for PayloadError {
 
 /// Reads the fields of one payload in order: the first `len` bytes of
 /// `data`, which may go on past the payload (see [`Record::decode_within`]);
-/// integers are squeezed with `squeeze`.
-struct FieldReader<'a, S> {
+/// varints' groups are joined with `join`.
+struct FieldReader<'a, J> {
     data: &'a [u8],
     len: usize,
-    squeeze: S,
+    join: J,
 }
 
-impl<'a, S: Squeeze> FieldReader<'a, S> {
+impl<'a, J: JoinGroups> FieldReader<'a, J> {
     /// Moves past `n` bytes, `n <= self.len`.
     #[inline(always)]
     fn skip(&mut self, n: usize) {
@@ -183,7 +183,7 @@ impl<'a, S: Squeeze> FieldReader<'a, S> {
     #[inline(always)]
     fn u32<E: ReadFailure>(&mut self, field: &'static str) -> Result<u32, E> {
         let (v, n) =
-            varint::read_u32(self.squeeze, self.data, self.len).map_err(|e| E::varint(field, e))?;
+            varint::read_u32(self.join, self.data, self.len).map_err(|e| E::varint(field, e))?;
         self.skip(n);
         Ok(v)
     }
@@ -191,7 +191,7 @@ impl<'a, S: Squeeze> FieldReader<'a, S> {
     #[inline(always)]
     fn u64<E: ReadFailure>(&mut self, field: &'static str) -> Result<u64, E> {
         let (v, n) =
-            varint::read_u64(self.squeeze, self.data, self.len).map_err(|e| E::varint(field, e))?;
+            varint::read_u64(self.join, self.data, self.len).map_err(|e| E::varint(field, e))?;
         self.skip(n);
         Ok(v)
     }
@@ -539,21 +539,21 @@ macro_rules! define_events {
             }
 
             /// [`decode_within`](Self::decode_within) without the reason for
-            /// a failure, squeezing integers with `squeeze`: the fast path for
+            /// a failure, joining varints' groups with `join`: the fast path for
             /// decoders that work the reason out again for the rare payload
             /// that fails.
             #[inline(always)]
-            pub fn try_decode_within<S: Squeeze>(
-                squeeze: S,
+            pub fn try_decode_within<J: JoinGroups>(
+                join: J,
                 data: &'a [u8],
                 len: usize,
             ) -> Option<Record<'a>> {
-                Self::read::<(), S>(squeeze, data, len).ok()
+                Self::read::<(), J>(join, data, len).ok()
             }
 
             #[inline(always)]
-            fn read<E: ReadFailure, S: Squeeze>(
-                squeeze: S,
+            fn read<E: ReadFailure, J: JoinGroups>(
+                join: J,
                 data: &'a [u8],
                 len: usize,
             ) -> Result<Record<'a>, E> {
@@ -561,7 +561,7 @@ macro_rules! define_events {
                     Some(&id) if len != 0 => id,
                     _ => return Err(E::empty()),
                 };
-                let mut r = FieldReader { data, len, squeeze };
+                let mut r = FieldReader { data, len, join };
                 r.skip(1);
                 let record = match id {
                     $($id => {

@@ -75,7 +75,7 @@ fn read_bytewise(
 }
 
 /// The continuation bits of 8 varint bytes loaded as a little-endian word
-/// (the top bit of each byte), for a [`Squeeze`] to mask out.
+/// (the top bit of each byte), for a [`JoinGroups`] to mask out.
 pub const CONTINUATION_BITS: u64 = 0x8080_8080_8080_8080;
 
 /// The first `min(data.len(), 8)` bytes of `data`, little-endian, zero-extended,
@@ -112,7 +112,7 @@ fn load_le(data: &[u8]) -> u64 {
 ///
 /// # Contract
 ///
-/// [`squeeze`](Squeeze::squeeze) must return what [`Portable`] returns for
+/// [`join_groups`](JoinGroups::join_groups) must return what [`Portable`] returns for
 /// every `word` and every `stop_bit` that is a continuation bit (7, 15, …,
 /// 63), the only ones the readers pass. The readers trust its
 /// result as the varint's value: an implementation that differs makes
@@ -121,21 +121,21 @@ fn load_le(data: &[u8]) -> u64 {
 /// CPU feature must make sure the CPU has it, e.g. by only letting code
 /// that has checked make a value of it. It should be `#[inline(always)]`
 /// and cheap to copy: it is called for every varint of every frame.
-pub trait Squeeze: Copy {
+pub trait JoinGroups: Copy {
     /// The 7-bit groups of `word` (8 bytes, little-endian) up to bit
     /// `stop_bit` (the clear continuation bit of the varint's last byte),
     /// joined, low group first; the bits above `stop_bit` and the
     /// continuation bits ([`CONTINUATION_BITS`]) are not part of the value.
-    fn squeeze(self, word: u64, stop_bit: u32) -> u64;
+    fn join_groups(self, word: u64, stop_bit: u32) -> u64;
 }
 
 /// Joins the 7-bit groups with masks and shifts (any CPU).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Portable;
 
-impl Squeeze for Portable {
+impl JoinGroups for Portable {
     #[inline(always)]
-    fn squeeze(self, word: u64, stop_bit: u32) -> u64 {
+    fn join_groups(self, word: u64, stop_bit: u32) -> u64 {
         let mut v = word & (u64::MAX >> (63 - stop_bit)) & !CONTINUATION_BITS;
         // 7-bit groups → 14 → 28 → 56 bits.
         v = (v & 0x007F_007F_007F_007F) | ((v & 0x7F00_7F00_7F00_7F00) >> 1);
@@ -147,13 +147,13 @@ impl Squeeze for Portable {
 /// The value and length of the varint at the start of `word` (8 bytes,
 /// little-endian), or `None` if all 8 bytes have the continuation bit.
 #[inline(always)]
-fn decode_word<S: Squeeze>(squeeze: S, word: u64) -> Option<(u64, usize)> {
+fn decode_word<J: JoinGroups>(join: J, word: u64) -> Option<(u64, usize)> {
     let stops = !word & CONTINUATION_BITS;
     if stops == 0 {
         return None;
     }
     let stop_bit = stops.trailing_zeros();
-    Some((squeeze.squeeze(word, stop_bit), stop_bit as usize / 8 + 1))
+    Some((join.join_groups(word, stop_bit), stop_bit as usize / 8 + 1))
 }
 
 /// The varint at the start of `data[..len]` read a word at a time: its value
@@ -162,14 +162,14 @@ fn decode_word<S: Squeeze>(squeeze: S, word: u64) -> Option<(u64, usize)> {
 /// there are at least 8 bytes in all, they are loaded with it (and ignored),
 /// which saves the partial load at the end of a frame.
 #[inline(always)]
-fn read_word<S: Squeeze>(squeeze: S, data: &[u8], len: usize) -> Option<(u64, usize)> {
+fn read_word<J: JoinGroups>(join: J, data: &[u8], len: usize) -> Option<(u64, usize)> {
     let word = match data.first_chunk::<8>() {
         Some(&word) => u64::from_le_bytes(word),
         None => load_le(data),
     };
     // Zero-extension, and bytes past `len`, can make a varint cut by the
     // end of the field's data look terminated, hence the length check.
-    decode_word(squeeze, word).filter(|&(_, n)| n <= len)
+    decode_word(join, word).filter(|&(_, n)| n <= len)
 }
 
 /// The bytes of `data[..len]` (all of `data` if it is shorter).
@@ -181,8 +181,8 @@ fn field_bytes(data: &[u8], len: usize) -> &[u8] {
 /// Reads a `u32` field (at most 5 bytes, the 5th using only its low 4 bits)
 /// from `data[..len]`; `data` may go on past `len` (see [`read_u64`]).
 #[inline(always)]
-pub fn read_u32<S: Squeeze>(
-    squeeze: S,
+pub fn read_u32<J: JoinGroups>(
+    join: J,
     data: &[u8],
     len: usize,
 ) -> Result<(u32, usize), VarintError> {
@@ -190,7 +190,7 @@ pub fn read_u32<S: Squeeze>(
         Some(&b) if b & 0x80 == 0 && len != 0 => return Ok((u32::from(b), 1)),
         _ => {}
     }
-    match read_word(squeeze, data, len) {
+    match read_word(join, data, len) {
         Some((v, n)) if n <= MAX_U32_LEN => match u32::try_from(v) {
             Ok(v) => Ok((v, n)),
             Err(_) => Err(VarintError::Overlong),
@@ -208,12 +208,12 @@ pub fn read_u32<S: Squeeze>(
 /// Unlike [`read_u32`], there is no separate path for one-byte values: the
 /// common `u64` field is a timestamp, which is rarely that small.
 #[inline(always)]
-pub fn read_u64<S: Squeeze>(
-    squeeze: S,
+pub fn read_u64<J: JoinGroups>(
+    join: J,
     data: &[u8],
     len: usize,
 ) -> Result<(u64, usize), VarintError> {
-    match read_word(squeeze, data, len) {
+    match read_word(join, data, len) {
         Some(found) => Ok(found),
         None => read_bytewise(field_bytes(data, len), MAX_U64_LEN, 1),
     }
@@ -246,8 +246,8 @@ mod tests {
     }
 
     /// The limits of `read_u32` with `w` (`tband-decode` checks that its
-    /// own [`Squeeze`] reads every boundary as `Portable` does).
-    fn u32_limits_with<S: Squeeze>(w: S) {
+    /// own [`JoinGroups`] reads every boundary as `Portable` does).
+    fn u32_limits_with<J: JoinGroups>(w: J) {
         let whole = |data: &[u8]| read_u32(w, data, data.len());
         assert_eq!(whole(&[0x00]), Ok((0, 1)));
         assert_eq!(whole(&[0x7F]), Ok((127, 1)));
@@ -276,7 +276,7 @@ mod tests {
         u64_limits_with(Portable);
     }
 
-    fn u64_limits_with<S: Squeeze>(w: S) {
+    fn u64_limits_with<J: JoinGroups>(w: J) {
         let (buf, n) = encode(u64::MAX);
         assert_eq!(n, 10);
         assert_eq!(buf[9], 0x01);
@@ -316,8 +316,8 @@ mod tests {
         }
     }
 
-    fn agree_with_bytewise<S: Squeeze>(
-        w: S,
+    fn agree_with_bytewise<J: JoinGroups>(
+        w: J,
         data: &[u8],
     ) -> Result<(), proptest::test_runner::TestCaseError> {
         for len in 0..=data.len() {

@@ -21,7 +21,7 @@
 //! the full outputs of the changed and new commands to
 //! `$CARGO_TARGET_TMPDIR/golden/<tool>.actual/` (`target/tmp/golden/...`).
 //!
-//! Bless: `TBAND_BLESS=1 cargo test -p <tool> --test golden` (or all four
+//! Bless: `TBAND_BLESS=1 cargo test -p <package> --test golden` (or all four
 //! crates at once: `-p tband-decode -p tband-perfetto -p tband-query -p
 //! tband-tui`) rewrites the manifest and writes every command's full output
 //! to `$CARGO_TARGET_TMPDIR/golden/<tool>/` as `<name>.stdout` and
@@ -352,11 +352,15 @@ fn write_outputs(dir: &Path, outcomes: &[&Outcome]) {
     }
 }
 
+/// The package whose tests include this harness (the tool's package).
+const PACKAGE: &str = env!("CARGO_PKG_NAME");
+
 fn manifest_text(tool: &str, lines: &BTreeMap<&str, &str>) -> String {
+    let package = PACKAGE;
     let mut text = format!(
         "# Golden outputs of {tool} on every recording in tests/corpus/ and samples/,\n\
-         # checked by {tool}/tests/golden.rs (see tests/golden/harness.rs).\n\
-         # Rewrite after an intended output change: TBAND_BLESS=1 cargo test -p {tool} --test golden\n\
+         # checked by {package}/tests/golden.rs (see tests/golden/harness.rs).\n\
+         # Rewrite after an intended output change: TBAND_BLESS=1 cargo test -p {package} --test golden\n\
          # exit stdout-bytes stdout-fnv1a64 stderr-bytes stderr-fnv1a64 arguments (run from the repository root)\n"
     );
     for line in lines.values() {
@@ -429,7 +433,7 @@ pub fn check(tool: &str, exe: &str, commands: &[Vec<String>]) {
     let _ = fs::remove_dir_all(&actual_dir);
     let old_text = fs::read_to_string(&manifest).unwrap_or_else(|e| {
         panic!(
-            "{}: {e}; write it with TBAND_BLESS=1 cargo test -p {tool} --test golden",
+            "{}: {e}; write it with TBAND_BLESS=1 cargo test -p {PACKAGE} --test golden",
             manifest.display()
         )
     });
@@ -469,7 +473,7 @@ pub fn check(tool: &str, exe: &str, commands: &[Vec<String>]) {
     panic!(
         "{tool}: outputs differ from {}:\n{report}\
          An unintended change is a bug. After an intended one, bless: \
-         TBAND_BLESS=1 cargo test -p {tool} --test golden",
+         TBAND_BLESS=1 cargo test -p {PACKAGE} --test golden",
         manifest.display()
     );
 }

@@ -2,6 +2,7 @@
 //! reads traces back with `tband-decode`, for the tests in `tests/`.
 
 use std::cell::Cell;
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tband::EventKind;
@@ -51,10 +52,11 @@ pub struct Frame {
 /// Decodes a stream that starts on `core`; `Err` with the offset of the
 /// first frame the decoder rejected.
 pub fn decode(bytes: &[u8], core: u32) -> Result<Vec<Frame>, usize> {
-    let mut decoder = StreamDecoder::new(bytes, core);
     let mut frames = Vec::new();
-    while let Some(f) = decoder.next_frame() {
-        let rec = f.result.as_ref().map_err(|_| f.offset)?;
+    let rejected = StreamDecoder::new(bytes, core).for_each_frame(|f| {
+        let Ok(rec) = f.result else {
+            return ControlFlow::Break(f.offset);
+        };
         let mut fields = Vec::new();
         rec.event.for_each_field(|name, value| {
             fields.push(match value {
@@ -71,8 +73,12 @@ pub fn decode(bytes: &[u8], core: u32) -> Result<Vec<Frame>, usize> {
             kind: rec.event.kind(),
             fields: fields.join(" "),
         });
+        ControlFlow::Continue(())
+    });
+    match rejected {
+        Some(offset) => Err(offset),
+        None => Ok(frames),
     }
-    Ok(frames)
 }
 
 /// The global tracer's trace of `core` (metadata buffer + snapshot).

@@ -9,7 +9,7 @@ mod sqlite;
 use std::fmt;
 use std::path::Path;
 
-use tband_decode::Trace;
+use tband_trace::Trace;
 
 use crate::rows::RowSource;
 use crate::schema::{self, Table, View, ON_DEMAND, VIEWS};

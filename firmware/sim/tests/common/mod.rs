@@ -4,6 +4,8 @@
 
 pub mod replay;
 
+use std::ops::ControlFlow;
+
 use tband::{EventKind, FieldValue};
 use tband_decode::stream::StreamDecoder;
 
@@ -37,7 +39,7 @@ pub fn decode(streams: &[Vec<u8>]) -> Vec<Ev> {
     let mut out = Vec::new();
     for (i, bytes) in streams.iter().enumerate() {
         let mut dec = StreamDecoder::new(bytes, i as u32);
-        while let Some(frame) = dec.next_frame() {
+        dec.for_each_frame(|frame| {
             let rec = match frame.result {
                 Ok(rec) => rec,
                 Err(e) => panic!("stream {i}: invalid frame at {}: {e}", frame.offset),
@@ -59,7 +61,8 @@ pub fn decode(streams: &[Vec<u8>]) -> Vec<Ev> {
                 nums,
                 text,
             });
-        }
+            ControlFlow::<()>::Continue(())
+        });
         let stats = dec.stats();
         assert_eq!(stats.invalid(), 0, "stream {i}");
         assert_eq!(stats.empty_frames, 0, "stream {i}");

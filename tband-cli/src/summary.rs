@@ -1,0 +1,226 @@
+//! A one-screen readable overview of a model: cores, tasks, ISRs, markers,
+//! queues and anomalies.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use tband_model::analysis::{load_percent, Analysis};
+use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
+
+/// Formats nanoseconds with a unit that keeps 3–4 significant digits.
+pub fn format_ns(ns: u64) -> String {
+    let ns_f = ns as f64;
+    if ns < 1_000 {
+        format!("{ns} ns")
+    } else if ns < 1_000_000 {
+        format!("{:.2} µs", ns_f / 1e3)
+    } else if ns < 1_000_000_000 {
+        format!("{:.2} ms", ns_f / 1e6)
+    } else {
+        format!("{:.3} s", ns_f / 1e9)
+    }
+}
+
+pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
+    let info = &m.info;
+    let duration = info.duration_ns;
+    writeln!(
+        out,
+        "{} ({}): {} core(s), {}, {} events, {} invalid frames, {}",
+        info.sources.join(", "),
+        info.format,
+        m.cores.len(),
+        format_ns(duration),
+        info.events,
+        info.invalid_frames,
+        if info.ns_per_tick_known {
+            format!("{} ns per tick", info.ns_per_tick)
+        } else {
+            "timer resolution unknown (1 ns per tick assumed)".to_string()
+        }
+    )?;
+
+    let a = Analysis::of(m);
+    writeln!(out, "\ncores")?;
+    for core in &m.cores {
+        let idle = core
+            .idle_task_id
+            .and_then(|t| m.task(t))
+            .map_or("unknown", |t| t.name.as_str());
+        writeln!(
+            out,
+            "  core {:<3} idle task {:<16} load {:>6.2}%",
+            core.core_id,
+            idle,
+            a.core_load(core.core_id)
+        )?;
+    }
+
+    writeln!(
+        out,
+        "\ntasks{:>24}{:>8}{:>13}{:>9}",
+        "kind", "cpu %", "run time", "slices"
+    )?;
+    for task in &m.tasks {
+        let time = a.task(task.task_id).copied().unwrap_or_default();
+        let kind = match task.kind {
+            TaskKind::Normal => "",
+            k => k.as_str(),
+        };
+        writeln!(
+            out,
+            "  {:>3} {:<18}{:>6}{:>8.2}{:>13}{:>9}",
+            task.task_id,
+            truncate(&task.name, 18),
+            kind,
+            load_percent(time.run_ns, duration),
+            format_ns(time.run_ns),
+            time.slices
+        )?;
+    }
+
+    if !m.isrs.is_empty() {
+        writeln!(out, "\nisrs{:>28}{:>12}{:>12}", "count", "max", "total")?;
+        for isr in &m.isrs {
+            let key = IsrKey {
+                core_id: isr.core_id,
+                isr_id: isr.isr_id,
+            };
+            let (count, max, total) = a
+                .isr(key)
+                .map_or((0, 0, 0), |s| (s.count, s.max_ns, s.total_ns));
+            writeln!(
+                out,
+                "  c{} {:<10} {:<12}{count:>6}{:>12}{:>12}",
+                isr.core_id,
+                isr.isr_id,
+                truncate(&isr.name, 12),
+                format_ns(max),
+                format_ns(total)
+            )?;
+        }
+    }
+
+    if !m.markers.is_empty() {
+        writeln!(out, "\nmarkers")?;
+        for marker in &m.markers {
+            let scope = marker
+                .task_id
+                .and_then(|t| m.task(t))
+                .map_or("global".to_string(), |t| format!("task {}", t.name));
+            let same =
+                |id: u32, task: Option<u32>| id == marker.marker_id && task == marker.task_id;
+            let detail = match marker.kind {
+                MarkerKind::Event => {
+                    let spans = m
+                        .marker_spans
+                        .iter()
+                        .filter(|s| same(s.marker_id, s.task_id));
+                    let (n, max) = spans.fold((0u64, 0u64), |(n, max), s| {
+                        (n + 1, max.max(s.end_ns - s.start_ns))
+                    });
+                    let instants = m
+                        .marker_instants
+                        .iter()
+                        .filter(|i| same(i.marker_id, i.task_id))
+                        .count();
+                    format!("{n} spans (max {}), {instants} instants", format_ns(max))
+                }
+                MarkerKind::Value => {
+                    let values: Vec<i64> = m
+                        .marker_values
+                        .iter()
+                        .filter(|v| same(v.marker_id, v.task_id))
+                        .map(|v| v.value)
+                        .collect();
+                    match (values.iter().min(), values.iter().max(), values.last()) {
+                        (Some(min), Some(max), Some(last)) => {
+                            format!("{} values, min {min}, max {max}, last {last}", values.len())
+                        }
+                        _ => "no values".to_string(),
+                    }
+                }
+            };
+            writeln!(
+                out,
+                "  {:<5} {:<3} {:<16} {:<20} {detail}",
+                marker.kind.as_str(),
+                marker.marker_id,
+                truncate(&marker.name, 16),
+                truncate(&scope, 20)
+            )?;
+        }
+    }
+
+    if !m.queues.is_empty() {
+        writeln!(
+            out,
+            "\nqueues{:>38}{:>8}{:>12}",
+            "kind", "ops", "high-water"
+        )?;
+        for (q, stats) in m.queues.iter().zip(&a.queues) {
+            writeln!(
+                out,
+                "  {:>3} {:<18}{:>20}{:>8}{:>12}",
+                q.queue_id,
+                truncate(&q.name, 18),
+                q.kind.as_str(),
+                stats.ops,
+                stats.high_water
+            )?;
+        }
+    }
+
+    writeln!(out, "\nanomalies")?;
+    let mut by_kind: BTreeMap<AnomalyKind, (u64, u64)> = BTreeMap::new();
+    for a in &m.anomalies {
+        let e = by_kind.entry(a.kind).or_default();
+        e.0 += 1;
+        e.1 += a.count;
+    }
+    if by_kind.is_empty() {
+        writeln!(out, "  none")?;
+    }
+    for (kind, (rows, count)) in by_kind {
+        let example = m
+            .anomalies
+            .iter()
+            .find(|a| a.kind == kind)
+            .map_or("", |a| a.detail.as_str());
+        writeln!(
+            out,
+            "  {:<20} {count:>8} in {rows:>5} place(s), first at {}: {}",
+            kind.as_str(),
+            m.anomalies
+                .iter()
+                .find(|a| a.kind == kind)
+                .map_or(String::new(), |a| format_ns(a.end_ns)),
+            truncate(example, 70)
+        )?;
+    }
+    Ok(())
+}
+
+fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn units() {
+        assert_eq!(format_ns(999), "999 ns");
+        assert_eq!(format_ns(1_500), "1.50 µs");
+        assert_eq!(format_ns(2_345_678), "2.35 ms");
+        assert_eq!(format_ns(3_000_000_000), "3.000 s");
+        assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+}

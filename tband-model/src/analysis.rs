@@ -1,0 +1,503 @@
+//! The numbers every report agrees on: CPU time per task and core, ISR time,
+//! load, ISR statistics and queue high-water marks.
+//!
+//! A task's run time on a core is its scheduled time there minus the time of
+//! the outermost (depth-0) ISRs on that core that overlap its slices; that ISR
+//! time is reported separately as `isr_ns`. Load is `run_ns * 100 /
+//! duration`. Idle tasks count as idle, never as load. A core's load is its
+//! non-idle run time plus all its depth-0 ISR time, over the duration.
+
+use std::collections::{BTreeMap, HashMap};
+
+use crate::{IsrKey, Model};
+
+/// Time one task spent on one core.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskCoreTime {
+    pub task_id: u32,
+    pub core_id: u32,
+    /// Scheduled time minus the depth-0 ISR time inside it.
+    pub run_ns: u64,
+    /// Depth-0 ISR time that interrupted this task on this core.
+    pub isr_ns: u64,
+    pub slices: u64,
+}
+
+/// Time one task spent over all cores.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TaskTime {
+    pub task_id: u32,
+    pub idle: bool,
+    pub run_ns: u64,
+    pub isr_ns: u64,
+    pub slices: u64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CoreTime {
+    pub core_id: u32,
+    /// Run time of non-idle tasks.
+    pub busy_run_ns: u64,
+    /// Run time of the idle task(s).
+    pub idle_run_ns: u64,
+    /// All depth-0 ISR time on the core, whether or not a task was known.
+    pub isr_ns: u64,
+}
+
+impl CoreTime {
+    /// Busy time: non-idle run time plus ISR time.
+    pub fn busy_ns(&self) -> u64 {
+        self.busy_run_ns.saturating_add(self.isr_ns)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IsrStats {
+    pub key: IsrKey,
+    /// Executions at any depth.
+    pub count: u64,
+    /// Longest single execution (enter to exit, nested ISRs included).
+    pub max_ns: u64,
+    /// Sum of executions (enter to exit, nested ISRs included).
+    pub total_ns: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueStats {
+    pub queue_id: u32,
+    pub ops: u64,
+    pub high_water: u32,
+}
+
+/// All shared figures of one model.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Analysis {
+    pub duration_ns: u64,
+    /// By task id, then core id.
+    pub task_cores: Vec<TaskCoreTime>,
+    /// By task id; every task of the model, also those that never ran.
+    pub tasks: Vec<TaskTime>,
+    /// By core id; every core that has a core row, sched slice or ISR slice.
+    pub cores: Vec<CoreTime>,
+    /// By ISR key; every ISR of the model, also those that never ran.
+    pub isrs: Vec<IsrStats>,
+    /// By queue id.
+    pub queues: Vec<QueueStats>,
+}
+
+/// `part` as a percentage of `whole` (0 when `whole` is 0).
+pub fn load_percent(part: u64, whole: u64) -> f64 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f64 * 100.0 / whole as f64
+    }
+}
+
+impl Analysis {
+    pub fn of(m: &Model) -> Analysis {
+        let mut task_cores: HashMap<(u32, u32), TaskCoreTime> = HashMap::new();
+        let mut cores: BTreeMap<u32, CoreTime> = m
+            .cores
+            .iter()
+            .map(|c| {
+                (
+                    c.core_id,
+                    CoreTime {
+                        core_id: c.core_id,
+                        ..CoreTime::default()
+                    },
+                )
+            })
+            .collect();
+
+        // Depth-0 ISR slices per core (their rows in the table), in start
+        // order: they never overlap each other, so one forward pass per core
+        // matches them to that core's slices. Row numbers rather than copies
+        // of the times keep this small next to the model.
+        let mut isr0: BTreeMap<u32, Vec<u32>> = BTreeMap::new();
+        for (row, s) in m.isr_slices.iter().enumerate() {
+            if s.depth != 0 {
+                continue;
+            }
+            let Ok(row) = u32::try_from(row) else {
+                break;
+            };
+            isr0.entry(s.core_id).or_default().push(row);
+            let core = cores.entry(s.core_id).or_insert_with(|| CoreTime {
+                core_id: s.core_id,
+                ..CoreTime::default()
+            });
+            core.isr_ns = core
+                .isr_ns
+                .saturating_add(s.end_ns.saturating_sub(s.start_ns));
+        }
+        let isr_times = |row: u32| {
+            m.isr_slices
+                .get(row as usize)
+                .map_or((0, 0), |s| (s.start_ns, s.end_ns))
+        };
+        for rows in isr0.values_mut() {
+            rows.shrink_to_fit();
+            // Already in order unless the trace's time went backwards.
+            if !rows.is_sorted_by_key(|&r| isr_times(r)) {
+                rows.sort_by_key(|&r| isr_times(r));
+            }
+        }
+        // Per core: the first of its ISRs that may still overlap a slice,
+        // and the start of its previous slice. Slices come in start order
+        // (the table's), so the ISRs before that one end before any later
+        // slice starts; a slice out of order starts the search over.
+        let mut cursors: HashMap<u32, (usize, u64)> = HashMap::new();
+        for s in &m.sched_slices {
+            let core_id = s.core_id;
+            let isrs = isr0.get(&core_id).map_or(&[][..], |v| v.as_slice());
+            let (first, previous_start) = cursors.entry(core_id).or_insert((0, 0));
+            if s.start_ns < *previous_start {
+                *first = 0;
+            }
+            *previous_start = s.start_ns;
+            while isrs
+                .get(*first)
+                .is_some_and(|&r| isr_times(r).1 <= s.start_ns)
+            {
+                *first += 1;
+            }
+            let mut isr_ns = 0u64;
+            for &row in &isrs[*first..] {
+                let (start, end) = isr_times(row);
+                if start >= s.end_ns {
+                    break;
+                }
+                let overlap = end.min(s.end_ns).saturating_sub(start.max(s.start_ns));
+                isr_ns = isr_ns.saturating_add(overlap);
+            }
+            let dur = s.end_ns.saturating_sub(s.start_ns);
+            let run_ns = dur.saturating_sub(isr_ns);
+            let e = task_cores
+                .entry((s.task_id, core_id))
+                .or_insert_with(|| TaskCoreTime {
+                    task_id: s.task_id,
+                    core_id,
+                    ..TaskCoreTime::default()
+                });
+            e.run_ns = e.run_ns.saturating_add(run_ns);
+            e.isr_ns = e.isr_ns.saturating_add(isr_ns);
+            e.slices += 1;
+        }
+
+        let mut task_cores: Vec<TaskCoreTime> = task_cores.into_values().collect();
+        task_cores.sort_unstable_by_key(|t| (t.task_id, t.core_id));
+        for tc in &task_cores {
+            let core = cores.entry(tc.core_id).or_insert_with(|| CoreTime {
+                core_id: tc.core_id,
+                ..CoreTime::default()
+            });
+            if m.is_idle(tc.task_id) {
+                core.idle_run_ns = core.idle_run_ns.saturating_add(tc.run_ns);
+            } else {
+                core.busy_run_ns = core.busy_run_ns.saturating_add(tc.run_ns);
+            }
+        }
+        let mut tasks: BTreeMap<u32, TaskTime> = m
+            .tasks
+            .iter()
+            .map(|t| {
+                (
+                    t.task_id,
+                    TaskTime {
+                        task_id: t.task_id,
+                        idle: m.is_idle(t.task_id),
+                        ..TaskTime::default()
+                    },
+                )
+            })
+            .collect();
+        for tc in &task_cores {
+            let t = tasks.entry(tc.task_id).or_insert_with(|| TaskTime {
+                task_id: tc.task_id,
+                idle: m.is_idle(tc.task_id),
+                ..TaskTime::default()
+            });
+            t.run_ns = t.run_ns.saturating_add(tc.run_ns);
+            t.isr_ns = t.isr_ns.saturating_add(tc.isr_ns);
+            t.slices += tc.slices;
+        }
+
+        let mut isrs: BTreeMap<IsrKey, IsrStats> = m
+            .isrs
+            .iter()
+            .map(|i| {
+                let key = IsrKey {
+                    core_id: i.core_id,
+                    isr_id: i.isr_id,
+                };
+                (
+                    key,
+                    IsrStats {
+                        key,
+                        count: 0,
+                        max_ns: 0,
+                        total_ns: 0,
+                    },
+                )
+            })
+            .collect();
+        for s in &m.isr_slices {
+            let key = IsrKey {
+                core_id: s.core_id,
+                isr_id: s.isr_id,
+            };
+            let e = isrs.entry(key).or_insert(IsrStats {
+                key,
+                count: 0,
+                max_ns: 0,
+                total_ns: 0,
+            });
+            let d = s.end_ns.saturating_sub(s.start_ns);
+            e.count += 1;
+            e.max_ns = e.max_ns.max(d);
+            e.total_ns = e.total_ns.saturating_add(d);
+        }
+
+        let mut ops: BTreeMap<u32, u64> = BTreeMap::new();
+        for op in &m.queue_ops {
+            *ops.entry(op.queue_id).or_default() += 1;
+        }
+        let queues = m
+            .queues
+            .iter()
+            .map(|q| QueueStats {
+                queue_id: q.queue_id,
+                ops: ops.get(&q.queue_id).copied().unwrap_or(0),
+                high_water: q.high_water,
+            })
+            .collect();
+
+        Analysis {
+            duration_ns: m.info.duration_ns,
+            task_cores,
+            tasks: tasks.into_values().collect(),
+            cores: cores.into_values().collect(),
+            isrs: isrs.into_values().collect(),
+            queues,
+        }
+    }
+
+    pub fn task(&self, task_id: u32) -> Option<&TaskTime> {
+        self.tasks
+            .binary_search_by_key(&task_id, |t| t.task_id)
+            .ok()
+            .map(|i| &self.tasks[i])
+    }
+
+    /// A task's load in percent of the trace duration (0 for idle tasks).
+    pub fn task_load(&self, task_id: u32) -> f64 {
+        self.task(task_id)
+            .filter(|t| !t.idle)
+            .map_or(0.0, |t| load_percent(t.run_ns, self.duration_ns))
+    }
+
+    /// A core's load in percent: non-idle run time plus ISR time, over the duration.
+    pub fn core_load(&self, core_id: u32) -> f64 {
+        self.cores
+            .iter()
+            .find(|c| c.core_id == core_id)
+            .map_or(0.0, |c| load_percent(c.busy_ns(), self.duration_ns))
+    }
+
+    pub fn isr(&self, key: IsrKey) -> Option<&IsrStats> {
+        self.isrs
+            .binary_search_by_key(&key, |i| i.key)
+            .ok()
+            .map(|i| &self.isrs[i])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{
+        Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, StateReason, Task, TaskKind,
+    };
+
+    fn task(task_id: u32, kind: TaskKind) -> Task {
+        Task {
+            task_id,
+            name: format!("t{task_id}"),
+            kind,
+            created_ns: None,
+            deleted_ns: None,
+            stack_size: None,
+            ever_waited: false,
+        }
+    }
+
+    fn slice(core_id: u32, task_id: u32, start_ns: u64, end_ns: u64) -> SchedSlice {
+        SchedSlice {
+            start_ns,
+            end_ns,
+            task_id,
+            core_id,
+            end_state: None,
+            end_reason: StateReason::None,
+            truncated: false,
+        }
+    }
+
+    fn isr(core_id: u32, isr_id: u32, start_ns: u64, end_ns: u64, depth: u32) -> IsrSlice {
+        IsrSlice {
+            start_ns,
+            end_ns,
+            core_id,
+            isr_id,
+            depth,
+            truncated: false,
+        }
+    }
+
+    /// Two cores; task 1 runs on both, task 9 is core 0's idle task.
+    /// Core 0: t1 0..100, idle 100..200 with ISR 5 at 50..70 (in t1) and
+    /// 90..120 (straddling t1 and idle) and a nested ISR 6 at 95..100.
+    /// Core 1: t2 0..50, t1 50..200, ISR 5 (core 1's own) at 40..60.
+    fn model() -> Model {
+        let mut m = Model::default();
+        m.info.duration_ns = 200;
+        m.cores = vec![
+            Core {
+                core_id: 0,
+                idle_task_id: Some(9),
+            },
+            Core {
+                core_id: 1,
+                idle_task_id: None,
+            },
+        ];
+        m.tasks = vec![
+            task(1, TaskKind::Normal),
+            task(2, TaskKind::Normal),
+            task(3, TaskKind::Normal),
+            task(9, TaskKind::Idle),
+        ];
+        m.sched_slices = vec![
+            slice(0, 1, 0, 100),
+            slice(1, 2, 0, 50),
+            slice(1, 1, 50, 200),
+            slice(0, 9, 100, 200),
+        ]
+        .into();
+        m.isrs = vec![
+            Isr {
+                core_id: 0,
+                isr_id: 5,
+                name: "tick".into(),
+            },
+            Isr {
+                core_id: 0,
+                isr_id: 6,
+                name: "uart".into(),
+            },
+            Isr {
+                core_id: 1,
+                isr_id: 5,
+                name: "tick".into(),
+            },
+        ];
+        m.isr_slices = vec![
+            isr(1, 5, 40, 60, 0),
+            isr(0, 5, 50, 70, 0),
+            isr(0, 5, 90, 120, 0),
+            isr(0, 6, 95, 100, 1),
+        ]
+        .into();
+        m.queues = vec![Queue {
+            queue_id: 3,
+            name: "q".into(),
+            kind: QueueKind::Queue,
+            capacity: None,
+            high_water: 4,
+        }];
+        m
+    }
+
+    #[test]
+    fn run_time_excludes_depth0_isr_time() {
+        let a = Analysis::of(&model());
+        let tc = |task_id, core_id| {
+            *a.task_cores
+                .iter()
+                .find(|t| t.task_id == task_id && t.core_id == core_id)
+                .unwrap()
+        };
+        // t1 on core 0: 100 scheduled, ISRs 20 + 10 (90..100) inside.
+        assert_eq!((tc(1, 0).run_ns, tc(1, 0).isr_ns), (70, 30));
+        // idle on core 0: 100 scheduled, 20 of ISR (100..120).
+        assert_eq!((tc(9, 0).run_ns, tc(9, 0).isr_ns), (80, 20));
+        assert_eq!((tc(2, 1).run_ns, tc(2, 1).isr_ns), (40, 10));
+        assert_eq!((tc(1, 1).run_ns, tc(1, 1).isr_ns), (140, 10));
+
+        let t1 = a.task(1).unwrap();
+        assert_eq!((t1.run_ns, t1.isr_ns, t1.slices), (210, 40, 2));
+        assert_eq!(a.task_load(1), 105.0);
+        assert_eq!(a.task_load(9), 0.0, "idle is not load");
+        assert_eq!(
+            a.task(3).unwrap().run_ns,
+            0,
+            "tasks that never ran are listed"
+        );
+
+        let c0 = a.cores[0];
+        assert_eq!((c0.busy_run_ns, c0.idle_run_ns, c0.isr_ns), (70, 80, 50));
+        assert_eq!(a.core_load(0), 60.0);
+        assert_eq!(a.core_load(1), 100.0);
+    }
+
+    #[test]
+    fn tables_out_of_time_order_give_the_same_figures() {
+        let sorted = model();
+        let mut shuffled = model();
+        let mut slices: Vec<SchedSlice> = sorted.sched_slices.iter().collect();
+        slices.reverse();
+        shuffled.sched_slices = slices.into();
+        let mut isrs: Vec<IsrSlice> = sorted.isr_slices.iter().collect();
+        isrs.reverse();
+        shuffled.isr_slices = isrs.into();
+        assert_eq!(Analysis::of(&shuffled), Analysis::of(&sorted));
+    }
+
+    #[test]
+    fn isr_and_queue_statistics() {
+        let a = Analysis::of(&model());
+        let s = a
+            .isr(IsrKey {
+                core_id: 0,
+                isr_id: 5,
+            })
+            .unwrap();
+        assert_eq!((s.count, s.max_ns, s.total_ns), (2, 30, 50));
+        let nested = a
+            .isr(IsrKey {
+                core_id: 0,
+                isr_id: 6,
+            })
+            .unwrap();
+        assert_eq!((nested.count, nested.max_ns), (1, 5));
+        assert_eq!(a.isrs.len(), 3);
+        assert_eq!(
+            a.queues,
+            vec![QueueStats {
+                queue_id: 3,
+                ops: 0,
+                high_water: 4
+            }]
+        );
+    }
+
+    #[test]
+    fn empty_model_has_no_load() {
+        let a = Analysis::of(&Model::default());
+        assert!(a.tasks.is_empty());
+        assert_eq!(a.core_load(0), 0.0);
+        assert_eq!(load_percent(5, 0), 0.0);
+    }
+}

@@ -1,0 +1,1235 @@
+//! The interpreter that turns a time-ordered stream of RTOS happenings into
+//! the model's tables. It knows no wire format: importers translate their
+//! events into these calls (times already in ns since the first event).
+//!
+//! An interval's row is pushed when the interval opens and its end is filled
+//! in when it closes, so every interval table comes out in start order
+//! without sorting.
+
+use std::collections::{BTreeMap, HashMap};
+use std::hash::{BuildHasherDefault, Hasher};
+
+use super::id_table::{IdSet, IdTable};
+use super::marker_table::MarkerTable;
+use super::table::Table;
+use super::{
+    Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
+    MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
+    QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority, TaskState,
+    TaskStateKind, TraceInfo,
+};
+
+/// A cheap hasher for small keys (a pathological trace only slows its own
+/// decoding; nothing here is exposed to other inputs).
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        let mut words = bytes.chunks_exact(8);
+        for word in words.by_ref() {
+            if let Ok(word) = word.try_into() {
+                self.write_u64(u64::from_le_bytes(word));
+            }
+        }
+        let rest = words.remainder();
+        if !rest.is_empty() {
+            let mut word = [0u8; 8];
+            word[..rest.len()].copy_from_slice(rest);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+    fn write_u8(&mut self, n: u8) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u32(&mut self, n: u32) {
+        self.write_u64(u64::from(n));
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.write_u64(n as u64);
+    }
+}
+
+pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
+
+#[derive(Default)]
+struct TaskTrack {
+    name: Option<String>,
+    kind: Option<TaskKind>,
+    created_ns: Option<u64>,
+    deleted_ns: Option<u64>,
+    stack_size: Option<u32>,
+    /// The state it is in now and its row in `task_states`.
+    state: Option<(TaskStateKind, usize)>,
+    /// The state a running task announced it will leave Running for.
+    announced: Option<(TaskStateKind, StateReason, Option<u32>)>,
+    /// The core it runs on.
+    running_on: Option<u32>,
+    /// Whether it was ever blocked or suspended.
+    ever_waited: bool,
+    /// Its slices that ended last: a change of its state at the time they
+    /// ended is their end state.
+    slices_ended: EndedSlices,
+}
+
+/// Slices of a task that ended at one time, by row in `sched_slices`.
+struct EndedSlices {
+    /// The time they ended (`u64::MAX` before the first).
+    at: u64,
+    last: usize,
+    /// The others (a task that moves between cores may end more than one
+    /// slice at a time).
+    earlier: Vec<usize>,
+}
+
+impl Default for EndedSlices {
+    fn default() -> Self {
+        EndedSlices {
+            at: u64::MAX,
+            last: 0,
+            earlier: Vec::new(),
+        }
+    }
+}
+
+impl TaskTrack {
+    /// Its slice at `row` ended at `t`.
+    #[inline(always)]
+    fn slice_ended(&mut self, row: usize, t: u64) {
+        let ended = &mut self.slices_ended;
+        if ended.at == t {
+            ended.earlier.push(ended.last);
+        } else if !ended.earlier.is_empty() {
+            ended.earlier.clear();
+        }
+        ended.at = t;
+        ended.last = row;
+    }
+}
+
+#[derive(Default)]
+struct CoreTrack {
+    idle_task: Option<u32>,
+    /// The running task and its row in `sched_slices`.
+    running: Option<(u32, usize)>,
+    /// Active ISRs, outermost first.
+    isr_stack: Vec<OpenIsr>,
+    /// The ISRs entered on this core.
+    isrs_entered: IdSet,
+    /// Time of the latest event on this core.
+    last_event_ns: Option<u64>,
+    dropped_total: u64,
+}
+
+#[derive(Clone, Copy)]
+struct OpenIsr {
+    isr: u32,
+    /// Row in `isr_slices`.
+    row: usize,
+    /// Events were lost while it ran, so its exit may be one of them.
+    suspect: bool,
+}
+
+#[derive(Default)]
+struct QueueTrack {
+    name: Option<String>,
+    kind: Option<QueueKind>,
+    capacity: Option<u32>,
+    level: Option<u32>,
+    high_water: u32,
+    /// The task holding the mutex and its row in `mutex_holds`.
+    holder: Option<(u32, usize)>,
+}
+
+#[derive(Default)]
+struct MarkerTrack {
+    name: Option<String>,
+    /// Rows in `marker_spans` of the open spans, outermost first.
+    open: Vec<usize>,
+}
+
+/// What a new task state is.
+#[derive(Clone, Copy)]
+struct NewState {
+    state: TaskStateKind,
+    reason: StateReason,
+    queue_id: Option<u32>,
+    core_id: Option<u32>,
+    woken_by_isr: Option<IsrKey>,
+}
+
+impl NewState {
+    fn new(state: TaskStateKind, reason: StateReason) -> Self {
+        NewState {
+            state,
+            reason,
+            queue_id: None,
+            core_id: None,
+            woken_by_isr: None,
+        }
+    }
+}
+
+/// Ends the current state of `task` (tracked by `track`) at `t` and opens
+/// `new` in the model's task states; `new` is also the end state of the
+/// task's slices that ended at `t`.
+#[inline(always)]
+fn push_state(model: &mut Model, track: &mut TaskTrack, task: u32, t: u64, new: NewState) {
+    let rows = &mut model.task_states;
+    let row = rows.push(TaskState {
+        start_ns: t,
+        end_ns: t,
+        task_id: task,
+        state: new.state,
+        reason: new.reason,
+        queue_id: new.queue_id,
+        core_id: new.core_id,
+        woken_by_isr: new.woken_by_isr,
+        truncated: false,
+    });
+    if let Some((_, old)) = track.state.replace((new.state, row)) {
+        rows.end_at(old, t);
+    }
+    track.ever_waited |= new.state.is_waiting();
+    if track.slices_ended.at == t {
+        end_again(&mut model.sched_slices, &track.slices_ended, t, new);
+    }
+}
+
+/// Ends `ended`, slices that ended at `t`, again in `new`, the state their
+/// task went on to at that time.
+#[cold]
+#[inline(never)]
+fn end_again(slices: &mut Table<SchedSlice>, ended: &EndedSlices, t: u64, new: NewState) {
+    for &row in std::iter::once(&ended.last).chain(&ended.earlier) {
+        slices.end_slice_at(row, t, new.state, new.reason);
+    }
+}
+
+/// Builds a [`Model`] from calls made in time order.
+#[derive(Default)]
+pub struct ModelBuilder {
+    model: Model,
+    tasks: IdTable<TaskTrack>,
+    cores: IdTable<CoreTrack>,
+    isr_names: BTreeMap<IsrKey, String>,
+    queues: IdTable<QueueTrack>,
+    markers: MarkerTable<MarkerTrack>,
+    last_ns: u64,
+}
+
+impl ModelBuilder {
+    pub fn new(info: TraceInfo) -> Self {
+        ModelBuilder {
+            model: Model {
+                info,
+                ..Model::default()
+            },
+            ..ModelBuilder::default()
+        }
+    }
+
+    pub fn info_mut(&mut self) -> &mut TraceInfo {
+        &mut self.model.info
+    }
+
+    /// Interns a message or other repeated text.
+    #[inline(always)]
+    pub fn intern(&mut self, bytes: &[u8]) -> StrId {
+        self.model.strings.intern(bytes)
+    }
+
+    // ---- static facts (metadata); may come at any time ----
+
+    pub fn core_seen(&mut self, core: u32) {
+        self.cores.entry(core);
+    }
+
+    pub fn set_task_name(&mut self, task: u32, name: &[u8]) {
+        self.tasks.entry(task).name = Some(String::from_utf8_lossy(name).into());
+    }
+
+    pub fn set_task_kind(&mut self, task: u32, kind: TaskKind) {
+        self.tasks.entry(task).kind = Some(kind);
+    }
+
+    pub fn set_task_stack_size(&mut self, task: u32, bytes: u32) {
+        self.tasks.entry(task).stack_size = Some(bytes);
+    }
+
+    pub fn set_idle_task(&mut self, core: u32, task: u32) {
+        self.set_task_kind(task, TaskKind::Idle);
+        self.cores.entry(core).idle_task = Some(task);
+    }
+
+    pub fn set_isr_name(&mut self, core: u32, isr: u32, name: &[u8]) {
+        self.core_seen(core);
+        self.isr_names.insert(
+            IsrKey {
+                core_id: core,
+                isr_id: isr,
+            },
+            String::from_utf8_lossy(name).into(),
+        );
+    }
+
+    pub fn set_marker_name(
+        &mut self,
+        marker: u32,
+        task: Option<u32>,
+        kind: MarkerKind,
+        name: &[u8],
+    ) {
+        self.markers.entry((marker, task, kind)).name = Some(String::from_utf8_lossy(name).into());
+    }
+
+    pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
+        self.queues.entry(queue).name = Some(String::from_utf8_lossy(name).into());
+    }
+
+    pub fn set_queue_kind(&mut self, queue: u32, kind: QueueKind) {
+        self.queues.entry(queue).kind = Some(kind);
+    }
+
+    pub fn queue_created(&mut self, queue: u32) {
+        self.queues.entry(queue);
+    }
+
+    pub fn set_queue_capacity(&mut self, queue: u32, items: u32) {
+        self.queues.entry(queue).capacity = Some(items);
+    }
+
+    // ---- queries importers need ----
+
+    /// The task running on `core`, if known.
+    pub fn running_task(&self, core: u32) -> Option<u32> {
+        self.cores.get(core)?.running.map(|(task, _)| task)
+    }
+
+    fn is_running(&self, task: u32) -> bool {
+        self.tasks.get(task).is_some_and(|t| t.running_on.is_some())
+    }
+
+    /// Whether an ISR is executing on `core`.
+    pub fn in_isr(&self, core: u32) -> bool {
+        self.cores
+            .get(core)
+            .is_some_and(|c| !c.isr_stack.is_empty())
+    }
+
+    /// The innermost ISR executing on `core`.
+    pub fn current_isr(&self, core: u32) -> Option<u32> {
+        self.cores.get(core)?.isr_stack.last().map(|open| open.isr)
+    }
+
+    /// Records that an event happened on `core` at `t` (every timed event
+    /// calls this, so that loss regions start at the last event before them).
+    /// Returns the time of the event before it on that core.
+    #[inline]
+    pub fn event_at(&mut self, core: u32, t: u64) -> Option<u64> {
+        self.last_ns = self.last_ns.max(t);
+        self.cores.entry(core).last_event_ns.replace(t)
+    }
+
+    /// Time of the latest event seen on `core`.
+    pub fn last_event_on(&self, core: u32) -> Option<u64> {
+        self.cores.get(core)?.last_event_ns
+    }
+
+    // ---- tasks ----
+
+    /// Ends the task's current state at `t` and opens `new`.
+    #[inline]
+    fn set_state(&mut self, task: u32, t: u64, new: NewState) {
+        push_state(&mut self.model, self.tasks.entry(task), task, t, new);
+    }
+
+    /// A task was created; it has no state until it is made ready.
+    pub fn task_created(&mut self, t: u64, task: u32) {
+        self.tasks.entry(task).created_ns.get_or_insert(t);
+    }
+
+    /// `task` now runs on `core`; the task that ran there before leaves
+    /// Running for the state it announced, or is Ready (preempted).
+    pub fn task_switched_in(&mut self, t: u64, core: u32, task: u32) {
+        let slices = &mut self.model.sched_slices;
+        let slice_row = slices.len();
+        let core_track = self.cores.entry(core);
+        let previous = match core_track.running {
+            Some((prev, _)) if prev == task => {
+                self.tasks.entry(task).announced = None;
+                return;
+            }
+            previous => previous,
+        };
+        core_track.running = Some((task, slice_row));
+        if let Some((prev, row)) = previous {
+            self.leave_running(t, prev, row);
+        }
+        let slices = &mut self.model.sched_slices;
+        slices.push(SchedSlice {
+            start_ns: t,
+            end_ns: t,
+            task_id: task,
+            core_id: core,
+            end_state: None,
+            end_reason: StateReason::None,
+            truncated: false,
+        });
+        // A task that was running on another core has left it.
+        let track = self.tasks.entry(task);
+        let other = track.running_on.replace(core);
+        let mut running = NewState::new(TaskStateKind::Running, StateReason::None);
+        running.core_id = Some(core);
+        push_state(&mut self.model, track, task, t, running);
+        if let Some(other) = other.filter(|&other| other != core) {
+            if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
+                let slices = &mut self.model.sched_slices;
+                slices.end_slice_at(row, t, TaskStateKind::Running, StateReason::None);
+                track.slice_ended(row, t);
+            }
+        }
+    }
+
+    /// `task` leaves Running at `t`, ending its slice at row `slice`.
+    #[inline]
+    fn leave_running(&mut self, t: u64, task: u32, slice: usize) {
+        let track = self.tasks.entry(task);
+        track.running_on = None;
+        let next = match track.announced.take() {
+            Some((state, reason, queue)) => NewState {
+                queue_id: queue,
+                ..NewState::new(state, reason)
+            },
+            None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
+        };
+        push_state(&mut self.model, track, task, t, next);
+        let slices = &mut self.model.sched_slices;
+        slices.end_slice_at(slice, t, next.state, next.reason);
+        track.slice_ended(slice, t);
+    }
+
+    /// The task running on `core` will leave Running for `state` at its next
+    /// switch-out (it is about to block, delay, suspend or delete itself).
+    pub fn current_task_announces(
+        &mut self,
+        t: u64,
+        core: u32,
+        state: TaskStateKind,
+        reason: StateReason,
+        queue: Option<u32>,
+    ) {
+        match self.running_task(core) {
+            Some(task) => self.tasks.entry(task).announced = Some((state, reason, queue)),
+            None => self.anomaly(
+                t,
+                t,
+                Some(core),
+                AnomalyKind::NoCurrentTask,
+                1,
+                format!(
+                    "a task announced it {} but no running task is known",
+                    reason.as_str()
+                ),
+            ),
+        }
+    }
+
+    /// Moves `task` to `state` now, or, if it is running, when it is switched out.
+    fn task_to(&mut self, t: u64, task: u32, state: TaskStateKind, reason: StateReason) {
+        if self.is_running(task) {
+            self.tasks.entry(task).announced = Some((state, reason, None));
+        } else {
+            self.set_state(task, t, NewState::new(state, reason));
+        }
+    }
+
+    pub fn task_suspended(&mut self, t: u64, task: u32) {
+        self.task_to(t, task, TaskStateKind::Suspended, StateReason::Suspend);
+    }
+
+    pub fn task_deleted(&mut self, t: u64, task: u32) {
+        self.tasks.entry(task).deleted_ns = Some(t);
+        self.task_to(t, task, TaskStateKind::Deleted, StateReason::Deleted);
+    }
+
+    /// `task` became ready (woken, resumed, timed out); `core` is where the
+    /// event happened, so an ISR active there is recorded as the waker.
+    #[inline(always)]
+    pub fn task_ready(&mut self, t: u64, core: u32, task: u32) {
+        let track = self.tasks.entry(task);
+        if track.running_on.is_some() {
+            // A running task asked to be made ready again cancels a pending block.
+            track.announced = None;
+            return;
+        }
+        let first = track.state.is_none() && track.created_ns.is_some();
+        if track
+            .state
+            .is_some_and(|(state, _)| state == TaskStateKind::Ready)
+        {
+            return;
+        }
+        let reason = if first {
+            StateReason::Created
+        } else {
+            StateReason::Woken
+        };
+        let mut ready = NewState::new(TaskStateKind::Ready, reason);
+        ready.woken_by_isr = self
+            .cores
+            .get(core)
+            .and_then(|c| c.isr_stack.last())
+            .map(|open| IsrKey {
+                core_id: core,
+                isr_id: open.isr,
+            });
+        push_state(&mut self.model, track, task, t, ready);
+    }
+
+    pub fn task_priority(&mut self, t: u64, task: u32, priority: u32, cause: PriorityCause) {
+        self.tasks.entry(task);
+        self.model.task_priorities.push(TaskPriority {
+            ts_ns: t,
+            task_id: task,
+            priority,
+            cause,
+        });
+    }
+
+    // ---- ISRs ----
+
+    /// An ISR starts. An ISR cannot preempt itself, so if it is still open
+    /// its exit was lost: it is closed here, flagged truncated.
+    #[inline(always)]
+    pub fn isr_enter(&mut self, t: u64, core: u32, isr: u32) {
+        let mut track = self.cores.entry(core);
+        if let Some(pos) = track.isr_stack.iter().rposition(|open| open.isr == isr) {
+            self.reenter_isr(t, core, isr, pos);
+            track = self.cores.entry(core);
+        }
+        let slices = &mut self.model.isr_slices;
+        let row = slices.len();
+        track.isrs_entered.insert(isr);
+        let stack = &mut track.isr_stack;
+        slices.push(IsrSlice {
+            start_ns: t,
+            end_ns: t,
+            core_id: core,
+            isr_id: isr,
+            depth: stack.len() as u32,
+            truncated: false,
+        });
+        stack.push(OpenIsr {
+            isr,
+            row,
+            suspect: false,
+        });
+    }
+
+    /// Closes the open ISR at stack position `pos` that is entered again.
+    #[cold]
+    fn reenter_isr(&mut self, t: u64, core: u32, isr: u32, pos: usize) {
+        let closed = self.cores.entry(core).isr_stack.len() - pos;
+        self.close_isrs(t, core, pos, true);
+        self.anomaly(
+            t,
+            t,
+            Some(core),
+            AnomalyKind::NeverClosed,
+            closed as u64,
+            format!("ISR {isr} entered again before its exit was seen"),
+        );
+    }
+
+    #[inline(always)]
+    pub fn isr_exit(&mut self, t: u64, core: u32, isr: u32) {
+        let stack = &mut self.cores.entry(core).isr_stack;
+        // The usual case: the innermost ISR exits, with no events lost.
+        if let Some(&OpenIsr {
+            isr: open,
+            row,
+            suspect: false,
+        }) = stack.last()
+        {
+            if open == isr {
+                stack.pop();
+                self.model.isr_slices.end_at(row, t);
+                return;
+            }
+        }
+        self.unusual_isr_exit(t, core, isr);
+    }
+
+    /// An ISR exit that is not the innermost ISR's, or whose ISR may have
+    /// lost events.
+    #[inline(never)]
+    fn unusual_isr_exit(&mut self, t: u64, core: u32, isr: u32) {
+        let stack = &mut self.cores.entry(core).isr_stack;
+        let Some(pos) = stack.iter().rposition(|open| open.isr == isr) else {
+            self.anomaly(
+                t,
+                t,
+                Some(core),
+                AnomalyKind::EndWithoutBegin,
+                1,
+                format!("exit of ISR {isr} that was not entered"),
+            );
+            return;
+        };
+        let missing = stack.len() - pos - 1;
+        self.close_isrs(t, core, pos, false);
+        if missing > 0 {
+            self.anomaly(
+                t,
+                t,
+                Some(core),
+                AnomalyKind::NeverClosed,
+                missing as u64,
+                format!("ISR {isr} exited while {missing} ISR(s) nested in it had not exited"),
+            );
+        }
+    }
+
+    /// Closes the ISRs from stack position `from` up at `t`; those nested in
+    /// the one at `from`, and suspect ones, are flagged truncated.
+    fn close_isrs(&mut self, t: u64, core: u32, from: usize, truncated: bool) {
+        let stack = &mut self.cores.entry(core).isr_stack;
+        let slices = &mut self.model.isr_slices;
+        for (i, open) in stack.iter().enumerate().skip(from) {
+            slices.end_at(open.row, t);
+            if truncated || i > from || open.suspect {
+                slices.update(open.row, |slice| slice.truncated = true);
+            }
+        }
+        stack.truncate(from);
+    }
+
+    // ---- markers ----
+
+    #[inline(always)]
+    pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
+        self.markers.entry((marker, task, MarkerKind::Event));
+        self.model.marker_instants.push(MarkerInstant {
+            ts_ns: t,
+            marker_id: marker,
+            task_id: task,
+            msg,
+        });
+    }
+
+    #[inline(always)]
+    pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
+        let row = self.model.marker_spans.len();
+        let open = &mut self.markers.entry((marker, task, MarkerKind::Event)).open;
+        self.model.marker_spans.push(MarkerSpan {
+            start_ns: t,
+            end_ns: t,
+            marker_id: marker,
+            task_id: task,
+            msg,
+            depth: open.len() as u32,
+            truncated: false,
+        });
+        open.push(row);
+    }
+
+    #[inline(always)]
+    pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
+        let track = self.markers.entry((marker, task, MarkerKind::Event));
+        match track.open.pop() {
+            Some(row) => self.model.marker_spans.end_at(row, t),
+            None => self.anomaly(
+                t,
+                t,
+                Some(core),
+                AnomalyKind::EndWithoutBegin,
+                1,
+                format!("end of marker {marker} span that was not begun"),
+            ),
+        }
+    }
+
+    #[inline(always)]
+    pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
+        self.markers.entry((marker, task, MarkerKind::Value));
+        self.model.marker_values.push(MarkerValue {
+            ts_ns: t,
+            marker_id: marker,
+            task_id: task,
+            value,
+        });
+    }
+
+    // ---- queues ----
+
+    /// An operation on a queue, semaphore or mutex. The task is the one
+    /// running on `core` unless the operation came from an ISR.
+    #[inline(always)]
+    pub fn queue_op(
+        &mut self,
+        t: u64,
+        core: u32,
+        queue: u32,
+        op: QueueOpKind,
+        from_isr: bool,
+        len_after: Option<u32>,
+    ) {
+        let task = if from_isr {
+            None
+        } else {
+            self.running_task(core)
+        };
+        let hold_row = self.model.mutex_holds.len();
+        let track = self.queues.entry(queue);
+        let before = track.level;
+        if let Some(len) = len_after {
+            track.level = Some(len);
+            track.high_water = track.high_water.max(len);
+        } else if op == QueueOpKind::Reset {
+            track.level = Some(0);
+        }
+        // Holders are tracked for every queue, since its kind may be named
+        // later in the trace; `finish` keeps those of mutexes.
+        if op != QueueOpKind::Level {
+            let taken = len_after == Some(0) && op == QueueOpKind::Receive;
+            let given = len_after.is_some_and(|l| l > 0) && before == Some(0);
+            if taken && track.holder.is_none() {
+                if let Some(task) = task {
+                    track.holder = Some((task, hold_row));
+                    self.model.mutex_holds.push(MutexHold {
+                        start_ns: t,
+                        end_ns: t,
+                        queue_id: queue,
+                        task_id: task,
+                        truncated: false,
+                    });
+                }
+            } else if given {
+                if let Some((_, row)) = track.holder.take() {
+                    self.model.mutex_holds.end_at(row, t);
+                }
+            }
+        }
+        self.model.queue_ops.push(QueueOp {
+            ts_ns: t,
+            queue_id: queue,
+            op,
+            from_isr,
+            task_id: task,
+            core_id: core,
+            len_after,
+        });
+    }
+
+    // ---- damage ----
+
+    /// The tracer's running total of lost events on `core`, as reported at `t`.
+    /// An increase is a loss just before `t`, after the previous event on that core.
+    pub fn dropped_total(&mut self, t: u64, core: u32, total: u64, previous_event_ns: Option<u64>) {
+        let track = self.cores.entry(core);
+        let before = track.dropped_total;
+        track.dropped_total = total;
+        if total > before {
+            for open in &mut track.isr_stack {
+                open.suspect = true;
+            }
+            self.anomaly(
+                previous_event_ns.unwrap_or(t).min(t),
+                t,
+                Some(core),
+                AnomalyKind::DroppedEvents,
+                total - before,
+                format!(
+                    "the tracer lost {} event(s) (running total {total})",
+                    total - before
+                ),
+            );
+        }
+    }
+
+    pub fn anomaly(
+        &mut self,
+        start_ns: u64,
+        end_ns: u64,
+        core_id: Option<u32>,
+        kind: AnomalyKind,
+        count: u64,
+        detail: String,
+    ) {
+        self.model.anomalies.push(Anomaly {
+            start_ns,
+            end_ns,
+            core_id,
+            kind,
+            count,
+            detail,
+        });
+    }
+
+    // ---- the end ----
+
+    /// Closes everything still open at the last event and returns the model.
+    pub fn finish(mut self) -> Model {
+        let end = self.last_ns;
+        let m = &mut self.model;
+        m.info.duration_ns = end;
+        let cores = std::mem::take(&mut self.cores).into_sorted();
+        for (_, track) in &cores {
+            if let Some((_, row)) = track.running {
+                m.sched_slices.update(row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
+            }
+            for open in &track.isr_stack {
+                m.isr_slices.update(open.row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
+            }
+        }
+        let tasks = std::mem::take(&mut self.tasks).into_sorted();
+        for (_, track) in &tasks {
+            if let Some((_, row)) = track.state {
+                m.task_states.update(row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
+            }
+        }
+        let markers = std::mem::take(&mut self.markers).into_sorted();
+        for ((marker, _, _), track) in &markers {
+            for &row in &track.open {
+                m.marker_spans.update(row, |s| {
+                    s.end_ns = end.max(s.start_ns);
+                    s.truncated = true;
+                });
+            }
+            if let Some(first) = track.open.first().and_then(|&row| m.marker_spans.get(row)) {
+                m.anomalies.push(Anomaly {
+                    start_ns: first.start_ns,
+                    end_ns: end,
+                    core_id: None,
+                    kind: AnomalyKind::NeverClosed,
+                    count: track.open.len() as u64,
+                    detail: format!("marker {marker} span(s) never ended"),
+                });
+            }
+        }
+        let queues = std::mem::take(&mut self.queues).into_sorted();
+        for (_, track) in &queues {
+            if let Some((_, row)) = track.holder {
+                m.mutex_holds.update(row, |h| {
+                    h.end_ns = end.max(h.start_ns);
+                    h.truncated = true;
+                });
+            }
+        }
+
+        m.cores = cores
+            .iter()
+            .map(|(core_id, t)| Core {
+                core_id: *core_id,
+                idle_task_id: t.idle_task,
+            })
+            .collect();
+        m.tasks = tasks
+            .into_iter()
+            .map(|(task_id, t)| Task {
+                task_id,
+                name: t.name.unwrap_or_else(|| format!("task {task_id}")),
+                kind: t.kind.unwrap_or(TaskKind::Normal),
+                created_ns: t.created_ns,
+                deleted_ns: t.deleted_ns,
+                stack_size: t.stack_size,
+                ever_waited: t.ever_waited,
+            })
+            .collect();
+        let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
+        for (core_id, track) in &cores {
+            isr_keys.extend(track.isrs_entered.iter().map(|isr_id| IsrKey {
+                core_id: *core_id,
+                isr_id,
+            }));
+        }
+        isr_keys.sort_unstable();
+        isr_keys.dedup();
+        m.isrs = isr_keys
+            .into_iter()
+            .map(|key| Isr {
+                core_id: key.core_id,
+                isr_id: key.isr_id,
+                name: self
+                    .isr_names
+                    .remove(&key)
+                    .unwrap_or_else(|| format!("isr {}", key.isr_id)),
+            })
+            .collect();
+        m.markers = markers
+            .into_iter()
+            .map(|((marker_id, task_id, kind), t)| Marker {
+                marker_id,
+                task_id,
+                kind,
+                name: t.name.unwrap_or_else(|| format!("marker {marker_id}")),
+            })
+            .collect();
+        m.queues = queues
+            .into_iter()
+            .map(|(queue_id, t)| Queue {
+                queue_id,
+                name: t.name.unwrap_or_else(|| format!("queue {queue_id}")),
+                kind: t.kind.unwrap_or(QueueKind::Unknown),
+                capacity: t.capacity,
+                high_water: t.high_water,
+            })
+            .collect();
+        let mut mutexes: IdTable<bool> = IdTable::default();
+        for queue in &m.queues {
+            *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
+        }
+        let is_mutex = |queue_id| mutexes.get(queue_id).copied().unwrap_or(false);
+        if !m.mutex_holds.iter().all(|h| is_mutex(h.queue_id)) {
+            m.mutex_holds.retain(|h| is_mutex(h.queue_id));
+        }
+        m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
+        self.model
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finish(b: ModelBuilder) -> Model {
+        b.finish()
+    }
+
+    #[test]
+    fn switches_make_slices_and_states() {
+        let mut b = ModelBuilder::default();
+        b.set_idle_task(0, 9);
+        b.event_at(0, 0);
+        b.task_switched_in(0, 0, 1);
+        b.current_task_announces(
+            10,
+            0,
+            TaskStateKind::Blocked,
+            StateReason::QueueReceive,
+            Some(4),
+        );
+        b.task_switched_in(10, 0, 9);
+        b.task_ready(15, 0, 1);
+        b.task_switched_in(20, 0, 1);
+        b.task_switched_in(25, 0, 1);
+        b.event_at(0, 30);
+        let m = finish(b);
+        let slices: Vec<_> = m
+            .sched_slices
+            .iter()
+            .map(|s| (s.task_id, s.start_ns, s.end_ns, s.truncated))
+            .collect();
+        assert_eq!(
+            slices,
+            [(1, 0, 10, false), (9, 10, 20, false), (1, 20, 30, true)]
+        );
+        let t1: Vec<_> = m
+            .task_states
+            .iter()
+            .filter(|s| s.task_id == 1)
+            .map(|s| (s.state, s.reason, s.queue_id, s.start_ns, s.end_ns))
+            .collect();
+        assert_eq!(
+            t1,
+            [
+                (TaskStateKind::Running, StateReason::None, None, 0, 10),
+                (
+                    TaskStateKind::Blocked,
+                    StateReason::QueueReceive,
+                    Some(4),
+                    10,
+                    15
+                ),
+                (TaskStateKind::Ready, StateReason::Woken, None, 15, 20),
+                (TaskStateKind::Running, StateReason::None, None, 20, 30),
+            ]
+        );
+        assert!(m.is_idle(9));
+        assert_eq!(m.cores[0].idle_task_id, Some(9));
+        let idle_states: Vec<_> = m
+            .task_states
+            .iter()
+            .filter(|s| s.task_id == 9)
+            .map(|s| s.state)
+            .collect();
+        assert_eq!(idle_states, [TaskStateKind::Running, TaskStateKind::Ready]);
+    }
+
+    #[test]
+    fn preempted_task_is_ready_and_woken_by_isr_is_recorded() {
+        let mut b = ModelBuilder::default();
+        b.task_switched_in(0, 0, 1);
+        b.isr_enter(5, 0, 3);
+        b.task_ready(6, 0, 2);
+        b.isr_exit(7, 0, 3);
+        b.task_switched_in(8, 0, 2);
+        b.event_at(0, 9);
+        let m = finish(b);
+        let s = m
+            .task_states
+            .iter()
+            .find(|s| s.task_id == 2 && s.state == TaskStateKind::Ready)
+            .unwrap();
+        assert_eq!(
+            s.woken_by_isr,
+            Some(IsrKey {
+                core_id: 0,
+                isr_id: 3
+            })
+        );
+        let s = m
+            .task_states
+            .iter()
+            .find(|s| s.task_id == 1 && s.state == TaskStateKind::Ready)
+            .unwrap();
+        assert_eq!(
+            (s.reason, s.start_ns, s.truncated),
+            (StateReason::Preempted, 8, true)
+        );
+        assert_eq!(m.isr_slices.len(), 1);
+        assert_eq!(m.isrs[0].name, "isr 3");
+    }
+
+    #[test]
+    fn nested_isrs_and_unbalanced_exits() {
+        let mut b = ModelBuilder::default();
+        b.isr_enter(0, 0, 1);
+        b.isr_enter(2, 0, 2);
+        b.isr_exit(3, 0, 2);
+        b.isr_exit(5, 0, 1);
+        b.isr_exit(6, 0, 1);
+        b.isr_enter(7, 0, 1);
+        b.isr_enter(8, 0, 2);
+        b.isr_exit(9, 0, 1);
+        b.isr_enter(10, 0, 4);
+        b.isr_enter(11, 0, 4);
+        b.event_at(0, 12);
+        let m = finish(b);
+        let slices: Vec<_> = m
+            .isr_slices
+            .iter()
+            .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.depth, s.truncated))
+            .collect();
+        assert_eq!(
+            slices,
+            [
+                (1, 0, 5, 0, false),
+                (2, 2, 3, 1, false),
+                (1, 7, 9, 0, false),
+                (2, 8, 9, 1, true),
+                (4, 10, 11, 0, true),
+                (4, 11, 12, 0, true)
+            ]
+        );
+        assert_eq!(m.anomaly_count(AnomalyKind::EndWithoutBegin), 1);
+        assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 2);
+    }
+
+    #[test]
+    fn markers_nest_and_report_damage() {
+        let mut b = ModelBuilder::default();
+        let msg = b.intern(b"hello");
+        b.set_marker_name(1, None, MarkerKind::Event, b"work");
+        b.marker_begin(0, 1, None, msg);
+        b.marker_begin(1, 1, None, StrId::EMPTY);
+        b.marker_end(2, 0, 1, None);
+        b.marker_end(3, 0, 1, None);
+        b.marker_end(4, 0, 1, None);
+        b.marker_begin(5, 1, Some(7), msg);
+        b.marker_value(6, 2, None, -5);
+        b.event_at(0, 8);
+        let m = finish(b);
+        let spans: Vec<_> = m
+            .marker_spans
+            .iter()
+            .map(|s| {
+                (
+                    s.start_ns,
+                    s.end_ns,
+                    s.depth,
+                    s.task_id,
+                    m.strings.get(s.msg),
+                    s.truncated,
+                )
+            })
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                (0, 3, 0, None, "hello", false),
+                (1, 2, 1, None, "", false),
+                (5, 8, 0, Some(7), "hello", true)
+            ]
+        );
+        assert_eq!(m.anomaly_count(AnomalyKind::EndWithoutBegin), 1);
+        assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
+        assert_eq!(m.marker(1, None, MarkerKind::Event).unwrap().name, "work");
+        assert_eq!(
+            m.marker(2, None, MarkerKind::Value).unwrap().name,
+            "marker 2"
+        );
+    }
+
+    #[test]
+    fn queues_track_high_water_and_mutex_holders() {
+        let mut b = ModelBuilder::default();
+        b.set_queue_kind(1, QueueKind::Mutex);
+        b.task_switched_in(0, 0, 5);
+        b.queue_op(0, 0, 1, QueueOpKind::Level, false, Some(1));
+        b.queue_op(1, 0, 1, QueueOpKind::Receive, false, Some(0));
+        b.queue_op(4, 0, 1, QueueOpKind::Send, false, Some(1));
+        b.queue_op(5, 0, 2, QueueOpKind::Send, true, Some(3));
+        b.queue_op(6, 0, 2, QueueOpKind::Receive, false, Some(2));
+        b.queue_op(7, 0, 1, QueueOpKind::Receive, false, Some(0));
+        b.event_at(0, 9);
+        let m = finish(b);
+        assert_eq!(m.queue(2).unwrap().high_water, 3);
+        assert_eq!(m.queue(1).unwrap().high_water, 1);
+        let holds: Vec<_> = m
+            .mutex_holds
+            .iter()
+            .map(|h| (h.task_id, h.start_ns, h.end_ns, h.truncated))
+            .collect();
+        assert_eq!(holds, [(5, 1, 4, false), (5, 7, 9, true)]);
+        assert_eq!(m.queue_ops.get(3).unwrap().task_id, None);
+        assert_eq!(m.queue_ops.get(4).unwrap().task_id, Some(5));
+    }
+
+    #[test]
+    fn dropped_totals_become_regions() {
+        let mut b = ModelBuilder::default();
+        b.dropped_total(10, 0, 0, None);
+        b.dropped_total(20, 0, 3, Some(15));
+        b.dropped_total(30, 0, 3, Some(25));
+        let m = finish(b);
+        assert_eq!(m.anomalies.len(), 1);
+        let a = &m.anomalies[0];
+        assert_eq!(
+            (a.kind, a.start_ns, a.end_ns, a.count),
+            (AnomalyKind::DroppedEvents, 15, 20, 3)
+        );
+    }
+
+    #[test]
+    fn suspend_and_delete_of_running_task_take_effect_at_switch_out() {
+        let mut b = ModelBuilder::default();
+        b.task_switched_in(0, 0, 1);
+        b.task_suspended(2, 1);
+        b.task_switched_in(3, 0, 2);
+        b.task_deleted(4, 2);
+        b.task_switched_in(5, 0, 3);
+        b.task_suspended(6, 3);
+        b.event_at(0, 8);
+        let m = finish(b);
+        let last = |task| {
+            m.task_states
+                .iter()
+                .rev()
+                .find(|s| s.task_id == task)
+                .unwrap()
+        };
+        assert_eq!(
+            (last(1).state, last(1).start_ns),
+            (TaskStateKind::Suspended, 3)
+        );
+        assert_eq!(
+            (last(2).state, last(2).start_ns),
+            (TaskStateKind::Deleted, 5)
+        );
+        assert_eq!(m.task(2).unwrap().deleted_ns, Some(4));
+        assert_eq!(last(3).state, TaskStateKind::Running);
+    }
+
+    /// Each slice's task, end state and reason, and whether it is truncated.
+    fn slice_ends(m: &Model) -> Vec<(u32, Option<TaskStateKind>, StateReason, bool)> {
+        m.sched_slices
+            .iter()
+            .map(|s| (s.task_id, s.end_state, s.end_reason, s.truncated))
+            .collect()
+    }
+
+    #[test]
+    fn slices_end_in_the_state_their_task_leaves_running_for() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        let mut b = ModelBuilder::default();
+        b.set_idle_task(0, 9);
+        b.task_switched_in(0, 0, 1);
+        // 2 preempts 1; 2 blocks on queue 4; 1 suspends itself; 3 deletes
+        // itself; 1 runs to the end.
+        b.task_switched_in(10, 0, 2);
+        b.current_task_announces(15, 0, S::Blocked, R::QueueReceive, Some(4));
+        b.task_switched_in(20, 0, 1);
+        b.task_suspended(25, 1);
+        b.task_switched_in(30, 0, 9);
+        b.task_ready(35, 0, 3);
+        b.task_switched_in(40, 0, 3);
+        b.task_deleted(45, 3);
+        b.task_switched_in(50, 0, 1);
+        b.event_at(0, 60);
+        let m = finish(b);
+        assert_eq!(
+            slice_ends(&m),
+            [
+                (1, Some(S::Ready), R::Preempted, false),
+                (2, Some(S::Blocked), R::QueueReceive, false),
+                (1, Some(S::Suspended), R::Suspend, false),
+                (9, Some(S::Ready), R::Preempted, false),
+                (3, Some(S::Deleted), R::Deleted, false),
+                (1, None, R::None, true),
+            ]
+        );
+        let waited: Vec<_> = m.tasks.iter().map(|t| (t.task_id, t.ever_waited)).collect();
+        assert_eq!(waited, [(1, true), (2, true), (3, false), (9, false)]);
+    }
+
+    #[test]
+    fn a_state_change_at_the_instant_a_slice_ends_is_its_end_state() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        let mut b = ModelBuilder::default();
+        // 1 blocks at 10 and is woken at 10, by the ISR running then.
+        b.task_switched_in(0, 0, 1);
+        b.current_task_announces(5, 0, S::Blocked, R::Semaphore, Some(2));
+        b.task_switched_in(10, 0, 2);
+        b.isr_enter(10, 0, 7);
+        b.task_ready(10, 0, 1);
+        b.isr_exit(11, 0, 7);
+        // 2 moves to core 1 at 20 and runs on; at 30 it moves back to core
+        // 0 and is preempted there at once.
+        b.task_switched_in(20, 1, 2);
+        b.task_switched_in(30, 0, 2);
+        b.task_switched_in(30, 0, 3);
+        b.event_at(0, 40);
+        let m = finish(b);
+        assert_eq!(
+            slice_ends(&m),
+            [
+                (1, Some(S::Ready), R::Woken, false),
+                (2, Some(S::Running), R::None, false),
+                (2, Some(S::Ready), R::Preempted, false),
+                (2, Some(S::Ready), R::Preempted, false),
+                (3, None, R::None, true),
+            ]
+        );
+        // Blocked for no time is blocked.
+        assert!(m.task(1).unwrap().ever_waited);
+    }
+}

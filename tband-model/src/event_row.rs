@@ -1,0 +1,20 @@
+//! A decoded event as its format recorded it, before it means anything to
+//! the model: what raw-event listings and tables show.
+
+/// One field of a raw event.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgValue<'a> {
+    Int(i64),
+    UInt(u64),
+    Str(&'a [u8]),
+}
+
+/// One decoded event as the format recorded it, for ad-hoc queries.
+#[derive(Clone, Copy, Debug)]
+pub struct EventRow<'a> {
+    /// ns since the first event; `None` for metadata.
+    pub ts_ns: Option<u64>,
+    pub core_id: u32,
+    pub name: &'a str,
+    pub args: &'a [(&'a str, ArgValue<'a>)],
+}

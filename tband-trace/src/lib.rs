@@ -1,0 +1,415 @@
+//! The front door of every tband tool: a trace opened from its inputs, its
+//! format recognised once, the model built by that format's importer, and
+//! the raw events available for another pass.
+
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::atomic::AtomicU64;
+
+use tband::{FieldValue, Record};
+use tband_ctf::{CtfError, CtfTrace};
+use tband_decode::frames::FrameError;
+use tband_decode::input::{Bytes, Input, InputError, InputSpec};
+use tband_decode::interpret::TbandTrace;
+use tband_decode::sequencer::{self, Clock, Position, Stream, Visitor};
+use tband_model::{ArgValue, EventRow, Import, Model, TraceInfo};
+
+pub use tband_decode::input;
+pub use tband_decode::interpret::DecodeThread;
+pub use tband_threadx::{ReadOptions as ThreadxOptions, TimerDirection};
+
+/// The trace formats the tools read (see [`InputFormat::description`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputFormat {
+    Tband,
+    Ctf,
+    Threadx,
+}
+
+impl InputFormat {
+    pub const ALL: [InputFormat; 3] = [InputFormat::Tband, InputFormat::Ctf, InputFormat::Threadx];
+
+    /// Recognises the format of an input by its content.
+    pub fn detect(input: &Input) -> InputFormat {
+        if tband_threadx::looks_like(&input.bytes) {
+            InputFormat::Threadx
+        } else {
+            InputFormat::Tband
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            InputFormat::Tband => "tband",
+            InputFormat::Ctf => "ctf",
+            InputFormat::Threadx => "threadx",
+        }
+    }
+
+    /// What the format is, for a user choosing it (a `--help` line).
+    pub fn description(self) -> &'static str {
+        match self {
+            InputFormat::Tband => "COBS frames of the tband wire format (also the reference C tracer's)",
+            InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given)",
+            InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\"",
+        }
+    }
+}
+
+/// How to open a trace.
+#[derive(Clone, Debug, Default)]
+pub struct OpenOptions {
+    /// Force a format instead of recognising it.
+    pub format: Option<InputFormat>,
+    /// The CTF metadata file for CTF stream files given without their directory.
+    pub ctf_metadata: Option<PathBuf>,
+    /// What ThreadX buffers do not record: tick length, timer direction.
+    pub threadx: ThreadxOptions,
+    /// The thread that decodes a tband trace while its model is built.
+    pub decode_thread: DecodeThread,
+}
+
+/// Why a trace could not be opened.
+#[derive(Debug)]
+pub enum TraceError {
+    Input(InputError),
+    Ctf(CtfError),
+    /// Inputs of different formats were given together.
+    MixedFormats(String, String),
+    /// Nothing in the inputs decoded.
+    NothingDecoded {
+        names: String,
+        bytes: u64,
+        invalid: u64,
+    },
+    /// An input could not be read in the chosen format at all.
+    Unreadable {
+        name: String,
+        reason: String,
+    },
+}
+
+impl fmt::Display for TraceError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TraceError::Input(e) => e.fmt(f),
+            TraceError::Ctf(e) => e.fmt(f),
+            TraceError::MixedFormats(a, b) => {
+                write!(f, "{a} and {b} are traces of different formats; open them separately")
+            }
+            TraceError::NothingDecoded {
+                names,
+                bytes,
+                invalid,
+            } => write!(
+                f,
+                "{names} holds no decodable event ({bytes} bytes, {invalid} invalid frames); is it a trace?"
+            ),
+            TraceError::Unreadable { name, reason } => write!(f, "{name}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for TraceError {}
+
+impl From<InputError> for TraceError {
+    fn from(e: InputError) -> Self {
+        TraceError::Input(e)
+    }
+}
+
+/// A trace's inputs, read, with their format recognised: what every tool
+/// opens first. Listings read it as it is; [`Trace::build`] makes the model.
+pub enum Source {
+    /// tband streams, each with the core it was recorded on.
+    Tband(Vec<Input>),
+    /// A CTF trace: the metadata's layouts and the stream files, named as given.
+    Ctf { trace: CtfTrace, names: Vec<String> },
+    /// A ThreadX buffer, with what the buffer does not record.
+    Threadx {
+        input: Input,
+        options: ThreadxOptions,
+    },
+}
+
+impl Source {
+    /// Reads the inputs named on a command line (`PATH`, `PATH@CORE`, `-`, a
+    /// CTF directory) and recognises their format.
+    pub fn open(args: &[String], options: &OpenOptions) -> Result<Source, TraceError> {
+        let ctf_metadata = options.ctf_metadata.as_deref();
+        if let Some(trace) = tband_ctf::open_args(args, ctf_metadata).map_err(TraceError::Ctf)? {
+            return Ok(Source::Ctf {
+                trace,
+                names: args.to_vec(),
+            });
+        }
+        let inputs = args
+            .iter()
+            .map(|a| Input::open(&InputSpec::parse(a)))
+            .collect::<Result<Vec<_>, _>>()?;
+        Source::from_inputs(inputs, options)
+    }
+
+    /// Recognises the format of inputs already read: the one that
+    /// `options` forces, or the one they all have.
+    pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Source, TraceError> {
+        let format = match options.format {
+            Some(f) => f,
+            None => {
+                let mut formats = inputs.iter().map(|i| (i, InputFormat::detect(i)));
+                let first = formats.next().map(|(_, f)| f).unwrap_or(InputFormat::Tband);
+                if let Some((other, f)) = formats.find(|&(_, f)| f != first) {
+                    return Err(TraceError::MixedFormats(
+                        inputs[0].name.clone(),
+                        format!("{} ({})", other.name, f.name()),
+                    ));
+                }
+                first
+            }
+        };
+        match format {
+            InputFormat::Tband => Ok(Source::Tband(inputs)),
+            InputFormat::Ctf => {
+                let names: Vec<String> = inputs.iter().map(|i| i.name.clone()).collect();
+                let metadata = options.ctf_metadata.as_deref().ok_or_else(|| {
+                    TraceError::Ctf(CtfError::NoMetadata {
+                        stream: names.join(", "),
+                    })
+                })?;
+                let trace = CtfTrace::from_inputs(metadata, inputs).map_err(TraceError::Ctf)?;
+                Ok(Source::Ctf { trace, names })
+            }
+            InputFormat::Threadx => match <[Input; 1]>::try_from(inputs) {
+                Ok([input]) => Ok(Source::Threadx {
+                    input,
+                    options: options.threadx,
+                }),
+                Err(inputs) => Err(TraceError::Unreadable {
+                    name: inputs
+                        .iter()
+                        .map(|i| i.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    reason: "a ThreadX trace is one buffer; open one file at a time".into(),
+                }),
+            },
+        }
+    }
+
+    /// The importer of the source's format.
+    fn importer<'a>(
+        &'a self,
+        options: &OpenOptions,
+        read: &'a AtomicU64,
+    ) -> Result<Box<dyn Import + 'a>, TraceError> {
+        Ok(match self {
+            Source::Tband(inputs) => Box::new(TbandTrace {
+                streams: tband_streams(inputs),
+                decode_thread: options.decode_thread,
+                progress: read,
+            }),
+            Source::Ctf { trace, .. } => Box::new(trace),
+            Source::Threadx { input, options } => Box::new(read_threadx(input, options)?),
+        })
+    }
+
+    pub fn format(&self) -> InputFormat {
+        match self {
+            Source::Tband(_) => InputFormat::Tband,
+            Source::Ctf { .. } => InputFormat::Ctf,
+            Source::Threadx { .. } => InputFormat::Threadx,
+        }
+    }
+
+    /// The inputs' names, as the model's `sources`.
+    fn names(&self) -> Vec<String> {
+        match self {
+            Source::Tband(inputs) => inputs.iter().map(|i| i.name.clone()).collect(),
+            Source::Ctf { names, .. } => names.clone(),
+            Source::Threadx { input, .. } => vec![input.name.clone()],
+        }
+    }
+
+    /// The first part of a tband trace larger than `max_bytes`, to show
+    /// while the whole loads: each stream's share of `max_bytes`, ending
+    /// after a whole frame. `None` for a smaller trace or another format.
+    pub fn first_part(&self, max_bytes: u64) -> Option<Source> {
+        let Source::Tband(inputs) = self else {
+            return None;
+        };
+        let total = self.byte_count();
+        if total <= max_bytes {
+            return None;
+        }
+        let firsts = inputs.iter().map(|i| Input {
+            name: i.name.clone(),
+            core: i.core,
+            bytes: Bytes::Owned(first_frames(&i.bytes, max_bytes, total).to_vec()),
+            was_hex: i.was_hex,
+        });
+        Some(Source::Tband(firsts.collect()))
+    }
+
+    /// All the bytes read.
+    pub fn byte_count(&self) -> u64 {
+        match self {
+            Source::Tband(inputs) => inputs.iter().map(|i| i.bytes.len() as u64).sum(),
+            Source::Ctf { trace, .. } => trace.streams.iter().map(|s| s.bytes.len() as u64).sum(),
+            Source::Threadx { input, .. } => input.bytes.len() as u64,
+        }
+    }
+}
+
+/// An opened trace: its inputs and the model built from them.
+pub struct Trace {
+    pub model: Model,
+    source: Source,
+}
+
+impl Trace {
+    /// Opens the inputs named on a command line and builds the model.
+    pub fn open(args: &[String], options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build(Source::open(args, options)?, options)
+    }
+
+    /// Builds the model of inputs already read.
+    pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build(Source::from_inputs(inputs, options)?, options)
+    }
+
+    /// Builds the model of a recognised source; fails when nothing in it decodes.
+    pub fn build(source: Source, options: &OpenOptions) -> Result<Trace, TraceError> {
+        Trace::build_with_progress(source, options, &AtomicU64::new(0))
+    }
+
+    /// [`Trace::build`], adding to `read` the bytes of a tband trace read so
+    /// far, for a progress display.
+    pub fn build_with_progress(
+        source: Source,
+        options: &OpenOptions,
+        read: &AtomicU64,
+    ) -> Result<Trace, TraceError> {
+        let info = TraceInfo {
+            sources: source.names(),
+            ..TraceInfo::default()
+        };
+        let model = source.importer(options, read)?.build_model(info);
+        if model.info.events == 0 {
+            return Err(TraceError::NothingDecoded {
+                names: source.names().join(", "),
+                bytes: source.byte_count(),
+                invalid: model.info.invalid_frames,
+            });
+        }
+        Ok(Trace { model, source })
+    }
+
+    pub fn format(&self) -> InputFormat {
+        self.source.format()
+    }
+
+    /// Calls `f` with every decoded event in time order.
+    pub fn for_each_event(&self, mut f: impl FnMut(&EventRow<'_>)) {
+        match &self.source {
+            Source::Tband(inputs) => {
+                let clock = Clock {
+                    ns_per_tick: self.model.info.ns_per_tick,
+                    first_raw: self.model.info.first_ts_raw,
+                };
+                let mut visitor = RowVisitor { f: &mut f };
+                sequencer::sequence(&tband_streams(inputs), &clock, &mut visitor);
+            }
+            Source::Ctf { trace, .. } => tband_ctf::for_each_event(trace, f),
+            Source::Threadx { input, options } => {
+                // The same buffer and options read fine when the trace opened.
+                if let Ok(buffer) = read_threadx(input, options) {
+                    tband_threadx::for_each_event(&buffer, f);
+                }
+            }
+        }
+    }
+}
+
+/// Reads a ThreadX buffer; why it cannot be read is the input's error.
+pub fn read_threadx<'a>(
+    input: &'a Input,
+    options: &ThreadxOptions,
+) -> Result<tband_threadx::Buffer<'a>, TraceError> {
+    tband_threadx::Buffer::read(&input.bytes, options).map_err(|e| TraceError::Unreadable {
+        name: input.name.clone(),
+        reason: e.to_string(),
+    })
+}
+
+fn tband_streams(inputs: &[Input]) -> Vec<Stream<'_>> {
+    inputs
+        .iter()
+        .map(|i| Stream {
+            bytes: &i.bytes,
+            core: i.core.unwrap_or(0),
+            source: Some(&i.bytes),
+        })
+        .collect()
+}
+
+/// The first part of an input, its share of `max_bytes` out of `total`,
+/// ending after a frame delimiter (a zero byte), so no frame is cut.
+fn first_frames(bytes: &[u8], max_bytes: u64, total: u64) -> &[u8] {
+    let share = (bytes.len() as u128 * u128::from(max_bytes) / u128::from(total.max(1))) as usize;
+    let end = bytes
+        .get(share..)
+        .and_then(|rest| rest.iter().position(|&b| b == 0))
+        .map_or(bytes.len(), |zero| share + zero + 1);
+    &bytes[..end]
+}
+
+struct RowVisitor<'f, F> {
+    f: &'f mut F,
+}
+
+impl<F: FnMut(&EventRow<'_>)> Visitor for RowVisitor<'_, F> {
+    fn event(&mut self, at: Position, rec: &Record<'_>) {
+        let mut args = [("", ArgValue::Int(0)); 4];
+        let mut n = 0;
+        rec.event.for_each_field(|name, value| {
+            if let Some(slot) = args.get_mut(n) {
+                *slot = (
+                    name,
+                    match value {
+                        FieldValue::U8(v) => ArgValue::UInt(v.into()),
+                        FieldValue::U32(v) => ArgValue::UInt(v.into()),
+                        FieldValue::U64(v) => ArgValue::UInt(v),
+                        FieldValue::S64(v) => ArgValue::Int(v),
+                        FieldValue::Str(s) => ArgValue::Str(s),
+                    },
+                );
+                n += 1;
+            }
+        });
+        (self.f)(&EventRow {
+            ts_ns: at.ts_ns,
+            core_id: at.core,
+            name: rec.event.kind().name(),
+            args: &args[..n],
+        });
+    }
+
+    fn invalid(&mut self, _: Position, _: &FrameError) {}
+
+    fn time_backwards(&mut self, _: Position, _: u64, _: u64) {}
+
+    fn progress(&mut self, _: usize, _: usize) {}
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_frames_end_after_a_delimiter() {
+        let bytes = [3, 1, 2, 0, 2, 5, 0, 4, 1, 1, 1, 0];
+        assert_eq!(first_frames(&bytes, 1, 3), &bytes[..7]);
+        assert_eq!(first_frames(&bytes, 0, 3), &bytes[..4]);
+        assert_eq!(first_frames(&bytes[..11], 3, 3), &bytes[..11]);
+    }
+}

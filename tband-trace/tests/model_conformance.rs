@@ -1,0 +1,202 @@
+//! The models of the reference recordings hold the facts read off their
+//! listings (tests/corpus/tband/*.expected.jsonl).
+
+use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, TaskKind};
+use tband_trace::{OpenOptions, Trace};
+
+fn open(files: &[&str]) -> Model {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/tband/");
+    let args: Vec<String> = files.iter().map(|f| format!("{dir}{f}")).collect();
+    Trace::open(&args, &OpenOptions::default()).unwrap().model
+}
+
+fn isr_name(m: &Model, core_id: u32, isr_id: u32) -> &str {
+    &m.isr(IsrKey { core_id, isr_id }).unwrap().name
+}
+
+#[test]
+fn freertos_small() {
+    let m = open(&["freertos_small.bin"]);
+    assert_eq!(m.info.ns_per_tick, 1);
+    assert_eq!(m.info.events, 884);
+    assert_eq!(m.info.first_ts_raw, 262_492);
+    assert_eq!(m.info.duration_ns, 90_097_588 - 262_492);
+    let names: Vec<_> = m
+        .tasks
+        .iter()
+        .map(|t| (t.task_id, t.name.as_str(), t.kind))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            (1, "mytask1", TaskKind::Normal),
+            (2, "mytask2", TaskKind::Normal),
+            (3, "mytask3", TaskKind::Normal),
+            (4, "producer", TaskKind::Normal),
+            (5, "consumer", TaskKind::Normal),
+            (6, "spawner", TaskKind::Normal),
+            (7, "IDLE", TaskKind::Idle),
+            (8, "Tmr Svc", TaskKind::Timer),
+            (9, "tmpA", TaskKind::Normal),
+            (10, "tmpB", TaskKind::Normal),
+        ]
+    );
+    assert_eq!(m.cores.len(), 1);
+    assert_eq!(m.cores[0].idle_task_id, Some(7));
+    // 200 task_switched_in events, 17 of which switch to the task already running.
+    assert_eq!(m.sched_slices.len(), 183);
+    for pair in m.sched_slices.to_vec().windows(2) {
+        assert_eq!(
+            pair[0].end_ns, pair[1].start_ns,
+            "slices cover time without gaps"
+        );
+    }
+    assert_eq!(m.sched_slices.get(0).unwrap().start_ns, 284_494 - 262_492);
+    // One ISR, 13 enter/exit pairs, none nested.
+    assert_eq!(isr_name(&m, 0, 7), "SimIRQ");
+    assert_eq!(m.isr_slices.len(), 13);
+    assert!(m.isr_slices.iter().all(|s| !s.truncated && s.depth == 0));
+    let hw: Vec<_> = m
+        .queues
+        .iter()
+        .map(|q| (q.queue_id, q.kind, q.high_water))
+        .collect();
+    assert_eq!(
+        hw,
+        [
+            (1, QueueKind::Mutex, 1),
+            (2, QueueKind::RecursiveMutex, 1),
+            (3, QueueKind::Queue, 5),
+            (4, QueueKind::Queue, 1),
+            (5, QueueKind::Queue, 1),
+            (6, QueueKind::Queue, 2),
+            (7, QueueKind::CountingSemaphore, 1),
+            (8, QueueKind::BinarySemaphore, 1),
+            (9, QueueKind::Mutex, 1),
+            (10, QueueKind::Queue, 0),
+            (11, QueueKind::Queue, 2),
+        ]
+    );
+    assert_eq!(m.queue(3).unwrap().name, "my_q1");
+    assert_eq!(m.queue(10).unwrap().name, "queue 10");
+    // Queue ops: 114 + 26 sends, 95 + 5 receives, 2 stated levels.
+    assert_eq!(m.queue_ops.len(), 114 + 26 + 95 + 5 + 2);
+    // Global spans: 8 begin/end pairs; task-local: 19 begins, 18 ends.
+    let global = m
+        .marker_spans
+        .iter()
+        .filter(|s| s.task_id.is_none())
+        .count();
+    let local: Vec<_> = m
+        .marker_spans
+        .iter()
+        .filter(|s| s.task_id.is_some())
+        .collect();
+    assert_eq!(global, 8);
+    assert_eq!(local.len(), 19);
+    assert_eq!(local.iter().filter(|s| s.truncated).count(), 1);
+    assert_eq!(m.marker(1, None, MarkerKind::Event).unwrap().name, "MyEvts");
+    assert_eq!(m.marker_values.len(), 24 + 21);
+    assert_eq!(m.anomaly_count(AnomalyKind::DroppedEvents), 0);
+    assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
+    assert_eq!(m.anomalies.len(), 1);
+    // tmpA is created, runs, suspends itself, is resumed, runs and deletes itself.
+    let tmp_a = m.task(9).unwrap();
+    assert_eq!(tmp_a.created_ns, Some(25_467_139 - 262_492));
+    assert_eq!(tmp_a.deleted_ns, Some(42_333_647 - 262_492));
+}
+
+#[test]
+fn freertos_lossy_flags_every_loss() {
+    let m = open(&["freertos_lossy.bin"]);
+    // The counter ends at 731: every lost write is in a dropped-events anomaly.
+    assert_eq!(m.anomaly_count(AnomalyKind::DroppedEvents), 731);
+    for a in m
+        .anomalies
+        .iter()
+        .filter(|a| a.kind == AnomalyKind::DroppedEvents)
+    {
+        assert!(a.start_ns <= a.end_ns);
+        assert_eq!(a.core_id, Some(0));
+    }
+    // 33 enters, 25 exits: an ISR whose exit was lost is closed when it is
+    // entered again, flagged truncated, and never overlaps the next one.
+    assert_eq!(m.isr_slices.len(), 33);
+    assert!(m.isr_slices.iter().any(|s| s.truncated));
+    assert!(m
+        .isr_slices
+        .to_vec()
+        .windows(2)
+        .all(|w| w[0].end_ns <= w[1].start_ns));
+    assert!(m.anomaly_count(AnomalyKind::NeverClosed) >= 33 - 25);
+}
+
+#[test]
+fn baremetal_basic() {
+    let m = open(&["baremetal_basic.bin"]);
+    assert!(m.tasks.is_empty() && m.sched_slices.is_empty());
+    assert_eq!(isr_name(&m, 0, 0), "SysTick");
+    assert_eq!(isr_name(&m, 0, u32::MAX), "MaxIdIRQ");
+    assert_eq!(m.isr_slices.len(), 6);
+    assert!(m.isr_slices.iter().any(|s| s.depth == 1));
+    let extremes: Vec<i64> = m
+        .marker_values
+        .iter()
+        .filter(|v| v.marker_id == 1)
+        .map(|v| v.value)
+        .collect();
+    assert!(extremes.contains(&i64::MIN) && extremes.contains(&i64::MAX));
+    // The message cut inside a UTF-8 character is kept, lossily.
+    assert!(m
+        .marker_instants
+        .iter()
+        .any(|i| m.strings.get(i.msg) == "0123456789abcdefghi\u{FFFD}"));
+    assert_eq!(m.info.duration_ns, u64::MAX - 10);
+}
+
+#[test]
+fn two_core_streams_merge_with_per_core_metadata() {
+    let m = open(&["baremetal_2core_c0.bin", "baremetal_2core_c1.bin@1"]);
+    assert_eq!(m.info.ns_per_tick, 250);
+    assert_eq!(
+        m.cores.iter().map(|c| c.core_id).collect::<Vec<_>>(),
+        [0, 1]
+    );
+    assert_eq!(isr_name(&m, 0, 0), "C0_SysTick");
+    assert_eq!(isr_name(&m, 1, 0), "C1_SysTick");
+    assert_eq!(isr_name(&m, 1, 4), "C1_SPI");
+    let per_core = |c| m.isr_slices.iter().filter(|s| s.core_id == c).count();
+    assert_eq!((per_core(0), per_core(1)), (27, 24));
+    assert_eq!(m.marker(7, None, MarkerKind::Event).unwrap().name, "C1Late");
+    assert!(m
+        .isr_slices
+        .to_vec()
+        .windows(2)
+        .all(|w| w[0].start_ns <= w[1].start_ns));
+    assert!(m.anomalies.is_empty(), "{:?}", m.anomalies);
+}
+
+#[test]
+fn two_core_snapshots() {
+    let m = open(&[
+        "baremetal_2core_snap_c0.bin",
+        "baremetal_2core_snap_c1.bin@1",
+    ]);
+    assert_eq!(isr_name(&m, 0, 0), "C0_Timer");
+    assert_eq!(isr_name(&m, 1, 0), "C1_Timer");
+    assert_eq!(m.isr_slices.len(), 30);
+    assert_eq!(m.marker(0, None, MarkerKind::Value).unwrap().name, "C1Val");
+}
+
+#[test]
+fn a_missing_core_stream_is_reported() {
+    let m = open(&["baremetal_2core_c0.bin"]);
+    let missing: Vec<_> = m
+        .anomalies
+        .iter()
+        .filter(|a| a.kind == AnomalyKind::MissingCoreStream)
+        .map(|a| a.core_id)
+        .collect();
+    assert_eq!(missing, [Some(1)]);
+    assert_eq!(m.isr_slices.len(), 27);
+}
