@@ -317,9 +317,7 @@ impl Analysis {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{
-        Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, StateReason, Task, TaskKind,
-    };
+    use crate::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, StateReason, Task, TaskKind};
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
         Task {
