@@ -103,9 +103,9 @@ pub struct SchedSlice {
     pub task_id: u32,
     pub core_id: u32,
     /// The state the task is in when the slice ends, and why: that of the
-    /// last of its task states to start at or before `end_ns` (running,
-    /// for a task that went on to run on another core). None for a
-    /// truncated slice.
+    /// last of its task states to start at or before `end_ns` (running for
+    /// a task that ran again at that instant, on this core or another).
+    /// None for a truncated slice.
     pub end_state: Option<TaskStateKind>,
     pub end_reason: StateReason,
     pub truncated: bool,

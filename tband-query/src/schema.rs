@@ -141,7 +141,7 @@ pub const SCHED_SLICES: Table = Table {
         int("truncated", "1 if still running when the trace ended"),
         text(
             "end_state",
-            "the task's state when the slice ended: ready, blocked, suspended, deleted, or running (on another core); NULL if truncated",
+            "the task's state when the slice ended: ready, blocked, suspended, deleted, or running (it ran again at that instant); NULL if truncated",
         ),
         text("end_reason", "why, as in task_states.reason; NULL if truncated"),
     ],
