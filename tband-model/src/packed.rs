@@ -823,14 +823,17 @@ mod tests {
         assert!(table.iter().eq(spans.iter().copied()));
     }
 
+    /// Every pair of a state and a reason, whether importers make it or not.
+    fn every_state_and_reason() -> impl Iterator<Item = (TaskStateKind, StateReason)> {
+        TASK_STATE_KINDS
+            .iter()
+            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
+    }
+
     #[test]
     fn every_state_and_reason_round_trips() {
         let mut states = Vec::new();
-        for (i, (state, reason)) in TASK_STATE_KINDS
-            .iter()
-            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
-            .enumerate()
-        {
+        for (i, (state, reason)) in every_state_and_reason().enumerate() {
             for truncated in [false, true] {
                 states.push(TaskState {
                     start_ns: states.len() as u64 * 100,
@@ -857,10 +860,7 @@ mod tests {
 
     #[test]
     fn slices_are_ended_with_every_end_state_in_place_or_whole() {
-        let ends: Vec<(TaskStateKind, StateReason)> = TASK_STATE_KINDS
-            .iter()
-            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
-            .collect();
+        let ends: Vec<(TaskStateKind, StateReason)> = every_state_and_reason().collect();
         // Three chunks of open slices, then each ended in one of the
         // states; every seventh one lasts too long to stay packed.
         let mut table = Table::new();
