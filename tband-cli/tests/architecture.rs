@@ -1,5 +1,6 @@
-//! The book's architecture page is drawn from the code: its list of crate
-//! dependencies must be what the manifests say.
+//! The layout the book's architecture page describes is the code's: its
+//! list of crate dependencies is what the manifests say, sinks read only
+//! the model, and clap stays in the command line.
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -95,5 +96,70 @@ fn the_book_lists_the_crate_dependencies_the_manifests_have() {
             in_code.contains_key(name),
             "the book lists {name}, which is no crate"
         );
+    }
+}
+
+/// The `.rs` files under `dir`, with their text up to the first
+/// `#[cfg(test)]` (what the library compiles; tests may open traces).
+fn library_sources(dir: &Path) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            found.extend(library_sources(&path));
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let text = fs::read_to_string(&path).expect("a source file");
+            let library = text.split("#[cfg(test)]").next().unwrap_or("").to_string();
+            let name = path
+                .strip_prefix(ROOT)
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            found.push((name, library));
+        }
+    }
+    found
+}
+
+/// A sink's library reads the model; only the tool's own front (what its
+/// `main.rs` calls, and what opens a trace for it) reaches the front door
+/// or the decoder.
+#[test]
+fn sinks_read_only_the_model() {
+    let tool_fronts = [
+        "/src/main.rs",
+        "/src/cli.rs",
+        "tband-query/src/error.rs",
+        "tband-tui/src/load.rs",
+    ];
+    for sink in ["tband-perfetto", "tband-query", "tband-tui"] {
+        for (name, text) in library_sources(&Path::new(ROOT).join(sink).join("src")) {
+            let name = name.trim_start_matches("../");
+            if tool_fronts.iter().any(|front| name.ends_with(front)) {
+                continue;
+            }
+            for below in ["tband_trace", "tband_decode"] {
+                assert!(
+                    !text.contains(below),
+                    "{name} names {below}: a sink reads the model only"
+                );
+            }
+        }
+    }
+}
+
+/// clap is in the tools' `main.rs` and in this crate, nowhere else.
+#[test]
+fn only_the_command_line_uses_clap() {
+    for folder in members() {
+        if folder == "tband-cli" {
+            continue;
+        }
+        let src = Path::new(ROOT).join(&folder).join("src");
+        for (name, text) in library_sources(&src) {
+            if !name.ends_with("/main.rs") {
+                assert!(!text.contains("clap::"), "{name} uses clap");
+            }
+        }
     }
 }

@@ -170,6 +170,67 @@ fn workload() {
     assert_eq!(m.marker_instants.len(), 50);
 }
 
+/// The end state, reason and truncation of the slice of `task_id` that
+/// starts at `start_ns`.
+fn ended(m: &Model, task_id: u32, start_ns: u64) -> (Option<TaskStateKind>, StateReason, bool) {
+    let s = m
+        .sched_slices
+        .iter()
+        .find(|s| s.task_id == task_id && s.start_ns == start_ns)
+        .unwrap_or_else(|| panic!("no slice of {task_id} at {start_ns}"));
+    (s.end_state, s.end_reason, s.truncated)
+}
+
+#[test]
+fn slices_end_in_the_state_their_thread_is_switched_out_in() {
+    use StateReason as R;
+    use TaskStateKind as S;
+    let (thread_a, thread_b, idle) = (134_558_688, 134_558_848, 134_560_000);
+    let hello = &open(&["hello_sem"], &OpenOptions::default()).model;
+    // At 0.51 s thread_a gives one semaphore and blocks taking the other;
+    // thread_b runs and is switched out with no wait; idle, which gave way
+    // to thread_a at that instant, is running again at the end of it.
+    assert_eq!(
+        ended(hello, thread_a, 510_000_000),
+        (Some(S::Blocked), R::Semaphore, false)
+    );
+    assert_eq!(
+        ended(hello, thread_b, 510_000_000),
+        (Some(S::Ready), R::Preempted, false)
+    );
+    assert_eq!(ended(hello, idle, 0), (Some(S::Running), R::None, false));
+    let last = hello.sched_slices.last().unwrap();
+    assert_eq!(
+        ended(hello, last.task_id, last.start_ns),
+        (None, R::None, true)
+    );
+    let waited: Vec<_> = hello
+        .tasks
+        .iter()
+        .filter(|t| t.ever_waited)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(waited, ["thread_a", "thread_b"]);
+
+    // At 60 ms an ISR gives the semaphore sensor waits on: logger is
+    // switched out for it; at 60.3 ms sensor blocks on a mutex.
+    let (logger, sensor) = (134_567_040, 134_567_360);
+    let workload = &open(&["workload"], &OpenOptions::default()).model;
+    let logger_at_60ms = workload
+        .sched_slices
+        .iter()
+        .find(|s| s.task_id == logger && s.end_ns == 60_000_000)
+        .expect("logger's slice");
+    assert_eq!(
+        ended(workload, logger, logger_at_60ms.start_ns),
+        (Some(S::Ready), R::Preempted, false)
+    );
+    assert_eq!(
+        ended(workload, sensor, 60_000_000),
+        (Some(S::Blocked), R::Mutex, false)
+    );
+}
+
 #[test]
 fn a_stream_file_opens_with_its_metadata_given_or_beside_it() {
     let beside = open(&["hello_sem/channel0_0"], &OpenOptions::default());

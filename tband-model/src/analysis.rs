@@ -419,7 +419,7 @@ pub fn for_each_cpu_piece<E>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, Task, TaskKind};
+    use crate::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, StateReason, Task, TaskKind};
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
         Task {
@@ -429,6 +429,7 @@ mod tests {
             created_ns: None,
             deleted_ns: None,
             stack_size: None,
+            ever_waited: false,
         }
     }
 
@@ -438,6 +439,8 @@ mod tests {
             end_ns,
             task_id,
             core_id,
+            end_state: None,
+            end_reason: StateReason::None,
             truncated: false,
         }
     }

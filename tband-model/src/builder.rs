@@ -71,6 +71,46 @@ struct TaskTrack {
     announced: Option<(TaskStateKind, StateReason, Option<u32>)>,
     /// The core it runs on.
     running_on: Option<u32>,
+    /// Whether it was ever blocked or suspended.
+    ever_waited: bool,
+    /// Its slices that ended last: a change of its state at the time they
+    /// ended is their end state.
+    slices_ended: EndedSlices,
+}
+
+/// Slices of a task that ended at one time, by row in `sched_slices`.
+struct EndedSlices {
+    /// The time they ended (`u64::MAX` before the first).
+    at: u64,
+    last: usize,
+    /// The others (a task that moves between cores may end more than one
+    /// slice at a time).
+    earlier: Vec<usize>,
+}
+
+impl Default for EndedSlices {
+    fn default() -> Self {
+        EndedSlices {
+            at: u64::MAX,
+            last: 0,
+            earlier: Vec::new(),
+        }
+    }
+}
+
+impl TaskTrack {
+    /// Its slice at `row` ended at `t`.
+    #[inline(always)]
+    fn slice_ended(&mut self, row: usize, t: u64) {
+        let ended = &mut self.slices_ended;
+        if ended.at == t {
+            ended.earlier.push(ended.last);
+        } else if !ended.earlier.is_empty() {
+            ended.earlier.clear();
+        }
+        ended.at = t;
+        ended.last = row;
+    }
 }
 
 #[derive(Default)]
@@ -137,15 +177,11 @@ impl NewState {
 }
 
 /// Ends the current state of `task` (tracked by `track`) at `t` and opens
-/// `new` in `rows`.
+/// `new` in the model's task states; `new` is also the end state of the
+/// task's slices that ended at `t`.
 #[inline(always)]
-fn push_state(
-    rows: &mut Table<TaskState>,
-    track: &mut TaskTrack,
-    task: u32,
-    t: u64,
-    new: NewState,
-) {
+fn push_state(model: &mut Model, track: &mut TaskTrack, task: u32, t: u64, new: NewState) {
+    let rows = &mut model.task_states;
     let row = rows.push(TaskState {
         start_ns: t,
         end_ns: t,
@@ -159,6 +195,20 @@ fn push_state(
     });
     if let Some((_, old)) = track.state.replace((new.state, row)) {
         rows.end_at(old, t);
+    }
+    track.ever_waited |= new.state.is_waiting();
+    if track.slices_ended.at == t {
+        end_again(&mut model.sched_slices, &track.slices_ended, t, new);
+    }
+}
+
+/// Ends `ended`, slices that ended at `t`, again in `new`, the state their
+/// task went on to at that time.
+#[cold]
+#[inline(never)]
+fn end_again(slices: &mut Table<SchedSlice>, ended: &EndedSlices, t: u64, new: NewState) {
+    for &row in std::iter::once(&ended.last).chain(&ended.earlier) {
+        slices.end_slice_at(row, t, new.state, new.reason);
     }
 }
 
@@ -297,13 +347,7 @@ impl ModelBuilder {
     /// Ends the task's current state at `t` and opens `new`.
     #[inline]
     fn set_state(&mut self, task: u32, t: u64, new: NewState) {
-        push_state(
-            &mut self.model.task_states,
-            self.tasks.entry(task),
-            task,
-            t,
-            new,
-        );
+        push_state(&mut self.model, self.tasks.entry(task), task, t, new);
     }
 
     /// A task was created; it has no state until it is made ready.
@@ -326,8 +370,7 @@ impl ModelBuilder {
         };
         core_track.running = Some((task, slice_row));
         if let Some((prev, row)) = previous {
-            slices.end_at(row, t);
-            self.leave_running(t, prev);
+            self.leave_running(t, prev, row);
         }
         let slices = &mut self.model.sched_slices;
         slices.push(SchedSlice {
@@ -335,6 +378,8 @@ impl ModelBuilder {
             end_ns: t,
             task_id: task,
             core_id: core,
+            end_state: None,
+            end_reason: StateReason::None,
             truncated: false,
         });
         // A task that was running on another core has left it.
@@ -342,16 +387,19 @@ impl ModelBuilder {
         let other = track.running_on.replace(core);
         let mut running = NewState::new(TaskStateKind::Running, StateReason::None);
         running.core_id = Some(core);
-        push_state(&mut self.model.task_states, track, task, t, running);
+        push_state(&mut self.model, track, task, t, running);
         if let Some(other) = other.filter(|&other| other != core) {
             if let Some((_, row)) = self.cores.get_mut(other).and_then(|c| c.running.take()) {
-                self.model.sched_slices.end_at(row, t);
+                let slices = &mut self.model.sched_slices;
+                slices.end_slice_at(row, t, TaskStateKind::Running, StateReason::None);
+                track.slice_ended(row, t);
             }
         }
     }
 
+    /// `task` leaves Running at `t`, ending its slice at row `slice`.
     #[inline]
-    fn leave_running(&mut self, t: u64, task: u32) {
+    fn leave_running(&mut self, t: u64, task: u32, slice: usize) {
         let track = self.tasks.entry(task);
         track.running_on = None;
         let next = match track.announced.take() {
@@ -361,7 +409,10 @@ impl ModelBuilder {
             },
             None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
         };
-        push_state(&mut self.model.task_states, track, task, t, next);
+        push_state(&mut self.model, track, task, t, next);
+        let slices = &mut self.model.sched_slices;
+        slices.end_slice_at(slice, t, next.state, next.reason);
+        track.slice_ended(slice, t);
     }
 
     /// The task running on `core` will leave Running for `state` at its next
@@ -439,7 +490,7 @@ impl ModelBuilder {
                 core_id: core,
                 isr_id: open.isr,
             });
-        push_state(&mut self.model.task_states, track, task, t, ready);
+        push_state(&mut self.model, track, task, t, ready);
     }
 
     pub fn task_priority(&mut self, t: u64, task: u32, priority: u32, cause: PriorityCause) {
@@ -798,6 +849,7 @@ impl ModelBuilder {
                 created_ns: t.created_ns,
                 deleted_ns: t.deleted_ns,
                 stack_size: t.stack_size,
+                ever_waited: t.ever_waited,
             })
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
@@ -1103,5 +1155,81 @@ mod tests {
         );
         assert_eq!(m.task(2).unwrap().deleted_ns, Some(4));
         assert_eq!(last(3).state, TaskStateKind::Running);
+    }
+
+    /// Each slice's task, end state and reason, and whether it is truncated.
+    fn slice_ends(m: &Model) -> Vec<(u32, Option<TaskStateKind>, StateReason, bool)> {
+        m.sched_slices
+            .iter()
+            .map(|s| (s.task_id, s.end_state, s.end_reason, s.truncated))
+            .collect()
+    }
+
+    #[test]
+    fn slices_end_in_the_state_their_task_leaves_running_for() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        let mut b = ModelBuilder::default();
+        b.set_idle_task(0, 9);
+        b.task_switched_in(0, 0, 1);
+        // 2 preempts 1; 2 blocks on queue 4; 1 suspends itself; 3 deletes
+        // itself; 1 runs to the end.
+        b.task_switched_in(10, 0, 2);
+        b.current_task_announces(15, 0, S::Blocked, R::QueueReceive, Some(4));
+        b.task_switched_in(20, 0, 1);
+        b.task_suspended(25, 1);
+        b.task_switched_in(30, 0, 9);
+        b.task_ready(35, 0, 3);
+        b.task_switched_in(40, 0, 3);
+        b.task_deleted(45, 3);
+        b.task_switched_in(50, 0, 1);
+        b.event_at(0, 60);
+        let m = finish(b);
+        assert_eq!(
+            slice_ends(&m),
+            [
+                (1, Some(S::Ready), R::Preempted, false),
+                (2, Some(S::Blocked), R::QueueReceive, false),
+                (1, Some(S::Suspended), R::Suspend, false),
+                (9, Some(S::Ready), R::Preempted, false),
+                (3, Some(S::Deleted), R::Deleted, false),
+                (1, None, R::None, true),
+            ]
+        );
+        let waited: Vec<_> = m.tasks.iter().map(|t| (t.task_id, t.ever_waited)).collect();
+        assert_eq!(waited, [(1, true), (2, true), (3, false), (9, false)]);
+    }
+
+    #[test]
+    fn a_state_change_at_the_instant_a_slice_ends_is_its_end_state() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        let mut b = ModelBuilder::default();
+        // 1 blocks at 10 and is woken at 10, by the ISR running then.
+        b.task_switched_in(0, 0, 1);
+        b.current_task_announces(5, 0, S::Blocked, R::Semaphore, Some(2));
+        b.task_switched_in(10, 0, 2);
+        b.isr_enter(10, 0, 7);
+        b.task_ready(10, 0, 1);
+        b.isr_exit(11, 0, 7);
+        // 2 moves to core 1 at 20 and runs on; at 30 it moves back to core
+        // 0 and is preempted there at once.
+        b.task_switched_in(20, 1, 2);
+        b.task_switched_in(30, 0, 2);
+        b.task_switched_in(30, 0, 3);
+        b.event_at(0, 40);
+        let m = finish(b);
+        assert_eq!(
+            slice_ends(&m),
+            [
+                (1, Some(S::Ready), R::Woken, false),
+                (2, Some(S::Running), R::None, false),
+                (2, Some(S::Ready), R::Preempted, false),
+                (2, Some(S::Ready), R::Preempted, false),
+                (3, None, R::None, true),
+            ]
+        );
+        // Blocked for no time is blocked.
+        assert!(m.task(1).unwrap().ever_waited);
     }
 }

@@ -91,6 +91,8 @@ pub struct Task {
     pub deleted_ns: Option<u64>,
     /// Stack size in bytes, where the format records it.
     pub stack_size: Option<u32>,
+    /// Whether it was ever blocked or suspended (see [`TaskStateKind::is_waiting`]).
+    pub ever_waited: bool,
 }
 
 /// One stretch of time a task ran on a core.
@@ -100,6 +102,12 @@ pub struct SchedSlice {
     pub end_ns: u64,
     pub task_id: u32,
     pub core_id: u32,
+    /// The state the task is in when the slice ends, and why: that of the
+    /// last of its task states to start at or before `end_ns` (running for
+    /// a task that ran again at that instant, on this core or another).
+    /// None for a truncated slice.
+    pub end_state: Option<TaskStateKind>,
+    pub end_reason: StateReason,
     pub truncated: bool,
 }
 
@@ -121,6 +129,11 @@ impl TaskStateKind {
             TaskStateKind::Suspended => "suspended",
             TaskStateKind::Deleted => "deleted",
         }
+    }
+
+    /// Whether a task in this state waits: blocked or suspended.
+    pub fn is_waiting(self) -> bool {
+        matches!(self, TaskStateKind::Blocked | TaskStateKind::Suspended)
     }
 }
 

@@ -110,6 +110,84 @@ pub struct PackedSlice {
     /// The task's code in bits 0-15 (firmware that creates tasks as it runs
     /// has thousands), the core's in bits 16-27, truncated in bit 28.
     fields: u32,
+    /// The end state in bits 4-7 and its reason in bits 0-3 (their indices
+    /// in `TASK_STATE_KINDS` and `STATE_REASONS`), `NO_END_STATE` for none.
+    end: u8,
+}
+
+const TASK_STATE_KINDS: [TaskStateKind; 5] = [
+    TaskStateKind::Running,
+    TaskStateKind::Ready,
+    TaskStateKind::Blocked,
+    TaskStateKind::Suspended,
+    TaskStateKind::Deleted,
+];
+
+const STATE_REASONS: [StateReason; 15] = [
+    StateReason::None,
+    StateReason::Preempted,
+    StateReason::Woken,
+    StateReason::Created,
+    StateReason::Delay,
+    StateReason::DelayUntil,
+    StateReason::QueueSend,
+    StateReason::QueueReceive,
+    StateReason::QueuePeek,
+    StateReason::Semaphore,
+    StateReason::Mutex,
+    StateReason::EventFlags,
+    StateReason::Sleep,
+    StateReason::Suspend,
+    StateReason::Deleted,
+];
+
+const NO_END_STATE: u8 = 0xff;
+
+/// The `end` of a slice whose task ends it in `state` for `reason`.
+#[inline(always)]
+fn end_code(state: TaskStateKind, reason: StateReason) -> u8 {
+    (state as u8) << 4 | reason as u8
+}
+
+/// The state and reason of a slice's `end`.
+#[inline]
+fn end_of(end: u8) -> (Option<TaskStateKind>, StateReason) {
+    if end == NO_END_STATE {
+        return (None, StateReason::None);
+    }
+    (
+        Some(nth(&TASK_STATE_KINDS, end >> 4)),
+        nth(&STATE_REASONS, end & 15),
+    )
+}
+
+impl Table<SchedSlice> {
+    /// Ends the slice at `index` at `t` (not before its start), its task
+    /// then in `state` for `reason`.
+    #[inline(always)]
+    pub(crate) fn end_slice_at(
+        &mut self,
+        index: usize,
+        t: u64,
+        state: TaskStateKind,
+        reason: StateReason,
+    ) {
+        self.change(
+            index,
+            |packed, base| {
+                let ended = SchedSlice::end_packed_at(packed, base, t);
+                if ended {
+                    packed.end = end_code(state, reason);
+                }
+                ended
+            },
+            |slice| {
+                slice.end_at(t);
+                slice.end_state = Some(state);
+                slice.end_reason = reason;
+            },
+        );
+    }
 }
 
 impl Row for SchedSlice {
@@ -127,6 +205,11 @@ impl Row for SchedSlice {
             start: offset(self.start_ns, base)?,
             dur: duration(self.start_ns, self.end_ns)?,
             fields: task | core << 16 | u32::from(self.truncated) << 28,
+            end: match (self.end_state, self.end_reason) {
+                (Some(state), reason) => end_code(state, reason),
+                (None, StateReason::None) => NO_END_STATE,
+                (None, _) => return None,
+            },
         })
     }
 
@@ -134,11 +217,14 @@ impl Row for SchedSlice {
     fn unpack(p: PackedSlice, base: u64, codes: &Codes) -> Self {
         let (start_ns, end_ns) = interval(base, p.start, p.dur);
         let fields = p.fields;
+        let (end_state, end_reason) = end_of(p.end);
         SchedSlice {
             start_ns,
             end_ns,
             task_id: codes.id(fields as u16),
             core_id: codes.id(short_at(fields, 16)),
+            end_state,
+            end_reason,
             truncated: fields >> 28 != 0,
         }
     }
@@ -296,57 +382,6 @@ impl Row for TaskState {
             }
         }
         row
-    }
-}
-
-impl Table<TaskState> {
-    /// Calls `f` with the index and value of each row in a state for which
-    /// `state` holds, in order; reads only the state of the others.
-    pub fn for_each_in(
-        &self,
-        state: impl Fn(TaskStateKind) -> bool,
-        f: impl FnMut(usize, TaskState),
-    ) {
-        let wanted = STATE_OF_CODE.map(|(kind, _)| state(kind));
-        self.for_each_where(
-            |p| {
-                let fields = p.fields;
-                wanted[(fields >> 27) as usize & 15]
-            },
-            |row| state(row.state),
-            f,
-        );
-    }
-
-    /// The ids of the tasks that are ever in a state for which `state`
-    /// holds (a task may be named more than once). Reads only the rows'
-    /// task and state.
-    pub fn tasks_ever_in(&self, state: impl Fn(TaskStateKind) -> bool) -> Vec<u32> {
-        let wanted = STATE_OF_CODE.map(|(kind, _)| state(kind));
-        // By the task's code (15 bits).
-        let mut seen = vec![false; 1 << 15];
-        let mut ids = Vec::new();
-        self.scan(
-            |p| {
-                let fields = p.fields;
-                if wanted[(fields >> 27) as usize & 15] {
-                    seen[fields as usize & 0x7fff] = true;
-                }
-            },
-            |row| {
-                if state(row.state) {
-                    ids.push(row.task_id);
-                }
-            },
-        );
-        let codes = self.codes();
-        ids.extend(
-            (0..=0x7fff)
-                .zip(&seen)
-                .filter(|&(_, &seen)| seen)
-                .map(|(code, _)| codes.id(code)),
-        );
-        ids
     }
 }
 
@@ -721,6 +756,8 @@ mod tests {
                 end_ns: i * 10,
                 task_id: (i % 70_000) as u32,
                 core_id: 0,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: false,
             })
             .collect();
@@ -764,6 +801,8 @@ mod tests {
                 end_ns: s.end_ns,
                 task_id: s.task_id,
                 core_id: 1,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: s.truncated,
             })
             .collect();
@@ -784,39 +823,17 @@ mod tests {
         assert!(table.iter().eq(spans.iter().copied()));
     }
 
-    const STATE_REASONS: [StateReason; 15] = [
-        StateReason::None,
-        StateReason::Preempted,
-        StateReason::Woken,
-        StateReason::Created,
-        StateReason::Delay,
-        StateReason::DelayUntil,
-        StateReason::QueueSend,
-        StateReason::QueueReceive,
-        StateReason::QueuePeek,
-        StateReason::Semaphore,
-        StateReason::Mutex,
-        StateReason::EventFlags,
-        StateReason::Sleep,
-        StateReason::Suspend,
-        StateReason::Deleted,
-    ];
+    /// Every pair of a state and a reason, whether importers make it or not.
+    fn every_state_and_reason() -> impl Iterator<Item = (TaskStateKind, StateReason)> {
+        TASK_STATE_KINDS
+            .iter()
+            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
+    }
 
     #[test]
     fn every_state_and_reason_round_trips() {
-        let kinds = [
-            TaskStateKind::Running,
-            TaskStateKind::Ready,
-            TaskStateKind::Blocked,
-            TaskStateKind::Suspended,
-            TaskStateKind::Deleted,
-        ];
         let mut states = Vec::new();
-        for (i, (state, reason)) in kinds
-            .iter()
-            .flat_map(|&k| STATE_REASONS.iter().map(move |&r| (k, r)))
-            .enumerate()
-        {
+        for (i, (state, reason)) in every_state_and_reason().enumerate() {
             for truncated in [false, true] {
                 states.push(TaskState {
                     start_ns: states.len() as u64 * 100,
@@ -842,52 +859,41 @@ mod tests {
     }
 
     #[test]
-    fn rows_in_a_state_and_their_tasks_are_found_in_packed_and_whole_rows() {
-        // Tasks 0..5000, the later ones beyond the short codes of the
-        // queue (kept whole); every third one blocked, the others ready.
-        let states: Vec<TaskState> = (0..5_000u32)
-            .map(|i| TaskState {
-                start_ns: u64::from(i),
-                end_ns: u64::from(i) + 1,
-                task_id: i,
-                state: if i % 3 == 0 {
-                    TaskStateKind::Blocked
-                } else {
-                    TaskStateKind::Ready
-                },
-                reason: if i % 3 == 0 {
-                    StateReason::QueueSend
-                } else {
-                    StateReason::Woken
-                },
-                queue_id: (i % 3 == 0).then_some(i),
-                core_id: None,
-                woken_by_isr: None,
+    fn slices_are_ended_with_every_end_state_in_place_or_whole() {
+        let ends: Vec<(TaskStateKind, StateReason)> = every_state_and_reason().collect();
+        // Three chunks of open slices, then each ended in one of the
+        // states; every seventh one lasts too long to stay packed.
+        let mut table = Table::new();
+        let mut slices: Vec<SchedSlice> = (0..20_000u64)
+            .map(|i| SchedSlice {
+                start_ns: i * 100,
+                end_ns: i * 100,
+                task_id: (i % 3) as u32,
+                core_id: 1,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: false,
             })
             .collect();
-        let table: Table<TaskState> = states.iter().copied().collect();
-        assert!(table.wide_rows() > 0);
-        let mut found = table.tasks_ever_in(|s| s == TaskStateKind::Blocked);
-        found.sort_unstable();
-        found.dedup();
-        let expected: Vec<u32> = (0..5_000).filter(|i| i % 3 == 0).collect();
-        assert_eq!(found, expected);
-        assert!(table
-            .tasks_ever_in(|s| s == TaskStateKind::Suspended)
-            .is_empty());
-        let mut blocked = Vec::new();
-        table.for_each_in(
-            |s| s == TaskStateKind::Blocked,
-            |i, row| blocked.push((i, row)),
-        );
-        let expected: Vec<(usize, TaskState)> = states
-            .iter()
-            .copied()
-            .enumerate()
-            .filter(|(_, s)| s.state == TaskStateKind::Blocked)
-            .collect();
-        assert_eq!(blocked, expected);
+        for &slice in &slices {
+            table.push(slice);
+        }
+        assert!(table.iter().eq(slices.iter().copied()));
+        for (i, slice) in slices.iter_mut().enumerate() {
+            let (state, reason) = ends[i % ends.len()];
+            let t = slice.start_ns + if i % 7 == 0 { 5_000_000_000 } else { 50 };
+            table.end_slice_at(i, t, state, reason);
+            slice.end_ns = t;
+            slice.end_state = Some(state);
+            slice.end_reason = reason;
+        }
+        assert_eq!(table.wide_rows(), 20_000usize.div_ceil(7));
+        assert!(table.iter().eq(slices.iter().copied()));
+        // A reason without a state does not fit the packed form.
+        slices[3].end_state = None;
+        let table: Table<SchedSlice> = slices.iter().copied().collect();
+        assert_eq!(table.wide_rows(), 20_000usize.div_ceil(7) + 1);
+        assert!(table.iter().eq(slices.iter().copied()));
     }
 
     #[test]

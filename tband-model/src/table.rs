@@ -523,24 +523,43 @@ impl<R: Row> Table<R> {
     where
         R: Interval,
     {
+        self.change(
+            index,
+            |packed, base| R::end_packed_at(packed, base, t),
+            |row| row.end_at(t),
+        );
+    }
+
+    /// Changes the row at `index`: in its packed form where `packed` can
+    /// (it is given the row's base, and changes nothing when it returns
+    /// false), else through `whole`.
+    #[inline(always)]
+    pub(crate) fn change(
+        &mut self,
+        index: usize,
+        packed: impl Fn(&mut R::Packed, u64) -> bool,
+        whole: impl FnOnce(&mut R),
+    ) {
         // The usual case: a row packed against the latest base, in the last
         // chunk, which keeps no row whole.
         if index >= self.tail_first {
             if let Some(slot) = self.tail.get_mut(index.wrapping_sub(self.tail_start)) {
-                if R::end_packed_at(slot, self.tail_base, t) {
+                if packed(slot, self.tail_base) {
                     return;
                 }
             }
         }
-        self.end_any_at(index, t);
+        self.change_any(index, packed, whole);
     }
 
-    /// Ends the row at `index` at `t`, wherever it is.
+    /// Changes the row at `index`, wherever it is.
     #[inline(never)]
-    fn end_any_at(&mut self, index: usize, t: u64)
-    where
-        R: Interval,
-    {
+    fn change_any(
+        &mut self,
+        index: usize,
+        packed: impl Fn(&mut R::Packed, u64) -> bool,
+        whole: impl FnOnce(&mut R),
+    ) {
         let (i, row_in_chunk) = (index >> CHUNK_BITS, index & (CHUNK - 1));
         let in_tail = i + 1 == self.chunks.len();
         if let Some(chunk) = self.chunks.get_mut(i) {
@@ -552,13 +571,13 @@ impl<R: Row> Table<R> {
                     &mut chunk.rows
                 };
                 if let Some(slot) = rows.get_mut(row_in_chunk) {
-                    if R::end_packed_at(slot, base, t) {
+                    if packed(slot, base) {
                         return;
                     }
                 }
             }
         }
-        self.update(index, |row| row.end_at(t));
+        self.update(index, whole);
     }
 
     /// Keeps only the rows for which `keep` holds, in order. Each chunk is
@@ -586,63 +605,6 @@ impl<R: Row> Table<R> {
             front: 0,
             back: self.len(),
         }
-    }
-
-    /// Calls `packed` with each packed row and `whole` with each row kept
-    /// whole, in no particular order: a scan of a column or two that need
-    /// not unpack the rows.
-    pub(crate) fn scan(&self, mut packed: impl FnMut(&R::Packed), whole: impl FnMut(&R)) {
-        for i in 0..self.chunks.len() {
-            let Some((chunk, rows)) = self.chunk(i) else {
-                break;
-            };
-            match chunk.wide_rows.as_deref() {
-                None => rows.iter().for_each(&mut packed),
-                Some(wide_rows) => {
-                    for (&wide, rows) in wide_rows.iter().zip(rows.chunks(64)) {
-                        for (row, p) in rows.iter().enumerate() {
-                            if wide >> row & 1 == 0 {
-                                packed(p);
-                            }
-                        }
-                    }
-                }
-            }
-        }
-        self.wide.values().for_each(whole);
-    }
-
-    /// Calls `f` with the index and value of each row whose packed form
-    /// `keep` holds for, or which is kept whole and `keep_whole` holds for,
-    /// in order; the other rows are not unpacked.
-    pub(crate) fn for_each_where(
-        &self,
-        keep: impl Fn(&R::Packed) -> bool,
-        keep_whole: impl Fn(&R) -> bool,
-        mut f: impl FnMut(usize, R),
-    ) {
-        for i in 0..self.chunks.len() {
-            let Some((chunk, rows)) = self.chunk(i) else {
-                break;
-            };
-            let first = i << CHUNK_BITS;
-            for (row, p) in rows.iter().enumerate() {
-                if chunk.is_wide(row) {
-                    if let Some(&whole) = self.wide.get(&(first + row)) {
-                        if keep_whole(&whole) {
-                            f(first + row, whole);
-                        }
-                    }
-                } else if keep(p) {
-                    f(first + row, R::unpack(*p, chunk.base(row), &self.codes));
-                }
-            }
-        }
-    }
-
-    /// The table's dictionary.
-    pub(crate) fn codes(&self) -> &Codes {
-        &self.codes
     }
 
     /// The number of leading rows for which `pred` holds (the rows must be
@@ -904,7 +866,7 @@ impl<R: Row + Eq> Eq for Table<R> {}
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::SchedSlice;
+    use crate::{SchedSlice, StateReason};
 
     #[test]
     fn large_keys_keep_their_codes_when_they_share_a_recent_slot() {
@@ -933,6 +895,8 @@ mod tests {
             end_ns: start(i) + 100,
             task_id: (i % 5) as u32,
             core_id: 0,
+            end_state: None,
+            end_reason: StateReason::None,
             truncated: false,
         };
         let rows: Vec<SchedSlice> = (0..20_000).map(slice).collect();
@@ -963,6 +927,8 @@ mod tests {
                 end_ns: i * 1_000,
                 task_id: (i % 7) as u32,
                 core_id: 0,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: false,
             };
             table.push(slice);
@@ -1013,6 +979,8 @@ mod tests {
                     },
                 task_id: (i % 5) as u32,
                 core_id: 0,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: false,
             };
             let rows: Vec<SchedSlice> = (0..30_000).map(slice).collect();

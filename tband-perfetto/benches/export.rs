@@ -86,19 +86,13 @@ fn main() {
     let threads = tband_perfetto::threads::Threads::new(&trace.model);
     let mut sink = PacketWriter::new(std::io::sink());
     let (cpu1, t1) = (cpu_seconds(), Instant::now());
-    let (_, waiting) = tband_perfetto::sched::write_sched(
-        &trace.model,
-        &threads,
-        SchedEncoding::Compact,
-        &mut sink,
-    )
-    .unwrap();
+    tband_perfetto::sched::write_sched(&trace.model, &threads, SchedEncoding::Compact, &mut sink)
+        .unwrap();
     let sched_s = t1.elapsed().as_secs_f64();
     let sched_cpu = cpu_seconds().zip(cpu1).map(|(a, b)| a - b);
     let sched_packets = sink.packets();
     let (cpu2, t2) = (cpu_seconds(), Instant::now());
-    tband_perfetto::events::write_track_events(&trace.model, &threads, &waiting, &mut sink)
-        .unwrap();
+    tband_perfetto::events::write_track_events(&trace.model, &threads, &mut sink).unwrap();
     let events_s = t2.elapsed().as_secs_f64();
     let events_cpu = cpu_seconds().zip(cpu2).map(|(a, b)| a - b);
     println!(

@@ -12,12 +12,12 @@ use std::collections::HashMap;
 use std::io;
 
 use prost::Message as _;
-use tband_model::{MarkerKind, Model, StrId, Table, TaskState, TaskStateKind};
+use tband_model::{MarkerKind, Model, StrId, TaskState};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
-use crate::tracks::{is_wait, Tracks, Waiting};
+use crate::tracks::Tracks;
 use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
@@ -89,10 +89,9 @@ pub fn rows_read(model: &Model) -> u64 {
 pub fn write_track_events<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
-    waiting: &Waiting,
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
-    let (tracks, descriptors) = Tracks::new(model, threads, waiting);
+    let (tracks, descriptors) = Tracks::new(model, threads);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -100,7 +99,10 @@ pub fn write_track_events<S: ChunkSink>(
     let mut counts = EventCounts::default();
 
     let mut wait_names = IidCache::new(WAIT_KEYS);
-    seq.each_row_in(&model.task_states, is_wait, |seq, s| {
+    seq.each_row(model.task_states.iter(), |seq, s| {
+        if !s.state.is_waiting() {
+            return Ok(());
+        }
         let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
             return Ok(());
         };
@@ -357,27 +359,6 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
                 written = write(self, row);
             }
         });
-        written
-    }
-
-    /// Calls `write` with each task state in a state for which `state`
-    /// holds, counting every row as read (the others are not unpacked);
-    /// after an error, nothing more is written.
-    fn each_row_in(
-        &mut self,
-        states: &Table<TaskState>,
-        state: impl Fn(TaskStateKind) -> bool,
-        mut write: impl FnMut(&mut Self, TaskState) -> io::Result<()>,
-    ) -> io::Result<()> {
-        let first = self.out.rows_read;
-        let mut written = Ok(());
-        states.for_each_in(state, |index, row| {
-            self.out.rows_read = first + index as u64 + 1;
-            if written.is_ok() {
-                written = write(self, row);
-            }
-        });
-        self.out.rows_read = first + states.len() as u64;
         written
     }
 
@@ -688,8 +669,7 @@ mod tests {
         let m = model();
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let waiting = Waiting::of(&m, &threads);
-        let counts = write_track_events(&m, &threads, &waiting, &mut w).unwrap();
+        let counts = write_track_events(&m, &threads, &mut w).unwrap();
         assert_eq!(
             counts,
             EventCounts {
@@ -766,6 +746,7 @@ mod tests {
             woken_by_isr: None,
             truncated: false,
         });
+        m.tasks[0].ever_waited = true;
         m.anomalies = vec![
             Anomaly {
                 start_ns: 0,
@@ -786,8 +767,7 @@ mod tests {
         ];
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let waiting = Waiting::of(&m, &threads);
-        let counts = write_track_events(&m, &threads, &waiting, &mut w).unwrap();
+        let counts = write_track_events(&m, &threads, &mut w).unwrap();
         assert_eq!((counts.slices, counts.instants), (4, 2));
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();

@@ -28,7 +28,6 @@ use crate::protos::process_tree::{Process, Thread};
 use crate::protos::{ProcessTree, TracePacket};
 use crate::sched::{CpuCounts, SchedEncoding};
 use crate::threads::{Threads, IDLE_TID, PID};
-use crate::tracks::Waiting;
 use crate::writer::{Interleave, PacketWriter};
 
 /// Packet sequence of the process tree and the kernel events.
@@ -68,8 +67,8 @@ pub fn export<W: Write + Send>(
     if !options.two_threads {
         let mut writer = PacketWriter::new(out);
         writer.write(&process_tree(model, &threads))?;
-        let (sched, waiting) = sched::write_sched(model, &threads, options.sched, &mut writer)?;
-        let events = events::write_track_events(model, &threads, &waiting, &mut writer)?;
+        let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+        let events = events::write_track_events(model, &threads, &mut writer)?;
         let (packets, bytes) = (writer.packets(), writer.bytes());
         writer.finish()?;
         return Ok(ExportStats {
@@ -85,10 +84,7 @@ pub fn export<W: Write + Send>(
             let worker = scope.spawn(|| {
                 let mut writer =
                     PacketWriter::new(interleave.lane(false, events::rows_read(model)));
-                // The scheduling walk, on the other thread, finds which tasks
-                // wait as well; this one cannot wait for it.
-                let waiting = Waiting::of(model, &threads);
-                let events = events::write_track_events(model, &threads, &waiting, &mut writer)?;
+                let events = events::write_track_events(model, &threads, &mut writer)?;
                 let (packets, bytes) = (writer.packets(), writer.bytes());
                 writer.finish()?.finish()?;
                 io::Result::Ok((events, packets, bytes))
@@ -96,7 +92,7 @@ pub fn export<W: Write + Send>(
             let sched = (|| {
                 let mut writer = PacketWriter::new(interleave.lane(true, sched::rows_read(model)));
                 writer.write(&process_tree(model, &threads))?;
-                let (sched, _) = sched::write_sched(model, &threads, options.sched, &mut writer)?;
+                let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
                 let (packets, bytes) = (writer.packets(), writer.bytes());
                 writer.finish()?.finish()?;
                 io::Result::Ok((sched, packets, bytes))

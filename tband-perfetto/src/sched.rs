@@ -9,7 +9,6 @@ use tband_model::{
 };
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
-use crate::tracks::{is_wait, Waiting};
 use crate::wire::{Buffer, Fields, PackedArray, FIELD_MAX, PACKED_VALUES, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 
@@ -51,15 +50,15 @@ pub struct CpuCounts {
     pub irqs: u64,
 }
 
-/// The `prev_state` of a task leaving the core for `state`.
-fn prev_state(state: Option<(TaskStateKind, StateReason)>) -> i64 {
-    match state {
-        None | Some((TaskStateKind::Running, _)) => STATE_RUNNABLE,
-        Some((TaskStateKind::Ready, StateReason::Preempted)) => STATE_RUNNABLE | STATE_PREEMPTED,
-        Some((TaskStateKind::Ready, _)) => STATE_RUNNABLE,
-        Some((TaskStateKind::Blocked, _)) => STATE_SLEEPING,
-        Some((TaskStateKind::Suspended, _)) => STATE_STOPPED,
-        Some((TaskStateKind::Deleted, _)) => STATE_DEAD,
+/// The `prev_state` of a task whose slice ends with it in `state` for `reason`.
+fn prev_state(state: Option<TaskStateKind>, reason: StateReason) -> i64 {
+    match (state, reason) {
+        (None | Some(TaskStateKind::Running), _) => STATE_RUNNABLE,
+        (Some(TaskStateKind::Ready), StateReason::Preempted) => STATE_RUNNABLE | STATE_PREEMPTED,
+        (Some(TaskStateKind::Ready), _) => STATE_RUNNABLE,
+        (Some(TaskStateKind::Blocked), _) => STATE_SLEEPING,
+        (Some(TaskStateKind::Suspended), _) => STATE_STOPPED,
+        (Some(TaskStateKind::Deleted), _) => STATE_DEAD,
     }
 }
 
@@ -163,14 +162,13 @@ pub fn rows_read(model: &Model) -> u64 {
 }
 
 /// Writes the ftrace bundles of every core, in one walk over the model in
-/// time order. Returns what they hold, and which tasks are ever blocked or
-/// suspended (found on the way, for the track events).
+/// time order. Returns what they hold.
 pub fn write_sched<S: ChunkSink>(
     model: &Model,
     threads: &Threads<'_>,
     encoding: SchedEncoding,
     out: &mut PacketWriter<S>,
-) -> io::Result<(CpuCounts, Waiting)> {
+) -> io::Result<CpuCounts> {
     let mut cpus: Vec<Cpu<'_>> = model
         .cores
         .iter()
@@ -240,7 +238,7 @@ pub fn write_sched<S: ChunkSink>(
                     let cpu = &mut cpus[target];
                     // A slice that starts before the last one ended ends it.
                     cpu.running_until = None;
-                    counts.switches += cpu.switch(t, next, &states);
+                    counts.switches += cpu.switch(t, next, prev_state(s.end_state, s.end_reason));
                     cpu.running_until = (!s.truncated).then_some(s.end_ns);
                 }
                 target
@@ -248,7 +246,7 @@ pub fn write_sched<S: ChunkSink>(
             Step::SliceEnd => {
                 let cpu = &mut cpus[i];
                 cpu.running_until = None;
-                counts.switches += cpu.switch(t, cpu.idle, &states);
+                counts.switches += cpu.switch(t, cpu.idle, STATE_RUNNABLE);
                 Some(i)
             }
         };
@@ -261,7 +259,7 @@ pub fn write_sched<S: ChunkSink>(
     for cpu in &mut cpus {
         cpu.bundle.flush(out)?;
     }
-    Ok((counts, states.waiting()))
+    Ok(counts)
 }
 
 #[inline]
@@ -319,6 +317,8 @@ struct Cpu<'m> {
     /// The core's idle thread.
     idle: OnCpu<'m>,
     current: OnCpu<'m>,
+    /// The `prev_state` of the current thread when it is switched out.
+    current_leaves_as: i64,
     /// Names of the core's ISRs by ISR id, for the ids below
     /// `MAX_TABLE_ISR_ID` ("" for none); others are looked up in the model.
     isr_names: Vec<&'m str>,
@@ -357,6 +357,7 @@ impl<'m> Cpu<'m> {
             bundle: Bundle::new(core.core_id, encoding, model.tasks.len()),
             idle,
             current: idle,
+            current_leaves_as: STATE_RUNNABLE,
             isr_names,
             isr_open: Vec::new(),
             last_isr_ts: 0,
@@ -365,8 +366,10 @@ impl<'m> Cpu<'m> {
     }
 
     /// Switches from the current thread to `next` (nothing if it is already
-    /// current); returns the number of switches written.
-    fn switch(&mut self, ts: u64, next: OnCpu<'m>, states: &StateCursor<'_>) -> u64 {
+    /// current), which will be switched out as `leaves_as`; returns the
+    /// number of switches written.
+    fn switch(&mut self, ts: u64, next: OnCpu<'m>, leaves_as: i64) -> u64 {
+        let state = std::mem::replace(&mut self.current_leaves_as, leaves_as);
         if next.tid == self.current.tid {
             return 0;
         }
@@ -374,7 +377,7 @@ impl<'m> Cpu<'m> {
         let state = if prev.tid == IDLE_TID {
             STATE_RUNNABLE
         } else {
-            prev_state(states.current_of(prev.task))
+            state
         };
         self.bundle.switch(ts, prev, state, next);
         self.current = next;
@@ -475,24 +478,14 @@ impl StateRow {
     }
 }
 
-/// What the walk keeps of a task.
-#[derive(Clone, Copy, Default)]
-struct TaskWalk {
-    current: Option<(TaskStateKind, StateReason)>,
-    /// The core it last ran on.
-    last_core: Option<u32>,
-    /// Whether it has been blocked or suspended.
-    waiting: bool,
-}
-
-/// Walks `model.task_states` in time order, keeping each task's current state
-/// and the core it last ran on.
+/// Walks `model.task_states` in time order, keeping the core each task
+/// last ran on.
 struct StateCursor<'m> {
     rows: Iter<'m, TaskState>,
     /// The next row, not consumed yet (each row is unpacked once).
     next: Option<StateRow>,
     /// By task index.
-    tasks: Vec<TaskWalk>,
+    last_core: Vec<Option<u32>>,
 }
 
 impl<'m> StateCursor<'m> {
@@ -501,7 +494,7 @@ impl<'m> StateCursor<'m> {
         StateCursor {
             next: rows.next().map(StateRow::of),
             rows,
-            tasks: vec![TaskWalk::default(); model.tasks.len()],
+            last_core: vec![None; model.tasks.len()],
         }
     }
 
@@ -514,13 +507,11 @@ impl<'m> StateCursor<'m> {
         let row = self.next.as_ref()?;
         let idx = threads.task_index(row.task_id);
         let mut core_id = row.isr_core_id;
-        if let Some(task) = idx.and_then(|i| self.tasks.get_mut(i)) {
-            core_id = core_id.or(task.last_core);
+        if let Some(last_core) = idx.and_then(|i| self.last_core.get_mut(i)) {
+            core_id = core_id.or(*last_core);
             if row.core_id.is_some() {
-                task.last_core = row.core_id;
+                *last_core = row.core_id;
             }
-            task.current = Some((row.state, row.reason));
-            task.waiting |= is_wait(row.state);
         }
         let wakeup = row.is_waking().then_some(Wakeup {
             ts: row.start_ns,
@@ -535,15 +526,6 @@ impl<'m> StateCursor<'m> {
     /// Rows not consumed yet.
     fn rows_left(&self) -> usize {
         self.rows.len() + usize::from(self.next.is_some())
-    }
-
-    fn current_of(&self, task: Option<usize>) -> Option<(TaskStateKind, StateReason)> {
-        self.tasks.get(task?)?.current
-    }
-
-    /// Which tasks have been blocked or suspended.
-    fn waiting(&self) -> Waiting {
-        Waiting(self.tasks.iter().map(|t| t.waiting).collect())
     }
 }
 
@@ -906,16 +888,26 @@ mod tests {
             created_ns: None,
             deleted_ns: None,
             stack_size: None,
+            ever_waited: false,
         }
     }
 
-    fn slice(task_id: u32, start_ns: u64, end_ns: u64, truncated: bool) -> SchedSlice {
+    /// A slice on core 0 that ends with its task in `end`; truncated
+    /// without one.
+    fn slice(
+        task_id: u32,
+        start_ns: u64,
+        end_ns: u64,
+        end: Option<(TaskStateKind, StateReason)>,
+    ) -> SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
             task_id,
             core_id: 0,
-            truncated,
+            end_state: end.map(|(state, _)| state),
+            end_reason: end.map_or(StateReason::None, |(_, reason)| reason),
+            truncated: end.is_none(),
         }
     }
 
@@ -952,11 +944,12 @@ mod tests {
             task(2, "A", TaskKind::Normal),
             task(3, "B", TaskKind::Normal),
         ];
+        m.tasks[2].ever_waited = true;
         m.sched_slices = vec![
-            slice(1, 0, 10, false),
-            slice(2, 10, 30, false),
-            slice(3, 30, 40, false),
-            slice(2, 50, 100, true),
+            slice(1, 0, 10, Some((S::Ready, R::Preempted))),
+            slice(2, 10, 30, Some((S::Ready, R::Preempted))),
+            slice(3, 30, 40, Some((S::Blocked, R::QueueReceive))),
+            slice(2, 50, 100, None),
         ]
         .into();
         let mut states = vec![
@@ -1006,8 +999,7 @@ mod tests {
     fn bundles_of(m: &Model, encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
         let threads = Threads::new(m);
         let mut w = PacketWriter::new(Vec::new());
-        let (counts, waiting) = write_sched(m, &threads, encoding, &mut w).unwrap();
-        assert_eq!(waiting, Waiting::of(m, &threads));
+        let counts = write_sched(m, &threads, encoding, &mut w).unwrap();
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         // The hand-encoded bundles are what prost would encode.

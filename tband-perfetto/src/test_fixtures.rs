@@ -11,5 +11,6 @@ pub fn worker_task() -> Task {
         created_ns: None,
         deleted_ns: None,
         stack_size: None,
+        ever_waited: false,
     }
 }

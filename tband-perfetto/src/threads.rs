@@ -201,6 +201,7 @@ mod tests {
             created_ns: None,
             deleted_ns: None,
             stack_size: None,
+            ever_waited: false,
         }
     }
 

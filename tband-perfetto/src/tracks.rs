@@ -3,7 +3,7 @@
 //! wait reasons, priorities, markers, queue fill levels, mutex holders and
 //! trace health. Tracks exist only where the model has data for them.
 
-use tband_model::{MarkerKind, Model, TaskKind, TaskStateKind};
+use tband_model::{MarkerKind, Model, TaskKind};
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
@@ -62,29 +62,6 @@ fn marker_slot(
     Some((owner, marker_id as usize * 2 + kind as usize))
 }
 
-/// Whether a task-state row is shown on the task's wait-reason track.
-pub fn is_wait(state: TaskStateKind) -> bool {
-    matches!(state, TaskStateKind::Blocked | TaskStateKind::Suspended)
-}
-
-/// By task index, whether the task is ever blocked or suspended, which
-/// gives it a wait-reason track.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Waiting(pub Vec<bool>);
-
-impl Waiting {
-    /// Found by reading the task states (the scheduling walk also finds it,
-    /// see [`crate::sched::write_sched`]).
-    pub fn of(model: &Model, threads: &Threads<'_>) -> Self {
-        let waits = model.task_states.tasks_ever_in(is_wait);
-        Waiting(tasks_having(model, threads, waits.into_iter()))
-    }
-
-    fn get(&self, task_index: usize) -> bool {
-        self.0.get(task_index).copied().unwrap_or(false)
-    }
-}
-
 /// By task index: whether `task_ids` holds the task (a generic iterator,
 /// so that reading the rows it comes from is inlined into the loop, which
 /// reads a run of rows at a time).
@@ -104,11 +81,7 @@ fn tasks_having(
 
 impl Tracks {
     /// Assigns uuids and describes every track, parents before children.
-    pub fn new(
-        model: &Model,
-        threads: &Threads<'_>,
-        waiting: &Waiting,
-    ) -> (Tracks, Vec<TrackDescriptor>) {
+    pub fn new(model: &Model, threads: &Threads<'_>) -> (Tracks, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
         let has_priority = tasks_having(
             model,
@@ -146,7 +119,8 @@ impl Tracks {
                 ..Default::default()
             });
             thread[i] = Some(t);
-            if waiting.get(i) {
+            // A task that waits has a track of its wait states.
+            if task.ever_waited {
                 wait[i] =
                     Some(d.child(t, 0, "Wait reason", "Why the task is blocked or suspended"));
             }
@@ -407,7 +381,7 @@ mod tests {
         for extra in [None, Some(1 << 20)] {
             let m = model(extra);
             let threads = Threads::new(&m);
-            let (tracks, _) = Tracks::new(&m, &threads, &Waiting::of(&m, &threads));
+            let (tracks, _) = Tracks::new(&m, &threads);
             for (i, marker) in m.markers.iter().enumerate() {
                 let found = tracks.marker(&threads, marker.marker_id, marker.task_id, marker.kind);
                 assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");

@@ -164,6 +164,8 @@ pub fn write_table<S: RowSink + ?Sized>(
                     s.end_ns.into(),
                     dur(s.start_ns, s.end_ns),
                     s.truncated.into(),
+                    s.end_state.map(|state| state.as_str()).into(),
+                    s.end_state.map(|_| s.end_reason.as_str()).into(),
                 ]
             })
         }
@@ -338,6 +340,7 @@ fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> R
                 t.created_ns.into(),
                 t.deleted_ns.into(),
                 t.stack_size.into(),
+                t.ever_waited.into(),
             ]
         }),
         "isrs" => each(&m.isrs, sink, |i| {

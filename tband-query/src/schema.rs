@@ -127,6 +127,7 @@ pub const TASKS: Table = Table {
             "stack_size",
             "stack size in bytes, where the format records it",
         ),
+        int("ever_waited", "1 if it was ever blocked or suspended"),
     ],
 };
 
@@ -140,6 +141,11 @@ pub const SCHED_SLICES: Table = Table {
         int("end_ns", "end"),
         int("dur_ns", "end_ns - start_ns"),
         int("truncated", "1 if still running when the trace ended"),
+        text(
+            "end_state",
+            "the task's state when the slice ended: ready, blocked, suspended, deleted, or running (it ran again at that instant); NULL if truncated",
+        ),
+        text("end_reason", "why, as in task_states.reason; NULL if truncated"),
     ],
 };
 
@@ -511,7 +517,7 @@ mod tests {
         let create = TASKS.create_sql();
         assert_eq!(
             create,
-            "CREATE TABLE tasks (task_id BIGINT, name TEXT, kind TEXT, created_ns BIGINT, deleted_ns BIGINT, stack_size BIGINT)"
+            "CREATE TABLE tasks (task_id BIGINT, name TEXT, kind TEXT, created_ns BIGINT, deleted_ns BIGINT, stack_size BIGINT, ever_waited BIGINT)"
         );
         assert_eq!(
             CORES.insert_sql(2),

@@ -145,6 +145,52 @@ fn states_carry_suspension_reasons_and_objects() {
 }
 
 #[test]
+fn slices_end_in_the_state_their_thread_is_left_in() {
+    use StateReason as R;
+    use TaskStateKind as S;
+    let (model, t) = default_model("threadx_demo_small");
+    // The end, end state and reason of the slice of `thread` that ends at `end`.
+    let ended = |thread: &str, end: u64| {
+        let task_id = task(&model, thread);
+        let s = model
+            .sched_slices
+            .iter()
+            .find(|s| s.task_id == task_id && s.end_ns == end)
+            .unwrap_or_else(|| panic!("no slice of {thread} ending at {end}"));
+        (s.end_state, s.end_reason, s.truncated)
+    };
+    // seq 963: thread 1 suspends on the full queue, naming thread 2 next.
+    assert_eq!(
+        ended("thread 1", t[963]),
+        (Some(S::Blocked), R::QueueSend, false)
+    );
+    // Thread 2 last suspended on the empty queue before that, at seq 859.
+    assert_eq!(
+        ended("thread 2", t[859]),
+        (Some(S::Blocked), R::QueueReceive, false)
+    );
+    // seq 964..966: the timer ISR resumes the timer thread, which takes the
+    // core from thread 2 and suspends itself at seq 970.
+    assert_eq!(
+        ended("thread 2", t[966]),
+        (Some(S::Ready), R::Preempted, false)
+    );
+    assert_eq!(
+        ended("System Timer Thread", t[970]),
+        (Some(S::Suspended), R::Suspend, false)
+    );
+    // Thread 0 runs to the end of the buffer.
+    assert_eq!(ended("thread 0", t[973]), (None, R::None, true));
+    let waited: Vec<_> = model
+        .tasks
+        .iter()
+        .filter(|t| t.ever_waited)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(waited, ["System Timer Thread", "thread 1", "thread 2"]);
+}
+
+#[test]
 fn isr_enter_and_exit_become_slices() {
     let (model, t) = default_model("threadx_demo_small");
     let isrs: Vec<_> = model

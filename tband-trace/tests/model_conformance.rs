@@ -1,7 +1,9 @@
 //! The models of the reference recordings hold the facts read off their
 //! listings (tests/corpus/tband/*.expected.jsonl).
 
-use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, TaskKind};
+use tband_model::{
+    AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, StateReason, TaskKind, TaskStateKind,
+};
 use tband_trace::{OpenOptions, Trace};
 
 fn open(files: &[&str]) -> Model {
@@ -104,6 +106,61 @@ fn freertos_small() {
     let tmp_a = m.task(9).unwrap();
     assert_eq!(tmp_a.created_ns, Some(25_467_139 - 262_492));
     assert_eq!(tmp_a.deleted_ns, Some(42_333_647 - 262_492));
+}
+
+#[test]
+fn freertos_small_slices_end_as_their_tasks_leave_the_core() {
+    use StateReason as R;
+    use TaskStateKind as S;
+    let m = open(&["freertos_small.bin"]);
+    let ns = |ts: u64| ts - 262_492;
+    // The slice of `task` that starts at `ts`: its end, end state and reason.
+    let ended = |task_id: u32, ts: u64| {
+        let s = m
+            .sched_slices
+            .iter()
+            .find(|s| s.task_id == task_id && s.start_ns == ns(ts))
+            .unwrap_or_else(|| panic!("no slice of task {task_id} at {ts}"));
+        (s.end_ns, s.end_state, s.end_reason, s.truncated)
+    };
+    // tmpA (9) is suspended at 37254991 and consumer (5) runs at 37256775.
+    assert_eq!(
+        ended(9, 25_468_643),
+        (ns(37_256_775), Some(S::Suspended), R::Suspend, false)
+    );
+    // consumer blocks on work_q (curtask_block_on_queue_receive).
+    assert_eq!(
+        ended(5, 37_256_775),
+        (ns(37_298_753), Some(S::Blocked), R::QueueReceive, false)
+    );
+    // spawner (6) delays itself (curtask_delay), and IDLE runs.
+    assert_eq!(
+        ended(6, 37_298_753),
+        (ns(37_311_663), Some(S::Blocked), R::Delay, false)
+    );
+    // IDLE (7) gives way to mytask1, made ready at 41225079.
+    assert_eq!(
+        ended(7, 37_311_663),
+        (ns(41_228_013), Some(S::Ready), R::Preempted, false)
+    );
+    // tmpA, resumed, deletes itself at 42333647.
+    assert_eq!(
+        ended(9, 42_306_158),
+        (ns(42_335_336), Some(S::Deleted), R::Deleted, false)
+    );
+    let last = m.sched_slices.last().unwrap();
+    assert_eq!(
+        (last.end_state, last.end_reason, last.truncated),
+        (None, R::None, true)
+    );
+    // Every task but IDLE delays, blocks or is suspended at some point.
+    let waited: Vec<_> = m
+        .tasks
+        .iter()
+        .filter(|t| !t.ever_waited)
+        .map(|t| t.name.as_str())
+        .collect();
+    assert_eq!(waited, ["IDLE"]);
 }
 
 #[test]

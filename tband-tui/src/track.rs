@@ -828,7 +828,7 @@ impl SampleTrack {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_model::{SchedSlice, Task, TaskKind};
+    use tband_model::{SchedSlice, StateReason, Task, TaskKind};
 
     fn model(slices: &[(u64, u64, u32)], duration_ns: u64) -> Model {
         let mut m = Model::default();
@@ -840,6 +840,8 @@ mod tests {
                 end_ns,
                 task_id,
                 core_id: 0,
+                end_state: None,
+                end_reason: StateReason::None,
                 truncated: false,
             })
             .collect();
@@ -851,6 +853,7 @@ mod tests {
                 created_ns: None,
                 deleted_ns: None,
                 stack_size: None,
+                ever_waited: false,
             })
             .collect();
         m
