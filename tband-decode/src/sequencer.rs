@@ -5,12 +5,11 @@
 //! reported and the event is placed at the core's current time). Listings
 //! and the model are both made by a [`Visitor`] of this pass.
 
-use std::collections::HashMap;
-
 use tband::varint::JoinGroups;
 #[cfg(test)]
 use tband::varint::Portable;
 use tband::{Event, EventKind, Record};
+use tband_model::IdIndex;
 
 use crate::cpu_features::{with_best_join_groups, WithJoinGroups};
 use crate::frames::{decode_frame, try_decode_frame_with, FrameError, Frames, RawFrame};
@@ -178,32 +177,14 @@ enum HeldFrame<'a> {
 /// as the first event's time does.
 #[derive(Default)]
 struct CoreClocks {
-    /// Cores below 256 (all real ones) by index; others, from damaged core
-    /// ids, in a map.
-    small: Vec<u64>,
-    other: HashMap<u32, u64>,
+    /// By core id.
+    latest: IdIndex<u32, u64>,
 }
 
 impl CoreClocks {
     #[inline(always)]
     fn slot(&mut self, core: u32) -> &mut u64 {
-        let i = core as usize;
-        if i < self.small.len() {
-            return &mut self.small[i];
-        }
-        self.new_slot(core)
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn new_slot(&mut self, core: u32) -> &mut u64 {
-        if core < 256 {
-            let i = core as usize;
-            self.small.resize(i + 1, 0);
-            &mut self.small[i]
-        } else {
-            self.other.entry(core).or_insert(0)
-        }
+        self.latest.entry(core)
     }
 
     /// Sets the event's time: its raw time, or its core's current time if

@@ -6,11 +6,9 @@
 //! in when it closes, so every interval table comes out in start order
 //! without sorting.
 
-use std::collections::{BTreeMap, HashMap};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::BTreeMap;
 
-use super::id_table::{IdSet, IdTable};
-use super::marker_table::MarkerTable;
+use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
     Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
@@ -18,45 +16,6 @@ use super::{
     QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority, TaskState,
     TaskStateKind, TraceInfo,
 };
-
-/// A cheap hasher for small keys (a pathological trace only slows its own
-/// decoding; nothing here is exposed to other inputs).
-#[derive(Default)]
-pub struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        let mut words = bytes.chunks_exact(8);
-        for word in words.by_ref() {
-            if let Ok(word) = word.try_into() {
-                self.write_u64(u64::from_le_bytes(word));
-            }
-        }
-        let rest = words.remainder();
-        if !rest.is_empty() {
-            let mut word = [0u8; 8];
-            word[..rest.len()].copy_from_slice(rest);
-            self.write_u64(u64::from_le_bytes(word));
-        }
-    }
-    fn write_u8(&mut self, n: u8) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u32(&mut self, n: u32) {
-        self.write_u64(u64::from(n));
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = (self.0.rotate_left(5) ^ n).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.write_u64(n as u64);
-    }
-}
-
-pub type IdMap<K, V> = HashMap<K, V, BuildHasherDefault<IdHasher>>;
 
 #[derive(Default)]
 struct TaskTrack {
@@ -121,7 +80,7 @@ struct CoreTrack {
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
     /// The ISRs entered on this core.
-    isrs_entered: IdSet,
+    isrs_entered: IdIndex<u32, ()>,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -152,6 +111,31 @@ struct MarkerTrack {
     name: Option<String>,
     /// Rows in `marker_spans` of the open spans, outermost first.
     open: Vec<usize>,
+}
+
+/// The markers by owning task (none: global), then id and kind.
+type MarkerTracks = IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), MarkerTrack>>;
+
+/// A marker: its id, the task it is local to (none: global) and its kind.
+type MarkerKey = (u32, Option<u32>, MarkerKind);
+
+/// The track of a marker, created if missing.
+#[inline(always)]
+fn marker_track(markers: &mut MarkerTracks, (id, task, kind): MarkerKey) -> &mut MarkerTrack {
+    markers.entry(task).entry((id, kind))
+}
+
+/// Every marker's track, ordered by task (global first), kind and id.
+fn sorted_markers(markers: MarkerTracks) -> Vec<(MarkerKey, MarkerTrack)> {
+    let mut sorted: Vec<(MarkerKey, MarkerTrack)> = markers
+        .into_entries()
+        .flat_map(|(task, ids)| {
+            ids.into_entries()
+                .map(move |((id, kind), track)| ((id, task, kind), track))
+        })
+        .collect();
+    sorted.sort_by_key(|&((id, task, kind), _)| (task, kind as u8, id));
+    sorted
 }
 
 /// What a new task state is.
@@ -216,11 +200,11 @@ fn end_again(slices: &mut Table<SchedSlice>, ended: &EndedSlices, t: u64, new: N
 #[derive(Default)]
 pub struct ModelBuilder {
     model: Model,
-    tasks: IdTable<TaskTrack>,
-    cores: IdTable<CoreTrack>,
+    tasks: IdIndex<u32, TaskTrack>,
+    cores: IdIndex<u32, CoreTrack>,
     isr_names: BTreeMap<IsrKey, String>,
-    queues: IdTable<QueueTrack>,
-    markers: MarkerTable<MarkerTrack>,
+    queues: IdIndex<u32, QueueTrack>,
+    markers: MarkerTracks,
     last_ns: u64,
 }
 
@@ -286,7 +270,8 @@ impl ModelBuilder {
         kind: MarkerKind,
         name: &[u8],
     ) {
-        self.markers.entry((marker, task, kind)).name = Some(String::from_utf8_lossy(name).into());
+        marker_track(&mut self.markers, (marker, task, kind)).name =
+            Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
@@ -516,7 +501,7 @@ impl ModelBuilder {
         }
         let slices = &mut self.model.isr_slices;
         let row = slices.len();
-        track.isrs_entered.insert(isr);
+        track.isrs_entered.entry(isr);
         let stack = &mut track.isr_stack;
         slices.push(IsrSlice {
             start_ns: t,
@@ -615,7 +600,7 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
-        self.markers.entry((marker, task, MarkerKind::Event));
+        marker_track(&mut self.markers, (marker, task, MarkerKind::Event));
         self.model.marker_instants.push(MarkerInstant {
             ts_ns: t,
             marker_id: marker,
@@ -627,7 +612,7 @@ impl ModelBuilder {
     #[inline(always)]
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         let row = self.model.marker_spans.len();
-        let open = &mut self.markers.entry((marker, task, MarkerKind::Event)).open;
+        let open = &mut marker_track(&mut self.markers, (marker, task, MarkerKind::Event)).open;
         self.model.marker_spans.push(MarkerSpan {
             start_ns: t,
             end_ns: t,
@@ -642,7 +627,7 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
-        let track = self.markers.entry((marker, task, MarkerKind::Event));
+        let track = marker_track(&mut self.markers, (marker, task, MarkerKind::Event));
         match track.open.pop() {
             Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
@@ -658,7 +643,7 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
-        self.markers.entry((marker, task, MarkerKind::Value));
+        marker_track(&mut self.markers, (marker, task, MarkerKind::Value));
         self.model.marker_values.push(MarkerValue {
             ts_ns: t,
             marker_id: marker,
@@ -804,7 +789,7 @@ impl ModelBuilder {
                 });
             }
         }
-        let markers = std::mem::take(&mut self.markers).into_sorted();
+        let markers = sorted_markers(std::mem::take(&mut self.markers));
         for ((marker, _, _), track) in &markers {
             for &row in &track.open {
                 m.marker_spans.update(row, |s| {
@@ -854,7 +839,7 @@ impl ModelBuilder {
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
         for (core_id, track) in &cores {
-            isr_keys.extend(track.isrs_entered.iter().map(|isr_id| IsrKey {
+            isr_keys.extend(track.isrs_entered.iter().map(|(isr_id, ())| IsrKey {
                 core_id: *core_id,
                 isr_id,
             }));
@@ -891,7 +876,7 @@ impl ModelBuilder {
                 high_water: t.high_water,
             })
             .collect();
-        let mut mutexes: IdTable<bool> = IdTable::default();
+        let mut mutexes: IdIndex<u32, bool> = IdIndex::default();
         for queue in &m.queues {
             *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
         }

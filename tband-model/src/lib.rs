@@ -9,17 +9,19 @@
 
 pub mod analysis;
 mod builder;
+mod column;
+mod columns;
 mod event_row;
-mod id_table;
+mod id_index;
 mod import;
 pub mod json;
-mod marker_table;
-mod packed;
+mod pages;
 mod strings;
 mod table;
 
-pub use builder::{IdMap, ModelBuilder};
+pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
+pub use id_index::{IdIndex, IdMap, Key};
 pub use import::Import;
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
@@ -230,7 +232,7 @@ pub struct TaskPriority {
 }
 
 /// ISR ids are per core.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct IsrKey {
     pub core_id: u32,
     pub isr_id: u32,
@@ -459,8 +461,8 @@ pub struct Anomaly {
 }
 
 /// The whole model. Tables are sorted by time (start) unless noted; the
-/// large ones are [`Table`]s, which store their rows packed and yield them
-/// by value.
+/// large ones are [`Table`]s, which store their rows in columns and yield
+/// them by value.
 #[derive(Clone, Debug, Default)]
 pub struct Model {
     pub info: TraceInfo,

@@ -1,6 +1,6 @@
 //! Interned strings (marker messages), so each distinct text is stored once.
 
-use super::builder::IdMap;
+use super::id_index::IdMap;
 
 /// An interned string; `StrId::EMPTY` is the empty string.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -141,9 +141,7 @@ pub fn write_track_events<S: ChunkSink>(
 
     let mut marker_names = MarkerNames::new(model);
     seq.each_row(model.marker_spans.iter(), |seq, s| {
-        let Some((track, marker)) =
-            tracks.marker(threads, s.marker_id, s.task_id, MarkerKind::Event)
-        else {
+        let Some((track, marker)) = tracks.marker(s.marker_id, s.task_id, MarkerKind::Event) else {
             return Ok(());
         };
         let name = marker_names.iid(&mut seq.names, s.msg, marker);
@@ -162,9 +160,7 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
     seq.each_row(model.marker_instants.iter(), |seq, i| {
-        if let Some((track, marker)) =
-            tracks.marker(threads, i.marker_id, i.task_id, MarkerKind::Event)
-        {
+        if let Some((track, marker)) = tracks.marker(i.marker_id, i.task_id, MarkerKind::Event) {
             let name = marker_names.iid(&mut seq.names, i.msg, marker);
             seq.instant(track, i.ts_ns, name, &[])?;
             counts.instants += 1;
@@ -172,8 +168,7 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
     seq.each_row(model.marker_values.iter(), |seq, v| {
-        if let Some((track, _)) = tracks.marker(threads, v.marker_id, v.task_id, MarkerKind::Value)
-        {
+        if let Some((track, _)) = tracks.marker(v.marker_id, v.task_id, MarkerKind::Value) {
             seq.counter(track, v.ts_ns, v.value)?;
             counts.counter_values += 1;
         }

@@ -5,7 +5,7 @@
 use std::io;
 
 use tband_model::{
-    Core, IsrKey, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
+    Core, IdIndex, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
 };
 
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
@@ -224,7 +224,7 @@ pub fn write_sched<S: ChunkSink>(
                 let Some(isr) = isrs.take() else { continue };
                 let target = cpu_index(&cpus, isr.core_id);
                 if let Some(target) = target {
-                    cpus[target].isr_entry(model, &isr);
+                    cpus[target].isr_entry(&isr);
                     counts.irqs += 1;
                 }
                 target
@@ -319,18 +319,14 @@ struct Cpu<'m> {
     current: OnCpu<'m>,
     /// The `prev_state` of the current thread when it is switched out.
     current_leaves_as: i64,
-    /// Names of the core's ISRs by ISR id, for the ids below
-    /// `MAX_TABLE_ISR_ID` ("" for none); others are looked up in the model.
-    isr_names: Vec<&'m str>,
+    /// Names of the core's ISRs by ISR id.
+    isr_names: IdIndex<u32, &'m str>,
     /// Exit times and irq numbers of the ISRs executing, innermost last.
     isr_open: Vec<(u64, i32)>,
     last_isr_ts: u64,
     /// End of the running slice, when it ends before the trace does.
     running_until: Option<u64>,
 }
-
-/// ISR ids below this have their names in a table per core.
-const MAX_TABLE_ISR_ID: u32 = 1 << 12;
 
 impl<'m> Cpu<'m> {
     fn new(model: &'m Model, threads: &Threads<'m>, core: &Core, encoding: SchedEncoding) -> Self {
@@ -341,17 +337,9 @@ impl<'m> Cpu<'m> {
             comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
             prio: threads.linux_prio(None),
         };
-        let mut isr_names = Vec::new();
-        for isr in model
-            .isrs
-            .iter()
-            .filter(|i| i.core_id == core.core_id && i.isr_id < MAX_TABLE_ISR_ID)
-        {
-            let id = isr.isr_id as usize;
-            if id >= isr_names.len() {
-                isr_names.resize(id + 1, "");
-            }
-            isr_names[id] = isr.name.as_str();
+        let mut isr_names = IdIndex::default();
+        for isr in model.isrs.iter().filter(|i| i.core_id == core.core_id) {
+            isr_names.insert(isr.isr_id, isr.name.as_str());
         }
         Cpu {
             bundle: Bundle::new(core.core_id, encoding, model.tasks.len()),
@@ -407,18 +395,9 @@ impl<'m> Cpu<'m> {
         }
     }
 
-    fn isr_entry(&mut self, model: &'m Model, isr: &IsrSlice) {
+    fn isr_entry(&mut self, isr: &IsrSlice) {
         let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
-        let name = match self.isr_names.get(isr.isr_id as usize) {
-            Some(&name) => name,
-            None if isr.isr_id < MAX_TABLE_ISR_ID => "",
-            None => model
-                .isr(IsrKey {
-                    core_id: isr.core_id,
-                    isr_id: isr.isr_id,
-                })
-                .map_or("", |i| i.name.as_str()),
-        };
+        let name = self.isr_names.get(isr.isr_id).copied().unwrap_or("");
         self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
         self.bundle
             .irq_entry(self.last_isr_ts, self.current.tid, irq, name);

@@ -1,7 +1,7 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use tband_model::{Iter, Model, PriorityOrder, TaskKind, TaskPriority};
+use tband_model::{IdIndex, Iter, Model, PriorityOrder, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
 pub const PID: i32 = 1;
@@ -9,43 +9,16 @@ pub const PID: i32 = 1;
 /// Linux's idle ("swapper") thread id; every core's idle task maps to it.
 pub const IDLE_TID: i32 = 0;
 
-/// Ids below this are looked up in a table.
-const MAX_TABLE_ID: u32 = 1 << 16;
-const NO_ROW: u32 = u32::MAX;
+/// Ids below this are looked up in a vector (of at most 512 KiB).
+pub const DENSE_IDS: usize = 1 << 16;
 
-/// Where the rows of a model list sorted by id (tasks, queues) are, by id.
-pub struct IdIndex {
-    /// Index by id, when ids are small enough for a table (`NO_ROW` for ids
-    /// without a row); else the sorted ids, searched.
-    table: Option<Vec<u32>>,
-    ids: Vec<u32>,
-}
-
-impl IdIndex {
-    /// Indexes `ids`, which are in increasing order.
-    pub fn new(ids: impl Iterator<Item = u32>) -> Self {
-        let ids: Vec<u32> = ids.collect();
-        let table = ids.last().filter(|&&max| max < MAX_TABLE_ID).map(|&max| {
-            let mut table = vec![NO_ROW; max as usize + 1];
-            for (i, &id) in ids.iter().enumerate() {
-                table[id as usize] = i as u32;
-            }
-            table
-        });
-        IdIndex { table, ids }
+/// Where the rows of a model list (tasks, queues) are, by id.
+pub fn rows_by_id(ids: impl Iterator<Item = u32>) -> IdIndex<u32, usize> {
+    let mut rows = IdIndex::with_limit(DENSE_IDS);
+    for (row, id) in ids.enumerate() {
+        rows.insert(id, row);
     }
-
-    /// The index of the row with id `id`.
-    #[inline]
-    pub fn get(&self, id: u32) -> Option<usize> {
-        match &self.table {
-            Some(table) => table
-                .get(id as usize)
-                .filter(|&&i| i != NO_ROW)
-                .map(|&i| i as usize),
-            None => self.ids.binary_search(&id).ok(),
-        }
-    }
+    rows
 }
 
 /// Thread ids and priorities of a model's tasks.
@@ -54,7 +27,7 @@ pub struct Threads<'m> {
     /// Thread id by task index.
     tids: Vec<i32>,
     /// Task index by task id.
-    index_by_id: IdIndex,
+    index_by_id: IdIndex<u32, usize>,
     /// Highest RTOS priority in the trace, for inverting priorities.
     max_priority: u32,
     rtos_higher_is_more_important: bool,
@@ -74,7 +47,7 @@ impl<'m> Threads<'m> {
         Threads {
             model,
             tids,
-            index_by_id: IdIndex::new(model.tasks.iter().map(|t| t.task_id)),
+            index_by_id: rows_by_id(model.tasks.iter().map(|t| t.task_id)),
             max_priority: model
                 .task_priorities
                 .iter()
@@ -89,7 +62,7 @@ impl<'m> Threads<'m> {
     /// Index of a task in `model.tasks`.
     #[inline]
     pub fn task_index(&self, task_id: u32) -> Option<usize> {
-        self.index_by_id.get(task_id)
+        self.index_by_id.get(task_id).copied()
     }
 
     /// The thread id of a task: 0 for idle tasks, else 2 + its index (so no

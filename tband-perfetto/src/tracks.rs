@@ -3,12 +3,12 @@
 //! wait reasons, priorities, markers, queue fill levels, mutex holders and
 //! trace health. Tracks exist only where the model has data for them.
 
-use tband_model::{MarkerKind, Model, TaskKind};
+use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
-use crate::threads::{IdIndex, Threads, PID};
+use crate::threads::{rows_by_id, Threads, DENSE_IDS, PID};
 
 /// Track uuids, by the index of the model row they belong to.
 pub struct Tracks {
@@ -18,48 +18,16 @@ pub struct Tracks {
     pub priority: Vec<Option<u64>>,
     /// By index in `model.markers`.
     marker: Vec<u64>,
-    /// Index + 1 in `model.markers` (0: none) of the markers with ids below
-    /// `MAX_TABLE_MARKER_ID` that are global or belong to a known task: by
-    /// owner (0: global, else task index + 1), then `id * 2 + kind`.
-    marker_by_owner: Vec<Vec<u32>>,
-    /// The other markers' keys and their index in `model.markers`, sorted
-    /// by key.
-    marker_index: Vec<(MarkerKey, usize)>,
+    /// The index in `model.markers` of each marker: by owning task (none:
+    /// global), then id and kind.
+    marker_index: IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), usize>>,
     /// Queue index by queue id.
-    queues: IdIndex,
+    queues: IdIndex<u32, usize>,
     /// Fill-level counter, by queue index.
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
     pub mutex: Vec<Option<u64>>,
     pub health: Option<u64>,
-}
-
-/// Marker ids below this are looked up in a table.
-const MAX_TABLE_MARKER_ID: u32 = 1 << 12;
-
-/// What identifies a marker: id, owning task (none = global), kind.
-type MarkerKey = (u32, Option<u32>, u8);
-
-fn marker_key(marker_id: u32, task_id: Option<u32>, kind: MarkerKind) -> MarkerKey {
-    (marker_id, task_id, kind as u8)
-}
-
-/// Where a marker is in `Tracks::marker_by_owner`, if it is there.
-#[inline]
-fn marker_slot(
-    threads: &Threads<'_>,
-    marker_id: u32,
-    task_id: Option<u32>,
-    kind: MarkerKind,
-) -> Option<(usize, usize)> {
-    if marker_id >= MAX_TABLE_MARKER_ID {
-        return None;
-    }
-    let owner = match task_id {
-        None => 0,
-        Some(t) => threads.task_index(t)? + 1,
-    };
-    Some((owner, marker_id as usize * 2 + kind as usize))
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -146,7 +114,7 @@ impl Tracks {
             })
         };
 
-        let queues = IdIndex::new(model.queues.iter().map(|q| q.queue_id));
+        let queues = rows_by_id(model.queues.iter().map(|q| q.queue_id));
         let has_level: Vec<bool> = {
             let mut has = vec![false; model.queues.len()];
             model
@@ -154,7 +122,7 @@ impl Tracks {
                 .iter()
                 .filter(|o| o.len_after.is_some())
                 .for_each(|op| {
-                    if let Some(i) = queues.get(op.queue_id) {
+                    if let Some(&i) = queues.get(op.queue_id) {
                         has[i] = true;
                     }
                 });
@@ -178,7 +146,7 @@ impl Tracks {
         let mut mutex = vec![None; model.queues.len()];
         let mut has_hold = vec![false; model.queues.len()];
         model.mutex_holds.iter().for_each(|h| {
-            if let Some(i) = queues.get(h.queue_id) {
+            if let Some(&i) = queues.get(h.queue_id) {
                 has_hold[i] = true;
             }
         });
@@ -192,25 +160,12 @@ impl Tracks {
         }
 
         let mut marker = Vec::with_capacity(model.markers.len());
-        let mut marker_by_owner: Vec<Vec<u32>> = Vec::new();
-        let mut marker_index = Vec::new();
+        let mut marker_index: IdIndex<Option<u32>, IdIndex<_, _>> = IdIndex::with_limit(DENSE_IDS);
         let mut markers_group = None;
         for (i, m) in model.markers.iter().enumerate() {
-            match marker_slot(threads, m.marker_id, m.task_id, m.kind) {
-                Some((owner, slot)) => {
-                    if owner >= marker_by_owner.len() {
-                        marker_by_owner.resize_with(owner + 1, Vec::new);
-                    }
-                    let slots = &mut marker_by_owner[owner];
-                    if slot >= slots.len() {
-                        slots.resize(slot + 1, 0);
-                    }
-                    if slots[slot] == 0 {
-                        slots[slot] = u32::try_from(i + 1).unwrap_or(0);
-                    }
-                }
-                None => marker_index.push((marker_key(m.marker_id, m.task_id, m.kind), i)),
-            }
+            marker_index
+                .entry(m.task_id)
+                .get_or_insert_with((m.marker_id, m.kind), || i);
             let owner = m.task_id.and_then(|t| threads.task_index(t));
             let parent = match owner.and_then(|o| thread[o]) {
                 Some(t) => t,
@@ -239,12 +194,10 @@ impl Tracks {
             uuid
         });
 
-        marker_index.sort_unstable();
         let tracks = Tracks {
             wait,
             priority,
             marker,
-            marker_by_owner,
             marker_index,
             queues,
             queue_level,
@@ -257,32 +210,18 @@ impl Tracks {
     /// The index of a queue in `model.queues`.
     #[inline]
     pub fn queue_index(&self, queue_id: u32) -> Option<usize> {
-        self.queues.get(queue_id)
+        self.queues.get(queue_id).copied()
     }
 
     /// The track of a marker, and the marker's index in `model.markers`.
     #[inline]
     pub fn marker(
         &self,
-        threads: &Threads<'_>,
         marker_id: u32,
         task_id: Option<u32>,
         kind: MarkerKind,
     ) -> Option<(u64, usize)> {
-        let i = match marker_slot(threads, marker_id, task_id, kind) {
-            Some((owner, slot)) => {
-                let stored = *self.marker_by_owner.get(owner)?.get(slot)?;
-                (stored as usize).checked_sub(1)?
-            }
-            None => {
-                let key = marker_key(marker_id, task_id, kind);
-                let pos = self
-                    .marker_index
-                    .binary_search_by_key(&key, |&(k, _)| k)
-                    .ok()?;
-                self.marker_index[pos].1
-            }
-        };
+        let &i = self.marker_index.get(task_id)?.get((marker_id, kind))?;
         Some((*self.marker.get(i)?, i))
     }
 }
@@ -383,7 +322,7 @@ mod tests {
             let threads = Threads::new(&m);
             let (tracks, _) = Tracks::new(&m, &threads);
             for (i, marker) in m.markers.iter().enumerate() {
-                let found = tracks.marker(&threads, marker.marker_id, marker.task_id, marker.kind);
+                let found = tracks.marker(marker.marker_id, marker.task_id, marker.kind);
                 assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");
             }
             for (id, task, kind) in [
@@ -395,11 +334,7 @@ mod tests {
                 (100, None, MarkerKind::Event),
                 (u32::MAX, None, MarkerKind::Event),
             ] {
-                assert_eq!(
-                    tracks.marker(&threads, id, task, kind),
-                    None,
-                    "{id} {extra:?}"
-                );
+                assert_eq!(tracks.marker(id, task, kind), None, "{id} {extra:?}");
             }
         }
     }

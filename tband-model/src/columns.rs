@@ -1,0 +1,436 @@
+//! The columns of each of the model's large tables (see [`super::table`]
+//! and, for the kinds of column, [`super::column`]).
+//!
+//! Ids are codes of a dictionary per column: 16-bit ones, 8-bit ones for
+//! cores (few by nature); enums take four bits, flags one.
+
+use super::column::{
+    columns, small_enum, Code, Column, End, Enum, Flag, Narrow, Plain, SmallEnum, Time, Zeroed,
+};
+use super::table::{Interval, Row, Table};
+use super::{
+    IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold, PriorityCause, QueueOp,
+    QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState, TaskStateKind,
+};
+
+small_enum!(TaskStateKind: Running, Ready, Blocked, Suspended, Deleted);
+small_enum!(
+    StateReason: None,
+    Preempted,
+    Woken,
+    Created,
+    Delay,
+    DelayUntil,
+    QueueSend,
+    QueueReceive,
+    QueuePeek,
+    Semaphore,
+    Mutex,
+    EventFlags,
+    Sleep,
+    Suspend,
+    Deleted,
+);
+small_enum!(PriorityCause: Set, Inherit, Disinherit);
+small_enum!(QueueOpKind: Send, Overwrite, Receive, Reset, Level);
+
+columns! {
+    SchedSlice in SchedSliceChunk, SchedSliceColumns {
+        start_ns: Time,
+        end_ns: End,
+        task_id: Code<u32, u16>,
+        core_id: Code<u32, u8>,
+        end_state: Enum<Option<TaskStateKind>>,
+        end_reason: Enum<StateReason>,
+        truncated: Flag,
+    }
+}
+
+columns! {
+    TaskState in TaskStateChunk, TaskStateColumns {
+        start_ns: Time,
+        end_ns: End,
+        task_id: Code<u32, u16>,
+        state: Enum<TaskStateKind>,
+        reason: Enum<StateReason>,
+        queue_id: Code<Option<u32>, u16>,
+        core_id: Code<Option<u32>, u8>,
+        woken_by_isr: Code<Option<IsrKey>, u16>,
+        truncated: Flag,
+    }
+}
+
+columns! {
+    TaskPriority in TaskPriorityChunk, TaskPriorityColumns {
+        ts_ns: Time,
+        task_id: Code<u32, u16>,
+        priority: Plain<u32>,
+        cause: Enum<PriorityCause>,
+    }
+}
+
+columns! {
+    IsrSlice in IsrSliceChunk, IsrSliceColumns {
+        start_ns: Time,
+        end_ns: End,
+        core_id: Code<u32, u8>,
+        isr_id: Code<u32, u16>,
+        depth: Narrow<u32, u8>,
+        truncated: Flag,
+    }
+}
+
+columns! {
+    MarkerSpan in MarkerSpanChunk, MarkerSpanColumns {
+        start_ns: Time,
+        end_ns: End,
+        marker_id: Code<u32, u16>,
+        task_id: Code<Option<u32>, u16>,
+        msg: Plain<StrId>,
+        depth: Narrow<u32, u8>,
+        truncated: Flag,
+    }
+}
+
+columns! {
+    MarkerInstant in MarkerInstantChunk, MarkerInstantColumns {
+        ts_ns: Time,
+        marker_id: Code<u32, u16>,
+        task_id: Code<Option<u32>, u16>,
+        msg: Plain<StrId>,
+    }
+}
+
+columns! {
+    MarkerValue in MarkerValueChunk, MarkerValueColumns {
+        ts_ns: Time,
+        marker_id: Code<u32, u16>,
+        task_id: Code<Option<u32>, u16>,
+        value: Narrow<i64, i32>,
+    }
+}
+
+columns! {
+    QueueOp in QueueOpChunk, QueueOpColumns {
+        ts_ns: Time,
+        queue_id: Code<u32, u16>,
+        op: Enum<QueueOpKind>,
+        from_isr: Flag,
+        task_id: Code<Option<u32>, u16>,
+        core_id: Code<u32, u8>,
+        len_after: Narrow<Option<u32>, u16>,
+    }
+}
+
+columns! {
+    MutexHold in MutexHoldChunk, MutexHoldColumns {
+        start_ns: Time,
+        end_ns: End,
+        queue_id: Code<u32, u16>,
+        task_id: Code<u32, u16>,
+        truncated: Flag,
+    }
+}
+
+impl Table<SchedSlice> {
+    /// Ends the slice at `index` at `t` (not before its start), its task
+    /// then in `state` for `reason`.
+    #[inline(always)]
+    pub(crate) fn end_slice_at(
+        &mut self,
+        index: usize,
+        t: u64,
+        state: TaskStateKind,
+        reason: StateReason,
+    ) {
+        if let Some((chunk, columns)) = self.chunk_mut(index) {
+            SchedSlice::end_at(chunk, columns, index, t);
+            let end_state = &mut chunk.end_state;
+            columns.end_state.set(end_state, index, Some(state), t);
+            columns
+                .end_reason
+                .set(&mut chunk.end_reason, index, reason, t);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
+        SchedSlice {
+            start_ns,
+            end_ns,
+            task_id,
+            core_id: 0,
+            end_state: None,
+            end_reason: StateReason::None,
+            truncated: false,
+        }
+    }
+
+    fn state(start_ns: u64, end_ns: u64, state: TaskStateKind) -> TaskState {
+        TaskState {
+            start_ns,
+            end_ns,
+            task_id: 3,
+            state,
+            reason: StateReason::QueueReceive,
+            queue_id: None,
+            core_id: None,
+            woken_by_isr: None,
+            truncated: start_ns % 2 == 1,
+        }
+    }
+
+    #[test]
+    fn times_far_apart_and_going_back_round_trip() {
+        // Rows 3 s apart (64 of them span far more than 4.29 s), 5 s apart,
+        // one that goes back in time and one at the end of time.
+        let start = |i: u64| match i {
+            5_000 => 7,
+            9_999 => u64::MAX,
+            _ if i < 8_000 => i * 3_000_000_000,
+            _ => i * 5_000_000_000,
+        };
+        let rows: Vec<SchedSlice> = (0..10_000)
+            .map(|i| slice(start(i), start(i).saturating_add(100), (i % 5) as u32))
+            .collect();
+        let mut table: Table<SchedSlice> = rows.iter().copied().collect();
+        assert!(table.iter().eq(rows.iter().copied()));
+        table.end_at(8_345, 8_345 * 5_000_000_000 + 500);
+        assert_eq!(
+            table.get(8_345).unwrap().end_ns,
+            8_345 * 5_000_000_000 + 500
+        );
+        assert_eq!(table.get(5_000).unwrap().start_ns, 7);
+        assert_eq!(table.last().unwrap().start_ns, u64::MAX);
+
+        // Rows close together keep their times in their columns.
+        let close: Table<SchedSlice> = (0..10_000)
+            .map(|i| slice(i * 1_000, i * 1_000, 1))
+            .collect();
+        assert_eq!(close.columns().start_ns.exceptions(), 0);
+        assert_eq!(table.columns().end_ns.exceptions(), 0);
+    }
+
+    #[test]
+    fn durations_over_32_bits_round_trip_and_change_in_place() {
+        // Every hundredth row is ended more than 4.29 s after its start.
+        let mut table = Table::new();
+        let mut rows = Vec::new();
+        for i in 0..20_000u64 {
+            let row = slice(i * 1_000, i * 1_000, (i % 7) as u32);
+            table.push(row);
+            rows.push(row);
+        }
+        for (i, row) in rows.iter_mut().enumerate() {
+            row.end_ns = row.start_ns + if i % 100 == 3 { 5_000_000_000 } else { 50 };
+            table.end_at(i, row.end_ns);
+        }
+        assert_eq!(table.columns().end_ns.exceptions(), 200);
+        assert!(table.iter().eq(rows.iter().copied()));
+        // Made short again, longer still, ending before the start.
+        table.end_at(1_503, rows[1_503].start_ns + 60);
+        rows[1_503].end_ns = rows[1_503].start_ns + 60;
+        table.update(1_603, |s| s.end_ns += 1 << 40);
+        rows[1_603].end_ns += 1 << 40;
+        table.update(17, |s| s.end_ns = 3);
+        rows[17].end_ns = 3;
+        table.end_at(18, 0);
+        rows[18].end_ns = rows[18].start_ns;
+        assert_eq!(table.columns().end_ns.exceptions(), 200);
+        assert!(table.iter().eq(rows.iter().copied()));
+    }
+
+    #[test]
+    fn task_states_round_trip_with_every_detail() {
+        let isr = Some(IsrKey {
+            core_id: 2,
+            isr_id: 9,
+        });
+        let far_isr = Some(IsrKey {
+            core_id: u32::MAX,
+            isr_id: 70_000,
+        });
+        let mut rows = vec![
+            state(100, 200, TaskStateKind::Blocked),
+            state(101, 300, TaskStateKind::Running),
+            state(150, 160, TaskStateKind::Ready),
+            state(151, 151, TaskStateKind::Ready),
+            state(50, 60, TaskStateKind::Blocked),
+            state(200, 200 + (1 << 33), TaskStateKind::Suspended),
+            state(201, 210, TaskStateKind::Running),
+            state(1 << 40, (1 << 40) + 5, TaskStateKind::Deleted),
+            state(1 << 40, (1 << 40) + 5, TaskStateKind::Ready),
+        ];
+        rows[0].queue_id = Some(7);
+        rows[1].core_id = Some(1);
+        rows[2].woken_by_isr = isr;
+        rows[6].queue_id = Some(u32::MAX);
+        rows[6].core_id = Some(u32::MAX);
+        rows[6].woken_by_isr = far_isr;
+        rows[8].woken_by_isr = isr;
+        let table: Table<TaskState> = rows.clone().into();
+        assert_eq!(table.to_vec(), rows);
+        assert_eq!(table.get(4), Some(rows[4]));
+        assert_eq!(table.get(rows.len()), None);
+    }
+
+    #[test]
+    fn more_ids_than_codes_round_trip() {
+        // 70,000 markers: more than 16-bit codes hold; every other row has
+        // no task, and values beyond 32 bits.
+        let values: Vec<MarkerValue> = (0..70_000u32)
+            .map(|i| MarkerValue {
+                ts_ns: u64::from(i),
+                marker_id: i * 3,
+                task_id: (i % 2 == 0).then_some(i),
+                value: i64::from(i) << 20,
+            })
+            .collect();
+        let table: Table<MarkerValue> = values.iter().copied().collect();
+        assert_eq!(table.len(), 70_000);
+        assert!(table.iter().eq(values.iter().copied()));
+        let columns = table.columns();
+        assert_eq!(columns.marker_id.exceptions(), 70_000 - 65_534);
+        assert_eq!(columns.task_id.exceptions(), 0);
+        assert_eq!(columns.value.exceptions(), 70_000 - 2_048);
+
+        // 300 cores: more than 8-bit codes hold.
+        let slices: Vec<SchedSlice> = (0..600u32)
+            .map(|i| SchedSlice {
+                core_id: i / 2 * 7,
+                ..slice(u64::from(i), u64::from(i) + 1, i)
+            })
+            .collect();
+        let mut table: Table<SchedSlice> = slices.iter().copied().collect();
+        assert!(table.iter().eq(slices.iter().copied()));
+        assert_eq!(table.columns().core_id.exceptions(), 2 * (300 - 254));
+        // A row changed to an id that has a code leaves the exceptions.
+        table.update(599, |s| s.core_id = 0);
+        assert_eq!(table.get(599).unwrap().core_id, 0);
+        assert_eq!(table.columns().core_id.exceptions(), 2 * (300 - 254) - 1);
+    }
+
+    #[test]
+    fn optional_ids_and_counts_round_trip() {
+        let ops: Vec<QueueOp> = [None, Some(0), Some(65_533), Some(65_534), Some(u32::MAX)]
+            .into_iter()
+            .enumerate()
+            .map(|(i, len_after)| QueueOp {
+                ts_ns: i as u64,
+                queue_id: u32::MAX - i as u32,
+                op: QUEUE_OPS[i],
+                from_isr: i % 2 == 0,
+                task_id: (i > 1).then_some(i as u32),
+                core_id: 0,
+                len_after,
+            })
+            .collect();
+        let table: Table<QueueOp> = ops.iter().copied().collect();
+        assert_eq!(table.to_vec(), ops);
+        assert_eq!(table.columns().len_after.exceptions(), 2);
+
+        let spans: Vec<MarkerSpan> = (0..300u32)
+            .map(|depth| MarkerSpan {
+                start_ns: u64::from(depth),
+                end_ns: 1_000,
+                marker_id: 4,
+                task_id: (depth % 2 == 0).then_some(depth),
+                msg: StrId(depth),
+                depth,
+                truncated: depth % 3 == 0,
+            })
+            .collect();
+        let table: Table<MarkerSpan> = spans.iter().copied().collect();
+        assert!(table.iter().eq(spans.iter().copied()));
+    }
+
+    const QUEUE_OPS: [QueueOpKind; 5] = [
+        QueueOpKind::Send,
+        QueueOpKind::Overwrite,
+        QueueOpKind::Receive,
+        QueueOpKind::Reset,
+        QueueOpKind::Level,
+    ];
+
+    const TASK_STATE_KINDS: [TaskStateKind; 5] = [
+        TaskStateKind::Running,
+        TaskStateKind::Ready,
+        TaskStateKind::Blocked,
+        TaskStateKind::Suspended,
+        TaskStateKind::Deleted,
+    ];
+
+    /// Every pair of a state and a reason, whether importers make it or not.
+    fn every_state_and_reason() -> Vec<(TaskStateKind, StateReason)> {
+        let reasons: Vec<StateReason> = (0..15).map(StateReason::from_bits).collect();
+        TASK_STATE_KINDS
+            .iter()
+            .flat_map(|&k| reasons.iter().map(move |&r| (k, r)))
+            .collect()
+    }
+
+    #[test]
+    fn every_state_and_reason_round_trips() {
+        let pairs = every_state_and_reason();
+        assert_eq!(pairs.len(), 5 * 15);
+        let mut states = Vec::new();
+        for (i, &(kind, reason)) in pairs.iter().enumerate() {
+            for truncated in [false, true] {
+                states.push(TaskState {
+                    reason,
+                    task_id: i as u32,
+                    truncated,
+                    ..state(
+                        states.len() as u64 * 100,
+                        states.len() as u64 * 100 + 50,
+                        kind,
+                    )
+                });
+            }
+        }
+        let table: Table<TaskState> = states.iter().copied().collect();
+        assert!(table.iter().eq(states.iter().copied()));
+        let priorities: Vec<TaskPriority> = (0..3)
+            .map(|i| TaskPriority {
+                ts_ns: i,
+                task_id: 1,
+                priority: u32::MAX - i as u32,
+                cause: PriorityCause::from_bits(i as u8),
+            })
+            .collect();
+        let table: Table<TaskPriority> = priorities.iter().copied().collect();
+        assert!(table.iter().eq(priorities.iter().copied()));
+    }
+
+    #[test]
+    fn slices_are_ended_with_every_end_state() {
+        let ends = every_state_and_reason();
+        // Three chunks of open slices, then each ended in one of the
+        // states; every seventh one lasts more than 4.29 s.
+        let mut table = Table::new();
+        let mut slices: Vec<SchedSlice> = (0..20_000u64)
+            .map(|i| slice(i * 100, i * 100, (i % 3) as u32))
+            .collect();
+        for &slice in &slices {
+            table.push(slice);
+        }
+        assert!(table.iter().eq(slices.iter().copied()));
+        for (i, slice) in slices.iter_mut().enumerate() {
+            let (state, reason) = ends[i % ends.len()];
+            let t = slice.start_ns + if i % 7 == 0 { 5_000_000_000 } else { 50 };
+            table.end_slice_at(i, t, state, reason);
+            slice.end_ns = t;
+            slice.end_state = Some(state);
+            slice.end_reason = reason;
+        }
+        assert!(table.iter().eq(slices.iter().copied()));
+        // A reason without a state.
+        slices[3].end_state = None;
+        let table: Table<SchedSlice> = slices.iter().copied().collect();
+        assert!(table.iter().eq(slices.iter().copied()));
+    }
+}
