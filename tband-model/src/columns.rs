@@ -2,7 +2,10 @@
 //! and, for the kinds of column, [`super::column`]).
 //!
 //! Ids are codes of a dictionary per column: 16-bit ones, 8-bit ones for
-//! cores (few by nature); enums take four bits, flags one.
+//! cores (few by nature) and for the details of a task state (most states
+//! have none, so that the rows of ids past the first 254 kept as
+//! exceptions cost less than wider codes for every row); enums take four
+//! bits, flags one.
 
 use super::column::{
     columns, small_enum, Code, Column, End, Enum, Flag, Narrow, Plain, SmallEnum, Time, Zeroed,
@@ -53,9 +56,9 @@ columns! {
         task_id: Code<u32, u16>,
         state: Enum<TaskStateKind>,
         reason: Enum<StateReason>,
-        queue_id: Code<Option<u32>, u16>,
+        queue_id: Code<Option<u32>, u8>,
         core_id: Code<Option<u32>, u8>,
-        woken_by_isr: Code<Option<IsrKey>, u16>,
+        woken_by_isr: Code<Option<IsrKey>, u8>,
         truncated: Flag,
     }
 }
@@ -312,6 +315,27 @@ mod tests {
         table.update(599, |s| s.core_id = 0);
         assert_eq!(table.get(599).unwrap().core_id, 0);
         assert_eq!(table.columns().core_id.exceptions(), 2 * (300 - 254) - 1);
+
+        // Task states waiting on 300 queues or woken by 300 ISRs.
+        let states: Vec<TaskState> = (0..600u32)
+            .map(|i| {
+                let mut row = state(u64::from(i), u64::from(i) + 1, TaskStateKind::Blocked);
+                if i % 2 == 0 {
+                    row.queue_id = Some(i / 2 + 1_000);
+                } else {
+                    row.state = TaskStateKind::Ready;
+                    row.woken_by_isr = Some(IsrKey {
+                        core_id: i % 3,
+                        isr_id: i / 2,
+                    });
+                }
+                row
+            })
+            .collect();
+        let table: Table<TaskState> = states.iter().copied().collect();
+        assert!(table.iter().eq(states.iter().copied()));
+        assert_eq!(table.columns().queue_id.exceptions(), 300 - 254);
+        assert_eq!(table.columns().woken_by_isr.exceptions(), 300 - 254);
     }
 
     #[test]
