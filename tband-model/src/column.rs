@@ -366,16 +366,6 @@ impl<V: IdValue, C: CodeWidth> Code<V, C> {
             C::EXCEPTION
         }
     }
-
-    #[cold]
-    #[inline(never)]
-    fn uncoded(&self, code: C, index: usize) -> V {
-        if code == C::NONE {
-            V::of(None)
-        } else {
-            V::of(Some(self.exceptions.get(index)))
-        }
-    }
 }
 
 impl<V: IdValue, C: CodeWidth> Column for Code<V, C> {
@@ -400,7 +390,8 @@ impl<V: IdValue, C: CodeWidth> Column for Code<V, C> {
         let code = part[place(index)];
         match self.ids.get(code.n()) {
             Some(&id) => V::of(Some(id)),
-            None => self.uncoded(code, index),
+            None if code == C::NONE => V::of(None),
+            None => V::of(Some(self.exceptions.get(index))),
         }
     }
 }
