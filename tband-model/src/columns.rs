@@ -7,35 +7,12 @@
 //! exceptions cost less than wider codes for every row); enums take four
 //! bits, flags one.
 
-use super::column::{
-    columns, small_enum, Code, Column, End, Enum, Flag, Narrow, Plain, SmallEnum, Time, Zeroed,
-};
+use super::column::{columns, Code, Column, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
 use super::table::{Interval, Row, Table};
 use super::{
     IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold, PriorityCause, QueueOp,
     QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState, TaskStateKind,
 };
-
-small_enum!(TaskStateKind: Running, Ready, Blocked, Suspended, Deleted);
-small_enum!(
-    StateReason: None,
-    Preempted,
-    Woken,
-    Created,
-    Delay,
-    DelayUntil,
-    QueueSend,
-    QueueReceive,
-    QueuePeek,
-    Semaphore,
-    Mutex,
-    EventFlags,
-    Sleep,
-    Suspend,
-    Deleted,
-);
-small_enum!(PriorityCause: Set, Inherit, Disinherit);
-small_enum!(QueueOpKind: Send, Overwrite, Receive, Reset, Level);
 
 columns! {
     SchedSlice in SchedSliceChunk, SchedSliceColumns {
@@ -160,6 +137,7 @@ impl Table<SchedSlice> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::column::SmallEnum;
 
     fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
         SchedSlice {

@@ -19,6 +19,8 @@ mod pages;
 mod strings;
 mod table;
 
+use column::small_enum;
+
 pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
@@ -113,13 +115,15 @@ pub struct SchedSlice {
     pub truncated: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum TaskStateKind {
-    Running,
-    Ready,
-    Blocked,
-    Suspended,
-    Deleted,
+small_enum! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum TaskStateKind {
+        Running,
+        Ready,
+        Blocked,
+        Suspended,
+        Deleted,
+    }
 }
 
 impl TaskStateKind {
@@ -139,32 +143,34 @@ impl TaskStateKind {
     }
 }
 
-/// Why a task is in its state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum StateReason {
-    /// Nothing more is known.
-    None,
-    /// Ready because a higher-priority task (or a yield) took the core.
-    Preempted,
-    /// Ready because something made it ready (an event, a resume, a timeout).
-    Woken,
-    /// Ready because it was just created.
-    Created,
-    Delay,
-    DelayUntil,
-    /// Blocked sending to / receiving from / peeking a queue (`queue_id` says which).
-    QueueSend,
-    QueueReceive,
-    QueuePeek,
-    /// Blocked on a semaphore, mutex or event flags (formats that distinguish them).
-    Semaphore,
-    Mutex,
-    EventFlags,
-    /// Sleeping for a time (formats without separate delay kinds).
-    Sleep,
-    /// Suspended by itself or another task.
-    Suspend,
-    Deleted,
+small_enum! {
+    /// Why a task is in its state.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum StateReason {
+        /// Nothing more is known.
+        None,
+        /// Ready because a higher-priority task (or a yield) took the core.
+        Preempted,
+        /// Ready because something made it ready (an event, a resume, a timeout).
+        Woken,
+        /// Ready because it was just created.
+        Created,
+        Delay,
+        DelayUntil,
+        /// Blocked sending to / receiving from / peeking a queue (`queue_id` says which).
+        QueueSend,
+        QueueReceive,
+        QueuePeek,
+        /// Blocked on a semaphore, mutex or event flags (formats that distinguish them).
+        Semaphore,
+        Mutex,
+        EventFlags,
+        /// Sleeping for a time (formats without separate delay kinds).
+        Sleep,
+        /// Suspended by itself or another task.
+        Suspend,
+        Deleted,
+    }
 }
 
 impl StateReason {
@@ -206,11 +212,13 @@ pub struct TaskState {
     pub truncated: bool,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum PriorityCause {
-    Set,
-    Inherit,
-    Disinherit,
+small_enum! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum PriorityCause {
+        Set,
+        Inherit,
+        Disinherit,
+    }
 }
 
 impl PriorityCause {
@@ -357,18 +365,20 @@ pub struct Queue {
     pub high_water: u32,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum QueueOpKind {
-    /// An item was put in (a semaphore given, a mutex released).
-    Send,
-    /// An item was put in, replacing the last one.
-    Overwrite,
-    /// An item was taken out (a semaphore taken, a mutex locked).
-    Receive,
-    /// The queue was emptied.
-    Reset,
-    /// The fill level was stated outright.
-    Level,
+small_enum! {
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum QueueOpKind {
+        /// An item was put in (a semaphore given, a mutex released).
+        Send,
+        /// An item was put in, replacing the last one.
+        Overwrite,
+        /// An item was taken out (a semaphore taken, a mutex locked).
+        Receive,
+        /// The queue was emptied.
+        Reset,
+        /// The fill level was stated outright.
+        Level,
+    }
 }
 
 impl QueueOpKind {
