@@ -236,39 +236,33 @@ pub trait CodeWidth: Number {
     const NONE: Self;
     /// The code of an id kept in the exceptions.
     const EXCEPTION: Self;
-    /// The code of the `n`th id (`n < IDS`).
-    fn nth(n: usize) -> Self;
-    /// Which id the code stands for, if below `IDS`.
-    fn n(self) -> usize;
+    /// The code of the column's `n`th id (`n < IDS`).
+    fn of_nth(n: usize) -> Self;
+    /// Which of the column's ids the code stands for, if below `IDS`.
+    fn nth(self) -> usize;
 }
 
-impl CodeWidth for u8 {
-    const IDS: usize = u8::MAX as usize - 1;
-    const NONE: u8 = u8::MAX;
-    const EXCEPTION: u8 = u8::MAX - 1;
-    #[inline(always)]
-    fn nth(n: usize) -> u8 {
-        n as u8
-    }
-    #[inline(always)]
-    fn n(self) -> usize {
-        self.into()
-    }
+/// Implements [`CodeWidth`] for unsigned integers: the two highest values
+/// are no id and an exception.
+macro_rules! code_width {
+    ($($code:ty),*) => {$(
+        impl CodeWidth for $code {
+            const IDS: usize = <$code>::MAX as usize - 1;
+            const NONE: $code = <$code>::MAX;
+            const EXCEPTION: $code = <$code>::MAX - 1;
+            #[inline(always)]
+            fn of_nth(n: usize) -> $code {
+                n as $code
+            }
+            #[inline(always)]
+            fn nth(self) -> usize {
+                self.into()
+            }
+        }
+    )*};
 }
 
-impl CodeWidth for u16 {
-    const IDS: usize = u16::MAX as usize - 1;
-    const NONE: u16 = u16::MAX;
-    const EXCEPTION: u16 = u16::MAX - 1;
-    #[inline(always)]
-    fn nth(n: usize) -> u16 {
-        n as u16
-    }
-    #[inline(always)]
-    fn n(self) -> usize {
-        self.into()
-    }
-}
+code_width!(u8, u16);
 
 /// The value of an id column: an id, or an optional one.
 pub trait IdValue: Copy {
@@ -308,11 +302,11 @@ macro_rules! id_value {
 
 id_value!(u32, IsrKey);
 
-/// Ids, each as a code of the column's dictionary, `C::NONE` for none. A
-/// column with more distinct ids than codes keeps the rows of the ids that
-/// came after the codes ran out as exceptions.
+/// Ids coded by the column's dictionary: a row holds its id's code,
+/// `C::NONE` for none. A column with more distinct ids than codes keeps
+/// the rows of the ids that came after the codes ran out as exceptions.
 #[derive(Clone)]
-pub struct Code<V: IdValue, C> {
+pub struct Dictionary<V: IdValue, C> {
     /// The code of each id.
     codes: IdIndex<V::Id, C>,
     /// The id of each code.
@@ -324,9 +318,9 @@ pub struct Code<V: IdValue, C> {
 /// of up to 64 Ki ids takes at most 256 KiB.
 const DENSE_IDS: usize = 1 << 16;
 
-impl<V: IdValue, C> Default for Code<V, C> {
+impl<V: IdValue, C> Default for Dictionary<V, C> {
     fn default() -> Self {
-        Code {
+        Dictionary {
             codes: IdIndex::with_limit(DENSE_IDS),
             ids: Vec::new(),
             exceptions: Exceptions::default(),
@@ -334,7 +328,7 @@ impl<V: IdValue, C> Default for Code<V, C> {
     }
 }
 
-impl<V: IdValue, C: CodeWidth> Code<V, C> {
+impl<V: IdValue, C: CodeWidth> Dictionary<V, C> {
     #[cfg(test)]
     pub(crate) fn exceptions(&self) -> usize {
         self.exceptions.len()
@@ -357,7 +351,7 @@ impl<V: IdValue, C: CodeWidth> Code<V, C> {
     #[inline(never)]
     fn new_code(&mut self, index: usize, id: V::Id) -> C {
         if self.ids.len() < C::IDS {
-            let code = C::nth(self.ids.len());
+            let code = C::of_nth(self.ids.len());
             self.ids.push(id);
             self.codes.insert(id, code);
             code
@@ -368,7 +362,7 @@ impl<V: IdValue, C: CodeWidth> Code<V, C> {
     }
 }
 
-impl<V: IdValue, C: CodeWidth> Column for Code<V, C> {
+impl<V: IdValue, C: CodeWidth> Column for Dictionary<V, C> {
     type Value = V;
     type Part = [C; CHUNK];
 
@@ -388,7 +382,7 @@ impl<V: IdValue, C: CodeWidth> Column for Code<V, C> {
     #[inline(always)]
     fn get(&self, part: &[C; CHUNK], index: usize, _: u64) -> V {
         let code = part[place(index)];
-        match self.ids.get(code.n()) {
+        match self.ids.get(code.nth()) {
             Some(&id) => V::of(Some(id)),
             None if code == C::NONE => V::of(None),
             None => V::of(Some(self.exceptions.get(index))),

@@ -7,7 +7,7 @@
 //! exceptions cost less than wider codes for every row); enums take four
 //! bits, flags one.
 
-use super::column::{columns, Code, Column, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
+use super::column::{columns, Column, Dictionary, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
 use super::table::{Interval, Row, Table};
 use super::{
     IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold, PriorityCause, QueueOp,
@@ -18,8 +18,8 @@ columns! {
     SchedSlice in SchedSliceChunk, SchedSliceColumns {
         start_ns: Time,
         end_ns: End,
-        task_id: Code<u32, u16>,
-        core_id: Code<u32, u8>,
+        task_id: Dictionary<u32, u16>,
+        core_id: Dictionary<u32, u8>,
         end_state: Enum<Option<TaskStateKind>>,
         end_reason: Enum<StateReason>,
         truncated: Flag,
@@ -30,12 +30,12 @@ columns! {
     TaskState in TaskStateChunk, TaskStateColumns {
         start_ns: Time,
         end_ns: End,
-        task_id: Code<u32, u16>,
+        task_id: Dictionary<u32, u16>,
         state: Enum<TaskStateKind>,
         reason: Enum<StateReason>,
-        queue_id: Code<Option<u32>, u8>,
-        core_id: Code<Option<u32>, u8>,
-        woken_by_isr: Code<Option<IsrKey>, u8>,
+        queue_id: Dictionary<Option<u32>, u8>,
+        core_id: Dictionary<Option<u32>, u8>,
+        woken_by_isr: Dictionary<Option<IsrKey>, u8>,
         truncated: Flag,
     }
 }
@@ -43,7 +43,7 @@ columns! {
 columns! {
     TaskPriority in TaskPriorityChunk, TaskPriorityColumns {
         ts_ns: Time,
-        task_id: Code<u32, u16>,
+        task_id: Dictionary<u32, u16>,
         priority: Plain<u32>,
         cause: Enum<PriorityCause>,
     }
@@ -53,8 +53,8 @@ columns! {
     IsrSlice in IsrSliceChunk, IsrSliceColumns {
         start_ns: Time,
         end_ns: End,
-        core_id: Code<u32, u8>,
-        isr_id: Code<u32, u16>,
+        core_id: Dictionary<u32, u8>,
+        isr_id: Dictionary<u32, u16>,
         depth: Narrow<u32, u8>,
         truncated: Flag,
     }
@@ -64,8 +64,8 @@ columns! {
     MarkerSpan in MarkerSpanChunk, MarkerSpanColumns {
         start_ns: Time,
         end_ns: End,
-        marker_id: Code<u32, u16>,
-        task_id: Code<Option<u32>, u16>,
+        marker_id: Dictionary<u32, u16>,
+        task_id: Dictionary<Option<u32>, u16>,
         msg: Plain<StrId>,
         depth: Narrow<u32, u8>,
         truncated: Flag,
@@ -75,8 +75,8 @@ columns! {
 columns! {
     MarkerInstant in MarkerInstantChunk, MarkerInstantColumns {
         ts_ns: Time,
-        marker_id: Code<u32, u16>,
-        task_id: Code<Option<u32>, u16>,
+        marker_id: Dictionary<u32, u16>,
+        task_id: Dictionary<Option<u32>, u16>,
         msg: Plain<StrId>,
     }
 }
@@ -84,8 +84,8 @@ columns! {
 columns! {
     MarkerValue in MarkerValueChunk, MarkerValueColumns {
         ts_ns: Time,
-        marker_id: Code<u32, u16>,
-        task_id: Code<Option<u32>, u16>,
+        marker_id: Dictionary<u32, u16>,
+        task_id: Dictionary<Option<u32>, u16>,
         value: Narrow<i64, i32>,
     }
 }
@@ -93,11 +93,11 @@ columns! {
 columns! {
     QueueOp in QueueOpChunk, QueueOpColumns {
         ts_ns: Time,
-        queue_id: Code<u32, u16>,
+        queue_id: Dictionary<u32, u16>,
         op: Enum<QueueOpKind>,
         from_isr: Flag,
-        task_id: Code<Option<u32>, u16>,
-        core_id: Code<u32, u8>,
+        task_id: Dictionary<Option<u32>, u16>,
+        core_id: Dictionary<u32, u8>,
         len_after: Narrow<Option<u32>, u16>,
     }
 }
@@ -106,8 +106,8 @@ columns! {
     MutexHold in MutexHoldChunk, MutexHoldColumns {
         start_ns: Time,
         end_ns: End,
-        queue_id: Code<u32, u16>,
-        task_id: Code<u32, u16>,
+        queue_id: Dictionary<u32, u16>,
+        task_id: Dictionary<u32, u16>,
         truncated: Flag,
     }
 }
