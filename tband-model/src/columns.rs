@@ -138,18 +138,7 @@ impl Table<SchedSlice> {
 mod tests {
     use super::*;
     use crate::column::SmallEnum;
-
-    fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
-        SchedSlice {
-            start_ns,
-            end_ns,
-            task_id,
-            core_id: 0,
-            end_state: None,
-            end_reason: StateReason::None,
-            truncated: false,
-        }
-    }
+    use crate::table::tests::slice;
 
     fn state(start_ns: u64, end_ns: u64, state: TaskStateKind) -> TaskState {
         TaskState {

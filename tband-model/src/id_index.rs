@@ -117,6 +117,8 @@ impl Key for (u32, MarkerKind) {
 /// Places below this are kept in the vector unless an index says otherwise.
 const DEFAULT_LIMIT: usize = 4096;
 
+/// Values by id: those of the keys placed below the limit in a vector by
+/// place, the others in a hash map.
 #[derive(Clone, Debug)]
 pub struct IdIndex<K, V> {
     /// By place; it only grows to places below `limit`.

@@ -396,11 +396,12 @@ impl<R: Row + PartialEq> PartialEq for Table<R> {
 impl<R: Row + Eq> Eq for Table<R> {}
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::{SchedSlice, StateReason};
 
-    fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
+    /// A slice of a task on core 0, with no end state.
+    pub(crate) fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
