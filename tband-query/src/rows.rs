@@ -385,7 +385,7 @@ fn each<'m, T, S: RowSink + ?Sized, const N: usize>(
     rows.iter().try_for_each(|r| sink.row(&cells(r)))
 }
 
-/// [`each`] for the model's packed tables, which yield rows by value.
+/// [`each`] for the model's column tables, which yield rows by value.
 fn each_row<'m, R: Row, S: RowSink + ?Sized, const N: usize>(
     mut rows: impl Iterator<Item = R>,
     sink: &mut S,
