@@ -1,6 +1,9 @@
 //! End to end: the real binary in a tmux pseudo-terminal, driven with
-//! `send-keys` and read with `capture-pane` — open, zoom, pan, select, quit.
+//! `send-keys` and read with `capture-pane` — open, zoom, pan, select, quit;
+//! follow a file that grows.
 
+use std::fs::OpenOptions;
+use std::io::Write;
 use std::process::{Command, Output};
 use std::thread::sleep;
 use std::time::{Duration, Instant};
@@ -20,6 +23,11 @@ impl Tmux {
     /// Starts `tband-tui ARGS TRACE` in a 140×45 session of a tmux server
     /// named after `name`; `None` when tmux is not installed.
     fn start(name: &str, args: &str) -> Option<Tmux> {
+        Tmux::start_on(name, args, TRACE)
+    }
+
+    /// Starts `tband-tui ARGS FILE`, as [`Tmux::start`] does.
+    fn start_on(name: &str, args: &str, file: &str) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             println!("skipped: tmux is not installed");
             return None;
@@ -27,7 +35,7 @@ impl Tmux {
         let tmux = Tmux {
             socket: format!("{name}-{}", std::process::id()),
         };
-        let command = format!("{} {args} {TRACE}", env!("CARGO_BIN_EXE_tband-tui"));
+        let command = format!("{} {args} {file}", env!("CARGO_BIN_EXE_tband-tui"));
         let started = tmux.run(&[
             "new-session",
             "-d",
@@ -74,7 +82,12 @@ impl Tmux {
 
     /// Waits until the screen satisfies `ok`, returning it.
     fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
+        self.wait_within(Duration::from_secs(20), what, ok)
+    }
+
+    /// Waits at most `time` until the screen satisfies `ok`, returning it.
+    fn wait_within(&self, time: Duration, what: &str, ok: impl Fn(&str) -> bool) -> String {
+        let deadline = Instant::now() + time;
         loop {
             let screen = self.screen();
             if ok(&screen) {
@@ -84,7 +97,7 @@ impl Tmux {
                 Instant::now() < deadline,
                 "timed out waiting for {what}; screen:\n{screen}"
             );
-            sleep(Duration::from_millis(50));
+            sleep(Duration::from_millis(20));
         }
     }
 
@@ -168,5 +181,46 @@ fn progressive_open_ends_with_the_whole_trace() {
     assert!(screen.contains("core 0"), "{screen}");
     tmux.keys(&["+"]);
     tmux.wait_for("zoom in", |s| span(s) == "(44.92ms)");
+    tmux.quit();
+}
+
+/// A file that grows while it is followed: the task that only the later
+/// part names shows within a second of that part being written; panning
+/// holds the view and End follows the file again.
+#[test]
+fn a_followed_file_shows_a_new_task_within_a_second() {
+    let bytes = std::fs::read(TRACE).unwrap();
+    // Cut inside the frame that names the task `tmpB`.
+    let cut = bytes.windows(4).position(|w| w == b"tmpB").unwrap() - 2;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.bin");
+    std::fs::write(&path, &bytes[..cut]).unwrap();
+    let Some(tmux) = Tmux::start_on("tband-tui-follow", "--follow", path.to_str().unwrap()) else {
+        return;
+    };
+    let screen = tmux.wait_for("the first part", |s| {
+        s.contains("tmpA") && s.contains("keeps to the newest data")
+    });
+    assert!(!screen.contains("tmpB"), "{screen}");
+    assert!(
+        !screen.contains("anomalies"),
+        "no frame is invalid: {screen}"
+    );
+
+    let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(&bytes[cut..]).unwrap();
+    let screen = tmux.wait_within(Duration::from_secs(1), "the new task", |s| {
+        s.contains("tmpB")
+    });
+    assert_eq!(span(&screen), "(89.84ms)", "all of the trace: {screen}");
+
+    tmux.keys(&["+"]);
+    tmux.wait_for("the view held", |s| {
+        s.contains("view held, End or f follows again")
+    });
+    tmux.keys(&["End"]);
+    tmux.wait_for("the view following", |s| {
+        s.contains("keeps to the newest data")
+    });
     tmux.quit();
 }
