@@ -838,7 +838,7 @@ impl ModelBuilder {
         if let OpenEnds::ClosedAt(end) = ends {
             m.info.duration_ns = end;
         }
-        for (_, track) in self.cores.sorted() {
+        for track in self.cores.values() {
             if let Some((_, row)) = track.running {
                 m.sched_slices.update(row, |s| {
                     ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
@@ -850,21 +850,21 @@ impl ModelBuilder {
                 });
             }
         }
-        for (_, track) in self.tasks.sorted() {
+        for track in self.tasks.values() {
             if let Some((_, row)) = track.state {
                 m.task_states.update(row, |s| {
                     ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
                 });
             }
         }
-        for (_, track) in self.markers.sorted() {
+        for track in self.markers.values() {
             for &row in &track.open {
                 m.marker_spans.update(row, |s| {
                     ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
                 });
             }
         }
-        for (_, track) in self.queues.sorted() {
+        for track in self.queues.values() {
             if let Some((_, row)) = track.holder {
                 m.mutex_holds.update(row, |h| {
                     ends.apply(h.start_ns, &mut h.end_ns, &mut h.truncated)

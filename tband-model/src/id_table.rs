@@ -67,6 +67,11 @@ impl<V> IdTable<V> {
         }
     }
 
+    /// The values, in no order.
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.dense.iter().flatten().chain(self.sparse.values())
+    }
+
     /// The entries in id order.
     pub fn sorted(&self) -> Vec<(u32, &V)> {
         let mut sparse: Vec<(u32, &V)> = self.sparse.iter().map(|(&k, v)| (k, v)).collect();

@@ -90,6 +90,11 @@ impl<V: Default> MarkerTable<V> {
 }
 
 impl<V> MarkerTable<V> {
+    /// The values, in no order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
     /// All entries ordered by task (global first), kind and id.
     pub(crate) fn sorted(&self) -> Vec<(&MarkerKey, &V)> {
         let mut entries: Vec<(&MarkerKey, &V)> = self.entries.iter().map(|(k, v)| (k, v)).collect();

@@ -1,7 +1,8 @@
 //! The viewer's state and what keys and the mouse do to it.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -76,6 +77,8 @@ pub struct App {
     pub timeline: Timeline,
     /// Computed when the summary pane is first shown.
     analysis: OnceCell<Analysis>,
+    /// How long the analysis took to compute, and when it was done.
+    analysed: Cell<Option<(Duration, Instant)>>,
     /// What is open, for the title line.
     pub title: String,
     /// The visible time range, `start..end`.
@@ -114,6 +117,7 @@ impl App {
             model,
             timeline,
             analysis: OnceCell::new(),
+            analysed: Cell::new(None),
             title,
             start: 0,
             end: 1,
@@ -180,8 +184,9 @@ impl App {
         if started_again || !self.timeline.extend(&self.model) {
             self.timeline = Timeline::new(&self.model);
             self.warmed = 0;
+            self.analysis = OnceCell::new();
         }
-        self.analysis = OnceCell::new();
+        self.drop_old_figures();
         self.refresh_entries();
         self.select_again(selection);
         let span = self.span();
@@ -211,16 +216,15 @@ impl App {
     /// Selects and picks again what [`App::selection`] kept, in rows that
     /// may have changed.
     fn select_again(&mut self, selection: Selection) {
-        let row_of = |app: &App, key: RowKey| app.timeline.rows.iter().position(|r| r.key == key);
         let entry = selection.entry.and_then(|(group, key)| match key {
-            Some(key) => row_of(self, key).map(Entry::Row),
+            Some(key) => self.timeline.row_of(key).map(Entry::Row),
             None => Some(Entry::Header(group)),
         });
         let index = entry.and_then(|e| self.entries.iter().position(|&x| x == e));
         self.select(index.unwrap_or(0));
         self.picked = None;
         if let Some((key, t)) = selection.picked {
-            if let Some(row) = row_of(self, key) {
+            if let Some(row) = self.timeline.row_of(key) {
                 self.pick_at(row, t);
             }
         }
@@ -228,7 +232,26 @@ impl App {
 
     /// The figures of the summary pane.
     pub fn analysis(&self) -> &Analysis {
-        self.analysis.get_or_init(|| Analysis::of(&self.model))
+        self.analysis.get_or_init(|| {
+            let start = Instant::now();
+            let analysis = Analysis::of(&self.model);
+            self.analysed.set(Some((start.elapsed(), Instant::now())));
+            analysis
+        })
+    }
+
+    /// After the trace grew: the summary pane's figures are computed again
+    /// when next shown. While the pane is shown they are kept until they
+    /// are ten times as old as they took to compute, so that a large trace
+    /// that grows spends at most a tenth of the time on them.
+    fn drop_old_figures(&mut self) {
+        let fresh = self
+            .analysed
+            .get()
+            .is_some_and(|(cost, at)| at.elapsed() < cost * 10);
+        if !(self.show_summary && fresh) {
+            self.analysis = OnceCell::new();
+        }
     }
 
     /// Builds the summaries of one more row (the analysis after the last),
@@ -352,7 +375,7 @@ impl App {
         let filter = self.filter.to_lowercase();
         let rows = &self.timeline.rows;
         let mut shown: Vec<usize> = (0..rows.len())
-            .filter(|&i| rows[i].label.to_lowercase().contains(&filter))
+            .filter(|&i| filter.is_empty() || rows[i].label.to_lowercase().contains(&filter))
             .collect();
         // Rows added as a trace grew come last; they are shown in order.
         shown.sort_by_key(|&i| rows[i].key);

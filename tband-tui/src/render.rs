@@ -513,7 +513,14 @@ fn draw_details(buf: &mut Buffer, area: Rect, app: &App) {
 }
 
 fn draw_summary(buf: &mut Buffer, area: Rect, app: &App) {
-    let block = Block::new().borders(Borders::TOP).title(" summary (t) ");
+    // The figures of a trace that grows may be of its first part only.
+    let figured = app.analysis().duration_ns;
+    let title = if figured < app.model.info.duration_ns {
+        format!(" summary (t), figures up to {} ", short(figured))
+    } else {
+        " summary (t) ".to_string()
+    };
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
     block.render(area, buf);
     let half = inner.width / 2;

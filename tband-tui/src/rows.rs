@@ -3,6 +3,9 @@
 //! states), per event marker (nested spans and instants), per value marker
 //! and per queue (fill level).
 
+use std::borrow::Cow;
+use std::fmt;
+
 use tband_model::{IdMap, IsrKey, MarkerKind, Model, TaskKind};
 
 use crate::indices::Indices;
@@ -79,39 +82,72 @@ impl RowKey {
         }
     }
 
-    /// The row's name in the model.
-    fn label(self, m: &Model) -> String {
-        let task_name = |task_id| {
-            m.task(task_id)
-                .map_or(format!("task {task_id}"), |t| t.name.clone())
+    /// The row's label as the model names it now: a name, after its
+    /// core's or task's (`c0 UART`, `producer/tick`).
+    fn label(self, m: &Model) -> Label<'_> {
+        let task_name = |task_id| match m.task(task_id) {
+            Some(t) => Cow::Borrowed(t.name.as_str()),
+            None => Cow::Owned(format!("task {task_id}")),
         };
-        let marker = |task_id, marker_id, kind| {
-            let name = m
-                .markers
-                .binary_search_by_key(&(task_id, kind as u8, marker_id), |k| {
-                    (k.task_id, k.kind as u8, k.marker_id)
-                })
-                .map_or(format!("marker {marker_id}"), |i| m.markers[i].name.clone());
-            match task_id {
-                Some(task) => format!("{}/{name}", task_name(task)),
-                None => name,
+        let marker = |task_id: Option<u32>, marker_id, kind| {
+            let key = (task_id, kind as u8, marker_id);
+            let found =
+                (m.markers).binary_search_by_key(&key, |k| (k.task_id, k.kind as u8, k.marker_id));
+            Label {
+                owner: task_id.map(|task| (task_name(task), '/')),
+                name: match found {
+                    Ok(i) => Cow::Borrowed(m.markers[i].name.as_str()),
+                    Err(_) => Cow::Owned(format!("marker {marker_id}")),
+                },
             }
         };
+        let named = |name| Label { owner: None, name };
         match self {
-            RowKey::Core(core_id) => format!("core {core_id}"),
-            RowKey::Isr(key) => {
-                let name = m
-                    .isr(key)
-                    .map_or(format!("isr {}", key.isr_id), |i| i.name.clone());
-                format!("c{} {name}", key.core_id)
-            }
-            RowKey::Task(task_id) => task_name(task_id),
+            RowKey::Core(core_id) => named(Cow::Owned(format!("core {core_id}"))),
+            RowKey::Isr(key) => Label {
+                owner: Some((Cow::Owned(format!("c{}", key.core_id)), ' ')),
+                name: match m.isr(key) {
+                    Some(isr) => Cow::Borrowed(isr.name.as_str()),
+                    None => Cow::Owned(format!("isr {}", key.isr_id)),
+                },
+            },
+            RowKey::Task(task_id) => named(task_name(task_id)),
             RowKey::Marker(task_id, id) => marker(task_id, id, MarkerKind::Event),
             RowKey::Value(task_id, id) => marker(task_id, id, MarkerKind::Value),
-            RowKey::Queue(queue_id) => m
-                .queue(queue_id)
-                .map_or(format!("queue {queue_id}"), |q| q.name.clone()),
+            RowKey::Queue(queue_id) => named(match m.queue(queue_id) {
+                Some(q) => Cow::Borrowed(q.name.as_str()),
+                None => Cow::Owned(format!("queue {queue_id}")),
+            }),
         }
+    }
+}
+
+/// A row's label in its parts, borrowed from the model where it can be, so
+/// that a label that has not changed is checked without being made.
+struct Label<'m> {
+    /// What the name belongs to, and the character after it.
+    owner: Option<(Cow<'m, str>, char)>,
+    name: Cow<'m, str>,
+}
+
+impl Label<'_> {
+    fn is(&self, label: &str) -> bool {
+        let rest = match &self.owner {
+            Some((owner, after)) => label
+                .strip_prefix(owner.as_ref())
+                .and_then(|rest| rest.strip_prefix(*after)),
+            None => Some(label),
+        };
+        rest == Some(self.name.as_ref())
+    }
+}
+
+impl fmt::Display for Label<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some((owner, after)) = &self.owner {
+            write!(f, "{owner}{after}")?;
+        }
+        f.write_str(&self.name)
     }
 }
 
@@ -407,7 +443,10 @@ impl Timeline {
         self.seen = TableLengths::of(m);
 
         for row in &mut self.rows {
-            row.label = row.key.label(m);
+            let label = row.key.label(m);
+            if !label.is(&row.label) {
+                row.label = label.to_string();
+            }
         }
         self.longest_label = (self.rows.iter())
             .map(|r| r.label.chars().count())
@@ -418,6 +457,11 @@ impl Timeline {
         by_start.sort_by_key(|&i| m.anomalies[i as usize].start_ns);
         self.anomalies =
             IntervalTrack::new(IntervalSource::Anomalies, by_start.into_iter().collect());
+    }
+
+    /// The index of the row of `key`, if there is one.
+    pub fn row_of(&self, key: RowKey) -> Option<usize> {
+        self.index.get(&key).copied()
     }
 
     /// The row of `key`, a row of intervals of `source`, made if new.
