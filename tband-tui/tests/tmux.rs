@@ -4,14 +4,11 @@
 
 use std::fs::OpenOptions;
 use std::io::Write;
-use std::process::{Command, Output};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-/// A tmux server of its own, killed when the test ends.
-struct Tmux {
-    socket: String,
-}
+#[path = "../../tests/tmux/session.rs"]
+mod session;
+use session::Tmux;
 
 /// The recording the tests open.
 const TRACE: &str = concat!(
@@ -19,97 +16,10 @@ const TRACE: &str = concat!(
     "/../tests/corpus/tband/freertos_small.bin"
 );
 
-impl Tmux {
-    /// Starts `tband-tui ARGS TRACE` in a 140×45 session of a tmux server
-    /// named after `name`; `None` when tmux is not installed.
-    fn start(name: &str, args: &str) -> Option<Tmux> {
-        Tmux::start_on(name, args, TRACE)
-    }
-
-    /// Starts `tband-tui ARGS FILE`, as [`Tmux::start`] does.
-    fn start_on(name: &str, args: &str, file: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            println!("skipped: tmux is not installed");
-            return None;
-        }
-        let tmux = Tmux {
-            socket: format!("{name}-{}", std::process::id()),
-        };
-        let command = format!("{} {args} {file}", env!("CARGO_BIN_EXE_tband-tui"));
-        let started = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "tui",
-            "-x",
-            "140",
-            "-y",
-            "45",
-            &command,
-        ]);
-        assert!(started.status.success(), "{started:?}");
-        Some(tmux)
-    }
-
-    /// Sends `q` and waits for the program to end.
-    fn quit(&self) {
-        self.keys(&["q"]);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.alive() {
-            assert!(Instant::now() < deadline, "q did not quit");
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "tui"]).stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "tui"];
-        args.extend_from_slice(keys);
-        assert!(self.run(&args).status.success());
-    }
-
-    /// Waits until the screen satisfies `ok`, returning it.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        self.wait_within(Duration::from_secs(20), what, ok)
-    }
-
-    /// Waits at most `time` until the screen satisfies `ok`, returning it.
-    fn wait_within(&self, time: Duration, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + time;
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            sleep(Duration::from_millis(20));
-        }
-    }
-
-    fn alive(&self) -> bool {
-        self.run(&["has-session", "-t", "tui"]).status.success()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
+/// Starts `tband-tui ARGS FILE` in tmux; `None` when tmux is not installed.
+fn start(name: &str, args: &str, file: &str) -> Option<Tmux> {
+    let command = format!("{} {args} {file}", env!("CARGO_BIN_EXE_tband-tui"));
+    Tmux::start(name, &command)
 }
 
 /// The view span from the title line, e.g. `(44.92ms)`.
@@ -132,7 +42,7 @@ fn view_start(screen: &str) -> String {
 
 #[test]
 fn open_zoom_pan_select_quit() {
-    let Some(tmux) = Tmux::start("tband-tui-test", "") else {
+    let Some(tmux) = start("tband-tui-test", "", TRACE) else {
         return;
     };
 
@@ -171,7 +81,7 @@ fn open_zoom_pan_select_quit() {
 /// if it had been opened complete; keys work from the first frame on.
 #[test]
 fn progressive_open_ends_with_the_whole_trace() {
-    let Some(tmux) = Tmux::start("tband-tui-progressive", "--preview-bytes 4000") else {
+    let Some(tmux) = start("tband-tui-progressive", "--preview-bytes 4000", TRACE) else {
         return;
     };
     tmux.keys(&["j"]);
@@ -195,7 +105,7 @@ fn a_followed_file_shows_a_new_task_within_a_second() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("growing.bin");
     std::fs::write(&path, &bytes[..cut]).unwrap();
-    let Some(tmux) = Tmux::start_on("tband-tui-follow", "--follow", path.to_str().unwrap()) else {
+    let Some(tmux) = start("tband-tui-follow", "--follow", path.to_str().unwrap()) else {
         return;
     };
     let screen = tmux.wait_for("the first part", |s| {
