@@ -549,6 +549,7 @@ fn draw_status(buf: &mut Buffer, area: Rect, app: &App) {
         let mut text = String::from("? keys  q quit");
         match app.follow {
             Follow::Off => {}
+            _ if app.model.info.events == 0 => text.push_str("  following: no events yet"),
             Follow::Pinned => text.push_str("  following: the view keeps to the newest data"),
             Follow::Held => text.push_str("  following: view held, End or f follows again"),
         }
