@@ -1,5 +1,6 @@
-//! A host port of the global tracer (threads play cores) and a helper that
-//! reads traces back with `tband-decode`, for the tests in `tests/`.
+//! A host port of the global tracer (threads play cores), a helper that
+//! reads traces back with `tband-decode`, and the QEMU example firmware
+//! ([`qemu`]), for the tests in `tests/` and those of `tband-capture`.
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
@@ -7,6 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use tband::EventKind;
 use tband_decode::stream::StreamDecoder;
+
+pub mod qemu;
 
 /// Timestamps: one shared counter, one tick per read, so every event has
 /// its own time and the order within a core is the order of recording.
