@@ -3,46 +3,12 @@
 //! `--tcp`, and over RTT with `--gdb` against QEMU's gdbstub. Each capture
 //! must hold every event the firmware says it traced, and nothing else.
 
-use std::io::{BufRead, BufReader};
-use std::net::TcpListener;
 use std::path::Path;
-use std::process::{Child, ChildStderr, Command, Stdio};
+use std::process::{Child, Command};
 
 use tband::EventKind;
-use tband_host_tests::qemu::{self, build_firmware};
+use tband_host_tests::qemu::{self, build_firmware, free_port, start_qemu, start_qemu_for_gdb};
 use tband_host_tests::{decode, Frame};
-
-/// A TCP port that was free a moment ago, for QEMU to listen on.
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// Starts QEMU with `firmware` and a socket server `chardev` that holds the
-/// machine until a client connects; returns once it listens.
-fn start_qemu(firmware: &Path, server: &[&str]) -> (Child, BufReader<ChildStderr>) {
-    let mut child = qemu::qemu()
-        .args(server)
-        .arg("-kernel")
-        .arg(firmware)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("qemu-system-arm starts");
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("waiting for connection") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "QEMU ended before it listened"
-        );
-    }
-    (child, stderr)
-}
 
 /// Runs `tband-capture` to its end; returns whether it succeeded and its
 /// stderr.
@@ -60,24 +26,6 @@ fn capture(args: &[&str]) -> String {
     let (succeeded, stderr) = run_capture(args);
     assert!(succeeded, "tband-capture failed: {stderr}");
     stderr
-}
-
-/// QEMU with `firmware`, held at its first instruction until a GDB client
-/// attaches on the returned port.
-fn start_qemu_for_gdb(firmware: &Path) -> (Child, BufReader<ChildStderr>, u16) {
-    let port = free_port();
-    let gdb = format!("socket,id=gdb,host=127.0.0.1,port={port},server=on,wait=on");
-    let args = [
-        "-serial",
-        "null",
-        "-chardev",
-        &gdb,
-        "-gdb",
-        "chardev:gdb",
-        "-S",
-    ];
-    let (qemu, stderr) = start_qemu(firmware, &args);
-    (qemu, stderr, port)
 }
 
 /// The firmware's own count line, printed by semihosting as it exits.

@@ -3,8 +3,10 @@
 //! lm3s6965evb. Tests skip with a message when QEMU or the rustup target is
 //! missing, and fail instead when `TBAND_REQUIRE_QEMU=1` (as in CI).
 
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Child, ChildStderr, Command, Output, Stdio};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -90,4 +92,54 @@ pub fn qemu() -> Command {
         .args(["-semihosting-config", "enable=on,target=native"])
         .args(["-icount", "shift=4"]);
     qemu
+}
+
+/// A TCP port that was free a moment ago, for QEMU to listen on.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts QEMU with `firmware` and a socket server `chardev` that holds the
+/// machine until a client connects; returns once it listens.
+pub fn start_qemu(firmware: &Path, server: &[&str]) -> (Child, BufReader<ChildStderr>) {
+    let mut child = qemu()
+        .args(server)
+        .arg("-kernel")
+        .arg(firmware)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("qemu-system-arm starts");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("waiting for connection") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "QEMU ended before it listened"
+        );
+    }
+    (child, stderr)
+}
+
+/// QEMU with `firmware`, held at its first instruction until a GDB client
+/// attaches on the returned port.
+pub fn start_qemu_for_gdb(firmware: &Path) -> (Child, BufReader<ChildStderr>, u16) {
+    let port = free_port();
+    let gdb = format!("socket,id=gdb,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on");
+    let args = [
+        "-serial",
+        "null",
+        "-chardev",
+        &gdb,
+        "-gdb",
+        "chardev:gdb",
+        "-S",
+    ];
+    let (qemu, stderr) = start_qemu(firmware, &args);
+    (qemu, stderr, port)
 }
