@@ -10,7 +10,7 @@ use std::time::Instant;
 
 use tband_capture::gdb::Gdb;
 use tband_capture::rtt::{Channel, Location};
-use tband_capture::source::GdbRtt;
+use tband_capture::rtt_stream::RttStream;
 use tband_host_tests::qemu::{build_firmware, start_qemu_for_gdb, tools_present};
 
 fn main() {
@@ -28,7 +28,7 @@ fn main() {
     for _ in 0..runs {
         let (mut qemu, _stderr, port) = start_qemu_for_gdb(&firmware);
         let gdb = Gdb::connect(&format!("127.0.0.1:{port}")).unwrap();
-        let mut rtt = GdbRtt::new(gdb, location.clone(), Channel::parse("tband"));
+        let mut rtt = RttStream::new(gdb, location.clone(), Channel::parse("tband"));
         let start = Instant::now();
         let mut bytes = 0;
         let mut buf = vec![0; 64 << 10];
@@ -42,7 +42,7 @@ fn main() {
         }
         let wall = start.elapsed();
         assert!(qemu.wait().unwrap().success());
-        let halted_per_poll = rtt.halted.as_secs_f64() / rtt.polls as f64;
+        let halted_per_poll = rtt.paused.as_secs_f64() / rtt.polls as f64;
         println!(
             "{bytes:8} {:8.1} {:7.0} {:6} {:11.0} {:15.0} {:9.1}",
             wall.as_secs_f64() * 1e3,
@@ -50,7 +50,7 @@ fn main() {
             rtt.polls,
             bytes as f64 / rtt.polls as f64,
             halted_per_poll * 1e6,
-            rtt.halted.as_secs_f64() / wall.as_secs_f64() * 100.0,
+            rtt.paused.as_secs_f64() / wall.as_secs_f64() * 100.0,
         );
     }
 }

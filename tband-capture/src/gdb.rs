@@ -11,6 +11,7 @@ use std::net::TcpStream;
 use std::time::Duration;
 
 use crate::rtt::TargetMemory;
+use crate::rtt_stream::Attached;
 
 /// How long a reply may take before the server counts as gone.
 const REPLY_TIMEOUT: Duration = Duration::from_secs(5);
@@ -208,6 +209,36 @@ impl TargetMemory for Gdb {
         let reply = self.request(&format!("M{address:x},{:x}:{hex}", bytes.len()))?;
         refused(&reply)
     }
+}
+
+impl Attached for Gdb {
+    /// Halts the target. A server that has closed the connection counts as
+    /// a target that is gone: QEMU closes it when the firmware exits, with
+    /// or without saying so first.
+    fn pause(&mut self) -> io::Result<bool> {
+        match self.halt() {
+            Ok(Stop::Halted) => Ok(true),
+            Ok(Stop::Exited) => Ok(false),
+            Err(e) if closed(&e) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn resume(&mut self) -> io::Result<()> {
+        Gdb::resume(self)
+    }
+
+    fn release(&mut self) {
+        let _ = self.detach();
+    }
+}
+
+/// Whether an error says that the other side closed the connection.
+fn closed(error: &io::Error) -> bool {
+    matches!(
+        error.kind(),
+        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof
+    )
 }
 
 /// An `Exx` reply as an error.

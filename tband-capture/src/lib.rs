@@ -10,8 +10,11 @@
 
 pub mod cli;
 pub mod gdb;
+#[cfg(feature = "probe")]
+pub mod probe;
 pub mod record;
 pub mod rtt;
+pub mod rtt_stream;
 pub mod source;
 pub mod status;
 pub mod watch;

@@ -15,7 +15,7 @@ use tband_cli::ToolCommand;
 /// received, from a serial port, a TCP socket (a target with Ethernet,
 /// QEMU's `-serial tcp::PORT,server`, OpenOCD's RTT server), or an RTT
 /// channel read through a GDB server (QEMU's gdbstub, OpenOCD, pyOCD,
-/// J-Link's GDB server).
+/// J-Link's GDB server) or a debug probe (probe-rs).
 ///
 /// Stops on Ctrl-C, after --duration or --bytes, or when the other side
 /// closes; every byte received is in the file. While it runs, stderr shows
@@ -26,7 +26,7 @@ use tband_cli::ToolCommand;
     version,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    group(ArgGroup::new("source").required(true).args(["tcp", "serial", "gdb"])),
+    group(ArgGroup::new("source").required(true).args(["tcp", "serial", "gdb", "probe"])),
     group(ArgGroup::new("control_block").args(["elf", "scan_ram"]).conflicts_with_all(["tcp", "serial"]))
 )]
 struct Cli {
@@ -49,6 +49,23 @@ struct Cli {
     /// halts the target for each read (with --elf or --scan-ram).
     #[arg(long, value_name = "HOST:PORT", requires = "control_block")]
     gdb: Option<String>,
+
+    /// Read an RTT up channel through a debug probe (probe-rs), without
+    /// halting the target: the only probe connected, or the one given as
+    /// VID:PID[:SERIAL] (with --chip, and --elf or --scan-ram).
+    #[arg(
+        long,
+        value_name = "VID:PID[:SERIAL]",
+        num_args = 0..=1,
+        default_missing_value = "",
+        requires_all = ["chip", "control_block"]
+    )]
+    probe: Option<String>,
+
+    /// The chip behind the probe, as probe-rs names it (e.g. STM32F407VGTx;
+    /// `probe-rs chip list` lists them).
+    #[arg(long, value_name = "NAME")]
+    chip: Option<String>,
 
     /// The running firmware's ELF file, for the address of its RTT control
     /// block (the `_SEGGER_RTT` symbol).
@@ -108,19 +125,27 @@ fn main() -> ExitCode {
 
 impl From<Cli> for Options {
     fn from(cli: Cli) -> Options {
-        let source = match (cli.tcp, cli.serial, cli.baud, cli.gdb) {
+        let control_block = match (cli.elf, cli.scan_ram) {
+            (Some(elf), _) => Some(ControlBlock::Elf(elf)),
+            (None, Some((start, len))) => Some(ControlBlock::Scan { start, len }),
+            (None, None) => None,
+        };
+        let channel = Channel::parse(&cli.channel);
+        let source = match (cli.tcp, cli.serial, cli.baud, cli.gdb, cli.probe) {
             (Some(address), ..) => Source::Tcp(address),
-            (None, Some(port), Some(baud), _) => Source::Serial { port, baud },
-            (None, None, _, Some(address)) => Source::Gdb {
+            (None, Some(port), Some(baud), ..) => Source::Serial { port, baud },
+            (None, None, _, Some(address), _) => Source::Gdb {
                 address,
-                control_block: match (cli.elf, cli.scan_ram) {
-                    (Some(elf), _) => ControlBlock::Elf(elf),
-                    (None, Some((start, len))) => ControlBlock::Scan { start, len },
-                    (None, None) => unreachable!("clap requires --elf or --scan-ram"),
-                },
-                channel: Channel::parse(&cli.channel),
+                control_block: control_block.expect("clap requires --elf or --scan-ram"),
+                channel,
             },
-            _ => unreachable!("clap requires --tcp, --serial with --baud, or --gdb"),
+            (None, None, _, None, Some(probe)) => Source::Probe {
+                chip: cli.chip.expect("clap requires --chip"),
+                probe: Some(probe).filter(|p| !p.is_empty()),
+                control_block: control_block.expect("clap requires --elf or --scan-ram"),
+                channel,
+            },
+            _ => unreachable!("clap requires --tcp, --serial with --baud, --gdb or --probe"),
         };
         Options {
             source,
@@ -209,6 +234,39 @@ mod tests {
             }
         );
         assert!(parse(&["--gdb", "h:1", "-o", "t"]).is_err());
+        let probe = parse(&[
+            "--probe",
+            "--chip",
+            "nRF52840_xxAA",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ]);
+        assert_eq!(
+            probe.unwrap().source,
+            Source::Probe {
+                chip: "nRF52840_xxAA".into(),
+                probe: None,
+                control_block: ControlBlock::Elf("fw".into()),
+                channel: Channel::Name("tband".into()),
+            }
+        );
+        let chosen = parse(&[
+            "--probe=1366:1051:000683",
+            "--chip",
+            "x",
+            "--scan-ram",
+            "0x20000000:0x100",
+            "-o",
+            "t",
+        ]);
+        assert!(matches!(
+            chosen.unwrap().source,
+            Source::Probe { probe: Some(p), .. } if p == "1366:1051:000683"
+        ));
+        assert!(parse(&["--probe", "--elf", "fw", "-o", "t"]).is_err());
+        assert!(parse(&["--probe", "--chip", "x", "-o", "t"]).is_err());
         assert!(parse(&["--tcp", "h:1", "--elf", "fw.elf", "-o", "t"]).is_err());
         for bad in ["0x20000000", "x:1", "0x20000000:0"] {
             assert!(parse(&["--gdb", "h:1", "--scan-ram", bad, "-o", "t"]).is_err());

@@ -6,10 +6,11 @@ use std::fmt;
 use std::io::{self, Read};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::gdb::{Gdb, Stop};
-use crate::rtt::{self, Channel, Location, UpChannel};
+use crate::gdb::Gdb;
+use crate::rtt::{Channel, Location};
+use crate::rtt_stream::RttStream;
 
 /// How long one read waits for bytes before the recording checks whether
 /// it should stop.
@@ -28,6 +29,14 @@ pub enum Source {
         control_block: ControlBlock,
         channel: Channel,
     },
+    /// An RTT up channel, read through a debug probe attached to `chip`
+    /// (`probe`: which one, as `VID:PID[:SERIAL]`; none: the only one).
+    Probe {
+        chip: String,
+        probe: Option<String>,
+        control_block: ControlBlock,
+        channel: Channel,
+    },
 }
 
 /// How to find the RTT control block, as the command line says it.
@@ -39,12 +48,22 @@ pub enum ControlBlock {
     Scan { start: u32, len: u32 },
 }
 
+impl ControlBlock {
+    fn location(&self) -> Result<Location, String> {
+        match self {
+            ControlBlock::Elf(path) => Location::from_elf(path),
+            &ControlBlock::Scan { start, len } => Ok(Location::Scan { start, len }),
+        }
+    }
+}
+
 impl fmt::Display for Source {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Source::Tcp(address) => write!(f, "{address}"),
             Source::Serial { port, .. } => write!(f, "{port}"),
             Source::Gdb { address, .. } => write!(f, "{address}"),
+            Source::Probe { chip, .. } => write!(f, "the probe on the {chip}"),
         }
     }
 }
@@ -85,10 +104,7 @@ impl Source {
                 control_block,
                 channel,
             } => {
-                let location = match control_block {
-                    ControlBlock::Elf(path) => Location::from_elf(path)?,
-                    &ControlBlock::Scan { start, len } => Location::Scan { start, len },
-                };
+                let location = control_block.location()?;
                 let gdb = Gdb::connect(address).map_err(|e| {
                     format!(
                         "cannot attach to the GDB server at {address}: {}; check that QEMU (-gdb), \
@@ -96,8 +112,24 @@ impl Source {
                         reason(&e)
                     )
                 })?;
-                Ok(Box::new(GdbRtt::new(gdb, location, channel.clone())))
+                Ok(Box::new(RttStream::new(gdb, location, channel.clone())))
             }
+            #[cfg(feature = "probe")]
+            Source::Probe {
+                chip,
+                probe,
+                control_block,
+                channel,
+            } => {
+                let location = control_block.location()?;
+                let probe = crate::probe::Probe::attach(chip, probe.as_deref())?;
+                Ok(Box::new(RttStream::new(probe, location, channel.clone())))
+            }
+            #[cfg(not(feature = "probe"))]
+            Source::Probe { .. } => Err("this tband-capture was built without probe-rs; \
+                                         install it with `cargo install --path tband-capture \
+                                         --features probe`"
+                .into()),
         }
     }
 
@@ -118,152 +150,13 @@ impl Source {
                  target and the server are still running",
                 reason(error)
             ),
+            Source::Probe { chip, .. } => format!(
+                "reading RTT through the probe failed ({}); check that the probe is still \
+                 plugged in and the {chip} powered",
+                reason(error)
+            ),
         }
     }
-}
-
-/// The least time between two reads of a channel that was less than half
-/// full: each read halts a target behind an all-stop GDB server.
-pub const RTT_POLL_INTERVAL: Duration = Duration::from_millis(10);
-/// How long the target may run without setting up its RTT control block.
-const CONTROL_BLOCK_WAIT: Duration = Duration::from_secs(10);
-
-/// An RTT up channel read through a GDB server: each poll halts the
-/// target, takes what the channel holds, marks it read and lets the target
-/// run on.
-pub struct GdbRtt {
-    gdb: Gdb,
-    location: Location,
-    channel: Channel,
-    found: Option<UpChannel>,
-    /// Bytes taken from the target and not yet returned.
-    taken: Vec<u8>,
-    returned: usize,
-    next_poll: Instant,
-    started: Instant,
-    exited: bool,
-    /// Polls so far and the time the target spent halted for them.
-    pub polls: u64,
-    pub halted: Duration,
-}
-
-impl GdbRtt {
-    /// Reads through `gdb`, whose target is halted; it runs from the first
-    /// read on.
-    pub fn new(gdb: Gdb, location: Location, channel: Channel) -> GdbRtt {
-        let now = Instant::now();
-        GdbRtt {
-            gdb,
-            location,
-            channel,
-            found: None,
-            taken: Vec::new(),
-            returned: 0,
-            next_poll: now,
-            started: now,
-            exited: false,
-            polls: 0,
-            halted: Duration::ZERO,
-        }
-    }
-
-    /// Takes what the channel holds while the target is halted; the channel
-    /// is looked for until it is found.
-    fn take(&mut self) -> Result<(), String> {
-        if self.found.is_none() {
-            self.found = rtt::find_channel(&mut self.gdb, &self.location, &self.channel)?;
-        }
-        match self.found {
-            Some(channel) => {
-                let n = channel.take(&mut self.gdb, &mut self.taken)?;
-                let half_full = n as u64 * 2 >= u64::from(channel.size());
-                if !half_full {
-                    self.next_poll = Instant::now() + RTT_POLL_INTERVAL;
-                }
-                Ok(())
-            }
-            None if self.started.elapsed() > CONTROL_BLOCK_WAIT => Err(format!(
-                "the target set up no RTT control block {} in {} s; check that the ELF is \
-                 the running firmware and that it calls rtt_init!",
-                match self.location {
-                    Location::At(address) => format!("at {address:#010x}"),
-                    Location::Scan { start, len } =>
-                        format!("in {start:#010x}..{:#010x}", start.saturating_add(len)),
-                },
-                CONTROL_BLOCK_WAIT.as_secs()
-            )),
-            None => {
-                self.next_poll = Instant::now() + RTT_POLL_INTERVAL;
-                Ok(())
-            }
-        }
-    }
-
-    /// One poll: halt, take, resume. `false` once the target has exited or
-    /// the server has closed the connection (as QEMU does when the firmware
-    /// exits, with or without saying so first).
-    fn poll(&mut self) -> io::Result<bool> {
-        let halted_at = Instant::now();
-        match self.gdb.halt() {
-            Ok(Stop::Halted) => {}
-            Ok(Stop::Exited) => return Ok(false),
-            Err(e) if closed(&e) => return Ok(false),
-            Err(e) => return Err(e),
-        }
-        let taken = self.take();
-        self.gdb.resume()?;
-        self.polls += 1;
-        self.halted += halted_at.elapsed();
-        taken.map_err(io::Error::other)?;
-        Ok(true)
-    }
-}
-
-impl Read for GdbRtt {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        if self.returned == self.taken.len() {
-            self.taken.clear();
-            self.returned = 0;
-            if self.exited {
-                return Ok(0);
-            }
-            let wait = self.next_poll.saturating_duration_since(Instant::now());
-            if wait > READ_TIMEOUT {
-                std::thread::sleep(READ_TIMEOUT);
-                return Err(io::ErrorKind::TimedOut.into());
-            }
-            std::thread::sleep(wait);
-            if !self.poll()? {
-                self.exited = true;
-                return Ok(0);
-            }
-            if self.taken.is_empty() {
-                return Err(io::ErrorKind::TimedOut.into());
-            }
-        }
-        let rest = &self.taken[self.returned..];
-        let n = rest.len().min(buf.len());
-        buf[..n].copy_from_slice(&rest[..n]);
-        self.returned += n;
-        Ok(n)
-    }
-}
-
-impl Drop for GdbRtt {
-    /// Leaves the target running when the recording ends.
-    fn drop(&mut self) {
-        if !self.exited {
-            let _ = self.gdb.detach();
-        }
-    }
-}
-
-/// Whether an error says that the other side closed the connection.
-fn closed(error: &io::Error) -> bool {
-    matches!(
-        error.kind(),
-        io::ErrorKind::BrokenPipe | io::ErrorKind::ConnectionReset | io::ErrorKind::UnexpectedEof
-    )
 }
 
 /// An I/O error as words within a sentence.

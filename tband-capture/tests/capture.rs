@@ -301,6 +301,24 @@ fn gdb_errors_are_one_sentence() {
 }
 
 #[test]
+fn a_probe_that_is_not_there_is_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = if cfg!(feature = "probe") {
+        "tband-capture: no debug probe found; check"
+    } else {
+        "tband-capture: this tband-capture was built without probe-rs; install it with"
+    };
+    let args = [
+        "--probe",
+        "--chip",
+        "STM32F407VGTx",
+        "--scan-ram",
+        "0x20000000:0x100",
+    ];
+    fails_with(&dir, &args, expected);
+}
+
+#[test]
 fn a_missing_serial_device_is_one_sentence() {
     let dir = tempfile::tempdir().unwrap();
     let (_, path) = output_in(&dir);
