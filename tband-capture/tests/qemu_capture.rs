@@ -116,20 +116,8 @@ fn rtt_stream_through_the_gdbstub() {
         return;
     }
     let firmware = build_firmware("stream-rtt");
-    let port = free_port();
-    let gdb = format!("socket,id=gdb,host=127.0.0.1,port={port},server=on,wait=on");
-    let (qemu, _stderr) = start_qemu(
-        &firmware,
-        &[
-            "-serial",
-            "null",
-            "-chardev",
-            &gdb,
-            "-gdb",
-            "chardev:gdb",
-            "-S",
-        ],
-    );
+    let (qemu, _stderr, port) = start_qemu_for_gdb(&firmware);
+
     let dir = tempfile::tempdir().unwrap();
     let trace = dir.path().join("rtt.bin");
     capture(&[

@@ -4,6 +4,7 @@
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tband::EventKind;
@@ -89,4 +90,16 @@ pub fn snapshot_of(core: usize) -> Vec<u8> {
     let mut bytes = Vec::new();
     tband::read_snapshot(core, |part| bytes.extend_from_slice(part));
     bytes
+}
+
+/// Runs a command to its end; panics with its output if it failed.
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

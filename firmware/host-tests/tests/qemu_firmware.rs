@@ -5,8 +5,8 @@
 //! passes, unless TBAND_REQUIRE_QEMU=1.
 
 use tband::EventKind;
-use tband_host_tests::qemu::{self, build_firmware, run};
-use tband_host_tests::{decode, Frame};
+use tband_host_tests::qemu::{self, build_firmware};
+use tband_host_tests::{decode, run, Frame};
 
 /// Builds and runs the firmware; returns the trace it wrote.
 fn record_qemu_trace() -> Vec<u8> {
