@@ -255,6 +255,69 @@ fn a_refused_connection_is_one_sentence() {
     assert!(!file.exists());
 }
 
+/// Runs the binary with `args` and the output file in `dir`; checks that it
+/// failed with one line starting with `start`, and returns the line.
+fn fails_with(dir: &tempfile::TempDir, args: &[&str], start: &str) -> String {
+    let (_, path) = output_in(dir);
+    let mut all = args.to_vec();
+    all.extend(["-o", &path]);
+    let (output, stderr) = finished(capture(&all));
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with(start), "{stderr}");
+    stderr
+}
+
+#[test]
+fn gdb_errors_are_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let address = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    // An ELF of the host without RTT: this test's own binary.
+    let no_rtt = std::env::current_exe().unwrap();
+    let no_rtt = no_rtt.to_str().unwrap();
+    fails_with(
+        &dir,
+        &["--gdb", &address, "--elf", no_rtt],
+        &format!("tband-capture: {no_rtt} has no _SEGGER_RTT symbol; check"),
+    );
+    let text = dir.path().join("notes.txt");
+    fs::write(&text, "not an ELF").unwrap();
+    let text = text.to_str().unwrap();
+    fails_with(
+        &dir,
+        &["--gdb", &address, "--elf", text],
+        &format!("tband-capture: {text} is not an ELF file"),
+    );
+    fails_with(
+        &dir,
+        &["--gdb", &address, "--scan-ram", "0x20000000:0x10000"],
+        &format!(
+            "tband-capture: cannot attach to the GDB server at {address}: connection refused; check"
+        ),
+    );
+}
+
+#[test]
+fn a_probe_that_is_not_there_is_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = if cfg!(feature = "probe") {
+        "tband-capture: no debug probe found; check"
+    } else {
+        "tband-capture: this tband-capture was built without probe-rs; install it with"
+    };
+    let args = [
+        "--probe",
+        "--chip",
+        "STM32F407VGTx",
+        "--scan-ram",
+        "0x20000000:0x100",
+    ];
+    fails_with(&dir, &args, expected);
+}
+
 #[test]
 fn a_missing_serial_device_is_one_sentence() {
     let dir = tempfile::tempdir().unwrap();
