@@ -2,11 +2,14 @@
 //! anywhere, mid-frame too, and completed later, it ends as the same model
 //! as the whole file, with no invalid frame counted for a cut.
 
+mod common;
+
 use std::fs::{File, OpenOptions as FileOptions};
 use std::io::Write;
 use std::path::Path;
 
-use tband::{encode_frame, Event};
+use common::encode;
+use tband::Event;
 use tband_model::{AnomalyKind, Model};
 use tband_trace::{GrowingFile, OpenOptions, Trace};
 
@@ -110,16 +113,6 @@ fn a_file_grown_in_pieces_of_every_size_is_the_whole_files_model() {
         format!("{:?}", file.finish(model).unwrap()),
         whole_model(&path)
     );
-}
-
-fn encode(events: &[(u64, Event<'_>)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut buf = [0u8; 64];
-    for (ts, ev) in events {
-        let n = encode_frame(&mut buf, *ts, ev).unwrap();
-        out.extend_from_slice(&buf[..n]);
-    }
-    out
 }
 
 #[test]

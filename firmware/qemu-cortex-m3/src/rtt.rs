@@ -11,6 +11,18 @@ use tband::rtt::WhenFull;
 
 use crate::Counts;
 
+/// Waiting on a full buffer: this firmware exists to be captured whole.
+#[cfg(not(feature = "rtt-drop"))]
+const WHEN_FULL: WhenFull = WhenFull::Wait;
+#[cfg(not(feature = "rtt-drop"))]
+const TBAND_BUFFER: usize = 4096;
+/// A buffer that fills between two reads of the host, so that frames are
+/// dropped and counted, as a firmware that must never wait would have it.
+#[cfg(feature = "rtt-drop")]
+const WHEN_FULL: WhenFull = WhenFull::Drop;
+#[cfg(feature = "rtt-drop")]
+const TBAND_BUFFER: usize = 512;
+
 pub fn set_up() {
     let channels = rtt_init! {
         up: {
@@ -20,15 +32,14 @@ pub fn set_up() {
                 name: "Terminal"
             }
             1: {
-                size: 4096,
+                size: TBAND_BUFFER,
                 name: "tband"
             }
         }
     };
     let mut terminal = channels.up.0;
     let _ = writeln!(terminal, "tband streams on RTT channel 1");
-    // Waiting on a full buffer: this firmware exists to be captured whole.
-    tband::rtt::set_channel(0, channels.up.1, WhenFull::Wait);
+    tband::rtt::set_channel(0, channels.up.1, WHEN_FULL);
 }
 
 pub fn stream_write(core: usize, bytes: &[u8]) -> bool {
