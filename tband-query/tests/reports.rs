@@ -521,6 +521,71 @@ fn reports_match_the_model_on_the_conformance_recordings() {
     }
 }
 
+/// `dur_ns` is each row's duration, also where a time is past BIGINT's
+/// range and so NULL, as on this recording.
+#[test]
+fn durations_are_known_past_the_range_of_times() {
+    let path = format!("{CONFORMANCE}/tband/baremetal_basic.bin");
+    let trace = Trace::open(&[path], &OpenOptions::default()).unwrap();
+    let m = &trace.model;
+    let tables: [(&str, Vec<(u64, u64)>); 5] = [
+        (
+            "sched_slices",
+            m.sched_slices
+                .iter()
+                .map(|s| (s.start_ns, s.end_ns))
+                .collect(),
+        ),
+        (
+            "task_states",
+            m.task_states
+                .iter()
+                .map(|s| (s.start_ns, s.end_ns))
+                .collect(),
+        ),
+        (
+            "isr_slices",
+            m.isr_slices
+                .iter()
+                .map(|s| (s.start_ns, s.end_ns))
+                .collect(),
+        ),
+        (
+            "marker_spans",
+            m.marker_spans
+                .iter()
+                .map(|s| (s.start_ns, s.end_ns))
+                .collect(),
+        ),
+        (
+            "mutex_holds",
+            m.mutex_holds
+                .iter()
+                .map(|h| (h.start_ns, h.end_ns))
+                .collect(),
+        ),
+    ];
+    // An ISR runs past the range, a marker span ends past it.
+    for table in ["isr_slices", "marker_spans"] {
+        let (_, rows) = tables.iter().find(|(t, _)| *t == table).unwrap();
+        let past = rows.iter().any(|&(_, end)| i64::try_from(end).is_err());
+        assert!(past, "{table}");
+    }
+    for engine in engines() {
+        let mut db = Loaded::new(engine, &trace);
+        for (table, rows) in &tables {
+            let mut expected: Vec<Vec<Option<i64>>> = rows
+                .iter()
+                .map(|&(start, end)| vec![i64::try_from(end - start).ok()])
+                .collect();
+            expected.sort_unstable();
+            let sql = format!("SELECT dur_ns FROM {table} ORDER BY COALESCE(dur_ns, -1)");
+            let got = Table(db.0.query(&sql, &[]).unwrap()).ints(&["dur_ns"]);
+            assert_eq!(got, expected, "{table} on {engine}");
+        }
+    }
+}
+
 #[test]
 fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
     for (cores, seed) in [(1, 7), (2, 11)] {
