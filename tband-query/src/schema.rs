@@ -579,80 +579,80 @@ pub struct View {
 /// Views over the tables, written in the SQL both engines accept.
 pub fn views() -> Vec<View> {
     vec![
-    View {
-        name: "sched_slices_named",
-        doc: "sched_slices with task_name and task_kind.",
-        sql: "SELECT s.*, t.name AS task_name, t.kind AS task_kind \
-              FROM sched_slices s LEFT JOIN tasks t ON t.task_id = s.task_id"
-            .into(),
-    },
-    View {
-        name: "isr_slices_named",
-        doc: "isr_slices with isr_name.",
-        sql: "SELECT s.*, i.name AS isr_name \
-              FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id"
-            .into(),
-    },
-    View {
-        name: "task_states_named",
-        doc: "task_states with task_name, queue_name and woken_by_isr_name.",
-        sql: "SELECT s.*, t.name AS task_name, q.name AS queue_name, i.name AS woken_by_isr_name \
-              FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id \
-              LEFT JOIN queues q ON q.queue_id = s.queue_id \
-              LEFT JOIN isrs i ON i.core_id = s.woken_by_isr_core_id AND i.isr_id = s.woken_by_isr_id"
-            .into(),
-    },
-    View {
-        name: "queue_ops_named",
-        doc: "queue_ops with queue_name, queue_kind and task_name.",
-        sql: "SELECT o.*, q.name AS queue_name, q.kind AS queue_kind, t.name AS task_name \
-              FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
-              LEFT JOIN tasks t ON t.task_id = o.task_id"
-            .into(),
-    },
-    View {
-        name: "marker_spans_named",
-        doc: "marker_spans with marker_name and task_name.",
-        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-              FROM marker_spans s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
-              LEFT JOIN tasks t ON t.task_id = s.task_id"
-            .into(),
-    },
-    View {
-        name: "marker_instants_named",
-        doc: "marker_instants with marker_name and task_name.",
-        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-              FROM marker_instants s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
-              LEFT JOIN tasks t ON t.task_id = s.task_id"
-            .into(),
-    },
-    View {
-        name: "marker_values_named",
-        doc: "marker_values with marker_name and task_name.",
-        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-              FROM marker_values s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
-              LEFT JOIN tasks t ON t.task_id = s.task_id"
-            .into(),
-    },
-    // A task's states form a chain: each state ends when the task's next
-    // one starts (the model ends the old state where it opens the new one).
-    // So the state after a ready state is found by an equality join on the
-    // task and that time instead of a LEAD over the task's whole history,
-    // which DuckDB sorts on one thread. Several states of a task can start
-    // at the same time only when all but the last of them last 0 ns; the
-    // running state counts only if no such state lies between the two
-    // (rowid, the model's order, tells which came first). Those pairs are
-    // found from the zero-length states, which are few, and then left out
-    // by an equality join: cheaper than a range condition on every pair.
-    View {
-        name: "ready_latency",
-        doc: "Each ready state that ended with the task running: the task, why it was \
-              ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
-        sql: ready_latency_sql().into(),
-    },
+        View {
+            name: "sched_slices_named",
+            doc: "sched_slices with task_name and task_kind.",
+            sql: "SELECT s.*, t.name AS task_name, t.kind AS task_kind \
+                  FROM sched_slices s LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        View {
+            name: "isr_slices_named",
+            doc: "isr_slices with isr_name.",
+            sql: "SELECT s.*, i.name AS isr_name \
+                  FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id"
+                .into(),
+        },
+        View {
+            name: "task_states_named",
+            doc: "task_states with task_name, queue_name and woken_by_isr_name.",
+            sql: "SELECT s.*, t.name AS task_name, q.name AS queue_name, i.name AS woken_by_isr_name \
+                  FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id \
+                  LEFT JOIN queues q ON q.queue_id = s.queue_id \
+                  LEFT JOIN isrs i ON i.core_id = s.woken_by_isr_core_id AND i.isr_id = s.woken_by_isr_id"
+                .into(),
+        },
+        View {
+            name: "queue_ops_named",
+            doc: "queue_ops with queue_name, queue_kind and task_name.",
+            sql: "SELECT o.*, q.name AS queue_name, q.kind AS queue_kind, t.name AS task_name \
+                  FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
+                  LEFT JOIN tasks t ON t.task_id = o.task_id"
+                .into(),
+        },
+        View {
+            name: "marker_spans_named",
+            doc: "marker_spans with marker_name and task_name.",
+            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+                  FROM marker_spans s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
+                  LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        View {
+            name: "marker_instants_named",
+            doc: "marker_instants with marker_name and task_name.",
+            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+                  FROM marker_instants s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
+                  LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        View {
+            name: "marker_values_named",
+            doc: "marker_values with marker_name and task_name.",
+            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+                  FROM marker_values s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
+                  LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        // A task's states form a chain: each state ends when the task's next
+        // one starts (the model ends the old state where it opens the new one).
+        // So the state after a ready state is found by an equality join on the
+        // task and that time instead of a LEAD over the task's whole history,
+        // which DuckDB sorts on one thread. Several states of a task can start
+        // at the same time only when all but the last of them last 0 ns; the
+        // running state counts only if no such state lies between the two
+        // (rowid, the model's order, tells which came first). Those pairs are
+        // found from the zero-length states, which are few, and then left out
+        // by an equality join: cheaper than a range condition on every pair.
+        View {
+            name: "ready_latency",
+            doc: "Each ready state that ended with the task running: the task, why it was \
+                  ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
+            sql: ready_latency_sql().into(),
+        },
     ]
 }
 
