@@ -92,6 +92,12 @@ struct Cli {
     /// Stop after this many bytes.
     #[arg(long, value_name = "N")]
     bytes: Option<u64>,
+
+    /// Show the trace as it is recorded, in tband-tui's follow view in this
+    /// terminal (instead of the status line); quitting the view stops the
+    /// recording.
+    #[arg(long)]
+    tui: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -154,6 +160,7 @@ impl From<Cli> for Options {
                 duration: cli.duration,
                 bytes: cli.bytes,
             },
+            tui: cli.tui,
         }
     }
 }

@@ -408,3 +408,55 @@ fn on_a_terminal_the_status_line_is_redrawn_in_place() {
     assert!(summary.starts_with(&bytes), "{shown:?}");
     assert!(summary.ends_with("the duration was reached\n"), "{shown:?}");
 }
+
+#[path = "../../tests/tmux/session.rs"]
+mod session;
+
+/// `--tui` in a terminal (tmux): the follow view shows the trace as it
+/// arrives, quitting it stops the recording, and the summary comes after.
+#[test]
+fn the_tui_shows_the_recording_and_quitting_it_stops_it() {
+    let trace = demo();
+    let half = trace.len() / 2;
+    let (more, wait_for_more) = std::sync::mpsc::channel::<()>();
+    let sent = trace.clone();
+    let (address, server) = server(move |mut stream| {
+        send_unevenly(&mut stream, &sent[..half]);
+        let _ = wait_for_more.recv();
+        send_unevenly(&mut stream, &sent[half..]);
+        let mut byte = [0u8; 1];
+        while stream.read(&mut byte).is_ok_and(|n| n > 0) {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = output_in(&dir);
+    let err = dir.path().join("stderr.txt");
+    let exit = dir.path().join("exit.txt");
+    let command = format!(
+        "{} --tcp {address} -o {file} --tui 2>{}; echo $? >{}",
+        env!("CARGO_BIN_EXE_tband-capture"),
+        err.display(),
+        exit.display()
+    );
+    let Some(tmux) = session::Tmux::start("tband-capture-tui", &command) else {
+        drop(more);
+        server.join().unwrap();
+        return;
+    };
+    // All of the trace is 92.32 ms long.
+    let whole = "0ns..92.32ms (92.32ms)";
+    let screen = tmux.wait_for("the first half", |s| {
+        s.contains("prod0") && s.contains("keeps to the newest data")
+    });
+    assert!(!screen.contains(whole), "{screen}");
+    more.send(()).unwrap();
+    wait_for_size(&path, trace.len());
+    tmux.wait_for("the whole trace", |s| s.contains(whole));
+    tmux.quit();
+    server.join().unwrap();
+    assert_eq!(fs::read_to_string(&exit).unwrap().trim(), "0");
+    assert_eq!(fs::read(&path).unwrap(), trace);
+    let stderr = fs::read_to_string(&err).unwrap();
+    let summary = format!("tband-capture: {} bytes to {file}", trace.len());
+    assert!(stderr.starts_with(&summary), "{stderr}");
+    assert!(stderr.ends_with("stopped on request\n"), "{stderr}");
+}

@@ -67,14 +67,19 @@ impl<V> IdTable<V> {
         }
     }
 
-    /// All entries in id order, consuming the table.
-    pub fn into_sorted(self) -> Vec<(u32, V)> {
-        let mut sparse: Vec<(u32, V)> = self.sparse.into_iter().collect();
+    /// The values, in no order.
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.dense.iter().flatten().chain(self.sparse.values())
+    }
+
+    /// The entries in id order.
+    pub fn sorted(&self) -> Vec<(u32, &V)> {
+        let mut sparse: Vec<(u32, &V)> = self.sparse.iter().map(|(&k, v)| (k, v)).collect();
         sparse.sort_by_key(|&(k, _)| k);
         self.dense
-            .into_iter()
+            .iter()
             .enumerate()
-            .filter_map(|(i, v)| v.map(|v| (i as u32, v)))
+            .filter_map(|(i, v)| Some((i as u32, v.as_ref()?)))
             .chain(sparse)
             .collect()
     }
@@ -148,6 +153,6 @@ mod tests {
         assert_eq!(t.get(5), Some(&1));
         assert_eq!(t.get(6), None);
         assert_eq!(t.get(70_000), None);
-        assert_eq!(t.into_sorted(), [(0, 3), (5, 1), (5000, 4), (u32::MAX, 2)]);
+        assert_eq!(t.sorted(), [(0, &3), (5, &1), (5000, &4), (u32::MAX, &2)]);
     }
 }

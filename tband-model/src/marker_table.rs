@@ -90,11 +90,15 @@ impl<V: Default> MarkerTable<V> {
 }
 
 impl<V> MarkerTable<V> {
-    /// All entries ordered by task (global first), kind and id, consuming
-    /// the table.
-    pub(crate) fn into_sorted(self) -> Vec<(MarkerKey, V)> {
-        let mut entries = self.entries;
-        entries.sort_by_key(|&((id, task, kind), _)| (task, kind as u8, id));
+    /// The values, in no order.
+    pub(crate) fn values(&self) -> impl Iterator<Item = &V> {
+        self.entries.iter().map(|(_, v)| v)
+    }
+
+    /// All entries ordered by task (global first), kind and id.
+    pub(crate) fn sorted(&self) -> Vec<(&MarkerKey, &V)> {
+        let mut entries: Vec<(&MarkerKey, &V)> = self.entries.iter().map(|(k, v)| (k, v)).collect();
+        entries.sort_by_key(|&(&(id, task, kind), _)| (task, kind as u8, id));
         entries
     }
 }
@@ -115,13 +119,13 @@ mod tests {
         *t.entry((u32::MAX, None, MarkerKind::Event)) += 30;
         *t.entry((1, Some(u32::MAX), MarkerKind::Event)) += 40;
         assert_eq!(
-            t.into_sorted(),
+            t.sorted(),
             [
-                ((u32::MAX, None, MarkerKind::Event), 33),
-                ((5000, Some(1), MarkerKind::Value), 5),
-                ((3, Some(2), MarkerKind::Event), 2),
-                ((3, Some(2), MarkerKind::Value), 11),
-                ((1, Some(u32::MAX), MarkerKind::Event), 44),
+                (&(u32::MAX, None, MarkerKind::Event), &33),
+                (&(5000, Some(1), MarkerKind::Value), &5),
+                (&(3, Some(2), MarkerKind::Event), &2),
+                (&(3, Some(2), MarkerKind::Value), &11),
+                (&(1, Some(u32::MAX), MarkerKind::Event), &44),
             ]
         );
     }
