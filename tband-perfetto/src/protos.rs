@@ -21,6 +21,8 @@ pub struct TracePacket {
     pub track_event: ::core::option::Option<TrackEvent>,
     #[prost(message, optional, tag = "60")]
     pub track_descriptor: ::core::option::Option<TrackDescriptor>,
+    #[prost(message, optional, tag = "35")]
+    pub trace_stats: ::core::option::Option<TraceStats>,
     /// Identifies the writer sequence; interning is scoped to it.
     #[prost(uint32, optional, tag = "10")]
     pub trusted_packet_sequence_id: ::core::option::Option<u32>,
@@ -29,6 +31,24 @@ pub struct TracePacket {
     /// Bit 1: incremental state cleared; bit 2: packet needs incremental state.
     #[prost(uint32, optional, tag = "13")]
     pub sequence_flags: ::core::option::Option<u32>,
+}
+/// What the trace buffers lost, one BufferStats per buffer.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TraceStats {
+    #[prost(message, repeated, tag = "1")]
+    pub buffer_stats: ::prost::alloc::vec::Vec<trace_stats::BufferStats>,
+}
+/// Nested message and enum types in `TraceStats`.
+pub mod trace_stats {
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct BufferStats {
+        /// Malformed data found reading the buffer.
+        #[prost(uint64, optional, tag = "9")]
+        pub abi_violations: ::core::option::Option<u64>,
+        /// Packets the writer lost.
+        #[prost(uint64, optional, tag = "19")]
+        pub trace_writer_packet_loss: ::core::option::Option<u64>,
+    }
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ProcessTree {
@@ -64,6 +84,9 @@ pub struct FtraceEventBundle {
     pub cpu: ::core::option::Option<u32>,
     #[prost(message, repeated, tag = "2")]
     pub event: ::prost::alloc::vec::Vec<FtraceEvent>,
+    /// Events of this cpu were lost since the previous bundle of the cpu.
+    #[prost(bool, optional, tag = "3")]
+    pub lost_events: ::core::option::Option<bool>,
     #[prost(message, optional, tag = "4")]
     pub compact_sched: ::core::option::Option<ftrace_event_bundle::CompactSched>,
 }

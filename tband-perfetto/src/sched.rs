@@ -8,6 +8,7 @@ use tband_model::{
     Core, IsrKey, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
 };
 
+use crate::loss;
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
 use crate::wire::{Buffer, Fields, PackedArray, FIELD_MAX, PACKED_VALUES, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
@@ -174,6 +175,15 @@ pub fn write_sched<S: ChunkSink>(
         .iter()
         .map(|core| Cpu::new(model, threads, core, encoding))
         .collect();
+    for a in model.anomalies.iter().filter(|a| loss::is_loss(a.kind)) {
+        if let Some(i) = a.core_id.and_then(|c| cpu_index(&cpus, c)) {
+            cpus[i].losses.push(a.end_ns);
+        }
+    }
+    for cpu in &mut cpus {
+        // Latest first, so that the next one is popped from the end.
+        cpu.losses.sort_unstable_by(|a, b| b.cmp(a));
+    }
     let mut counts = CpuCounts::default();
     let mut states = StateCursor::new(model);
     let mut prios = PriorityCursor::new(model);
@@ -257,7 +267,7 @@ pub fn write_sched<S: ChunkSink>(
     }
     out.rows_read = rows_read(model);
     for cpu in &mut cpus {
-        cpu.bundle.flush(out)?;
+        cpu.flush(out, true)?;
     }
     Ok(counts)
 }
@@ -327,6 +337,9 @@ struct Cpu<'m> {
     last_isr_ts: u64,
     /// End of the running slice, when it ends before the trace does.
     running_until: Option<u64>,
+    /// Times at which the trace reports events of the core lost, latest
+    /// first; each flags the bundle that holds the events up to it.
+    losses: Vec<u64>,
 }
 
 /// ISR ids below this have their names in a table per core.
@@ -362,6 +375,7 @@ impl<'m> Cpu<'m> {
             isr_open: Vec::new(),
             last_isr_ts: 0,
             running_until: None,
+            losses: Vec::new(),
         }
     }
 
@@ -394,9 +408,23 @@ impl<'m> Cpu<'m> {
     ) -> io::Result<()> {
         if self.bundle.len >= BUNDLE_EVENTS {
             out.rows_read = rows_read(model).saturating_sub(rows_left() as u64);
-            self.bundle.flush(out)?;
+            self.flush(out, false)?;
         }
         Ok(())
+    }
+
+    /// Writes the bundle out, flagged if events were lost up to its last
+    /// one (or, for the core's `last` bundle, at all since the one before).
+    fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>, last: bool) -> io::Result<()> {
+        let mut lost = false;
+        while let Some(&t) = self.losses.last() {
+            if !last && (self.bundle.len == 0 || t > self.bundle.last_ts) {
+                break;
+            }
+            self.losses.pop();
+            lost = true;
+        }
+        self.bundle.flush(out, lost)
     }
 
     fn isr_exit(&mut self) {
@@ -535,6 +563,7 @@ mod field {
     pub const PACKET_SEQUENCE_ID: u32 = 10;
     pub const BUNDLE_CPU: u32 = 1;
     pub const BUNDLE_EVENT: u32 = 2;
+    pub const BUNDLE_LOST_EVENTS: u32 = 3;
     pub const BUNDLE_COMPACT_SCHED: u32 = 4;
     pub const COMPACT_SWITCH_TIMESTAMP: u32 = 1;
     pub const COMPACT_SWITCH_PREV_STATE: u32 = 2;
@@ -590,6 +619,8 @@ struct Bundle<'m> {
     comm_set: Vec<usize>,
     last_switch_ts: u64,
     last_waking_ts: u64,
+    /// Time of the last event added.
+    last_ts: u64,
     len: usize,
 }
 
@@ -605,6 +636,7 @@ impl<'m> Bundle<'m> {
             comm_set: Vec::new(),
             last_switch_ts: 0,
             last_waking_ts: 0,
+            last_ts: 0,
             len: 0,
         }
     }
@@ -638,6 +670,7 @@ impl<'m> Bundle<'m> {
     fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>) {
         use field::*;
         self.len += 1;
+        self.last_ts = ts;
         match self.encoding {
             SchedEncoding::Compact => {
                 let comm = self.comm(&next);
@@ -666,6 +699,7 @@ impl<'m> Bundle<'m> {
     fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
         use field::*;
         self.len += 1;
+        self.last_ts = ts;
         let cpu = self.cpu as i32;
         match self.encoding {
             SchedEncoding::Compact => {
@@ -691,6 +725,7 @@ impl<'m> Bundle<'m> {
 
     fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &'m str) {
         self.len += 1;
+        self.last_ts = ts;
         self.push_event(|| FtraceEvent {
             ts,
             pid: current_tid,
@@ -700,6 +735,7 @@ impl<'m> Bundle<'m> {
 
     fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
         self.len += 1;
+        self.last_ts = ts;
         self.push_event(|| FtraceEvent {
             ts,
             pid: current_tid,
@@ -727,15 +763,20 @@ impl<'m> Bundle<'m> {
         }
     }
 
-    fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
+    /// Writes the bundle out (if it holds events or `lost_events` is set).
+    fn flush<S: ChunkSink>(
+        &mut self,
+        out: &mut PacketWriter<S>,
+        lost_events: bool,
+    ) -> io::Result<()> {
         use field::*;
-        if self.len == 0 {
+        if self.len == 0 && !lost_events {
             return Ok(());
         }
         let has_compact = [COMPACT_SWITCH_TIMESTAMP, COMPACT_WAKING_TIMESTAMP]
             .iter()
             .any(|&f| !self.compact[f as usize - 1].is_empty());
-        let max_len = 5 * FIELD_MAX
+        let max_len = 6 * FIELD_MAX
             + self.events.len()
             + self
                 .compact
@@ -751,6 +792,9 @@ impl<'m> Bundle<'m> {
             let bundle = e.begin(PACKET_FTRACE_EVENTS);
             e.uint(BUNDLE_CPU, self.cpu.into());
             e.raw(self.events.as_slice());
+            if lost_events {
+                e.uint(BUNDLE_LOST_EVENTS, 1);
+            }
             if has_compact {
                 let compact = e.begin(BUNDLE_COMPACT_SCHED);
                 for (field, values) in (1..).zip(&self.compact) {
@@ -1010,6 +1054,24 @@ mod tests {
             .filter_map(|p| p.ftrace_events)
             .collect();
         (bundles, counts)
+    }
+
+    #[test]
+    fn lost_events_flag_the_bundle_of_their_core() {
+        let mut m = model();
+        let (bundles, _) = bundles_of(&m, SchedEncoding::Compact);
+        assert!(bundles.iter().all(|b| b.lost_events.is_none()));
+        m.anomalies.push(tband_model::Anomaly {
+            start_ns: 20,
+            end_ns: 30,
+            core_id: Some(0),
+            kind: tband_model::AnomalyKind::DroppedEvents,
+            count: 3,
+            detail: String::new(),
+        });
+        let (bundles, _) = bundles_of(&m, SchedEncoding::Compact);
+        assert_eq!(bundles.len(), 1);
+        assert_eq!(bundles[0].lost_events, Some(true));
     }
 
     #[test]
