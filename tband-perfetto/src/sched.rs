@@ -337,6 +337,14 @@ struct Cpu<'m> {
     last_isr_ts: u64,
     /// End of the running slice, when it ends before the trace does.
     running_until: Option<u64>,
+    /// Time of the first switch written, from which on Perfetto knows the
+    /// thread current on the core. A compact switch names only the thread
+    /// switched in, so Perfetto drops the first one of each core, and drops
+    /// compact wake-ups on a core whose current thread it does not know: the
+    /// first switch and the switches and wake-ups up to its time are written
+    /// as full events (at one time, Perfetto may take compact events before
+    /// full ones).
+    first_switch_ts: Option<u64>,
     /// Times at which the trace reports events of the core lost, latest
     /// first; each flags the bundle that holds the events up to it.
     losses: Vec<u64>,
@@ -375,6 +383,7 @@ impl<'m> Cpu<'m> {
             isr_open: Vec::new(),
             last_isr_ts: 0,
             running_until: None,
+            first_switch_ts: None,
             losses: Vec::new(),
         }
     }
@@ -384,7 +393,7 @@ impl<'m> Cpu<'m> {
     /// number of switches written.
     fn switch(&mut self, ts: u64, next: OnCpu<'m>, leaves_as: i64) -> u64 {
         let state = std::mem::replace(&mut self.current_leaves_as, leaves_as);
-        if next.tid == self.current.tid {
+        if next.tid == self.current.tid && self.first_switch_ts.is_some() {
             return 0;
         }
         let prev = self.current;
@@ -393,9 +402,16 @@ impl<'m> Cpu<'m> {
         } else {
             state
         };
-        self.bundle.switch(ts, prev, state, next);
+        let full = self.full_events_at(ts);
+        self.bundle.switch(ts, prev, state, next, full);
         self.current = next;
+        self.first_switch_ts.get_or_insert(ts);
         1
+    }
+
+    /// Whether switches and wake-ups at `ts` must be full events.
+    fn full_events_at(&self, ts: u64) -> bool {
+        self.first_switch_ts.is_none_or(|first| ts <= first)
     }
 
     /// Writes the bundle out once it is full; `rows_left` says how many
@@ -455,8 +471,9 @@ impl<'m> Cpu<'m> {
 
     fn waking(&mut self, wakeup: &Wakeup, woken: OnCpu<'m>) {
         let flags = if wakeup.by_isr { FLAG_HARDIRQ } else { 0 };
+        let full = self.full_events_at(wakeup.ts);
         self.bundle
-            .waking(wakeup.ts, self.current.tid, woken, flags);
+            .waking(wakeup.ts, self.current.tid, woken, flags, full);
     }
 }
 
@@ -667,12 +684,13 @@ impl<'m> Bundle<'m> {
         self.push(field, value as u64);
     }
 
-    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>) {
+    /// Adds a switch, as a full event if `full` whatever the encoding.
+    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>, full: bool) {
         use field::*;
         self.len += 1;
         self.last_ts = ts;
         match self.encoding {
-            SchedEncoding::Compact => {
+            SchedEncoding::Compact if !full => {
                 let comm = self.comm(&next);
                 self.push(
                     COMPACT_SWITCH_TIMESTAMP,
@@ -684,7 +702,7 @@ impl<'m> Bundle<'m> {
                 self.push_int(COMPACT_SWITCH_NEXT_PRIO, next.prio.into());
                 self.push(COMPACT_SWITCH_NEXT_COMM_INDEX, comm.into());
             }
-            SchedEncoding::Events => self.push_event(|| FtraceEvent {
+            _ => self.push_event(|| FtraceEvent {
                 ts,
                 pid: prev.tid,
                 body: EventBody::Switch {
@@ -696,13 +714,14 @@ impl<'m> Bundle<'m> {
         }
     }
 
-    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
+    /// Adds a wake-up, as a full event if `full` whatever the encoding.
+    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32, full: bool) {
         use field::*;
         self.len += 1;
         self.last_ts = ts;
         let cpu = self.cpu as i32;
         match self.encoding {
-            SchedEncoding::Compact => {
+            SchedEncoding::Compact if !full => {
                 let comm = self.comm(&woken);
                 self.push(
                     COMPACT_WAKING_TIMESTAMP,
@@ -715,7 +734,7 @@ impl<'m> Bundle<'m> {
                 self.push(COMPACT_WAKING_COMM_INDEX, comm.into());
                 self.push(COMPACT_WAKING_COMMON_FLAGS, flags.into());
             }
-            SchedEncoding::Events => self.push_event(|| FtraceEvent {
+            _ => self.push_event(|| FtraceEvent {
                 ts,
                 pid: waker_tid,
                 body: EventBody::Waking { woken, cpu, flags },
@@ -1057,6 +1076,37 @@ mod tests {
     }
 
     #[test]
+    fn wake_ups_before_the_first_switch_of_a_core_are_full_events() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        // The core's first slice starts at 10, and B is woken at 5.
+        let mut m = model();
+        let slices: Vec<_> = m.sched_slices.iter().skip(1).collect();
+        m.sched_slices = slices.into();
+        let mut states: Vec<_> = m.task_states.iter().collect();
+        states.insert(0, state(3, 5, S::Ready, R::Woken));
+        m.task_states = states.into();
+        let (bundles, counts) = bundles_of(&m, SchedEncoding::Compact);
+        assert_eq!(counts.wakings, 2);
+        let events = &bundles[0].event;
+        let full_wakings: Vec<_> = events
+            .iter()
+            .filter(|e| e.sched_waking.is_some())
+            .filter_map(|e| e.timestamp)
+            .collect();
+        assert_eq!(full_wakings, [5]);
+        let full_switches: Vec<_> = events
+            .iter()
+            .filter(|e| e.sched_switch.is_some())
+            .filter_map(|e| e.timestamp)
+            .collect();
+        assert_eq!(full_switches, [10]);
+        let compact = bundles[0].compact_sched.as_ref().unwrap();
+        assert_eq!(compact.waking_timestamp, [20]);
+        assert_eq!(compact.switch_timestamp.len(), 3);
+    }
+
+    #[test]
     fn lost_events_flag_the_bundle_of_their_core() {
         let mut m = model();
         let (bundles, _) = bundles_of(&m, SchedEncoding::Compact);
@@ -1080,7 +1130,7 @@ mod tests {
         assert_eq!(
             counts,
             CpuCounts {
-                switches: 4,
+                switches: 5,
                 wakings: 1,
                 irqs: 2
             }
@@ -1098,11 +1148,13 @@ mod tests {
                 )
             })
             .collect();
-        // IDLE's first slice adds no switch (tid 0 is already current); the
-        // gap 40..50 is idle; A's last slice stays open.
+        // IDLE's first slice is a switch from the idle thread to itself (so
+        // that Perfetto knows what runs from then on); the gap 40..50 is
+        // idle; A's last slice stays open.
         assert_eq!(
             switches,
             [
+                (0, 0, STATE_RUNNABLE, 0),
                 (10, 0, STATE_RUNNABLE, 3),
                 (30, 3, STATE_RUNNABLE | STATE_PREEMPTED, 4),
                 (40, 4, STATE_SLEEPING, 0),
@@ -1138,7 +1190,7 @@ mod tests {
         m.tasks[2].name = "B".repeat(200);
         m.isrs[0].name = "U".repeat(300);
         let (bundles, counts) = bundles_of(&m, SchedEncoding::Events);
-        assert_eq!(counts.switches, 4);
+        assert_eq!(counts.switches, 5);
         let events: Vec<_> = bundles.iter().flat_map(|b| b.event.iter()).collect();
         let irq_name = events
             .iter()
@@ -1151,9 +1203,18 @@ mod tests {
     }
 
     #[test]
-    fn compact_encoding_holds_the_same_switches() {
+    fn compact_encoding_holds_the_same_switches_after_a_full_first_one() {
         let (bundles, counts) = bundles(SchedEncoding::Compact);
-        assert_eq!(counts.switches, 4);
+        assert_eq!(counts.switches, 5);
+        // The first switch names the thread switched out, as a compact one
+        // cannot.
+        let first: Vec<_> = bundles[0]
+            .event
+            .iter()
+            .filter_map(|e| Some((e.timestamp?, e.sched_switch.clone()?)))
+            .map(|(ts, s)| (ts, s.prev_pid.unwrap(), s.next_pid.unwrap()))
+            .collect();
+        assert_eq!(first, [(0, 0, 0)]);
         let c = bundles[0].compact_sched.as_ref().unwrap();
         assert_eq!(c.switch_timestamp, [10, 20, 10, 10]);
         assert_eq!(c.switch_next_pid, [3, 4, 0, 3]);
