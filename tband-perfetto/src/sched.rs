@@ -5,10 +5,13 @@
 use std::io;
 
 use tband_model::{
-    Core, IsrKey, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
+    Core, IsrKey, IsrSlice, Iter, Model, Row, StateReason, Table, TaskKind, TaskState,
+    TaskStateKind,
 };
 
 use crate::loss;
+use crate::protos::generic_kernel_task_state_event::TaskStateEnum;
+use crate::protos::{GenericKernelTaskStateEvent, TracePacket};
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
 use crate::wire::{Buffer, Fields, PackedArray, FIELD_MAX, PACKED_VALUES, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
@@ -208,8 +211,13 @@ pub fn write_sched<S: ChunkSink>(
                 if t > last {
                     break;
                 }
-                let Some(wakeup) = states.next_row(threads) else {
-                    continue;
+                let wakeup = match states.next_row(threads) {
+                    Some(StateStep::Waking(wakeup)) => wakeup,
+                    Some(StateStep::Change(change)) => {
+                        out.write(&change.packet(threads))?;
+                        continue;
+                    }
+                    None => continue,
                 };
                 if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
                     let woken = on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
@@ -477,6 +485,13 @@ impl<'m> Cpu<'m> {
     }
 }
 
+/// What a task-state row shows in the kernel events, when the switch that
+/// ends a running slice does not.
+enum StateStep {
+    Waking(Wakeup),
+    Change(StateChange),
+}
+
 /// A wake-up found in the task states: a task made ready by something
 /// other than being preempted.
 struct Wakeup {
@@ -487,6 +502,40 @@ struct Wakeup {
     /// wake-up, else where the task last ran.
     core_id: u32,
     by_isr: bool,
+}
+
+/// A change of state of a task that is not running, other than a wake-up
+/// (a waiting task suspended, or deleted): no context switch or wake-up can
+/// say it, so it is a task-state event of Perfetto's generic kernel events,
+/// which its `thread_state` table takes as they come.
+struct StateChange {
+    ts: u64,
+    /// Index in `model.tasks`.
+    task: usize,
+    state: TaskStateKind,
+}
+
+impl StateChange {
+    fn packet(&self, threads: &Threads<'_>) -> TracePacket {
+        let state = match self.state {
+            TaskStateKind::Running | TaskStateKind::Ready => TaskStateEnum::TaskStateRunnable,
+            TaskStateKind::Blocked => TaskStateEnum::TaskStateInterruptibleSleep,
+            TaskStateKind::Suspended => TaskStateEnum::TaskStateStopped,
+            // Perfetto ends a destroyed thread, and then makes its tracks
+            // a thread of their own: a deleted task is a dead one ("Z").
+            TaskStateKind::Deleted => TaskStateEnum::TaskStateDead,
+        };
+        TracePacket {
+            timestamp: Some(self.ts),
+            trusted_packet_sequence_id: Some(crate::FTRACE_SEQUENCE_ID),
+            generic_kernel_task_state_event: Some(GenericKernelTaskStateEvent {
+                comm: Some(threads.comm_at(Some(self.task)).to_owned()),
+                tid: Some(threads.tid_at(Some(self.task)).into()),
+                state: Some(state as i32),
+            }),
+            ..Default::default()
+        }
+    }
 }
 
 /// What the walk uses of a task-state row.
@@ -524,13 +573,17 @@ impl StateRow {
 }
 
 /// Walks `model.task_states` in time order, keeping the core each task
-/// last ran on.
+/// last ran on and whether it runs.
 struct StateCursor<'m> {
     rows: Iter<'m, TaskState>,
     /// The next row, not consumed yet (each row is unpacked once).
     next: Option<StateRow>,
     /// By task index.
     last_core: Vec<Option<u32>>,
+    /// By task index: whether the task's last state is running.
+    running: Vec<bool>,
+    /// By task index.
+    idle: Vec<bool>,
 }
 
 impl<'m> StateCursor<'m> {
@@ -540,6 +593,12 @@ impl<'m> StateCursor<'m> {
             next: rows.next().map(StateRow::of),
             rows,
             last_core: vec![None; model.tasks.len()],
+            running: vec![false; model.tasks.len()],
+            idle: model
+                .tasks
+                .iter()
+                .map(|t| t.kind == TaskKind::Idle)
+                .collect(),
         }
     }
 
@@ -547,9 +606,11 @@ impl<'m> StateCursor<'m> {
         self.next.as_ref().map(|s| s.start_ns)
     }
 
-    /// Consumes the next row; returns the wake-up it is, if it is one.
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<Wakeup> {
-        let row = self.next.as_ref()?;
+    /// Consumes the next row; returns what it shows besides the context
+    /// switches, if anything.
+    fn next_row(&mut self, threads: &Threads<'_>) -> Option<StateStep> {
+        let row = self.next?;
+        self.next = self.rows.next().map(StateRow::of);
         let idx = threads.task_index(row.task_id);
         let mut core_id = row.isr_core_id;
         if let Some(last_core) = idx.and_then(|i| self.last_core.get_mut(i)) {
@@ -558,14 +619,24 @@ impl<'m> StateCursor<'m> {
                 *last_core = row.core_id;
             }
         }
-        let wakeup = row.is_waking().then_some(Wakeup {
+        let running = idx.and_then(|i| self.running.get_mut(i));
+        let was_running =
+            running.is_some_and(|r| std::mem::replace(r, row.state == TaskStateKind::Running));
+        if row.is_waking() {
+            return Some(StateStep::Waking(Wakeup {
+                ts: row.start_ns,
+                task: idx,
+                core_id: core_id.unwrap_or(0),
+                by_isr: row.isr_core_id.is_some(),
+            }));
+        }
+        // A running task's next state is the one its switch out gives.
+        let task = idx.filter(|&i| !was_running && !self.idle[i])?;
+        (row.state != TaskStateKind::Running).then_some(StateStep::Change(StateChange {
             ts: row.start_ns,
-            task: idx,
-            core_id: core_id.unwrap_or(0),
-            by_isr: row.isr_core_id.is_some(),
-        });
-        self.next = self.rows.next().map(StateRow::of);
-        wakeup
+            task,
+            state: row.state,
+        }))
     }
 
     /// Rows not consumed yet.
@@ -1060,6 +1131,15 @@ mod tests {
     }
 
     fn bundles_of(m: &Model, encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
+        let (packets, counts) = packets_of(m, encoding);
+        let bundles = packets
+            .into_iter()
+            .filter_map(|p| p.ftrace_events)
+            .collect();
+        (bundles, counts)
+    }
+
+    fn packets_of(m: &Model, encoding: SchedEncoding) -> (Vec<TracePacket>, CpuCounts) {
         let threads = Threads::new(m);
         let mut w = PacketWriter::new(Vec::new());
         let counts = write_sched(m, &threads, encoding, &mut w).unwrap();
@@ -1067,12 +1147,7 @@ mod tests {
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         // The hand-encoded bundles are what prost would encode.
         assert_eq!(trace.encode_to_vec(), bytes);
-        let bundles = trace
-            .packet
-            .into_iter()
-            .filter_map(|p| p.ftrace_events)
-            .collect();
-        (bundles, counts)
+        (trace.packet, counts)
     }
 
     #[test]
@@ -1104,6 +1179,31 @@ mod tests {
         let compact = bundles[0].compact_sched.as_ref().unwrap();
         assert_eq!(compact.waking_timestamp, [20]);
         assert_eq!(compact.switch_timestamp.len(), 3);
+    }
+
+    #[test]
+    fn a_state_change_of_a_task_that_does_not_run_is_a_generic_task_state_event() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        // B, blocked at 40, is suspended at 45 and deleted at 48.
+        let mut m = model();
+        let mut states: Vec<_> = m.task_states.iter().collect();
+        states.insert(5, state(3, 45, S::Suspended, R::None));
+        states.insert(6, state(3, 48, S::Deleted, R::None));
+        m.task_states = states.into();
+        let (packets, _) = packets_of(&m, SchedEncoding::Compact);
+        let changes: Vec<_> = packets
+            .iter()
+            .filter_map(|p| Some((p.timestamp?, p.generic_kernel_task_state_event.clone()?)))
+            .map(|(ts, e)| (ts, e.tid.unwrap(), e.state(), e.comm.unwrap()))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (45, 4, TaskStateEnum::TaskStateStopped, "B".to_string()),
+                (48, 4, TaskStateEnum::TaskStateDead, "B".to_string()),
+            ]
+        );
     }
 
     #[test]
