@@ -572,18 +572,24 @@ impl StateRow {
     }
 }
 
-/// Walks `model.task_states` in time order, keeping the core each task
-/// last ran on and whether it runs.
+/// What the walk keeps of a task.
+#[derive(Clone, Copy)]
+struct TaskSoFar {
+    /// The core it last ran on.
+    last_core: Option<u32>,
+    /// Whether its last state is running.
+    running: bool,
+    idle: bool,
+}
+
+/// Walks `model.task_states` in time order, keeping what it needs of each
+/// task.
 struct StateCursor<'m> {
     rows: Iter<'m, TaskState>,
     /// The next row, not consumed yet (each row is unpacked once).
     next: Option<StateRow>,
     /// By task index.
-    last_core: Vec<Option<u32>>,
-    /// By task index: whether the task's last state is running.
-    running: Vec<bool>,
-    /// By task index.
-    idle: Vec<bool>,
+    tasks: Vec<TaskSoFar>,
 }
 
 impl<'m> StateCursor<'m> {
@@ -592,12 +598,14 @@ impl<'m> StateCursor<'m> {
         StateCursor {
             next: rows.next().map(StateRow::of),
             rows,
-            last_core: vec![None; model.tasks.len()],
-            running: vec![false; model.tasks.len()],
-            idle: model
+            tasks: model
                 .tasks
                 .iter()
-                .map(|t| t.kind == TaskKind::Idle)
+                .map(|t| TaskSoFar {
+                    last_core: None,
+                    running: false,
+                    idle: t.kind == TaskKind::Idle,
+                })
                 .collect(),
         }
     }
@@ -609,34 +617,40 @@ impl<'m> StateCursor<'m> {
     /// Consumes the next row; returns what it shows besides the context
     /// switches, if anything.
     fn next_row(&mut self, threads: &Threads<'_>) -> Option<StateStep> {
-        let row = self.next?;
-        self.next = self.rows.next().map(StateRow::of);
+        let row = self.next.as_ref()?;
         let idx = threads.task_index(row.task_id);
         let mut core_id = row.isr_core_id;
-        if let Some(last_core) = idx.and_then(|i| self.last_core.get_mut(i)) {
-            core_id = core_id.or(*last_core);
+        // Whether the row needs no event of its own: the task ran until it
+        // (its switch out says it), or is an idle task.
+        let mut said = true;
+        if let Some(task) = idx.and_then(|i| self.tasks.get_mut(i)) {
+            core_id = core_id.or(task.last_core);
             if row.core_id.is_some() {
-                *last_core = row.core_id;
+                task.last_core = row.core_id;
             }
+            let running = row.state == TaskStateKind::Running;
+            said = std::mem::replace(&mut task.running, running) || task.idle;
         }
-        let running = idx.and_then(|i| self.running.get_mut(i));
-        let was_running =
-            running.is_some_and(|r| std::mem::replace(r, row.state == TaskStateKind::Running));
-        if row.is_waking() {
-            return Some(StateStep::Waking(Wakeup {
+        let step = if row.is_waking() {
+            Some(StateStep::Waking(Wakeup {
                 ts: row.start_ns,
                 task: idx,
                 core_id: core_id.unwrap_or(0),
                 by_isr: row.isr_core_id.is_some(),
-            }));
-        }
-        // A running task's next state is the one its switch out gives.
-        let task = idx.filter(|&i| !was_running && !self.idle[i])?;
-        (row.state != TaskStateKind::Running).then_some(StateStep::Change(StateChange {
-            ts: row.start_ns,
-            task,
-            state: row.state,
-        }))
+            }))
+        } else if said || row.state == TaskStateKind::Running {
+            None
+        } else {
+            idx.map(|task| {
+                StateStep::Change(StateChange {
+                    ts: row.start_ns,
+                    task,
+                    state: row.state,
+                })
+            })
+        };
+        self.next = self.rows.next().map(StateRow::of);
+        step
     }
 
     /// Rows not consumed yet.
