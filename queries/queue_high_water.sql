@@ -2,6 +2,8 @@
 --
 -- A queue's level is known from its first operation that states it
 -- (len_after) and lasts until its next such operation or the end of the trace.
+-- Operations at the same time are taken in the order they happened, the
+-- rowid order of queue_ops_stored (the view queue_ops has no rowid).
 --
 -- Columns:
 --   queue_id       the queue
@@ -23,7 +25,7 @@ WITH levels AS (
   SELECT queue_id, len_after,
     COALESCE(LEAD(ts_ns) OVER (PARTITION BY queue_id ORDER BY ts_ns, rowid),
              (SELECT duration_ns FROM trace_info)) - ts_ns AS held_ns
-  FROM queue_ops WHERE len_after IS NOT NULL
+  FROM queue_ops_stored WHERE len_after IS NOT NULL
 ), ops AS (
   SELECT queue_id,
     SUM(CASE WHEN op IN ('send', 'overwrite') THEN 1 ELSE 0 END) AS sends,

@@ -3,9 +3,11 @@
 
 use std::fs::File;
 use std::io::{self, IsTerminal};
-use std::path::PathBuf;
-use std::sync::atomic::AtomicBool;
+use std::panic;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
+use std::thread::{self, JoinHandle};
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 use signal_hook::flag;
@@ -21,10 +23,18 @@ pub struct Options {
     /// The file the bytes are written to.
     pub output: PathBuf,
     pub limits: Limits,
+    /// Show the file being written in `tband-tui`'s follow view.
+    pub tui: bool,
 }
 
 /// Records until the source ends, a limit is reached or the user presses
 /// Ctrl-C; every byte received is in the file whether it ends well or not.
+///
+/// With [`Options::tui`], `tband-tui`'s follow view of the file runs in
+/// this terminal on a thread of its own while the recording goes on, with
+/// no status line; quitting the view stops the recording (as Ctrl-C
+/// would), and a recording that ends first leaves the view open until it is
+/// quit. The summary is printed once the view is gone.
 pub fn run(options: &Options) -> Result<(), String> {
     let stop = stop_on_signals().map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
     let mut source = options.source.open()?;
@@ -32,15 +42,29 @@ pub fn run(options: &Options) -> Result<(), String> {
     let mut out =
         File::create(file).map_err(|e| format!("cannot create {}: {e}", file.display()))?;
     let stderr = io::stderr();
-    let terminal = stderr.is_terminal();
-    let mut status = Status::new(stderr.lock(), terminal);
+    let terminal = stderr.is_terminal() && !options.tui;
+    // Not locked for the whole run: the view's thread may write to stderr.
+    let mut status = Status::new(stderr, terminal);
+    let viewer = options.tui.then(|| view(file, Arc::clone(&stop)));
     let (progress, end) = record(&mut *source, &mut out, &options.limits, &stop, |p| {
-        status.update(p)
+        if !options.tui {
+            status.update(p)
+        }
     });
+    let viewed = viewer.map_or(Ok(()), |viewer| {
+        viewer
+            .join()
+            .unwrap_or_else(|panic| panic::resume_unwind(panic))
+    });
+    if options.tui {
+        // Now that the view is gone: the warning, if the stream does not
+        // look like a trace.
+        status.update(&progress);
+    }
     match end {
         Ok(end) => {
             status.finish(&progress, end, file);
-            Ok(())
+            viewed
         }
         Err(failure) => {
             status.clear_line();
@@ -56,6 +80,17 @@ pub fn run(options: &Options) -> Result<(), String> {
             })
         }
     }
+}
+
+/// Runs `tband-tui --follow FILE` on a thread of its own; when the view
+/// ends (the user quit, or it failed), `stop` stops the recording.
+fn view(file: &Path, stop: Arc<AtomicBool>) -> JoinHandle<Result<(), String>> {
+    let options = tband_tui::cli::Options::follow(file.display().to_string());
+    thread::spawn(move || {
+        let viewed = tband_tui::cli::run(&options);
+        stop.store(true, Ordering::Relaxed);
+        viewed
+    })
 }
 
 /// A flag raised by Ctrl-C (SIGINT) or SIGTERM, for the recording to stop

@@ -1,5 +1,6 @@
 //! `tband-capture`: records a running target's trace bytes to a file
-//! exactly as they arrive, from a serial port or a TCP socket, and tells
+//! exactly as they arrive, from a serial port, a TCP socket or an RTT
+//! channel read through a GDB server ([`rtt`], [`gdb`]), and tells
 //! while it runs what the stream holds so far.
 //!
 //! The recording ([`record`]) writes every read before the next one, so a
@@ -8,7 +9,12 @@
 //! the status line only: the file is never changed.
 
 pub mod cli;
+pub mod gdb;
+#[cfg(feature = "probe")]
+pub mod probe;
 pub mod record;
+pub mod rtt;
+pub mod rtt_stream;
 pub mod source;
 pub mod status;
 pub mod watch;

@@ -7,12 +7,15 @@ use std::time::Duration;
 use clap::{ArgGroup, Parser};
 use tband_capture::cli::{self, Options};
 use tband_capture::record::Limits;
-use tband_capture::source::Source;
+use tband_capture::rtt::Channel;
+use tband_capture::source::{ControlBlock, Source};
 use tband_cli::ToolCommand;
 
 /// Record a running target's tband trace to a file, byte for byte as
-/// received, from a serial port or a TCP socket (a target with Ethernet,
-/// QEMU's `-serial tcp::PORT,server`, OpenOCD's RTT server).
+/// received, from a serial port, a TCP socket (a target with Ethernet,
+/// QEMU's `-serial tcp::PORT,server`, OpenOCD's RTT server), or an RTT
+/// channel read through a GDB server (QEMU's gdbstub, OpenOCD, pyOCD,
+/// J-Link's GDB server) or a debug probe (probe-rs).
 ///
 /// Stops on Ctrl-C, after --duration or --bytes, or when the other side
 /// closes; every byte received is in the file. While it runs, stderr shows
@@ -23,7 +26,8 @@ use tband_cli::ToolCommand;
     version,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    group(ArgGroup::new("source").required(true).args(["tcp", "serial"]))
+    group(ArgGroup::new("source").required(true).args(["tcp", "serial", "gdb", "probe"])),
+    group(ArgGroup::new("control_block").args(["elf", "scan_ram"]).conflicts_with_all(["tcp", "serial"]))
 )]
 struct Cli {
     #[command(subcommand)]
@@ -41,6 +45,42 @@ struct Cli {
     #[arg(long, value_name = "N", requires = "serial")]
     baud: Option<u32>,
 
+    /// Read an RTT up channel through the GDB server at HOST:PORT, which
+    /// halts the target for each read (with --elf or --scan-ram).
+    #[arg(long, value_name = "HOST:PORT", requires = "control_block")]
+    gdb: Option<String>,
+
+    /// Read an RTT up channel through a debug probe (probe-rs), without
+    /// halting the target: the only probe connected, or the one given as
+    /// VID:PID[:SERIAL] (with --chip, and --elf or --scan-ram).
+    #[arg(
+        long,
+        value_name = "VID:PID[:SERIAL]",
+        num_args = 0..=1,
+        default_missing_value = "",
+        requires_all = ["chip", "control_block"]
+    )]
+    probe: Option<String>,
+
+    /// The chip behind the probe, as probe-rs names it (e.g. STM32F407VGTx;
+    /// `probe-rs chip list` lists them).
+    #[arg(long, value_name = "NAME")]
+    chip: Option<String>,
+
+    /// The running firmware's ELF file, for the address of its RTT control
+    /// block (the `_SEGGER_RTT` symbol).
+    #[arg(long, value_name = "FILE")]
+    elf: Option<PathBuf>,
+
+    /// Look for the RTT control block in this range of target RAM, as
+    /// START:LENGTH (e.g. 0x20000000:0x10000).
+    #[arg(long, value_name = "START:LENGTH", value_parser = parse_range)]
+    scan_ram: Option<(u32, u32)>,
+
+    /// The RTT up channel to read, by name or number.
+    #[arg(long, value_name = "NAME|N", default_value = "tband", conflicts_with_all = ["tcp", "serial"])]
+    channel: String,
+
     /// The file to write the trace to.
     #[arg(short, long, value_name = "FILE", required = true)]
     output: Option<PathBuf>,
@@ -52,6 +92,12 @@ struct Cli {
     /// Stop after this many bytes.
     #[arg(long, value_name = "N")]
     bytes: Option<u64>,
+
+    /// Show the trace as it is recorded, in tband-tui's follow view in this
+    /// terminal (instead of the status line); quitting the view stops the
+    /// recording.
+    #[arg(long)]
+    tui: bool,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -59,6 +105,17 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok()
         .and_then(|s| Duration::try_from_secs_f64(s).ok())
         .ok_or_else(|| format!("`{text}` is not a number of seconds"))
+}
+
+fn parse_range(text: &str) -> Result<(u32, u32), String> {
+    let number = |n: &str| match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+        Some(hex) => u32::from_str_radix(hex, 16).ok(),
+        None => n.parse().ok(),
+    };
+    text.split_once(':')
+        .and_then(|(start, len)| Some((number(start)?, number(len)?)))
+        .filter(|&(_, len)| len > 0)
+        .ok_or_else(|| format!("`{text}` is not START:LENGTH, e.g. 0x20000000:0x10000"))
 }
 
 fn main() -> ExitCode {
@@ -74,10 +131,27 @@ fn main() -> ExitCode {
 
 impl From<Cli> for Options {
     fn from(cli: Cli) -> Options {
-        let source = match (cli.tcp, cli.serial, cli.baud) {
-            (Some(address), _, _) => Source::Tcp(address),
-            (None, Some(port), Some(baud)) => Source::Serial { port, baud },
-            _ => unreachable!("clap requires --tcp, or --serial with --baud"),
+        let control_block = match (cli.elf, cli.scan_ram) {
+            (Some(elf), _) => Some(ControlBlock::Elf(elf)),
+            (None, Some((start, len))) => Some(ControlBlock::Scan { start, len }),
+            (None, None) => None,
+        };
+        let channel = Channel::parse(&cli.channel);
+        let source = match (cli.tcp, cli.serial, cli.baud, cli.gdb, cli.probe) {
+            (Some(address), ..) => Source::Tcp(address),
+            (None, Some(port), Some(baud), ..) => Source::Serial { port, baud },
+            (None, None, _, Some(address), _) => Source::Gdb {
+                address,
+                control_block: control_block.expect("clap requires --elf or --scan-ram"),
+                channel,
+            },
+            (None, None, _, None, Some(probe)) => Source::Probe {
+                chip: cli.chip.expect("clap requires --chip"),
+                probe: Some(probe).filter(|p| !p.is_empty()),
+                control_block: control_block.expect("clap requires --elf or --scan-ram"),
+                channel,
+            },
+            _ => unreachable!("clap requires --tcp, --serial with --baud, --gdb or --probe"),
         };
         Options {
             source,
@@ -86,6 +160,7 @@ impl From<Cli> for Options {
                 duration: cli.duration,
                 bytes: cli.bytes,
             },
+            tui: cli.tui,
         }
     }
 }
@@ -131,6 +206,78 @@ mod tests {
             "t",
         ];
         assert!(parse(&both).is_err());
+    }
+
+    #[test]
+    fn gdb_needs_a_way_to_the_control_block() {
+        let options = parse(&["--gdb", "localhost:1234", "--elf", "fw.elf", "-o", "t"]);
+        assert_eq!(
+            options.unwrap().source,
+            Source::Gdb {
+                address: "localhost:1234".into(),
+                control_block: ControlBlock::Elf("fw.elf".into()),
+                channel: Channel::Name("tband".into()),
+            }
+        );
+        let scan = [
+            "--gdb",
+            "h:1",
+            "--scan-ram",
+            "0x20000000:65536",
+            "--channel",
+            "1",
+            "-o",
+            "t",
+        ];
+        assert_eq!(
+            parse(&scan).unwrap().source,
+            Source::Gdb {
+                address: "h:1".into(),
+                control_block: ControlBlock::Scan {
+                    start: 0x2000_0000,
+                    len: 0x1_0000
+                },
+                channel: Channel::Number(1),
+            }
+        );
+        assert!(parse(&["--gdb", "h:1", "-o", "t"]).is_err());
+        let probe = parse(&[
+            "--probe",
+            "--chip",
+            "nRF52840_xxAA",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ]);
+        assert_eq!(
+            probe.unwrap().source,
+            Source::Probe {
+                chip: "nRF52840_xxAA".into(),
+                probe: None,
+                control_block: ControlBlock::Elf("fw".into()),
+                channel: Channel::Name("tband".into()),
+            }
+        );
+        let chosen = parse(&[
+            "--probe=1366:1051:000683",
+            "--chip",
+            "x",
+            "--scan-ram",
+            "0x20000000:0x100",
+            "-o",
+            "t",
+        ]);
+        assert!(matches!(
+            chosen.unwrap().source,
+            Source::Probe { probe: Some(p), .. } if p == "1366:1051:000683"
+        ));
+        assert!(parse(&["--probe", "--elf", "fw", "-o", "t"]).is_err());
+        assert!(parse(&["--probe", "--chip", "x", "-o", "t"]).is_err());
+        assert!(parse(&["--tcp", "h:1", "--elf", "fw.elf", "-o", "t"]).is_err());
+        for bad in ["0x20000000", "x:1", "0x20000000:0"] {
+            assert!(parse(&["--gdb", "h:1", "--scan-ram", bad, "-o", "t"]).is_err());
+        }
     }
 
     #[test]

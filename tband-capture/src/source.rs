@@ -1,10 +1,16 @@
-//! Where the trace bytes come from: a TCP socket or a serial port, opened
-//! with a short read timeout so that the recording can stop between reads.
+//! Where the trace bytes come from: a TCP socket, a serial port, or an RTT
+//! channel read through a GDB server; each read returns within a short
+//! time so that the recording can stop between reads.
 
 use std::fmt;
 use std::io::{self, Read};
 use std::net::TcpStream;
+use std::path::PathBuf;
 use std::time::Duration;
+
+use crate::gdb::Gdb;
+use crate::rtt::{Channel, Location};
+use crate::rtt_stream::RttStream;
 
 /// How long one read waits for bytes before the recording checks whether
 /// it should stop.
@@ -17,6 +23,38 @@ pub enum Source {
     Tcp(String),
     /// A serial port (its device path) and its baud rate.
     Serial { port: String, baud: u32 },
+    /// An RTT up channel, read through the GDB server at `address`.
+    Gdb {
+        address: String,
+        control_block: ControlBlock,
+        channel: Channel,
+    },
+    /// An RTT up channel, read through a debug probe attached to `chip`
+    /// (`probe`: which one, as `VID:PID[:SERIAL]`; none: the only one).
+    Probe {
+        chip: String,
+        probe: Option<String>,
+        control_block: ControlBlock,
+        channel: Channel,
+    },
+}
+
+/// How to find the RTT control block, as the command line says it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ControlBlock {
+    /// From the `_SEGGER_RTT` symbol of the firmware's ELF file.
+    Elf(PathBuf),
+    /// By its magic, in this range of target RAM.
+    Scan { start: u32, len: u32 },
+}
+
+impl ControlBlock {
+    fn location(&self) -> Result<Location, String> {
+        match self {
+            ControlBlock::Elf(path) => Location::from_elf(path),
+            &ControlBlock::Scan { start, len } => Ok(Location::Scan { start, len }),
+        }
+    }
 }
 
 impl fmt::Display for Source {
@@ -24,6 +62,8 @@ impl fmt::Display for Source {
         match self {
             Source::Tcp(address) => write!(f, "{address}"),
             Source::Serial { port, .. } => write!(f, "{port}"),
+            Source::Gdb { address, .. } => write!(f, "{address}"),
+            Source::Probe { chip, .. } => write!(f, "the probe on the {chip}"),
         }
     }
 }
@@ -59,6 +99,37 @@ impl Source {
                     })?;
                 Ok(serial)
             }
+            Source::Gdb {
+                address,
+                control_block,
+                channel,
+            } => {
+                let location = control_block.location()?;
+                let gdb = Gdb::connect(address).map_err(|e| {
+                    format!(
+                        "cannot attach to the GDB server at {address}: {}; check that QEMU (-gdb), \
+                         OpenOCD, pyOCD or the J-Link GDB server is listening there",
+                        reason(&e)
+                    )
+                })?;
+                Ok(Box::new(RttStream::new(gdb, location, channel.clone())))
+            }
+            #[cfg(feature = "probe")]
+            Source::Probe {
+                chip,
+                probe,
+                control_block,
+                channel,
+            } => {
+                let location = control_block.location()?;
+                let probe = crate::probe::Probe::attach(chip, probe.as_deref())?;
+                Ok(Box::new(RttStream::new(probe, location, channel.clone())))
+            }
+            #[cfg(not(feature = "probe"))]
+            Source::Probe { .. } => Err("this tband-capture was built without probe-rs; \
+                                         install it with `cargo install --path tband-capture \
+                                         --features probe`"
+                .into()),
         }
     }
 
@@ -72,6 +143,16 @@ impl Source {
             ),
             Source::Serial { port, .. } => format!(
                 "reading {port} failed ({}); check that the device is still plugged in",
+                reason(error)
+            ),
+            Source::Gdb { address, .. } => format!(
+                "reading RTT through the GDB server at {address} failed ({}); check that the \
+                 target and the server are still running",
+                reason(error)
+            ),
+            Source::Probe { chip, .. } => format!(
+                "reading RTT through the probe failed ({}); check that the probe is still \
+                 plugged in and the {chip} powered",
                 reason(error)
             ),
         }

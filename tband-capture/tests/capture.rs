@@ -255,6 +255,69 @@ fn a_refused_connection_is_one_sentence() {
     assert!(!file.exists());
 }
 
+/// Runs the binary with `args` and the output file in `dir`; checks that it
+/// failed with one line starting with `start`, and returns the line.
+fn fails_with(dir: &tempfile::TempDir, args: &[&str], start: &str) -> String {
+    let (_, path) = output_in(dir);
+    let mut all = args.to_vec();
+    all.extend(["-o", &path]);
+    let (output, stderr) = finished(capture(&all));
+    assert!(!output.status.success());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with(start), "{stderr}");
+    stderr
+}
+
+#[test]
+fn gdb_errors_are_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let address = {
+        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        listener.local_addr().unwrap().to_string()
+    };
+    // An ELF of the host without RTT: this test's own binary.
+    let no_rtt = std::env::current_exe().unwrap();
+    let no_rtt = no_rtt.to_str().unwrap();
+    fails_with(
+        &dir,
+        &["--gdb", &address, "--elf", no_rtt],
+        &format!("tband-capture: {no_rtt} has no _SEGGER_RTT symbol; check"),
+    );
+    let text = dir.path().join("notes.txt");
+    fs::write(&text, "not an ELF").unwrap();
+    let text = text.to_str().unwrap();
+    fails_with(
+        &dir,
+        &["--gdb", &address, "--elf", text],
+        &format!("tband-capture: {text} is not an ELF file"),
+    );
+    fails_with(
+        &dir,
+        &["--gdb", &address, "--scan-ram", "0x20000000:0x10000"],
+        &format!(
+            "tband-capture: cannot attach to the GDB server at {address}: connection refused; check"
+        ),
+    );
+}
+
+#[test]
+fn a_probe_that_is_not_there_is_one_sentence() {
+    let dir = tempfile::tempdir().unwrap();
+    let expected = if cfg!(feature = "probe") {
+        "tband-capture: no debug probe found; check"
+    } else {
+        "tband-capture: this tband-capture was built without probe-rs; install it with"
+    };
+    let args = [
+        "--probe",
+        "--chip",
+        "STM32F407VGTx",
+        "--scan-ram",
+        "0x20000000:0x100",
+    ];
+    fails_with(&dir, &args, expected);
+}
+
 #[test]
 fn a_missing_serial_device_is_one_sentence() {
     let dir = tempfile::tempdir().unwrap();
@@ -344,4 +407,56 @@ fn on_a_terminal_the_status_line_is_redrawn_in_place() {
     let bytes = format!("tband-capture: {} bytes to ", trace.len());
     assert!(summary.starts_with(&bytes), "{shown:?}");
     assert!(summary.ends_with("the duration was reached\n"), "{shown:?}");
+}
+
+#[path = "../../tests/tmux/session.rs"]
+mod session;
+
+/// `--tui` in a terminal (tmux): the follow view shows the trace as it
+/// arrives, quitting it stops the recording, and the summary comes after.
+#[test]
+fn the_tui_shows_the_recording_and_quitting_it_stops_it() {
+    let trace = demo();
+    let half = trace.len() / 2;
+    let (more, wait_for_more) = std::sync::mpsc::channel::<()>();
+    let sent = trace.clone();
+    let (address, server) = server(move |mut stream| {
+        send_unevenly(&mut stream, &sent[..half]);
+        let _ = wait_for_more.recv();
+        send_unevenly(&mut stream, &sent[half..]);
+        let mut byte = [0u8; 1];
+        while stream.read(&mut byte).is_ok_and(|n| n > 0) {}
+    });
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = output_in(&dir);
+    let err = dir.path().join("stderr.txt");
+    let exit = dir.path().join("exit.txt");
+    let command = format!(
+        "{} --tcp {address} -o {file} --tui 2>{}; echo $? >{}",
+        env!("CARGO_BIN_EXE_tband-capture"),
+        err.display(),
+        exit.display()
+    );
+    let Some(tmux) = session::Tmux::start("tband-capture-tui", &command) else {
+        drop(more);
+        server.join().unwrap();
+        return;
+    };
+    // All of the trace is 92.32 ms long.
+    let whole = "0ns..92.32ms (92.32ms)";
+    let screen = tmux.wait_for("the first half", |s| {
+        s.contains("prod0") && s.contains("keeps to the newest data")
+    });
+    assert!(!screen.contains(whole), "{screen}");
+    more.send(()).unwrap();
+    wait_for_size(&path, trace.len());
+    tmux.wait_for("the whole trace", |s| s.contains(whole));
+    tmux.quit();
+    server.join().unwrap();
+    assert_eq!(fs::read_to_string(&exit).unwrap().trim(), "0");
+    assert_eq!(fs::read(&path).unwrap(), trace);
+    let stderr = fs::read_to_string(&err).unwrap();
+    let summary = format!("tband-capture: {} bytes to {file}", trace.len());
+    assert!(stderr.starts_with(&summary), "{stderr}");
+    assert!(stderr.ends_with("stopped on request\n"), "{stderr}");
 }

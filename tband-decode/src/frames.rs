@@ -34,9 +34,14 @@ pub struct Frames<'a> {
 
 impl<'a> Frames<'a> {
     pub fn new(data: &'a [u8]) -> Self {
+        Frames::at(data, 0)
+    }
+
+    /// The frames of `data`, the part of a stream from offset `offset` on.
+    pub fn at(data: &'a [u8], offset: usize) -> Self {
         Frames {
             rest: data,
-            pos: 0,
+            pos: offset,
             empty_frames: 0,
         }
     }

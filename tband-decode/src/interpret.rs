@@ -7,7 +7,7 @@ use tband::{Event, FieldValue, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
 use crate::frames::FrameError;
-use crate::sequencer::{self, Clock, Position, Stream, Visitor};
+use crate::sequencer::{self, Clock, GrowingStream, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
     AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
@@ -75,11 +75,23 @@ impl DecodeThread {
 /// takes them in).
 pub fn build_model_with_progress(
     streams: &[Stream<'_>],
-    mut info: TraceInfo,
+    info: TraceInfo,
     decode_thread: DecodeThread,
     progress: &AtomicU64,
     events: Option<EventSink<'_>>,
 ) -> Model {
+    let (builder, clock) = start_model(streams, info);
+    // A pass of its own for each: the one that hands nothing on pays nothing.
+    match events {
+        Some(events) => interpret(streams, &clock, decode_thread, builder, progress, events),
+        None => interpret(streams, &clock, decode_thread, builder, progress, NoSink),
+    }
+}
+
+/// The builder of the model of `streams`, its trace facts set, and the
+/// clock of their events: the timer resolution they state (wherever they
+/// state it) and their first timestamp.
+fn start_model(streams: &[Stream<'_>], mut info: TraceInfo) -> (ModelBuilder, Clock) {
     let mut builder = ModelBuilder::default();
     let ns_per_tick = sequencer::find_ts_resolution(streams);
     info.format = "tband".into();
@@ -102,11 +114,7 @@ pub fn build_model_with_progress(
             "the trace has no ts_resolution_ns event; 1 ns per tick assumed".into(),
         );
     }
-    // A pass of its own for each: the one that hands nothing on pays nothing.
-    match events {
-        Some(events) => interpret(streams, &clock, decode_thread, builder, progress, events),
-        None => interpret(streams, &clock, decode_thread, builder, progress, NoSink),
-    }
+    (builder, clock)
 }
 
 /// The pass over the streams on `decode_thread` that builds the model with
@@ -119,17 +127,7 @@ fn interpret<H: HandOn>(
     progress: &AtomicU64,
     events: H,
 ) -> Model {
-    let mut interpreter = Interpreter {
-        b: builder,
-        streams: streams.len(),
-        invalid_run: vec![None; streams.len()],
-        open_invalid_runs: 0,
-        metadata_cores: Vec::new(),
-        invalid: 0,
-        progress,
-        read: vec![0; streams.len()],
-        events,
-    };
+    let mut interpreter = Interpreter::new(builder, streams.len(), Some(progress), events);
     let counts = match decode_thread {
         DecodeThread::Calling => sequencer::sequence(streams, clock, &mut interpreter),
         DecodeThread::Second => sequence_on_decode_thread(streams, clock, &mut interpreter),
@@ -137,6 +135,141 @@ fn interpret<H: HandOn>(
     interpreter.finish(counts.records)
 }
 
+/// A tband stream modelled as it grows (a file another process appends
+/// to), read piece by piece, with the model of what has been read lent out
+/// between pieces ([`take_so_far`](Self::take_so_far)). Once the stream is
+/// read to its end, [`finish`](Self::finish) gives the model
+/// [`build_model`] makes of it whole.
+pub struct GrowingTrace {
+    info: TraceInfo,
+    core: u32,
+    state: Growing,
+}
+
+enum Growing {
+    /// No timed event yet, so no clock: the pieces read so far are kept.
+    BeforeTime(Vec<u8>),
+    Timed(Box<Timed>),
+}
+
+/// A growing stream whose clock is set.
+struct Timed {
+    interpreter: Interpreter<'static, NoSink>,
+    stream: GrowingStream,
+    clock: Clock,
+    /// Where the next piece starts in the stream.
+    read_to: usize,
+}
+
+impl Timed {
+    fn read(&mut self, piece: &[u8]) {
+        let (clock, offset) = (self.clock, self.read_to);
+        self.stream
+            .read(piece, offset, &clock, &mut self.interpreter);
+        self.read_to += piece.len();
+    }
+
+    /// Sets the counts of the pass so far in the model's facts.
+    fn count(&mut self) {
+        let invalid = self.interpreter.invalid;
+        let info = self.interpreter.b.info_mut();
+        info.events = self.stream.records();
+        info.invalid_frames = invalid;
+    }
+}
+
+/// What reading a piece of a growing stream came to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum PieceRead {
+    Read,
+    /// The piece states the timer resolution that the stream had not stated
+    /// before its first events: the times read so far are wrong. Nothing
+    /// of the piece was read; the model must be made again from the
+    /// stream's start.
+    ResolutionCameLate,
+}
+
+impl GrowingTrace {
+    /// A stream whose events belong to `core` (until a `core_id` event
+    /// says otherwise); `info` as for [`build_model`].
+    pub fn new(core: u32, info: TraceInfo) -> Self {
+        GrowingTrace {
+            info,
+            core,
+            state: Growing::BeforeTime(Vec::new()),
+        }
+    }
+
+    /// Reads `piece`, the stream's bytes from where the last piece ended.
+    /// A piece that ends inside a frame makes that frame invalid: only the
+    /// last piece of a stream should.
+    pub fn read(&mut self, piece: &[u8]) -> PieceRead {
+        match &mut self.state {
+            Growing::BeforeTime(before) => {
+                let timed = sequencer::first_timestamp(&[Stream::new(piece, self.core)]);
+                before.extend_from_slice(piece);
+                if timed.is_some() {
+                    let bytes = std::mem::take(before);
+                    let streams = [Stream::new(&bytes, self.core)];
+                    let (builder, clock) = start_model(&streams, self.info.clone());
+                    let mut timed = Timed {
+                        interpreter: Interpreter::new(builder, 1, None, NoSink),
+                        stream: GrowingStream::new(self.core),
+                        clock,
+                        read_to: 0,
+                    };
+                    timed.read(&bytes);
+                    self.state = Growing::Timed(Box::new(timed));
+                }
+                PieceRead::Read
+            }
+            Growing::Timed(timed) => {
+                let known = timed.interpreter.b.info_mut().ns_per_tick_known;
+                if !known && sequencer::find_ts_resolution(&[Stream::new(piece, 0)]).is_some() {
+                    return PieceRead::ResolutionCameLate;
+                }
+                timed.read(piece);
+                PieceRead::Read
+            }
+        }
+    }
+
+    /// The model of what has been read, lent out as
+    /// [`ModelBuilder::take_so_far`] lends it: hand it back with
+    /// [`resume`](Self::resume) before the next piece. A run of invalid
+    /// frames still going on is counted but not yet an anomaly.
+    pub fn take_so_far(&mut self) -> Model {
+        match &mut self.state {
+            Growing::BeforeTime(_) => Model {
+                info: self.info.clone(),
+                ..Model::default()
+            },
+            Growing::Timed(timed) => {
+                timed.count();
+                timed.interpreter.b.take_so_far()
+            }
+        }
+    }
+
+    /// Takes back the model [`take_so_far`](Self::take_so_far) lent out.
+    pub fn resume(&mut self, model: Model) {
+        if let Growing::Timed(timed) = &mut self.state {
+            timed.interpreter.b.resume(model);
+        }
+    }
+
+    /// The model of the stream read to its end.
+    pub fn finish(self) -> Model {
+        match self.state {
+            Growing::BeforeTime(bytes) => build_model(&[Stream::new(&bytes, self.core)], self.info),
+            Growing::Timed(timed) => {
+                let records = timed.stream.records();
+                timed.interpreter.finish(records)
+            }
+        }
+    }
+}
 /// Applies a metadata event; metadata describes static things, so where it
 /// stands in the stream does not matter (the timer resolution is read
 /// before the pass, see [`sequencer::find_ts_resolution`]).
@@ -179,7 +312,8 @@ struct Interpreter<'p, H> {
     /// Cores that metadata was recorded for.
     metadata_cores: Vec<u32>,
     invalid: u64,
-    progress: &'p AtomicU64,
+    /// Where the bytes read so far are kept for another thread, if anywhere.
+    progress: Option<&'p AtomicU64>,
     /// Per stream: the offset reached when the progress was last updated.
     read: Vec<usize>,
     /// Where each event goes as a raw event before it is interpreted.
@@ -206,7 +340,21 @@ struct InvalidRun {
     reason: String,
 }
 
-impl<H> Interpreter<'_, H> {
+impl<'p, H> Interpreter<'p, H> {
+    fn new(b: ModelBuilder, streams: usize, progress: Option<&'p AtomicU64>, events: H) -> Self {
+        Interpreter {
+            b,
+            streams,
+            invalid_run: vec![None; streams],
+            open_invalid_runs: 0,
+            metadata_cores: Vec::new(),
+            invalid: 0,
+            progress,
+            read: vec![0; streams],
+            events,
+        }
+    }
+
     /// Reports the stream's open run of invalid frames, if any. Every
     /// event calls this, so it looks no further while its stream has no run
     /// open, and the report is out of line.
@@ -573,7 +721,9 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
             *read = offset;
         }
         let total: usize = self.read.iter().sum();
-        self.progress.store(total as u64, Ordering::Relaxed);
+        if let Some(progress) = self.progress {
+            progress.store(total as u64, Ordering::Relaxed);
+        }
     }
 }
 

@@ -261,6 +261,59 @@ fn pass(cursors: &mut [Cursor<'_>], clock: &Clock, clocks: &mut CoreClocks, v: &
     }
 }
 
+/// One stream read as it grows (a file another process appends to): each
+/// piece visited as [`sequence`] visits the stream whole, the core, the
+/// clock of each core and the count of records carried from piece to
+/// piece. A piece that ends inside a frame makes that frame invalid, so
+/// pieces should end after a delimiter.
+pub struct GrowingStream {
+    core: u32,
+    clocks: CoreClocks,
+    scratch: Vec<u8>,
+    records: u64,
+}
+
+impl GrowingStream {
+    /// A stream whose events belong to `core` until a `core_id` event says
+    /// otherwise.
+    pub fn new(core: u32) -> Self {
+        GrowingStream {
+            core,
+            clocks: CoreClocks::default(),
+            scratch: Vec::new(),
+            records: 0,
+        }
+    }
+
+    /// Visits the frames of `piece`, the stream's bytes from `offset` on
+    /// (where the last piece ended). No progress is reported.
+    pub fn read(&mut self, piece: &[u8], offset: usize, clock: &Clock, v: &mut impl Visitor) {
+        let mut cursor = Cursor {
+            frames: Frames::at(piece, offset),
+            scratch: std::mem::take(&mut self.scratch),
+            core: self.core,
+            source: None,
+            next_progress: usize::MAX,
+            records: self.records,
+            head: None,
+        };
+        pass(
+            std::slice::from_mut(&mut cursor),
+            clock,
+            &mut self.clocks,
+            v,
+        );
+        self.core = cursor.core;
+        self.records = cursor.records;
+        self.scratch = cursor.scratch;
+    }
+
+    /// Frames decoded into records so far, all of them visited.
+    pub fn records(&self) -> u64 {
+        self.records
+    }
+}
+
 fn cursors<'a>(streams: &[Stream<'a>]) -> Vec<Cursor<'a>> {
     streams
         .iter()
@@ -727,5 +780,34 @@ pub(crate) mod tests {
         let streams = [Stream::new(&empty, 0), Stream::new(&bytes, 1)];
         assert_eq!(find_ts_resolution(&streams), Some(250));
         assert_eq!(find_ts_resolution(&streams[..1]), None);
+    }
+
+    #[test]
+    fn a_stream_read_in_pieces_is_visited_as_it_is_whole() {
+        let bytes = damaged_streams(1).remove(0);
+        let streams = [Stream::new(&bytes, 0)];
+        let clock = Clock {
+            ns_per_tick: 10,
+            first_raw: first_timestamp(&streams).unwrap(),
+        };
+        let mut whole = FullLog::default();
+        let counts = sequence(&streams, &clock, &mut whole);
+        whole.0.retain(|l| !l.contains(" read to "));
+        // Pieces of every size from a byte to a few thousand, each ending
+        // after a delimiter but the last.
+        let mut pieces = FullLog::default();
+        let mut growing = GrowingStream::new(0);
+        let (mut from, mut size) = (0, 1);
+        while from < bytes.len() {
+            let cut = (from + size).min(bytes.len());
+            let end = bytes[cut..]
+                .iter()
+                .position(|&b| b == 0)
+                .map_or(bytes.len(), |zero| cut + zero + 1);
+            growing.read(&bytes[from..end], from, &clock, &mut pieces);
+            (from, size) = (end, size * 3 % 5000 + 1);
+        }
+        assert_eq!(growing.records(), counts.records);
+        assert_eq!(pieces, whole);
     }
 }

@@ -126,11 +126,11 @@ fn marker_track(markers: &mut MarkerTracks, (id, task, kind): MarkerKey) -> &mut
 }
 
 /// Every marker's track, ordered by task (global first), kind and id.
-fn sorted_markers(markers: MarkerTracks) -> Vec<(MarkerKey, MarkerTrack)> {
-    let mut sorted: Vec<(MarkerKey, MarkerTrack)> = markers
-        .into_entries()
+fn sorted_markers(markers: &MarkerTracks) -> Vec<(MarkerKey, &MarkerTrack)> {
+    let mut sorted: Vec<(MarkerKey, &MarkerTrack)> = markers
+        .iter()
         .flat_map(|(task, ids)| {
-            ids.into_entries()
+            ids.iter()
                 .map(move |((id, kind), track)| ((id, task, kind), track))
         })
         .collect();
@@ -763,40 +763,9 @@ impl ModelBuilder {
     /// Closes everything still open at the last event and returns the model.
     pub fn finish(mut self) -> Model {
         let end = self.last_ns;
+        self.set_open_ends(OpenEnds::ClosedAt(end));
         let m = &mut self.model;
-        m.info.duration_ns = end;
-        let cores = std::mem::take(&mut self.cores).into_sorted();
-        for (_, track) in &cores {
-            if let Some((_, row)) = track.running {
-                m.sched_slices.update(row, |s| {
-                    s.end_ns = end.max(s.start_ns);
-                    s.truncated = true;
-                });
-            }
-            for open in &track.isr_stack {
-                m.isr_slices.update(open.row, |s| {
-                    s.end_ns = end.max(s.start_ns);
-                    s.truncated = true;
-                });
-            }
-        }
-        let tasks = std::mem::take(&mut self.tasks).into_sorted();
-        for (_, track) in &tasks {
-            if let Some((_, row)) = track.state {
-                m.task_states.update(row, |s| {
-                    s.end_ns = end.max(s.start_ns);
-                    s.truncated = true;
-                });
-            }
-        }
-        let markers = sorted_markers(std::mem::take(&mut self.markers));
-        for ((marker, _, _), track) in &markers {
-            for &row in &track.open {
-                m.marker_spans.update(row, |s| {
-                    s.end_ns = end.max(s.start_ns);
-                    s.truncated = true;
-                });
-            }
+        for ((marker, _, _), track) in sorted_markers(&self.markers) {
             if let Some(first) = track.open.first().and_then(|&row| m.marker_spans.get(row)) {
                 m.anomalies.push(Anomaly {
                     start_ns: first.start_ns,
@@ -808,74 +777,8 @@ impl ModelBuilder {
                 });
             }
         }
-        let queues = std::mem::take(&mut self.queues).into_sorted();
-        for (_, track) in &queues {
-            if let Some((_, row)) = track.holder {
-                m.mutex_holds.update(row, |h| {
-                    h.end_ns = end.max(h.start_ns);
-                    h.truncated = true;
-                });
-            }
-        }
-
-        m.cores = cores
-            .iter()
-            .map(|(core_id, t)| Core {
-                core_id: *core_id,
-                idle_task_id: t.idle_task,
-            })
-            .collect();
-        m.tasks = tasks
-            .into_iter()
-            .map(|(task_id, t)| Task {
-                task_id,
-                name: t.name.unwrap_or_else(|| format!("task {task_id}")),
-                kind: t.kind.unwrap_or(TaskKind::Normal),
-                created_ns: t.created_ns,
-                deleted_ns: t.deleted_ns,
-                stack_size: t.stack_size,
-                ever_waited: t.ever_waited,
-            })
-            .collect();
-        let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
-        for (core_id, track) in &cores {
-            isr_keys.extend(track.isrs_entered.iter().map(|(isr_id, ())| IsrKey {
-                core_id: *core_id,
-                isr_id,
-            }));
-        }
-        isr_keys.sort_unstable();
-        isr_keys.dedup();
-        m.isrs = isr_keys
-            .into_iter()
-            .map(|key| Isr {
-                core_id: key.core_id,
-                isr_id: key.isr_id,
-                name: self
-                    .isr_names
-                    .remove(&key)
-                    .unwrap_or_else(|| format!("isr {}", key.isr_id)),
-            })
-            .collect();
-        m.markers = markers
-            .into_iter()
-            .map(|((marker_id, task_id, kind), t)| Marker {
-                marker_id,
-                task_id,
-                kind,
-                name: t.name.unwrap_or_else(|| format!("marker {marker_id}")),
-            })
-            .collect();
-        m.queues = queues
-            .into_iter()
-            .map(|(queue_id, t)| Queue {
-                queue_id,
-                name: t.name.unwrap_or_else(|| format!("queue {queue_id}")),
-                kind: t.kind.unwrap_or(QueueKind::Unknown),
-                capacity: t.capacity,
-                high_water: t.high_water,
-            })
-            .collect();
+        self.fill_lists();
+        let m = &mut self.model;
         let mut mutexes: IdIndex<u32, bool> = IdIndex::default();
         for queue in &m.queues {
             *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
@@ -886,6 +789,175 @@ impl ModelBuilder {
         }
         m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         self.model
+    }
+
+    /// The model of the calls so far, lent out while more may come (a trace
+    /// read as it grows): what is still open is shown closed at the last
+    /// event and flagged truncated, as [`finish`](Self::finish) closes it,
+    /// and the lists of cores, tasks, ISRs, markers and queues are filled.
+    /// Unlike `finish` it judges nothing that more calls could change: no
+    /// marker span is called never closed, and the mutex holds of queues
+    /// not (yet) known to be mutexes stay. Hand the model back with
+    /// [`resume`](Self::resume) before the next call.
+    pub fn take_so_far(&mut self) -> Model {
+        self.set_open_ends(OpenEnds::ClosedAt(self.last_ns));
+        self.fill_lists();
+        // A stable sort: sorting again later, with more rows, orders them
+        // as one sort at the end would.
+        let m = &mut self.model;
+        m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
+        std::mem::take(&mut self.model)
+    }
+
+    /// Takes back the model [`take_so_far`](Self::take_so_far) lent out,
+    /// opening again what it closed, so that the calls go on.
+    pub fn resume(&mut self, model: Model) {
+        self.model = model;
+        self.set_open_ends(OpenEnds::Reopened);
+    }
+
+    /// Ends (or opens again) the rows of everything still open: running
+    /// slices, ISRs, task states, marker spans, mutex holds.
+    fn set_open_ends(&mut self, ends: OpenEnds) {
+        let m = &mut self.model;
+        if let OpenEnds::ClosedAt(end) = ends {
+            m.info.duration_ns = end;
+        }
+        for track in self.cores.values() {
+            if let Some((_, row)) = track.running {
+                m.sched_slices.update(row, |s| {
+                    ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
+                });
+            }
+            for open in &track.isr_stack {
+                m.isr_slices.update(open.row, |s| {
+                    ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
+                });
+            }
+        }
+        for track in self.tasks.values() {
+            if let Some((_, row)) = track.state {
+                m.task_states.update(row, |s| {
+                    ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
+                });
+            }
+        }
+        for track in self.markers.values().flat_map(IdIndex::values) {
+            for &row in &track.open {
+                m.marker_spans.update(row, |s| {
+                    ends.apply(s.start_ns, &mut s.end_ns, &mut s.truncated)
+                });
+            }
+        }
+        for track in self.queues.values() {
+            if let Some((_, row)) = track.holder {
+                m.mutex_holds.update(row, |h| {
+                    ends.apply(h.start_ns, &mut h.end_ns, &mut h.truncated)
+                });
+            }
+        }
+    }
+
+    /// Fills the model's lists of cores, tasks, ISRs, markers and queues
+    /// from what is known of them.
+    fn fill_lists(&mut self) {
+        let m = &mut self.model;
+        let cores = self.cores.sorted();
+        m.cores = cores
+            .iter()
+            .map(|&(core_id, t)| Core {
+                core_id,
+                idle_task_id: t.idle_task,
+            })
+            .collect();
+        m.tasks = self
+            .tasks
+            .sorted()
+            .into_iter()
+            .map(|(task_id, t)| Task {
+                task_id,
+                name: t.name.clone().unwrap_or_else(|| format!("task {task_id}")),
+                kind: t.kind.unwrap_or(TaskKind::Normal),
+                created_ns: t.created_ns,
+                deleted_ns: t.deleted_ns,
+                stack_size: t.stack_size,
+                ever_waited: t.ever_waited,
+            })
+            .collect();
+        let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
+        for &(core_id, track) in &cores {
+            isr_keys.extend(
+                track
+                    .isrs_entered
+                    .iter()
+                    .map(|(isr_id, ())| IsrKey { core_id, isr_id }),
+            );
+        }
+        isr_keys.sort_unstable();
+        isr_keys.dedup();
+        m.isrs = isr_keys
+            .into_iter()
+            .map(|key| Isr {
+                core_id: key.core_id,
+                isr_id: key.isr_id,
+                name: self
+                    .isr_names
+                    .get(&key)
+                    .cloned()
+                    .unwrap_or_else(|| format!("isr {}", key.isr_id)),
+            })
+            .collect();
+        m.markers = sorted_markers(&self.markers)
+            .into_iter()
+            .map(|((marker_id, task_id, kind), t)| Marker {
+                marker_id,
+                task_id,
+                kind,
+                name: t
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("marker {marker_id}")),
+            })
+            .collect();
+        m.queues = self
+            .queues
+            .sorted()
+            .into_iter()
+            .map(|(queue_id, t)| Queue {
+                queue_id,
+                name: t
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("queue {queue_id}")),
+                kind: t.kind.unwrap_or(QueueKind::Unknown),
+                capacity: t.capacity,
+                high_water: t.high_water,
+            })
+            .collect();
+    }
+}
+
+/// What [`ModelBuilder::set_open_ends`] does to the rows still open.
+#[derive(Clone, Copy)]
+enum OpenEnds {
+    /// Ends them at this time, flagged truncated.
+    ClosedAt(u64),
+    /// Opens them again: no end yet, not truncated.
+    Reopened,
+}
+
+impl OpenEnds {
+    fn apply(self, start: u64, end: &mut u64, truncated: &mut bool) {
+        match self {
+            OpenEnds::ClosedAt(t) => {
+                *end = t.max(start);
+                *truncated = true;
+            }
+            OpenEnds::Reopened => {
+                *end = start;
+                *truncated = false;
+            }
+        }
     }
 }
 
@@ -1216,5 +1288,45 @@ mod tests {
         );
         // Blocked for no time is blocked.
         assert!(m.task(1).unwrap().ever_waited);
+    }
+
+    /// Calls on a builder, each given the step it is: a bit of every kind
+    /// of row that opens and closes.
+    fn call(b: &mut ModelBuilder, step: u64) {
+        let t = step * 10;
+        b.event_at(0, t);
+        match step % 8 {
+            0 => b.task_switched_in(t, 0, 1 + (step / 8 % 3) as u32),
+            1 => b.isr_enter(t, 0, 4),
+            2 => b.isr_exit(t, 0, 4),
+            3 => b.marker_begin(t, 2, None, StrId::EMPTY),
+            4 => b.queue_op(t, 0, 7, QueueOpKind::Receive, false, Some(0)),
+            5 => b.marker_end(t, 0, 2, None),
+            6 => b.queue_op(t, 0, 7, QueueOpKind::Send, false, Some(1)),
+            _ => b.task_ready(t, 0, 2),
+        }
+    }
+
+    #[test]
+    fn a_model_lent_out_between_calls_finishes_as_one_never_lent() {
+        let mut whole = ModelBuilder::default();
+        whole.set_queue_kind(7, QueueKind::Mutex);
+        let mut lent = ModelBuilder::default();
+        lent.set_queue_kind(7, QueueKind::Mutex);
+        for step in 0..100 {
+            call(&mut whole, step);
+            call(&mut lent, step);
+            let so_far = lent.take_so_far();
+            assert_eq!(so_far.info.duration_ns, step * 10);
+            // What is open is shown up to the last call, as if it ended there.
+            let last = so_far.sched_slices.last().unwrap();
+            assert_eq!((last.end_ns, last.truncated), (step * 10, true));
+            assert_eq!(so_far.anomaly_count(AnomalyKind::NeverClosed), 0);
+            lent.resume(so_far);
+        }
+        assert_eq!(
+            format!("{:?}", lent.finish()),
+            format!("{:?}", whole.finish())
+        );
     }
 }

@@ -219,20 +219,17 @@ impl<K: Key, V> IdIndex<K, V> {
             .chain(self.sparse.iter().map(|(&key, v)| (key, v)))
     }
 
-    /// Every key and its value, in the order of [`IdIndex::iter`].
-    pub fn into_entries(self) -> impl Iterator<Item = (K, V)> {
-        let dense = self.dense.into_iter().enumerate();
-        dense
-            .filter_map(|(place, v)| Some((K::at_place(place), v?)))
-            .chain(self.sparse)
+    /// The values, in the order of [`IdIndex::iter`].
+    pub fn values(&self) -> impl Iterator<Item = &V> {
+        self.iter().map(|(_, value)| value)
     }
 
     /// Every key and its value in key order.
-    pub fn into_sorted(self) -> Vec<(K, V)>
+    pub fn sorted(&self) -> Vec<(K, &V)>
     where
         K: Ord,
     {
-        let mut entries: Vec<(K, V)> = self.into_entries().collect();
+        let mut entries: Vec<(K, &V)> = self.iter().collect();
         entries.sort_by_key(|&(key, _)| key);
         entries
     }
@@ -258,8 +255,8 @@ mod tests {
             *v += 10;
         }
         assert_eq!(
-            t.into_sorted(),
-            [(0, 3), (5, 1), (7, 9), (5000, 14), (u32::MAX, 2)]
+            t.sorted(),
+            [(0, &3), (5, &1), (7, &9), (5000, &14), (u32::MAX, &2)]
         );
     }
 
@@ -277,7 +274,7 @@ mod tests {
         for (i, &(core_id, isr_id)) in isrs.iter().enumerate() {
             t.insert(IsrKey { core_id, isr_id }, i);
         }
-        let mut back: Vec<(IsrKey, usize)> = t.into_entries().collect();
+        let mut back: Vec<(IsrKey, usize)> = t.iter().map(|(k, &i)| (k, i)).collect();
         back.sort_by_key(|&(_, i)| i);
         let keys: Vec<(u32, u32)> = back.iter().map(|(k, _)| (k.core_id, k.isr_id)).collect();
         assert_eq!(keys, isrs);
@@ -294,11 +291,8 @@ mod tests {
             owners.entry(owner).insert((id, kind), i as u32);
         }
         let mut back: Vec<(Option<u32>, u32, MarkerKind, u32)> = owners
-            .into_entries()
-            .flat_map(|(owner, ids)| {
-                ids.into_entries()
-                    .map(move |((id, kind), i)| (owner, id, kind, i))
-            })
+            .iter()
+            .flat_map(|(owner, ids)| ids.iter().map(move |((id, kind), &i)| (owner, id, kind, i)))
             .collect();
         back.sort_by_key(|&(.., i)| i);
         let keys: Vec<_> = back.iter().map(|&(o, id, k, _)| (o, id, k)).collect();

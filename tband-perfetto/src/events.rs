@@ -208,8 +208,8 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
 
-    if let Some(track) = tracks.health {
-        for a in &model.anomalies {
+    for &(i, track) in &tracks.health {
+        if let Some(a) = model.anomalies.get(i) {
             let mut args = vec![Arg::Uint(ARG_COUNT, a.count)];
             if let Some(core) = a.core_id {
                 args.push(Arg::Uint(ARG_CORE, core.into()));

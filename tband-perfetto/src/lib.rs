@@ -6,6 +6,7 @@
 pub mod chrome_json;
 pub mod cli;
 pub mod events;
+pub mod loss;
 #[allow(clippy::all)]
 #[rustfmt::skip]
 pub mod protos;
@@ -28,7 +29,7 @@ use crate::protos::process_tree::{Process, Thread};
 use crate::protos::{ProcessTree, TracePacket};
 use crate::sched::{CpuCounts, SchedEncoding};
 use crate::threads::{Threads, IDLE_TID, PID};
-use crate::writer::{Interleave, PacketWriter};
+use crate::writer::{ChunkSink, Interleave, PacketWriter};
 
 /// Packet sequence of the process tree and the kernel events.
 pub const FTRACE_SEQUENCE_ID: u32 = 1;
@@ -66,7 +67,7 @@ pub fn export<W: Write + Send>(
     let threads = Threads::new(model);
     if !options.two_threads {
         let mut writer = PacketWriter::new(out);
-        writer.write(&process_tree(model, &threads))?;
+        write_header(model, &threads, &mut writer)?;
         let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
         let events = events::write_track_events(model, &threads, &mut writer)?;
         let (packets, bytes) = (writer.packets(), writer.bytes());
@@ -91,7 +92,7 @@ pub fn export<W: Write + Send>(
             });
             let sched = (|| {
                 let mut writer = PacketWriter::new(interleave.lane(true, sched::rows_read(model)));
-                writer.write(&process_tree(model, &threads))?;
+                write_header(model, &threads, &mut writer)?;
                 let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
                 let (packets, bytes) = (writer.packets(), writer.bytes());
                 writer.finish()?.finish()?;
@@ -120,6 +121,20 @@ fn stopped_by_other(error: &io::Error) -> bool {
     error
         .get_ref()
         .is_some_and(|e| e.is::<writer::OtherLaneStopped>())
+}
+
+/// The packets before the kernel events: the process tree, and the trace's
+/// statistics when it lost data.
+fn write_header<S: ChunkSink>(
+    model: &Model,
+    threads: &Threads<'_>,
+    writer: &mut PacketWriter<S>,
+) -> io::Result<()> {
+    writer.write(&process_tree(model, threads))?;
+    if let Some(stats) = loss::trace_stats(model) {
+        writer.write(&stats)?;
+    }
+    Ok(())
 }
 
 /// The firmware as one process whose threads are its (non-idle) tasks.

@@ -21,6 +21,12 @@ pub struct TracePacket {
     pub track_event: ::core::option::Option<TrackEvent>,
     #[prost(message, optional, tag = "60")]
     pub track_descriptor: ::core::option::Option<TrackDescriptor>,
+    #[prost(message, optional, tag = "35")]
+    pub trace_stats: ::core::option::Option<TraceStats>,
+    #[prost(message, optional, tag = "117")]
+    pub generic_kernel_task_state_event: ::core::option::Option<
+        GenericKernelTaskStateEvent,
+    >,
     /// Identifies the writer sequence; interning is scoped to it.
     #[prost(uint32, optional, tag = "10")]
     pub trusted_packet_sequence_id: ::core::option::Option<u32>,
@@ -29,6 +35,24 @@ pub struct TracePacket {
     /// Bit 1: incremental state cleared; bit 2: packet needs incremental state.
     #[prost(uint32, optional, tag = "13")]
     pub sequence_flags: ::core::option::Option<u32>,
+}
+/// What the trace buffers lost, one BufferStats per buffer.
+#[derive(Clone, PartialEq, ::prost::Message)]
+pub struct TraceStats {
+    #[prost(message, repeated, tag = "1")]
+    pub buffer_stats: ::prost::alloc::vec::Vec<trace_stats::BufferStats>,
+}
+/// Nested message and enum types in `TraceStats`.
+pub mod trace_stats {
+    #[derive(Clone, Copy, PartialEq, Eq, Hash, ::prost::Message)]
+    pub struct BufferStats {
+        /// Malformed data found reading the buffer.
+        #[prost(uint64, optional, tag = "9")]
+        pub abi_violations: ::core::option::Option<u64>,
+        /// Packets the writer lost.
+        #[prost(uint64, optional, tag = "19")]
+        pub trace_writer_packet_loss: ::core::option::Option<u64>,
+    }
 }
 #[derive(Clone, PartialEq, ::prost::Message)]
 pub struct ProcessTree {
@@ -64,6 +88,9 @@ pub struct FtraceEventBundle {
     pub cpu: ::core::option::Option<u32>,
     #[prost(message, repeated, tag = "2")]
     pub event: ::prost::alloc::vec::Vec<FtraceEvent>,
+    /// Events of this cpu were lost since the previous bundle of the cpu.
+    #[prost(bool, optional, tag = "3")]
+    pub lost_events: ::core::option::Option<bool>,
     #[prost(message, optional, tag = "4")]
     pub compact_sched: ::core::option::Option<ftrace_event_bundle::CompactSched>,
 }
@@ -165,6 +192,85 @@ pub struct IrqHandlerExitFtraceEvent {
     pub irq: ::core::option::Option<i32>,
     #[prost(int32, optional, tag = "2")]
     pub ret: ::core::option::Option<i32>,
+}
+/// A task's new state, outside the kernel events: for the changes that no
+/// context switch or wake-up shows (a waiting task suspended or deleted).
+#[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
+pub struct GenericKernelTaskStateEvent {
+    #[prost(string, optional, tag = "2")]
+    pub comm: ::core::option::Option<::prost::alloc::string::String>,
+    #[prost(int64, optional, tag = "3")]
+    pub tid: ::core::option::Option<i64>,
+    #[prost(
+        enumeration = "generic_kernel_task_state_event::TaskStateEnum",
+        optional,
+        tag = "4"
+    )]
+    pub state: ::core::option::Option<i32>,
+}
+/// Nested message and enum types in `GenericKernelTaskStateEvent`.
+pub mod generic_kernel_task_state_event {
+    #[derive(
+        Clone,
+        Copy,
+        Debug,
+        PartialEq,
+        Eq,
+        Hash,
+        PartialOrd,
+        Ord,
+        ::prost::Enumeration
+    )]
+    #[repr(i32)]
+    pub enum TaskStateEnum {
+        TaskStateUnknown = 0,
+        TaskStateCreated = 1,
+        TaskStateRunnable = 2,
+        TaskStateRunning = 3,
+        TaskStateInterruptibleSleep = 4,
+        TaskStateUninterruptibleSleep = 5,
+        TaskStateStopped = 6,
+        TaskStateDead = 7,
+        TaskStateDestroyed = 8,
+    }
+    impl TaskStateEnum {
+        /// String value of the enum field names used in the ProtoBuf definition.
+        ///
+        /// The values are not transformed in any way and thus are considered stable
+        /// (if the ProtoBuf definition does not change) and safe for programmatic use.
+        pub fn as_str_name(&self) -> &'static str {
+            match self {
+                Self::TaskStateUnknown => "TASK_STATE_UNKNOWN",
+                Self::TaskStateCreated => "TASK_STATE_CREATED",
+                Self::TaskStateRunnable => "TASK_STATE_RUNNABLE",
+                Self::TaskStateRunning => "TASK_STATE_RUNNING",
+                Self::TaskStateInterruptibleSleep => "TASK_STATE_INTERRUPTIBLE_SLEEP",
+                Self::TaskStateUninterruptibleSleep => "TASK_STATE_UNINTERRUPTIBLE_SLEEP",
+                Self::TaskStateStopped => "TASK_STATE_STOPPED",
+                Self::TaskStateDead => "TASK_STATE_DEAD",
+                Self::TaskStateDestroyed => "TASK_STATE_DESTROYED",
+            }
+        }
+        /// Creates an enum from field names used in the ProtoBuf definition.
+        pub fn from_str_name(value: &str) -> ::core::option::Option<Self> {
+            match value {
+                "TASK_STATE_UNKNOWN" => Some(Self::TaskStateUnknown),
+                "TASK_STATE_CREATED" => Some(Self::TaskStateCreated),
+                "TASK_STATE_RUNNABLE" => Some(Self::TaskStateRunnable),
+                "TASK_STATE_RUNNING" => Some(Self::TaskStateRunning),
+                "TASK_STATE_INTERRUPTIBLE_SLEEP" => {
+                    Some(Self::TaskStateInterruptibleSleep)
+                }
+                "TASK_STATE_UNINTERRUPTIBLE_SLEEP" => {
+                    Some(Self::TaskStateUninterruptibleSleep)
+                }
+                "TASK_STATE_STOPPED" => Some(Self::TaskStateStopped),
+                "TASK_STATE_DEAD" => Some(Self::TaskStateDead),
+                "TASK_STATE_DESTROYED" => Some(Self::TaskStateDestroyed),
+                _ => None,
+            }
+        }
+    }
 }
 #[derive(Clone, PartialEq, Eq, Hash, ::prost::Message)]
 pub struct TrackDescriptor {

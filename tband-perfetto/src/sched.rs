@@ -5,9 +5,13 @@
 use std::io;
 
 use tband_model::{
-    Core, IdIndex, IsrSlice, Iter, Model, Row, StateReason, Table, TaskState, TaskStateKind,
+    Core, IdIndex, IsrSlice, Iter, Model, Row, StateReason, Table, TaskKind, TaskState,
+    TaskStateKind,
 };
 
+use crate::loss;
+use crate::protos::generic_kernel_task_state_event::TaskStateEnum;
+use crate::protos::{GenericKernelTaskStateEvent, TracePacket};
 use crate::threads::{PriorityCursor, Threads, IDLE_TID};
 use crate::wire::{Buffer, Fields, PackedArray, FIELD_MAX, PACKED_VALUES, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
@@ -174,6 +178,15 @@ pub fn write_sched<S: ChunkSink>(
         .iter()
         .map(|core| Cpu::new(model, threads, core, encoding))
         .collect();
+    for a in model.anomalies.iter().filter(|a| loss::is_loss(a.kind)) {
+        if let Some(i) = a.core_id.and_then(|c| cpu_index(&cpus, c)) {
+            cpus[i].losses.push(a.end_ns);
+        }
+    }
+    for cpu in &mut cpus {
+        // Latest first, so that the next one is popped from the end.
+        cpu.losses.sort_unstable_by(|a, b| b.cmp(a));
+    }
     let mut counts = CpuCounts::default();
     let mut states = StateCursor::new(model);
     let mut prios = PriorityCursor::new(model);
@@ -198,8 +211,13 @@ pub fn write_sched<S: ChunkSink>(
                 if t > last {
                     break;
                 }
-                let Some(wakeup) = states.next_row(threads) else {
-                    continue;
+                let wakeup = match states.next_row(threads) {
+                    Some(StateStep::Waking(wakeup)) => wakeup,
+                    Some(StateStep::Change(change)) => {
+                        out.write(&change.packet(threads))?;
+                        continue;
+                    }
+                    None => continue,
                 };
                 if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
                     let woken = on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
@@ -257,7 +275,7 @@ pub fn write_sched<S: ChunkSink>(
     }
     out.rows_read = rows_read(model);
     for cpu in &mut cpus {
-        cpu.bundle.flush(out)?;
+        cpu.flush(out, true)?;
     }
     Ok(counts)
 }
@@ -326,6 +344,17 @@ struct Cpu<'m> {
     last_isr_ts: u64,
     /// End of the running slice, when it ends before the trace does.
     running_until: Option<u64>,
+    /// Time of the first switch written, from which on Perfetto knows the
+    /// thread current on the core. A compact switch names only the thread
+    /// switched in, so Perfetto drops the first one of each core, and drops
+    /// compact wake-ups on a core whose current thread it does not know: the
+    /// first switch and the switches and wake-ups up to its time are written
+    /// as full events (at one time, Perfetto may take compact events before
+    /// full ones).
+    first_switch_ts: Option<u64>,
+    /// Times at which the trace reports events of the core lost, latest
+    /// first; each flags the bundle that holds the events up to it.
+    losses: Vec<u64>,
 }
 
 impl<'m> Cpu<'m> {
@@ -350,6 +379,8 @@ impl<'m> Cpu<'m> {
             isr_open: Vec::new(),
             last_isr_ts: 0,
             running_until: None,
+            first_switch_ts: None,
+            losses: Vec::new(),
         }
     }
 
@@ -358,7 +389,7 @@ impl<'m> Cpu<'m> {
     /// number of switches written.
     fn switch(&mut self, ts: u64, next: OnCpu<'m>, leaves_as: i64) -> u64 {
         let state = std::mem::replace(&mut self.current_leaves_as, leaves_as);
-        if next.tid == self.current.tid {
+        if next.tid == self.current.tid && self.first_switch_ts.is_some() {
             return 0;
         }
         let prev = self.current;
@@ -367,9 +398,16 @@ impl<'m> Cpu<'m> {
         } else {
             state
         };
-        self.bundle.switch(ts, prev, state, next);
+        let full = self.full_events_at(ts);
+        self.bundle.switch(ts, prev, state, next, full);
         self.current = next;
+        self.first_switch_ts.get_or_insert(ts);
         1
+    }
+
+    /// Whether switches and wake-ups at `ts` must be full events.
+    fn full_events_at(&self, ts: u64) -> bool {
+        self.first_switch_ts.is_none_or(|first| ts <= first)
     }
 
     /// Writes the bundle out once it is full; `rows_left` says how many
@@ -382,9 +420,23 @@ impl<'m> Cpu<'m> {
     ) -> io::Result<()> {
         if self.bundle.len >= BUNDLE_EVENTS {
             out.rows_read = rows_read(model).saturating_sub(rows_left() as u64);
-            self.bundle.flush(out)?;
+            self.flush(out, false)?;
         }
         Ok(())
+    }
+
+    /// Writes the bundle out, flagged if events were lost up to its last
+    /// one (or, for the core's `last` bundle, at all since the one before).
+    fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>, last: bool) -> io::Result<()> {
+        let mut lost = false;
+        while let Some(&t) = self.losses.last() {
+            if !last && (self.bundle.len == 0 || t > self.bundle.last_ts) {
+                break;
+            }
+            self.losses.pop();
+            lost = true;
+        }
+        self.bundle.flush(out, lost)
     }
 
     fn isr_exit(&mut self) {
@@ -406,9 +458,17 @@ impl<'m> Cpu<'m> {
 
     fn waking(&mut self, wakeup: &Wakeup, woken: OnCpu<'m>) {
         let flags = if wakeup.by_isr { FLAG_HARDIRQ } else { 0 };
+        let full = self.full_events_at(wakeup.ts);
         self.bundle
-            .waking(wakeup.ts, self.current.tid, woken, flags);
+            .waking(wakeup.ts, self.current.tid, woken, flags, full);
     }
+}
+
+/// What a task-state row shows in the kernel events, when the switch that
+/// ends a running slice does not.
+enum StateStep {
+    Waking(Wakeup),
+    Change(StateChange),
 }
 
 /// A wake-up found in the task states: a task made ready by something
@@ -421,6 +481,40 @@ struct Wakeup {
     /// wake-up, else where the task last ran.
     core_id: u32,
     by_isr: bool,
+}
+
+/// A change of state of a task that is not running, other than a wake-up
+/// (a waiting task suspended, or deleted): no context switch or wake-up can
+/// say it, so it is a task-state event of Perfetto's generic kernel events,
+/// which its `thread_state` table takes as they come.
+struct StateChange {
+    ts: u64,
+    /// Index in `model.tasks`.
+    task: usize,
+    state: TaskStateKind,
+}
+
+impl StateChange {
+    fn packet(&self, threads: &Threads<'_>) -> TracePacket {
+        let state = match self.state {
+            TaskStateKind::Running | TaskStateKind::Ready => TaskStateEnum::TaskStateRunnable,
+            TaskStateKind::Blocked => TaskStateEnum::TaskStateInterruptibleSleep,
+            TaskStateKind::Suspended => TaskStateEnum::TaskStateStopped,
+            // Perfetto ends a destroyed thread, and then makes its tracks
+            // a thread of their own: a deleted task is a dead one ("Z").
+            TaskStateKind::Deleted => TaskStateEnum::TaskStateDead,
+        };
+        TracePacket {
+            timestamp: Some(self.ts),
+            trusted_packet_sequence_id: Some(crate::FTRACE_SEQUENCE_ID),
+            generic_kernel_task_state_event: Some(GenericKernelTaskStateEvent {
+                comm: Some(threads.comm_at(Some(self.task)).to_owned()),
+                tid: Some(threads.tid_at(Some(self.task)).into()),
+                state: Some(state as i32),
+            }),
+            ..Default::default()
+        }
+    }
 }
 
 /// What the walk uses of a task-state row.
@@ -457,14 +551,24 @@ impl StateRow {
     }
 }
 
-/// Walks `model.task_states` in time order, keeping the core each task
-/// last ran on.
+/// What the walk keeps of a task.
+#[derive(Clone, Copy)]
+struct TaskSoFar {
+    /// The core it last ran on.
+    last_core: Option<u32>,
+    /// Whether its last state is running.
+    running: bool,
+    idle: bool,
+}
+
+/// Walks `model.task_states` in time order, keeping what it needs of each
+/// task.
 struct StateCursor<'m> {
     rows: Iter<'m, TaskState>,
     /// The next row, not consumed yet (each row is unpacked once).
     next: Option<StateRow>,
     /// By task index.
-    last_core: Vec<Option<u32>>,
+    tasks: Vec<TaskSoFar>,
 }
 
 impl<'m> StateCursor<'m> {
@@ -473,7 +577,15 @@ impl<'m> StateCursor<'m> {
         StateCursor {
             next: rows.next().map(StateRow::of),
             rows,
-            last_core: vec![None; model.tasks.len()],
+            tasks: model
+                .tasks
+                .iter()
+                .map(|t| TaskSoFar {
+                    last_core: None,
+                    running: false,
+                    idle: t.kind == TaskKind::Idle,
+                })
+                .collect(),
         }
     }
 
@@ -481,25 +593,43 @@ impl<'m> StateCursor<'m> {
         self.next.as_ref().map(|s| s.start_ns)
     }
 
-    /// Consumes the next row; returns the wake-up it is, if it is one.
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<Wakeup> {
+    /// Consumes the next row; returns what it shows besides the context
+    /// switches, if anything.
+    fn next_row(&mut self, threads: &Threads<'_>) -> Option<StateStep> {
         let row = self.next.as_ref()?;
         let idx = threads.task_index(row.task_id);
         let mut core_id = row.isr_core_id;
-        if let Some(last_core) = idx.and_then(|i| self.last_core.get_mut(i)) {
-            core_id = core_id.or(*last_core);
+        // Whether the row needs no event of its own: the task ran until it
+        // (its switch out says it), or is an idle task.
+        let mut said = true;
+        if let Some(task) = idx.and_then(|i| self.tasks.get_mut(i)) {
+            core_id = core_id.or(task.last_core);
             if row.core_id.is_some() {
-                *last_core = row.core_id;
+                task.last_core = row.core_id;
             }
+            let running = row.state == TaskStateKind::Running;
+            said = std::mem::replace(&mut task.running, running) || task.idle;
         }
-        let wakeup = row.is_waking().then_some(Wakeup {
-            ts: row.start_ns,
-            task: idx,
-            core_id: core_id.unwrap_or(0),
-            by_isr: row.isr_core_id.is_some(),
-        });
+        let step = if row.is_waking() {
+            Some(StateStep::Waking(Wakeup {
+                ts: row.start_ns,
+                task: idx,
+                core_id: core_id.unwrap_or(0),
+                by_isr: row.isr_core_id.is_some(),
+            }))
+        } else if said || row.state == TaskStateKind::Running {
+            None
+        } else {
+            idx.map(|task| {
+                StateStep::Change(StateChange {
+                    ts: row.start_ns,
+                    task,
+                    state: row.state,
+                })
+            })
+        };
         self.next = self.rows.next().map(StateRow::of);
-        wakeup
+        step
     }
 
     /// Rows not consumed yet.
@@ -514,6 +644,7 @@ mod field {
     pub const PACKET_SEQUENCE_ID: u32 = 10;
     pub const BUNDLE_CPU: u32 = 1;
     pub const BUNDLE_EVENT: u32 = 2;
+    pub const BUNDLE_LOST_EVENTS: u32 = 3;
     pub const BUNDLE_COMPACT_SCHED: u32 = 4;
     pub const COMPACT_SWITCH_TIMESTAMP: u32 = 1;
     pub const COMPACT_SWITCH_PREV_STATE: u32 = 2;
@@ -569,6 +700,8 @@ struct Bundle<'m> {
     comm_set: Vec<usize>,
     last_switch_ts: u64,
     last_waking_ts: u64,
+    /// Time of the last event added.
+    last_ts: u64,
     len: usize,
 }
 
@@ -584,6 +717,7 @@ impl<'m> Bundle<'m> {
             comm_set: Vec::new(),
             last_switch_ts: 0,
             last_waking_ts: 0,
+            last_ts: 0,
             len: 0,
         }
     }
@@ -614,11 +748,13 @@ impl<'m> Bundle<'m> {
         self.push(field, value as u64);
     }
 
-    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>) {
+    /// Adds a switch, as a full event if `full` whatever the encoding.
+    fn switch(&mut self, ts: u64, prev: OnCpu<'m>, prev_state: i64, next: OnCpu<'m>, full: bool) {
         use field::*;
         self.len += 1;
+        self.last_ts = ts;
         match self.encoding {
-            SchedEncoding::Compact => {
+            SchedEncoding::Compact if !full => {
                 let comm = self.comm(&next);
                 self.push(
                     COMPACT_SWITCH_TIMESTAMP,
@@ -630,7 +766,7 @@ impl<'m> Bundle<'m> {
                 self.push_int(COMPACT_SWITCH_NEXT_PRIO, next.prio.into());
                 self.push(COMPACT_SWITCH_NEXT_COMM_INDEX, comm.into());
             }
-            SchedEncoding::Events => self.push_event(|| FtraceEvent {
+            _ => self.push_event(|| FtraceEvent {
                 ts,
                 pid: prev.tid,
                 body: EventBody::Switch {
@@ -642,12 +778,14 @@ impl<'m> Bundle<'m> {
         }
     }
 
-    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32) {
+    /// Adds a wake-up, as a full event if `full` whatever the encoding.
+    fn waking(&mut self, ts: u64, waker_tid: i32, woken: OnCpu<'m>, flags: u32, full: bool) {
         use field::*;
         self.len += 1;
+        self.last_ts = ts;
         let cpu = self.cpu as i32;
         match self.encoding {
-            SchedEncoding::Compact => {
+            SchedEncoding::Compact if !full => {
                 let comm = self.comm(&woken);
                 self.push(
                     COMPACT_WAKING_TIMESTAMP,
@@ -660,7 +798,7 @@ impl<'m> Bundle<'m> {
                 self.push(COMPACT_WAKING_COMM_INDEX, comm.into());
                 self.push(COMPACT_WAKING_COMMON_FLAGS, flags.into());
             }
-            SchedEncoding::Events => self.push_event(|| FtraceEvent {
+            _ => self.push_event(|| FtraceEvent {
                 ts,
                 pid: waker_tid,
                 body: EventBody::Waking { woken, cpu, flags },
@@ -670,6 +808,7 @@ impl<'m> Bundle<'m> {
 
     fn irq_entry(&mut self, ts: u64, current_tid: i32, irq: i32, name: &'m str) {
         self.len += 1;
+        self.last_ts = ts;
         self.push_event(|| FtraceEvent {
             ts,
             pid: current_tid,
@@ -679,6 +818,7 @@ impl<'m> Bundle<'m> {
 
     fn irq_exit(&mut self, ts: u64, current_tid: i32, irq: i32) {
         self.len += 1;
+        self.last_ts = ts;
         self.push_event(|| FtraceEvent {
             ts,
             pid: current_tid,
@@ -706,15 +846,20 @@ impl<'m> Bundle<'m> {
         }
     }
 
-    fn flush<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>) -> io::Result<()> {
+    /// Writes the bundle out (if it holds events or `lost_events` is set).
+    fn flush<S: ChunkSink>(
+        &mut self,
+        out: &mut PacketWriter<S>,
+        lost_events: bool,
+    ) -> io::Result<()> {
         use field::*;
-        if self.len == 0 {
+        if self.len == 0 && !lost_events {
             return Ok(());
         }
         let has_compact = [COMPACT_SWITCH_TIMESTAMP, COMPACT_WAKING_TIMESTAMP]
             .iter()
             .any(|&f| !self.compact[f as usize - 1].is_empty());
-        let max_len = 5 * FIELD_MAX
+        let max_len = 6 * FIELD_MAX
             + self.events.len()
             + self
                 .compact
@@ -730,6 +875,9 @@ impl<'m> Bundle<'m> {
             let bundle = e.begin(PACKET_FTRACE_EVENTS);
             e.uint(BUNDLE_CPU, self.cpu.into());
             e.raw(self.events.as_slice());
+            if lost_events {
+                e.uint(BUNDLE_LOST_EVENTS, 1);
+            }
             if has_compact {
                 let compact = e.begin(BUNDLE_COMPACT_SCHED);
                 for (field, values) in (1..).zip(&self.compact) {
@@ -976,6 +1124,15 @@ mod tests {
     }
 
     fn bundles_of(m: &Model, encoding: SchedEncoding) -> (Vec<FtraceEventBundle>, CpuCounts) {
+        let (packets, counts) = packets_of(m, encoding);
+        let bundles = packets
+            .into_iter()
+            .filter_map(|p| p.ftrace_events)
+            .collect();
+        (bundles, counts)
+    }
+
+    fn packets_of(m: &Model, encoding: SchedEncoding) -> (Vec<TracePacket>, CpuCounts) {
         let threads = Threads::new(m);
         let mut w = PacketWriter::new(Vec::new());
         let counts = write_sched(m, &threads, encoding, &mut w).unwrap();
@@ -983,12 +1140,81 @@ mod tests {
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         // The hand-encoded bundles are what prost would encode.
         assert_eq!(trace.encode_to_vec(), bytes);
-        let bundles = trace
-            .packet
-            .into_iter()
-            .filter_map(|p| p.ftrace_events)
+        (trace.packet, counts)
+    }
+
+    #[test]
+    fn wake_ups_before_the_first_switch_of_a_core_are_full_events() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        // The core's first slice starts at 10, and B is woken at 5.
+        let mut m = model();
+        let slices: Vec<_> = m.sched_slices.iter().skip(1).collect();
+        m.sched_slices = slices.into();
+        let mut states: Vec<_> = m.task_states.iter().collect();
+        states.insert(0, state(3, 5, S::Ready, R::Woken));
+        m.task_states = states.into();
+        let (bundles, counts) = bundles_of(&m, SchedEncoding::Compact);
+        assert_eq!(counts.wakings, 2);
+        let events = &bundles[0].event;
+        let full_wakings: Vec<_> = events
+            .iter()
+            .filter(|e| e.sched_waking.is_some())
+            .filter_map(|e| e.timestamp)
             .collect();
-        (bundles, counts)
+        assert_eq!(full_wakings, [5]);
+        let full_switches: Vec<_> = events
+            .iter()
+            .filter(|e| e.sched_switch.is_some())
+            .filter_map(|e| e.timestamp)
+            .collect();
+        assert_eq!(full_switches, [10]);
+        let compact = bundles[0].compact_sched.as_ref().unwrap();
+        assert_eq!(compact.waking_timestamp, [20]);
+        assert_eq!(compact.switch_timestamp.len(), 3);
+    }
+
+    #[test]
+    fn a_state_change_of_a_task_that_does_not_run_is_a_generic_task_state_event() {
+        use StateReason as R;
+        use TaskStateKind as S;
+        // B, blocked at 40, is suspended at 45 and deleted at 48.
+        let mut m = model();
+        let mut states: Vec<_> = m.task_states.iter().collect();
+        states.insert(5, state(3, 45, S::Suspended, R::None));
+        states.insert(6, state(3, 48, S::Deleted, R::None));
+        m.task_states = states.into();
+        let (packets, _) = packets_of(&m, SchedEncoding::Compact);
+        let changes: Vec<_> = packets
+            .iter()
+            .filter_map(|p| Some((p.timestamp?, p.generic_kernel_task_state_event.clone()?)))
+            .map(|(ts, e)| (ts, e.tid.unwrap(), e.state(), e.comm.unwrap()))
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (45, 4, TaskStateEnum::TaskStateStopped, "B".to_string()),
+                (48, 4, TaskStateEnum::TaskStateDead, "B".to_string()),
+            ]
+        );
+    }
+
+    #[test]
+    fn lost_events_flag_the_bundle_of_their_core() {
+        let mut m = model();
+        let (bundles, _) = bundles_of(&m, SchedEncoding::Compact);
+        assert!(bundles.iter().all(|b| b.lost_events.is_none()));
+        m.anomalies.push(tband_model::Anomaly {
+            start_ns: 20,
+            end_ns: 30,
+            core_id: Some(0),
+            kind: tband_model::AnomalyKind::DroppedEvents,
+            count: 3,
+            detail: String::new(),
+        });
+        let (bundles, _) = bundles_of(&m, SchedEncoding::Compact);
+        assert_eq!(bundles.len(), 1);
+        assert_eq!(bundles[0].lost_events, Some(true));
     }
 
     #[test]
@@ -997,7 +1223,7 @@ mod tests {
         assert_eq!(
             counts,
             CpuCounts {
-                switches: 4,
+                switches: 5,
                 wakings: 1,
                 irqs: 2
             }
@@ -1015,11 +1241,13 @@ mod tests {
                 )
             })
             .collect();
-        // IDLE's first slice adds no switch (tid 0 is already current); the
-        // gap 40..50 is idle; A's last slice stays open.
+        // IDLE's first slice is a switch from the idle thread to itself (so
+        // that Perfetto knows what runs from then on); the gap 40..50 is
+        // idle; A's last slice stays open.
         assert_eq!(
             switches,
             [
+                (0, 0, STATE_RUNNABLE, 0),
                 (10, 0, STATE_RUNNABLE, 3),
                 (30, 3, STATE_RUNNABLE | STATE_PREEMPTED, 4),
                 (40, 4, STATE_SLEEPING, 0),
@@ -1055,7 +1283,7 @@ mod tests {
         m.tasks[2].name = "B".repeat(200);
         m.isrs[0].name = "U".repeat(300);
         let (bundles, counts) = bundles_of(&m, SchedEncoding::Events);
-        assert_eq!(counts.switches, 4);
+        assert_eq!(counts.switches, 5);
         let events: Vec<_> = bundles.iter().flat_map(|b| b.event.iter()).collect();
         let irq_name = events
             .iter()
@@ -1068,9 +1296,18 @@ mod tests {
     }
 
     #[test]
-    fn compact_encoding_holds_the_same_switches() {
+    fn compact_encoding_holds_the_same_switches_after_a_full_first_one() {
         let (bundles, counts) = bundles(SchedEncoding::Compact);
-        assert_eq!(counts.switches, 4);
+        assert_eq!(counts.switches, 5);
+        // The first switch names the thread switched out, as a compact one
+        // cannot.
+        let first: Vec<_> = bundles[0]
+            .event
+            .iter()
+            .filter_map(|e| Some((e.timestamp?, e.sched_switch.clone()?)))
+            .map(|(ts, s)| (ts, s.prev_pid.unwrap(), s.next_pid.unwrap()))
+            .collect();
+        assert_eq!(first, [(0, 0, 0)]);
         let c = bundles[0].compact_sched.as_ref().unwrap();
         assert_eq!(c.switch_timestamp, [10, 20, 10, 10]);
         assert_eq!(c.switch_next_pid, [3, 4, 0, 3]);

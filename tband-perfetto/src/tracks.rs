@@ -27,7 +27,9 @@ pub struct Tracks {
     pub queue_level: Vec<Option<u64>>,
     /// Holder slices, by queue index (mutexes only).
     pub mutex: Vec<Option<u64>>,
-    pub health: Option<u64>,
+    /// Every anomaly (by index in `model.anomalies`) and its track, in the
+    /// order to write them: see [`health_lanes`].
+    pub health: Vec<(usize, u64)>,
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -185,14 +187,27 @@ impl Tracks {
             });
         }
 
-        let health = (!model.anomalies.is_empty()).then(|| {
-            let uuid = group(&mut d, "Trace health");
-            d.descriptors
-                .last_mut()
-                .expect("the group was just added")
-                .description = Some("Lost events and other damage found while decoding".into());
-            uuid
-        });
+        let mut health = Vec::new();
+        if !model.anomalies.is_empty() {
+            let (order, lanes) = health_lanes(model);
+            let description = "Lost events and other damage found while decoding";
+            let first = group(&mut d, "Trace health");
+            d.descriptors[first as usize - 1].description = Some(description.into());
+            let mut uuids = vec![first];
+            for _ in 1..lanes {
+                let lane = d.add(TrackDescriptor {
+                    name: Some("Trace health".into()),
+                    description: Some(description.into()),
+                    sibling_order_rank: Some(group_rank),
+                    ..Default::default()
+                });
+                uuids.push(lane);
+            }
+            health = order
+                .into_iter()
+                .map(|(i, lane)| (i, uuids[lane]))
+                .collect();
+        }
 
         let tracks = Tracks {
             wait,
@@ -224,6 +239,41 @@ impl Tracks {
         let &i = self.marker_index.get(task_id)?.get((marker_id, kind))?;
         Some((*self.marker.get(i)?, i))
     }
+}
+
+/// Lanes for the anomalies: a slice ends whichever slice began last on its
+/// track, so regions that overlap go to lanes of their own (tracks of the
+/// same name, which Perfetto shows as one), each lane holding regions one
+/// after the other; instants go to the first lane. Returns every anomaly's
+/// index and lane, in the order to write them (regions by start, which puts
+/// each end before the next start on its lane), and the number of lanes.
+fn health_lanes(model: &Model) -> (Vec<(usize, usize)>, usize) {
+    let mut order: Vec<usize> = (0..model.anomalies.len()).collect();
+    order.sort_by_key(|&i| {
+        let a = &model.anomalies[i];
+        (a.start_ns, a.end_ns)
+    });
+    // The end of the last region on each lane.
+    let mut lane_ends: Vec<u64> = vec![0];
+    let order = order
+        .into_iter()
+        .map(|i| {
+            let a = &model.anomalies[i];
+            if a.start_ns >= a.end_ns {
+                return (i, 0);
+            }
+            let lane = match lane_ends.iter().position(|&end| end <= a.start_ns) {
+                Some(lane) => lane,
+                None => {
+                    lane_ends.push(0);
+                    lane_ends.len() - 1
+                }
+            };
+            lane_ends[lane] = a.end_ns;
+            (i, lane)
+        })
+        .collect();
+    (order, lane_ends.len())
 }
 
 fn rank(i: usize) -> i32 {
@@ -313,6 +363,45 @@ mod tests {
                 .collect(),
             ..Model::default()
         }
+    }
+
+    #[test]
+    fn overlapping_health_regions_are_laid_out_one_after_another_on_lanes() {
+        use tband_model::{Anomaly, AnomalyKind};
+        let region = |start_ns, end_ns| Anomaly {
+            start_ns,
+            end_ns,
+            core_id: None,
+            kind: AnomalyKind::NeverClosed,
+            count: 1,
+            detail: String::new(),
+        };
+        let m = Model {
+            anomalies: vec![
+                region(10, 100),
+                region(0, 20),
+                region(30, 40),
+                region(5, 5),
+                region(100, 110),
+                region(0, 5),
+            ],
+            ..Model::default()
+        };
+        let (order, lanes) = health_lanes(&m);
+        // By start: (0, 5) and (0, 20) overlap, so they take lanes 0 and 1;
+        // (10, 100) follows (0, 5), (30, 40) follows (0, 20), and
+        // (100, 110) follows (10, 100); the instant goes to lane 0.
+        assert_eq!(order, [(5, 0), (1, 1), (3, 0), (0, 0), (2, 1), (4, 0)]);
+        assert_eq!(lanes, 2);
+        let threads = Threads::new(&m);
+        let (tracks, descriptors) = Tracks::new(&m, &threads);
+        let health: Vec<_> = descriptors
+            .iter()
+            .filter(|d| d.name.as_deref() == Some("Trace health"))
+            .map(|d| d.uuid.unwrap())
+            .collect();
+        assert_eq!(health.len(), 2);
+        assert!(tracks.health.iter().all(|(_, t)| health.contains(t)));
     }
 
     #[test]

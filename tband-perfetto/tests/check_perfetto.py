@@ -6,9 +6,9 @@ Usage: check_perfetto.py TRACE.pftrace[.gz] EXPECTED.json
 Parses the trace with the compiled protos that the PyPI package `perfetto`
 ships, then checks that
   - no field is unknown to the official schema (at any depth),
-  - per cpu, the context switches form one consistent chain (in `events`
-    form every prev_pid is the previous next_pid; in either form time never
-    goes backwards and no thread runs on two cpus at once),
+  - per cpu, the context switches form one consistent chain (every full
+    event's prev_pid is the previous next_pid; time never goes backwards and
+    no thread runs on two cpus at once),
   - the time each thread is scheduled equals the model's,
   - every IRQ entry has its exit and every slice begin its end, per track,
   - every interned name and every track used was defined first,
@@ -69,8 +69,16 @@ def unknown_fields(msg, where, problems):
 
 
 def sched_events(bundle):
-    """The bundle's switches and wakings as plain tuples, in stored order."""
+    """The bundle's switches and wakings as plain tuples, in time order (a
+    bundle of compact events may open with full ones, which come first at
+    equal times)."""
     switches, wakings = [], []
+    for e in bundle.event:
+        if e.HasField("sched_switch"):
+            s = e.sched_switch
+            switches.append((e.timestamp, s.prev_pid, s.next_pid, s.prev_state))
+        elif e.HasField("sched_waking"):
+            wakings.append((e.timestamp, e.sched_waking.pid))
     c = bundle.compact_sched
     ts = 0
     for i, delta in enumerate(c.switch_timestamp):
@@ -80,12 +88,9 @@ def sched_events(bundle):
     for i, delta in enumerate(c.waking_timestamp):
         ts += delta
         wakings.append((ts, c.waking_pid[i]))
-    for e in bundle.event:
-        if e.HasField("sched_switch"):
-            s = e.sched_switch
-            switches.append((e.timestamp, s.prev_pid, s.next_pid, s.prev_state))
-        elif e.HasField("sched_waking"):
-            wakings.append((e.timestamp, e.sched_waking.pid))
+    # Stable: at equal times, full events stay before compact ones.
+    switches.sort(key=lambda s: s[0])
+    wakings.sort(key=lambda w: w[0])
     return switches, wakings
 
 

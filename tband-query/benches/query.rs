@@ -116,7 +116,7 @@ fn main() {
             .expect("loading the cpu_timeline table")
     });
     line("load the cpu_timeline table", wall, cpu);
-    db.execute("DROP TABLE cpu_timeline")
+    db.execute(&schema::CPU_TIMELINE.drop_sql())
         .expect("dropping the table");
     // Each report loads the on-demand tables it reads, as a run of the
     // command-line tool would, and its time includes that load.
@@ -131,8 +131,7 @@ fn main() {
             run::run(db.as_mut(), &queries, &[]).expect("running the report")
         });
         for table in &on_demand {
-            db.execute(&format!("DROP TABLE {}", table.name))
-                .expect("dropping the table");
+            db.execute(&table.drop_sql()).expect("dropping the table");
         }
         let rows: usize = results.iter().map(|r| r.rows.len()).sum();
         let loaded: Vec<&str> = on_demand.iter().map(|t| t.name).collect();
@@ -167,7 +166,8 @@ fn main() {
         wall.saturating_sub(decode),
         cpu.saturating_sub(decode_cpu),
     );
-    db.execute("DROP TABLE events").expect("dropping the table");
+    db.execute(&schema::EVENTS.drop_sql())
+        .expect("dropping the table");
 
     match peak_rss_mb() {
         Some(mb) => println!("peak RSS: {mb} MB"),

@@ -194,7 +194,8 @@ fn database_engine(path: &Path) -> Result<Engine, Error> {
         })
 }
 
-/// Whether the database file was made from these traces after they last changed.
+/// Whether the database file was made from these traces after they last
+/// changed, with the tables stored as this version stores them.
 fn is_fresh(path: &Path, engine: Engine, traces: &[String]) -> Result<bool, Error> {
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let Some(db_time) = modified(path) else {
@@ -215,5 +216,10 @@ fn is_fresh(path: &Path, engine: Engine, traces: &[String]) -> Result<bool, Erro
         .open(Some(path))
         .map_err(|e| Error::Database(format!("cannot open {}: {e}", path.display())))?;
     let stored = db.query("SELECT sources FROM trace_info", &[]);
-    Ok(matches!(stored, Ok(r) if r.rows == [vec![Value::Text(sources.join(", "))]]))
+    let same_sources = matches!(stored, Ok(r) if r.rows == [vec![Value::Text(sources.join(", "))]]);
+    Ok(same_sources
+        && schema::TABLES.iter().all(|t| {
+            db.query(&format!("SELECT * FROM {} LIMIT 0", t.stored_name()), &[])
+                .is_ok()
+        }))
 }

@@ -4,6 +4,7 @@
 use tband_model::analysis;
 use tband_model::{ArgValue, EventRow};
 use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as ModelTable};
+use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 use crate::schema::Table;
 
@@ -45,6 +46,21 @@ impl<'a> From<&'a str> for Cell<'a> {
         Cell::Text(v)
     }
 }
+
+/// The enums of columns stored as codes go in as their code: the variant's
+/// position in its enum, which is the index of its text in the schema's
+/// list (`schema::TASK_STATE_KINDS`, ...).
+macro_rules! coded_enums {
+    ($($enum:ty),*) => {$(
+        impl From<$enum> for Cell<'_> {
+            fn from(v: $enum) -> Self {
+                Cell::Int(v as i64)
+            }
+        }
+    )*};
+}
+
+coded_enums!(TaskStateKind, StateReason, PriorityCause, QueueOpKind);
 
 impl<'a, T: Into<Cell<'a>>> From<Option<T>> for Cell<'a> {
     fn from(v: Option<T>) -> Self {
@@ -164,8 +180,8 @@ pub fn write_table<S: RowSink + ?Sized>(
                     s.end_ns.into(),
                     dur(s.start_ns, s.end_ns),
                     s.truncated.into(),
-                    s.end_state.map(|state| state.as_str()).into(),
-                    s.end_state.map(|_| s.end_reason.as_str()).into(),
+                    s.end_state.into(),
+                    s.end_state.map(|_| s.end_reason).into(),
                 ]
             })
         }
@@ -175,8 +191,8 @@ pub fn write_table<S: RowSink + ?Sized>(
             each_row(rows(taken, &m.task_states), sink, |s| {
                 [
                     s.task_id.into(),
-                    s.state.as_str().into(),
-                    s.reason.as_str().into(),
+                    s.state.into(),
+                    s.reason.into(),
                     s.queue_id.into(),
                     s.core_id.into(),
                     s.woken_by_isr.map(|k| k.core_id).into(),
@@ -196,7 +212,7 @@ pub fn write_table<S: RowSink + ?Sized>(
                     p.task_id.into(),
                     p.ts_ns.into(),
                     p.priority.into(),
-                    p.cause.as_str().into(),
+                    p.cause.into(),
                 ]
             })
         }
@@ -262,7 +278,7 @@ pub fn write_table<S: RowSink + ?Sized>(
                 [
                     o.queue_id.into(),
                     o.ts_ns.into(),
-                    o.op.as_str().into(),
+                    o.op.into(),
                     o.from_isr.into(),
                     o.task_id.into(),
                     o.core_id.into(),
@@ -394,8 +410,16 @@ fn each_row<'m, R: Row, S: RowSink + ?Sized, const N: usize>(
     rows.try_for_each(|r| sink.row(&cells(r)))
 }
 
+/// The `dur_ns` a table stores: NULL where the view's `end_ns - start_ns`
+/// gives the duration, which is wherever both times fit BIGINT (times past
+/// it are NULL); else the duration itself, NULL if it does not fit either.
+/// An end before the start, which the model does not make, would be 0.
 fn dur<'a>(start_ns: u64, end_ns: u64) -> Cell<'a> {
-    end_ns.saturating_sub(start_ns).into()
+    if end_ns >= start_ns && i64::try_from(end_ns).is_ok() {
+        Cell::Null
+    } else {
+        end_ns.saturating_sub(start_ns).into()
+    }
 }
 
 fn text(m: &Model, id: StrId) -> Cell<'_> {
@@ -590,6 +614,63 @@ mod tests {
             ]
         );
         assert!(write_table(&mut RowSource::Kept(&model()), &EVENTS, &mut rows).is_err());
+    }
+
+    /// Every variant of an enum. The match fails to compile when the model
+    /// gains a variant the list lacks.
+    macro_rules! every {
+        ($enum:ident: $($variant:ident),*) => {{
+            let _ = |v: $enum| match v {
+                $($enum::$variant)|* => (),
+            };
+            [$($enum::$variant),*]
+        }};
+    }
+
+    fn assert_codes<E: Copy + Into<Cell<'static>>>(
+        every: &[E],
+        texts: &[&str],
+        as_str: fn(E) -> &'static str,
+    ) {
+        assert_eq!(every.len(), texts.len());
+        for &v in every {
+            let Cell::Int(code) = v.into() else {
+                panic!("{} is not coded", as_str(v))
+            };
+            let text = usize::try_from(code).ok().and_then(|c| texts.get(c));
+            assert_eq!(text, Some(&as_str(v)), "code {code}");
+        }
+    }
+
+    #[test]
+    fn each_code_stands_for_the_text_of_its_variant() {
+        use tband_model::{
+            PriorityCause as P, QueueOpKind as Q, StateReason as R, TaskStateKind as S,
+        };
+        let states = every!(S: Running, Ready, Blocked, Suspended, Deleted);
+        assert_codes(&states, schema::TASK_STATE_KINDS, S::as_str);
+        let reasons = every!(
+            R: None, Preempted, Woken, Created, Delay, DelayUntil, QueueSend, QueueReceive,
+            QueuePeek, Semaphore, Mutex, EventFlags, Sleep, Suspend, Deleted
+        );
+        assert_codes(&reasons, schema::STATE_REASONS, R::as_str);
+        assert_codes(
+            &every!(P: Set, Inherit, Disinherit),
+            schema::PRIORITY_CAUSES,
+            P::as_str,
+        );
+        let ops = every!(Q: Send, Overwrite, Receive, Reset, Level);
+        assert_codes(&ops, schema::QUEUE_OP_KINDS, Q::as_str);
+    }
+
+    #[test]
+    fn durations_are_stored_only_where_sql_cannot_compute_them() {
+        let past = 1 << 63;
+        assert_eq!(dur(5, 9), Cell::Null);
+        assert_eq!(dur(5, 5), Cell::Null);
+        assert_eq!(dur(past + 1, past + 255), Cell::Int(254));
+        assert_eq!(dur(1, past), Cell::Int(i64::MAX));
+        assert_eq!(dur(0, past), Cell::Null);
     }
 
     #[test]

@@ -7,6 +7,15 @@
 //! Types are kept to two: `BIGINT` (every integer, times in ns, ids, and
 //! flags as 0/1, because the engines disagree on how booleans print) and
 //! `TEXT` (names, enums as their text, messages).
+//!
+//! A table with a row per interval or operation keeps its enums as integer
+//! codes and `dur_ns` only where SQL cannot compute it, in `<name>_stored`;
+//! users query `<name>`, a view that gives the columns back as the table
+//! describes them. An enum's text (up to 13 bytes) and a duration (up to 8)
+//! are the bulk of such a row otherwise; a code takes at most one byte, and
+//! 0, 1 and NULL take none in an SQLite row.
+
+use std::borrow::Cow;
 
 /// A column's SQL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,11 +33,56 @@ impl ColumnType {
     }
 }
 
+/// How a column's values are stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// As they are shown.
+    AsShown,
+    /// A TEXT enum stored as a BIGINT code: the index of its text here.
+    Code(&'static [&'static str]),
+    /// `dur_ns`, stored as NULL wherever `end_ns - start_ns` gives it.
+    Duration,
+}
+
 pub struct Column {
     pub name: &'static str,
+    /// The type users see.
     pub ty: ColumnType,
+    pub stored: Stored,
     /// What the column holds (for the docs and `--list`).
     pub doc: &'static str,
+}
+
+impl Column {
+    /// The type of the stored values.
+    pub fn stored_type(&self) -> ColumnType {
+        match self.stored {
+            Stored::Code(_) => ColumnType::BigInt,
+            Stored::AsShown | Stored::Duration => self.ty,
+        }
+    }
+
+    /// The column as users see it, from the stored columns of the table
+    /// named by `from` (`""` or an alias and a dot). The casts give the
+    /// view's column the affinity SQLite gives a table's column of its
+    /// type, so that comparisons convert values as they did on the table.
+    pub fn shown_sql(&self, from: &str) -> String {
+        let name = self.name;
+        match self.stored {
+            Stored::AsShown => format!("{from}{name}"),
+            Stored::Code(texts) => {
+                let whens: String = texts
+                    .iter()
+                    .enumerate()
+                    .map(|(code, text)| format!(" WHEN {code} THEN '{text}'"))
+                    .collect();
+                format!("CAST(CASE {from}{name}{whens} END AS TEXT)")
+            }
+            Stored::Duration => {
+                format!("CAST(COALESCE({from}{name}, {from}end_ns - {from}start_ns) AS BIGINT)")
+            }
+        }
+    }
 }
 
 pub struct Table {
@@ -38,32 +92,114 @@ pub struct Table {
 }
 
 impl Table {
+    /// Whether users see the table as a view of `<name>_stored`.
+    pub fn is_view(&self) -> bool {
+        self.columns.iter().any(|c| c.stored != Stored::AsShown)
+    }
+
+    /// The table that holds the rows.
+    pub fn stored_name(&self) -> Cow<'static, str> {
+        if self.is_view() {
+            Cow::Owned(format!("{}_stored", self.name))
+        } else {
+            Cow::Borrowed(self.name)
+        }
+    }
+
+    /// The statements that create the stored table and the view of it.
     pub fn create_sql(&self) -> String {
         let columns: Vec<String> = self
             .columns
             .iter()
-            .map(|c| format!("{} {}", c.name, c.ty.sql()))
+            .map(|c| format!("{} {}", c.name, c.stored_type().sql()))
             .collect();
-        format!("CREATE TABLE {} ({})", self.name, columns.join(", "))
+        let stored = self.stored_name();
+        let table = format!("CREATE TABLE {stored} ({})", columns.join(", "));
+        if !self.is_view() {
+            return table;
+        }
+        let shown: Vec<String> = self
+            .columns
+            .iter()
+            .map(|c| match c.stored {
+                Stored::AsShown => c.shown_sql(""),
+                _ => format!("{} AS {}", c.shown_sql(""), c.name),
+            })
+            .collect();
+        format!(
+            "{table}; CREATE VIEW {} AS SELECT {} FROM {stored}",
+            self.name,
+            shown.join(", ")
+        )
     }
 
-    /// An INSERT of `rows` rows at once.
+    /// The statements that drop the view and the stored table.
+    pub fn drop_sql(&self) -> String {
+        let table = format!("DROP TABLE {}", self.stored_name());
+        if self.is_view() {
+            format!("DROP VIEW {}; {table}", self.name)
+        } else {
+            table
+        }
+    }
+
+    /// An INSERT of `rows` rows at once into the stored table.
     pub fn insert_sql(&self, rows: usize) -> String {
         let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
         let row = format!("({})", vec!["?"; self.columns.len()].join(", "));
         format!(
             "INSERT INTO {} ({}) VALUES {}",
-            self.name,
+            self.stored_name(),
             names.join(", "),
             vec![row; rows].join(", ")
         )
     }
+
+    fn column(&self, name: &str) -> &Column {
+        self.columns
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap_or_else(|| panic!("{} has no column {name}", self.name))
+    }
+}
+
+/// The texts of the enums stored as codes, by code. A code is the
+/// variant's position in the model's enum (`tband_model`), which the
+/// loader writes; a test checks every text against the model's.
+pub const TASK_STATE_KINDS: &[&str] = &["running", "ready", "blocked", "suspended", "deleted"];
+pub const STATE_REASONS: &[&str] = &[
+    "",
+    "preempted",
+    "woken",
+    "created",
+    "delay",
+    "delay_until",
+    "queue_send",
+    "queue_receive",
+    "queue_peek",
+    "semaphore",
+    "mutex",
+    "event_flags",
+    "sleep",
+    "suspended",
+    "deleted",
+];
+pub const PRIORITY_CAUSES: &[&str] = &["set", "inherit", "disinherit"];
+pub const QUEUE_OP_KINDS: &[&str] = &["send", "overwrite", "receive", "reset", "level"];
+
+/// The code of `text` among `texts`.
+fn code(texts: &[&str], text: &str) -> usize {
+    texts
+        .iter()
+        .position(|t| *t == text)
+        .unwrap_or_else(|| panic!("no code for {text:?}"))
 }
 
 const fn int(name: &'static str, doc: &'static str) -> Column {
     Column {
         name,
         ty: ColumnType::BigInt,
+        stored: Stored::AsShown,
         doc,
     }
 }
@@ -72,9 +208,28 @@ const fn text(name: &'static str, doc: &'static str) -> Column {
     Column {
         name,
         ty: ColumnType::Text,
+        stored: Stored::AsShown,
         doc,
     }
 }
+
+/// A TEXT column of one of `texts`, stored as codes.
+const fn coded(name: &'static str, texts: &'static [&'static str], doc: &'static str) -> Column {
+    Column {
+        name,
+        ty: ColumnType::Text,
+        stored: Stored::Code(texts),
+        doc,
+    }
+}
+
+/// `dur_ns` of a table with `start_ns` and `end_ns`.
+const DURATION: Column = Column {
+    name: "dur_ns",
+    ty: ColumnType::BigInt,
+    stored: Stored::Duration,
+    doc: "end_ns - start_ns",
+};
 
 pub const TRACE_INFO: Table = Table {
     name: "trace_info",
@@ -139,13 +294,14 @@ pub const SCHED_SLICES: Table = Table {
         int("task_id", "the task"),
         int("start_ns", "start"),
         int("end_ns", "end"),
-        int("dur_ns", "end_ns - start_ns"),
+        DURATION,
         int("truncated", "1 if still running when the trace ended"),
-        text(
+        coded(
             "end_state",
+            TASK_STATE_KINDS,
             "the task's state when the slice ended: ready, blocked, suspended, deleted, or running (it ran again at that instant); NULL if truncated",
         ),
-        text("end_reason", "why, as in task_states.reason; NULL if truncated"),
+        coded("end_reason", STATE_REASONS, "why, as in task_states.reason; NULL if truncated"),
     ],
 };
 
@@ -154,9 +310,10 @@ pub const TASK_STATES: Table = Table {
     doc: "One row per stretch of time a task spent in one state.",
     columns: &[
         int("task_id", "the task"),
-        text("state", "running, ready, blocked, suspended or deleted"),
-        text(
+        coded("state", TASK_STATE_KINDS, "running, ready, blocked, suspended or deleted"),
+        coded(
             "reason",
+            STATE_REASONS,
             "why: preempted, woken, created, delay, delay_until, queue_send, queue_receive, queue_peek, semaphore, mutex, event_flags, sleep, suspended, deleted, or '' if unknown",
         ),
         int("queue_id", "for blocked states: the queue waited on"),
@@ -165,7 +322,7 @@ pub const TASK_STATES: Table = Table {
         int("woken_by_isr_id", "for ready states: the ISR that made the task ready"),
         int("start_ns", "start"),
         int("end_ns", "end"),
-        int("dur_ns", "end_ns - start_ns"),
+        DURATION,
         int("truncated", "1 if still in this state when the trace ended"),
     ],
 };
@@ -177,7 +334,7 @@ pub const TASK_PRIORITIES: Table = Table {
         int("task_id", "the task"),
         int("ts_ns", "when"),
         int("priority", "the new priority"),
-        text("cause", "set, inherit or disinherit"),
+        coded("cause", PRIORITY_CAUSES, "set, inherit or disinherit"),
     ],
 };
 
@@ -199,7 +356,7 @@ pub const ISR_SLICES: Table = Table {
         int("isr_id", "the ISR"),
         int("start_ns", "entry"),
         int("end_ns", "exit"),
-        int("dur_ns", "end_ns - start_ns"),
+        DURATION,
         int(
             "depth",
             "0 when it interrupted task code, 1 when nested in another ISR, ...",
@@ -230,7 +387,7 @@ pub const MARKER_SPANS: Table = Table {
         int("task_id", "NULL for global markers"),
         int("start_ns", "begin"),
         int("end_ns", "end"),
-        int("dur_ns", "end_ns - start_ns"),
+        DURATION,
         text("msg", "the message given at the begin"),
         int("depth", "nesting depth on its track (0 = outermost)"),
         int("truncated", "1 if the span never ended"),
@@ -280,7 +437,11 @@ pub const QUEUE_OPS: Table = Table {
     columns: &[
         int("queue_id", "the queue"),
         int("ts_ns", "when"),
-        text("op", "send, overwrite, receive, reset or level"),
+        coded(
+            "op",
+            QUEUE_OP_KINDS,
+            "send, overwrite, receive, reset or level",
+        ),
         int("from_isr", "1 if done from an ISR"),
         int(
             "task_id",
@@ -299,7 +460,7 @@ pub const MUTEX_HOLDS: Table = Table {
         int("task_id", "the holder"),
         int("start_ns", "taken"),
         int("end_ns", "given back"),
-        int("dur_ns", "end_ns - start_ns"),
+        DURATION,
         int("truncated", "1 if still held when the trace ended"),
     ],
 };
@@ -343,7 +504,7 @@ pub const CPU_TIMELINE: Table = Table {
         int("core_id", "the core"),
         int("start_ns", "start"),
         int("end_ns", "end: the core's next boundary"),
-        int("dur_ns", "end_ns - start_ns"),
+        DURATION,
         int("task_id", "the task scheduled (NULL when none is)"),
         int("in_isr", "1 if a depth-0 ISR runs, else 0"),
     ],
@@ -412,95 +573,117 @@ pub fn model_tables() -> Vec<&'static Table> {
 pub struct View {
     pub name: &'static str,
     pub doc: &'static str,
-    pub sql: &'static str,
+    pub sql: Cow<'static, str>,
 }
 
 /// Views over the tables, written in the SQL both engines accept.
-pub const VIEWS: &[View] = &[
-    View {
-        name: "sched_slices_named",
-        doc: "sched_slices with task_name and task_kind.",
-        sql: "SELECT s.*, t.name AS task_name, t.kind AS task_kind \
-              FROM sched_slices s LEFT JOIN tasks t ON t.task_id = s.task_id",
-    },
-    View {
-        name: "isr_slices_named",
-        doc: "isr_slices with isr_name.",
-        sql: "SELECT s.*, i.name AS isr_name \
-              FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id",
-    },
-    View {
-        name: "task_states_named",
-        doc: "task_states with task_name, queue_name and woken_by_isr_name.",
-        sql: "SELECT s.*, t.name AS task_name, q.name AS queue_name, i.name AS woken_by_isr_name \
-              FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id \
-              LEFT JOIN queues q ON q.queue_id = s.queue_id \
-              LEFT JOIN isrs i ON i.core_id = s.woken_by_isr_core_id AND i.isr_id = s.woken_by_isr_id",
-    },
-    View {
-        name: "queue_ops_named",
-        doc: "queue_ops with queue_name, queue_kind and task_name.",
-        sql: "SELECT o.*, q.name AS queue_name, q.kind AS queue_kind, t.name AS task_name \
-              FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
-              LEFT JOIN tasks t ON t.task_id = o.task_id",
-    },
-    View {
-        name: "marker_spans_named",
-        doc: "marker_spans with marker_name and task_name.",
-        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-              FROM marker_spans s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
-              LEFT JOIN tasks t ON t.task_id = s.task_id",
-    },
-    View {
-        name: "marker_instants_named",
-        doc: "marker_instants with marker_name and task_name.",
-        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-              FROM marker_instants s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
-              LEFT JOIN tasks t ON t.task_id = s.task_id",
-    },
-    View {
-        name: "marker_values_named",
-        doc: "marker_values with marker_name and task_name.",
-        sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-              FROM marker_values s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-              AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
-              LEFT JOIN tasks t ON t.task_id = s.task_id",
-    },
-    // A task's states form a chain: each state ends when the task's next
-    // one starts (the model ends the old state where it opens the new one).
-    // So the state after a ready state is found by an equality join on the
-    // task and that time instead of a LEAD over the task's whole history,
-    // which DuckDB sorts on one thread. Several states of a task can start
-    // at the same time only when all but the last of them last 0 ns; the
-    // running state counts only if no such state lies between the two
-    // (rowid, the model's order, tells which came first). Those pairs are
-    // found from the zero-length states, which are few, and then left out
-    // by an equality join: cheaper than a range condition on every pair.
-    View {
-        name: "ready_latency",
-        doc: "Each ready state that ended with the task running: the task, why it was \
-              ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
-        sql: "WITH ready AS ( \
-                SELECT rowid AS id, task_id, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns, end_ns \
-                FROM task_states WHERE state = 'ready' AND truncated = 0 \
-              ), running AS ( \
-                SELECT rowid AS id, task_id, start_ns FROM task_states WHERE state = 'running' \
-              ), passed_over AS ( \
-                SELECT r.id AS ready_id, n.id AS running_id FROM task_states i \
-                JOIN ready r ON r.task_id = i.task_id AND r.end_ns = i.start_ns AND r.id < i.rowid \
-                JOIN running n ON n.task_id = i.task_id AND n.start_ns = i.start_ns AND n.id > i.rowid \
-                WHERE i.end_ns = i.start_ns \
-              ) \
-              SELECT r.task_id, r.reason, r.woken_by_isr_core_id, r.woken_by_isr_id, r.start_ns AS ready_ns, \
-                n.start_ns AS running_ns, n.start_ns - r.start_ns AS latency_ns \
-              FROM ready r \
-              JOIN running n ON n.task_id = r.task_id AND n.start_ns = r.end_ns AND n.id > r.id \
-              LEFT JOIN passed_over p ON p.ready_id = r.id AND p.running_id = n.id \
-              WHERE p.ready_id IS NULL",
-    },
-];
+pub fn views() -> Vec<View> {
+    vec![
+        View {
+            name: "sched_slices_named",
+            doc: "sched_slices with task_name and task_kind.",
+            sql: "SELECT s.*, t.name AS task_name, t.kind AS task_kind \
+                  FROM sched_slices s LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        View {
+            name: "isr_slices_named",
+            doc: "isr_slices with isr_name.",
+            sql: "SELECT s.*, i.name AS isr_name \
+                  FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id"
+                .into(),
+        },
+        View {
+            name: "task_states_named",
+            doc: "task_states with task_name, queue_name and woken_by_isr_name.",
+            sql: "SELECT s.*, t.name AS task_name, q.name AS queue_name, i.name AS woken_by_isr_name \
+                  FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id \
+                  LEFT JOIN queues q ON q.queue_id = s.queue_id \
+                  LEFT JOIN isrs i ON i.core_id = s.woken_by_isr_core_id AND i.isr_id = s.woken_by_isr_id"
+                .into(),
+        },
+        View {
+            name: "queue_ops_named",
+            doc: "queue_ops with queue_name, queue_kind and task_name.",
+            sql: "SELECT o.*, q.name AS queue_name, q.kind AS queue_kind, t.name AS task_name \
+                  FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
+                  LEFT JOIN tasks t ON t.task_id = o.task_id"
+                .into(),
+        },
+        View {
+            name: "marker_spans_named",
+            doc: "marker_spans with marker_name and task_name.",
+            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+                  FROM marker_spans s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
+                  LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        View {
+            name: "marker_instants_named",
+            doc: "marker_instants with marker_name and task_name.",
+            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+                  FROM marker_instants s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
+                  LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        View {
+            name: "marker_values_named",
+            doc: "marker_values with marker_name and task_name.",
+            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+                  FROM marker_values s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
+                  LEFT JOIN tasks t ON t.task_id = s.task_id"
+                .into(),
+        },
+        // A task's states form a chain: each state ends when the task's next
+        // one starts (the model ends the old state where it opens the new one).
+        // So the state after a ready state is found by an equality join on the
+        // task and that time instead of a LEAD over the task's whole history,
+        // which DuckDB sorts on one thread. Several states of a task can start
+        // at the same time only when all but the last of them last 0 ns; the
+        // running state counts only if no such state lies between the two
+        // (rowid, the model's order, tells which came first). Those pairs are
+        // found from the zero-length states, which are few, and then left out
+        // by an equality join: cheaper than a range condition on every pair.
+        View {
+            name: "ready_latency",
+            doc: "Each ready state that ended with the task running: the task, why it was \
+                  ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
+            sql: ready_latency_sql().into(),
+        },
+    ]
+}
+
+/// The SQL of the view `ready_latency`. It reads the stored task states,
+/// whose codes it compares and whose rowid it needs: the view of them has
+/// no rowid.
+fn ready_latency_sql() -> String {
+    let states = TASK_STATES.stored_name();
+    let ready = code(TASK_STATE_KINDS, "ready");
+    let running = code(TASK_STATE_KINDS, "running");
+    let reason = TASK_STATES.column("reason").shown_sql("r.");
+    format!(
+        "WITH ready AS ( \
+           SELECT rowid AS id, task_id, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns, end_ns \
+           FROM {states} WHERE state = {ready} AND truncated = 0 \
+         ), running AS ( \
+           SELECT rowid AS id, task_id, start_ns FROM {states} WHERE state = {running} \
+         ), passed_over AS ( \
+           SELECT r.id AS ready_id, n.id AS running_id FROM {states} i \
+           JOIN ready r ON r.task_id = i.task_id AND r.end_ns = i.start_ns AND r.id < i.rowid \
+           JOIN running n ON n.task_id = i.task_id AND n.start_ns = i.start_ns AND n.id > i.rowid \
+           WHERE i.end_ns = i.start_ns \
+         ) \
+         SELECT r.task_id, {reason} AS reason, r.woken_by_isr_core_id, r.woken_by_isr_id, r.start_ns AS ready_ns, \
+           n.start_ns AS running_ns, n.start_ns - r.start_ns AS latency_ns \
+         FROM ready r \
+         JOIN running n ON n.task_id = r.task_id AND n.start_ns = r.end_ns AND n.id > r.id \
+         LEFT JOIN passed_over p ON p.ready_id = r.id AND p.running_id = n.id \
+         WHERE p.ready_id IS NULL"
+    )
+}
 
 impl View {
     pub fn create_sql(&self) -> String {
@@ -526,6 +709,51 @@ mod tests {
     }
 
     #[test]
+    fn tables_with_codes_or_durations_are_views_of_stored_tables() {
+        assert!(!TASKS.is_view());
+        assert_eq!(TASKS.stored_name(), "tasks");
+        assert_eq!(
+            QUEUE_OPS.create_sql(),
+            "CREATE TABLE queue_ops_stored (queue_id BIGINT, ts_ns BIGINT, op BIGINT, from_isr BIGINT, \
+             task_id BIGINT, core_id BIGINT, len_after BIGINT); \
+             CREATE VIEW queue_ops AS SELECT queue_id, ts_ns, CAST(CASE op WHEN 0 THEN 'send' \
+             WHEN 1 THEN 'overwrite' WHEN 2 THEN 'receive' WHEN 3 THEN 'reset' WHEN 4 THEN 'level' END AS TEXT) AS op, \
+             from_isr, task_id, core_id, len_after FROM queue_ops_stored"
+        );
+        assert_eq!(
+            MUTEX_HOLDS.insert_sql(1),
+            "INSERT INTO mutex_holds_stored (queue_id, task_id, start_ns, end_ns, dur_ns, truncated) \
+             VALUES (?, ?, ?, ?, ?, ?)"
+        );
+        assert_eq!(
+            DURATION.shown_sql("m."),
+            "CAST(COALESCE(m.dur_ns, m.end_ns - m.start_ns) AS BIGINT)"
+        );
+        assert_eq!(
+            MUTEX_HOLDS.drop_sql(),
+            "DROP VIEW mutex_holds; DROP TABLE mutex_holds_stored"
+        );
+        let views: Vec<&str> = TABLES
+            .iter()
+            .filter(|t| t.is_view())
+            .map(|t| t.name)
+            .collect();
+        assert_eq!(
+            views,
+            [
+                "sched_slices",
+                "task_states",
+                "task_priorities",
+                "isr_slices",
+                "marker_spans",
+                "queue_ops",
+                "mutex_holds",
+                "cpu_timeline"
+            ]
+        );
+    }
+
+    #[test]
     fn the_user_docs_list_every_table_column_and_view() {
         let doc = include_str!("../../docs/src/query.md");
         for table in TABLES {
@@ -540,7 +768,7 @@ mod tests {
                 assert!(section.contains(&row), "docs/src/query.md lacks {row}");
             }
         }
-        for view in VIEWS {
+        for view in views() {
             assert!(
                 doc.contains(&format!("| `{}` |", view.name)),
                 "no view {}",
@@ -552,7 +780,13 @@ mod tests {
     #[test]
     fn table_and_view_names_are_unique() {
         let mut names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
-        names.extend(VIEWS.iter().map(|v| v.name));
+        let stored: Vec<String> = TABLES
+            .iter()
+            .filter(|t| t.is_view())
+            .map(|t| t.stored_name().into_owned())
+            .collect();
+        names.extend(stored.iter().map(String::as_str));
+        names.extend(views().iter().map(|v| v.name));
         let count = names.len();
         names.sort_unstable();
         names.dedup();

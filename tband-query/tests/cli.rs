@@ -357,6 +357,18 @@ fn db_reuse(engine: &str) {
     let fresh = tband_query(&["--db", d, t, "-e", "SELECT events FROM trace_info"]);
     assert_eq!(stdout(&fresh), "events\n103\n", "{}", stderr(&fresh));
 
+    // Tables stored otherwise, as by another version: loaded again.
+    let changed = tband_query(&[
+        "--db",
+        d,
+        "-e",
+        "DROP VIEW queue_ops_named; DROP VIEW queue_ops; \
+         ALTER TABLE queue_ops_stored RENAME TO queue_ops",
+    ]);
+    assert!(changed.status.success(), "{}", stderr(&changed));
+    let reloaded = tband_query(&["--db", d, t, "queue_high_water"]);
+    assert!(reloaded.status.success(), "{}", stderr(&reloaded));
+
     let other = if engine == "sqlite" {
         "duckdb"
     } else {

@@ -521,6 +521,58 @@ fn reports_match_the_model_on_the_conformance_recordings() {
     }
 }
 
+/// `dur_ns` is `end_ns - start_ns` on every row, also where a time is past
+/// BIGINT's range and so NULL, as on this recording: it is NULL only where
+/// the duration itself is past that range.
+#[test]
+fn durations_are_known_past_the_range_of_times() {
+    let path = format!("{CONFORMANCE}/tband/baremetal_basic.bin");
+    let trace = Trace::open(&[path], &OpenOptions::default()).unwrap();
+    let m = &trace.model;
+    macro_rules! times {
+        ($table:ident) => {
+            (
+                stringify!($table),
+                m.$table
+                    .iter()
+                    .map(|r| (r.start_ns, r.end_ns))
+                    .collect::<Vec<_>>(),
+            )
+        };
+    }
+    let tables = [
+        times!(sched_slices),
+        times!(task_states),
+        times!(isr_slices),
+        times!(marker_spans),
+        times!(mutex_holds),
+    ];
+    let int = |ns: u64| i64::try_from(ns).ok();
+    // An ISR and a marker span end past the range and last less than it.
+    for table in ["isr_slices", "marker_spans"] {
+        let (_, rows) = tables.iter().find(|(t, _)| *t == table).unwrap();
+        let past = rows
+            .iter()
+            .any(|&(start, end)| int(end).is_none() && int(end - start).is_some());
+        assert!(past, "{table}");
+    }
+    for engine in engines() {
+        let mut db = Loaded::new(engine, &trace);
+        for (table, rows) in &tables {
+            let mut expected: Vec<Vec<Option<i64>>> = rows
+                .iter()
+                .map(|&(start, end)| vec![int(start), int(end), int(end - start)])
+                .collect();
+            expected.sort_unstable();
+            let sql = format!("SELECT start_ns, end_ns, dur_ns FROM {table}");
+            let mut got =
+                Table(db.0.query(&sql, &[]).unwrap()).ints(&["start_ns", "end_ns", "dur_ns"]);
+            got.sort_unstable();
+            assert_eq!(got, expected, "{table} on {engine}");
+        }
+    }
+}
+
 #[test]
 fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
     for (cores, seed) in [(1, 7), (2, 11)] {

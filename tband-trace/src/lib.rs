@@ -13,6 +13,9 @@ use tband_decode::interpret::TbandTrace;
 use tband_decode::sequencer::Stream;
 use tband_model::{EventSink, Import, Model, TraceInfo};
 
+mod growing;
+
+pub use growing::{GrowingFile, Growth};
 pub use tband_decode::input;
 pub use tband_decode::interpret::DecodeThread;
 pub use tband_threadx::{ReadOptions as ThreadxOptions, TimerDirection};

@@ -1,7 +1,10 @@
 //! Damaged traces: decoding goes on, anomalies say what happened, nothing panics.
 
+mod common;
+
+use common::encode;
 use proptest::prelude::*;
-use tband::{encode_frame, Event};
+use tband::Event;
 use tband_model::{AnomalyKind, Model};
 use tband_trace::input::{Bytes, Input};
 use tband_trace::{OpenOptions, Trace};
@@ -29,16 +32,6 @@ fn model(streams: Vec<Vec<u8>>) -> Option<Model> {
     Trace::from_inputs(inputs, &OpenOptions::default())
         .ok()
         .map(|t| t.model)
-}
-
-fn encode(events: &[(u64, Event<'_>)]) -> Vec<u8> {
-    let mut out = Vec::new();
-    let mut buf = [0u8; 64];
-    for (ts, ev) in events {
-        let n = encode_frame(&mut buf, *ts, ev).unwrap();
-        out.extend_from_slice(&buf[..n]);
-    }
-    out
 }
 
 #[test]

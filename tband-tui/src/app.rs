@@ -1,7 +1,8 @@
 //! The viewer's state and what keys and the mouse do to it.
 
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
 
 use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
@@ -10,7 +11,7 @@ use tband_model::analysis::Analysis;
 use tband_model::Model;
 
 use crate::load::Loaded;
-use crate::rows::{Body, Group, Row, Timeline};
+use crate::rows::{Body, Group, Row, RowKey, Timeline};
 use crate::track::Columns;
 
 /// One selectable line of the row list.
@@ -29,6 +30,27 @@ pub enum Item {
     Tick(usize),
     /// Position in the row's samples.
     Sample(usize),
+}
+
+/// Whether the view follows a trace that grows (a file being written).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Follow {
+    /// The trace does not grow.
+    Off,
+    /// The view keeps to the newest data: all of the trace if it showed
+    /// all of it, else its last stretch of the same length.
+    Pinned,
+    /// The user moved the view, which stays where they put it (End or f
+    /// pins it again).
+    Held,
+}
+
+/// What was selected and picked, by what it is rather than where it is,
+/// to be found again in rows built anew.
+struct Selection {
+    entry: Option<(Group, Option<RowKey>)>,
+    /// The picked item's row and time.
+    picked: Option<(RowKey, u64)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +77,8 @@ pub struct App {
     pub timeline: Timeline,
     /// Computed when the summary pane is first shown.
     analysis: OnceCell<Analysis>,
+    /// How long the analysis took to compute, and when it was done.
+    analysed: Cell<Option<(Duration, Instant)>>,
     /// What is open, for the title line.
     pub title: String,
     /// The visible time range, `start..end`.
@@ -76,6 +100,7 @@ pub struct App {
     /// While only the first part of the trace is shown: how much of the
     /// whole has been read, in percent.
     pub loading: Option<u8>,
+    pub follow: Follow,
     pub quit: bool,
     pub geometry: Geometry,
     entries: Vec<Entry>,
@@ -92,6 +117,7 @@ impl App {
             model,
             timeline,
             analysis: OnceCell::new(),
+            analysed: Cell::new(None),
             title,
             start: 0,
             end: 1,
@@ -106,6 +132,7 @@ impl App {
             show_help: false,
             show_summary: false,
             loading: None,
+            follow: Follow::Off,
             quit: false,
             geometry: Geometry {
                 timeline_width: 80,
@@ -126,20 +153,7 @@ impl App {
     /// becomes a view of all of the trace.
     pub fn replace(&mut self, loaded: Loaded) {
         let whole = self.start == 0 && self.end == self.full_end();
-        let key = |app: &App, row: usize| {
-            let r = &app.timeline.rows[row];
-            (r.group, r.label.clone())
-        };
-        // Rows are found again by group and label; headers stay as they are.
-        let selected = self.selected_entry();
-        let selected_row = match selected {
-            Some(Entry::Row(r)) => Some(key(self, r)),
-            _ => None,
-        };
-        let picked = self
-            .picked
-            .and_then(|p| Some((key(self, p.row), self.item_time(p)?)));
-
+        let selection = self.selection();
         let Loaded {
             model,
             timeline,
@@ -151,22 +165,7 @@ impl App {
         self.warmed = 0;
         self.loading = None;
         self.refresh_entries();
-        let row_of = |app: &App, wanted: &(Group, String)| {
-            let rows = &app.timeline.rows;
-            (0..rows.len()).find(|&r| (rows[r].group, &rows[r].label) == (wanted.0, &wanted.1))
-        };
-        let entry = match &selected_row {
-            Some(k) => row_of(self, k).map(Entry::Row),
-            None => selected,
-        };
-        let index = entry.and_then(|e| self.entries.iter().position(|&x| x == e));
-        self.select(index.unwrap_or(0));
-        self.picked = None;
-        if let Some((k, t)) = picked {
-            if let Some(row) = row_of(self, &k) {
-                self.pick_at(row, t);
-            }
-        }
+        self.select_again(selection);
         if whole {
             self.fit();
         } else {
@@ -175,9 +174,84 @@ impl App {
         self.cursor = self.cursor.min(self.full_end() - 1);
     }
 
+    /// Shows the model of a growing trace that [`App::model`] has become
+    /// (a later one of the same trace, or, if `started_again`, of the trace
+    /// read again from its start), extending the rows. A view pinned to the
+    /// newest data moves with it; the selection, picked item, cursor and
+    /// marks stay.
+    pub fn grown(&mut self, started_again: bool) {
+        let selection = self.selection();
+        if started_again || !self.timeline.extend(&self.model) {
+            self.timeline = Timeline::new(&self.model);
+            self.warmed = 0;
+            self.analysis = OnceCell::new();
+        }
+        self.drop_old_figures();
+        self.refresh_entries();
+        self.select_again(selection);
+        let span = self.span();
+        let full = self.full_end();
+        match self.follow {
+            // A pinned view ends at the newest data: from the start it is
+            // all of the trace, and stays so.
+            Follow::Pinned if self.start == 0 => self.fit(),
+            Follow::Pinned => self.set_view(full.saturating_sub(span), full),
+            Follow::Held | Follow::Off => self.set_view(self.start, self.end),
+        }
+        self.cursor = self.cursor.min(full - 1);
+    }
+
+    /// The selected entry and picked item, to be found again.
+    fn selection(&self) -> Selection {
+        let entry = self.selected_entry().map(|e| match e {
+            Entry::Header(group) => (group, None),
+            Entry::Row(r) => (self.timeline.rows[r].group, Some(self.timeline.rows[r].key)),
+        });
+        let picked = self
+            .picked
+            .and_then(|p| Some((self.timeline.rows.get(p.row)?.key, self.item_time(p)?)));
+        Selection { entry, picked }
+    }
+
+    /// Selects and picks again what [`App::selection`] kept, in rows that
+    /// may have changed.
+    fn select_again(&mut self, selection: Selection) {
+        let entry = selection.entry.and_then(|(group, key)| match key {
+            Some(key) => self.timeline.row_of(key).map(Entry::Row),
+            None => Some(Entry::Header(group)),
+        });
+        let index = entry.and_then(|e| self.entries.iter().position(|&x| x == e));
+        self.select(index.unwrap_or(0));
+        self.picked = None;
+        if let Some((key, t)) = selection.picked {
+            if let Some(row) = self.timeline.row_of(key) {
+                self.pick_at(row, t);
+            }
+        }
+    }
+
     /// The figures of the summary pane.
     pub fn analysis(&self) -> &Analysis {
-        self.analysis.get_or_init(|| Analysis::of(&self.model))
+        self.analysis.get_or_init(|| {
+            let start = Instant::now();
+            let analysis = Analysis::of(&self.model);
+            self.analysed.set(Some((start.elapsed(), Instant::now())));
+            analysis
+        })
+    }
+
+    /// After the trace grew: the summary pane's figures are computed again
+    /// when next shown. While the pane is shown they are kept until they
+    /// are ten times as old as they took to compute, so that a large trace
+    /// that grows spends at most a tenth of the time on them.
+    fn drop_old_figures(&mut self) {
+        let fresh = self
+            .analysed
+            .get()
+            .is_some_and(|(cost, at)| at.elapsed() < cost * 10);
+        if !(self.show_summary && fresh) {
+            self.analysis = OnceCell::new();
+        }
     }
 
     /// Builds the summaries of one more row (the analysis after the last),
@@ -299,22 +373,22 @@ impl App {
     /// Recomputes [`App::entries`] after the filter or a group changed.
     fn refresh_entries(&mut self) {
         let filter = self.filter.to_lowercase();
+        let rows = &self.timeline.rows;
+        let mut shown: Vec<usize> = (0..rows.len())
+            .filter(|&i| filter.is_empty() || rows[i].label.to_lowercase().contains(&filter))
+            .collect();
+        // Rows added as a trace grew come last; they are shown in order.
+        shown.sort_by_key(|&i| rows[i].key);
         self.entries.clear();
         for group in Group::ALL {
-            let rows: Vec<usize> = self
-                .timeline
-                .rows
-                .iter()
-                .enumerate()
-                .filter(|(_, r)| r.group == group && r.label.to_lowercase().contains(&filter))
-                .map(|(i, _)| i)
-                .collect();
-            if rows.is_empty() {
+            let in_group = shown.iter().filter(|&&i| rows[i].group == group);
+            let mut in_group = in_group.peekable();
+            if in_group.peek().is_none() {
                 continue;
             }
             self.entries.push(Entry::Header(group));
             if !self.collapsed.contains(&group) {
-                self.entries.extend(rows.into_iter().map(Entry::Row));
+                self.entries.extend(in_group.map(|&i| Entry::Row(i)));
             }
         }
     }
@@ -491,6 +565,14 @@ impl App {
             self.on_filter_key(key);
             return;
         }
+        let view = (self.start, self.end);
+        self.on_view_key(key);
+        let pins = matches!(key.code, KeyCode::End | KeyCode::Char('G' | 'f' | '0'));
+        self.follow_after(view, pins);
+    }
+
+    /// What a key does outside the filter line.
+    fn on_view_key(&mut self, key: KeyEvent) {
         let shift = key.modifiers.contains(KeyModifiers::SHIFT);
         match key.code {
             KeyCode::Char('c') if key.modifiers.contains(KeyModifiers::CONTROL) => self.quit = true,
@@ -567,7 +649,26 @@ impl App {
         self.select(0);
     }
 
+    /// Pins a view to the newest data of a growing trace (`pins`), or
+    /// holds it where the user moved it from `view`.
+    fn follow_after(&mut self, view: (u64, u64), pins: bool) {
+        if self.follow == Follow::Off {
+            return;
+        }
+        if pins {
+            self.follow = Follow::Pinned;
+        } else if (self.start, self.end) != view {
+            self.follow = Follow::Held;
+        }
+    }
+
     pub fn on_mouse(&mut self, ev: MouseEvent) {
+        let view = (self.start, self.end);
+        self.on_mouse_event(ev);
+        self.follow_after(view, false);
+    }
+
+    fn on_mouse_event(&mut self, ev: MouseEvent) {
         let g = &self.geometry;
         let in_timeline = ev.column >= g.timeline_x && ev.column < g.timeline_x + g.timeline_width;
         let column = ev.column.saturating_sub(g.timeline_x);
@@ -800,5 +901,60 @@ mod tests {
         mouse(&mut a, MouseEventKind::ScrollDown, 20 + 75, 5);
         mouse(&mut a, MouseEventKind::ScrollDown, 20 + 75, 5);
         assert_eq!((a.start, a.end), (0, a.full_end()));
+    }
+
+    #[test]
+    fn a_pinned_view_keeps_to_the_newest_data_until_the_user_moves_it() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/corpus/tband/freertos_small.bin"
+        );
+        let bytes = std::fs::read(path).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("growing.bin");
+        std::fs::write(&file, &bytes[..2000]).unwrap();
+        let mut follower =
+            crate::load::Follower::open(&[file.display().to_string()], &Default::default())
+                .unwrap();
+        let mut a = follower.viewer("growing.bin".into()).unwrap();
+        let append = |range: std::ops::Range<usize>| {
+            let mut out = std::fs::OpenOptions::new()
+                .append(true)
+                .open(&file)
+                .unwrap();
+            std::io::Write::write_all(&mut out, &bytes[range]).unwrap();
+        };
+        assert_eq!(a.follow, Follow::Pinned);
+        assert_eq!((a.start, a.end), (0, a.full_end()), "all of the trace");
+        // Select a task's row: it stays selected as rows are added.
+        let tasks = a
+            .entries()
+            .iter()
+            .position(|e| *e == Entry::Header(Group::Tasks));
+        a.select(tasks.unwrap() + 1);
+        let selected = a.selected_entry();
+
+        append(2000..4000);
+        assert!(follower.update(&mut a).unwrap().changed);
+        assert_eq!((a.start, a.end), (0, a.full_end()), "all of it still");
+        assert_eq!(a.selected_entry(), selected);
+
+        // Zoomed in, the view is held; it no longer moves.
+        chars(&mut a, "+");
+        assert_eq!(a.follow, Follow::Held);
+        let held = (a.start, a.end);
+        append(4000..6000);
+        assert!(follower.update(&mut a).unwrap().changed);
+        assert_eq!((a.start, a.end), held);
+
+        // End pins its last stretch, which then moves with the data.
+        key(&mut a, KeyCode::End);
+        assert_eq!(a.follow, Follow::Pinned);
+        let span = a.end - a.start;
+        append(6000..bytes.len());
+        assert!(follower.update(&mut a).unwrap().changed);
+        assert_eq!((a.end - a.start, a.end), (span, a.full_end()));
+        assert!(!follower.update(&mut a).unwrap().changed);
+        assert_eq!(a.selected_entry(), selected);
     }
 }

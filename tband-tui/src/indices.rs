@@ -27,28 +27,28 @@ enum Kind {
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Indices {
-    len: usize,
     blocks: Vec<Block>,
     narrow: Vec<u16>,
     wide: Vec<u32>,
+    /// The indices after the last whole block, until they fill one.
+    tail: Vec<u32>,
 }
 
 impl Indices {
     pub fn len(&self) -> usize {
-        self.len
+        self.blocks.len() * BLOCK + self.tail.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.len() == 0
     }
 
     /// The index at position `pos`.
     #[inline]
     pub fn get(&self, pos: usize) -> Option<u32> {
-        if pos >= self.len {
-            return None;
-        }
-        let block = self.blocks[pos / BLOCK];
+        let Some(&block) = self.blocks.get(pos / BLOCK) else {
+            return self.tail.get(pos - self.blocks.len() * BLOCK).copied();
+        };
         let at = block.at as usize + pos % BLOCK;
         Some(match block.kind {
             Kind::Narrow => block.base + u32::from(self.narrow[at]),
@@ -58,13 +58,13 @@ impl Indices {
     }
 
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        (0..self.len).filter_map(|pos| self.get(pos))
+        (0..self.len()).filter_map(|pos| self.get(pos))
     }
 
     /// The first position whose index does not satisfy `pred` (which must
     /// hold for a prefix of the positions), like [`slice::partition_point`].
     pub fn partition_point(&self, mut pred: impl FnMut(u32) -> bool) -> usize {
-        let (mut lo, mut hi) = (0, self.len);
+        let (mut lo, mut hi) = (0, self.len());
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
             if self.get(mid).is_some_and(&mut pred) {
@@ -79,36 +79,27 @@ impl Indices {
     pub fn heap_bytes(&self) -> usize {
         self.blocks.capacity() * std::mem::size_of::<Block>()
             + self.narrow.capacity() * 2
-            + self.wide.capacity() * 4
+            + (self.wide.capacity() + self.tail.capacity()) * 4
     }
-}
 
-/// Collects ascending indices one at a time into [`Indices`].
-#[derive(Clone, Debug, Default)]
-pub struct IndicesBuilder {
-    done: Indices,
-    /// The block being filled.
-    pending: Vec<u32>,
-}
-
-impl IndicesBuilder {
+    /// Adds an index, greater than the last.
     pub fn push(&mut self, index: u32) {
-        self.pending.push(index);
-        if self.pending.len() == BLOCK {
-            self.flush();
+        self.tail.push(index);
+        if self.tail.len() == BLOCK {
+            self.store_tail();
         }
     }
 
-    fn flush(&mut self) {
-        let Some(&base) = self.pending.first() else {
+    /// Stores the whole block in `tail` in its compact form.
+    fn store_tail(&mut self) {
+        let Some(&base) = self.tail.first() else {
             return;
         };
         let offsets: Option<Vec<u16>> = self
-            .pending
+            .tail
             .iter()
             .map(|&i| u16::try_from(i.wrapping_sub(base)).ok())
             .collect();
-        let d = &mut self.done;
         let run = offsets
             .as_ref()
             .is_some_and(|o| o.iter().enumerate().all(|(k, &o)| usize::from(o) == k));
@@ -119,8 +110,8 @@ impl IndicesBuilder {
                 kind: Kind::Run,
             },
             Some(offsets) => {
-                let at = d.narrow.len() as u32;
-                d.narrow.extend(offsets);
+                let at = self.narrow.len() as u32;
+                self.narrow.extend(offsets);
                 Block {
                     base,
                     at,
@@ -128,8 +119,8 @@ impl IndicesBuilder {
                 }
             }
             None => {
-                let at = d.wide.len() as u32;
-                d.wide.extend_from_slice(&self.pending);
+                let at = self.wide.len() as u32;
+                self.wide.extend_from_slice(&self.tail);
                 Block {
                     base,
                     at,
@@ -137,28 +128,27 @@ impl IndicesBuilder {
                 }
             }
         };
-        d.blocks.push(block);
-        d.len += self.pending.len();
-        self.pending.clear();
+        self.blocks.push(block);
+        self.tail.clear();
     }
 
-    pub fn finish(mut self) -> Indices {
-        self.flush();
-        let mut done = self.done;
-        done.blocks.shrink_to_fit();
-        done.narrow.shrink_to_fit();
-        done.wide.shrink_to_fit();
-        done
+    /// Gives back the room kept for indices to come.
+    pub fn shrink_to_fit(&mut self) {
+        self.blocks.shrink_to_fit();
+        self.narrow.shrink_to_fit();
+        self.wide.shrink_to_fit();
+        self.tail.shrink_to_fit();
     }
 }
 
 impl FromIterator<u32> for Indices {
     fn from_iter<I: IntoIterator<Item = u32>>(iter: I) -> Indices {
-        let mut builder = IndicesBuilder::default();
+        let mut indices = Indices::default();
         for i in iter {
-            builder.push(i);
+            indices.push(i);
         }
-        builder.finish()
+        indices.shrink_to_fit();
+        indices
     }
 }
 
@@ -189,5 +179,13 @@ mod tests {
             );
         }
         assert!(indices.heap_bytes() < values.len() * 4);
+        // Indices added one at a time read back at once.
+        let mut grown = Indices::default();
+        for (pos, &value) in values.iter().enumerate() {
+            grown.push(value);
+            assert_eq!(grown.len(), pos + 1);
+            assert_eq!(grown.get(pos), Some(value));
+        }
+        assert_eq!(grown, indices);
     }
 }

@@ -1,18 +1,25 @@
-//! Opening a trace progressively. A large tband trace is first modelled
-//! from the first bytes of each input (cut after a whole frame), on the
-//! caller's thread, so a frame of real events can be drawn at once; the
-//! whole trace is modelled on a background thread meanwhile, together with
-//! its rows, their summaries and the summary pane's figures, and swapped in
-//! when ready.
+//! Opening a trace progressively, or following one that grows.
+//!
+//! A large tband trace is first modelled from the first bytes of each input
+//! (cut after a whole frame), on the caller's thread, so a frame of real
+//! events can be drawn at once; the whole trace is modelled on a background
+//! thread meanwhile, together with its rows, their summaries and the
+//! summary pane's figures, and swapped in when ready.
+//!
+//! A trace file that another process appends to is followed: the viewer
+//! looks at it a few times a second, reads what was appended up to its last
+//! whole frame into the model it shows, and extends the rows.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
+use std::time::Duration;
 
 use tband_model::analysis::Analysis;
 use tband_model::{AnomalyKind, Model};
-use tband_trace::{OpenOptions, Source, Trace, TraceError};
+use tband_trace::{GrowingFile, OpenOptions, Source, Trace, TraceError};
 
+use crate::app::{App, Follow};
 use crate::rows::Timeline;
 
 /// How much of a large trace is shown while the rest loads, by default.
@@ -122,4 +129,63 @@ fn drop_cut_anomalies(preview: &mut Model) {
     preview.anomalies.retain(|a| {
         !(a.kind == AnomalyKind::NeverClosed && a.core_id.is_none() && a.end_ns == cut)
     });
+}
+
+/// How often a followed file is looked at while it does not grow.
+pub const FOLLOW_INTERVAL: Duration = Duration::from_millis(50);
+
+/// The most one look at a followed file reads: a file that is large when
+/// it is opened is read over several looks (about 20 ms each), drawn
+/// between them, with keys answered.
+const LOOK_BYTES: u64 = 4 << 20;
+
+/// A trace file followed as it grows.
+pub struct Follower {
+    file: GrowingFile,
+}
+
+/// What a look at a followed file did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Update {
+    /// The trace shown changed.
+    pub changed: bool,
+    /// More of the file is there to read already: look again at once.
+    pub behind: bool,
+}
+
+impl Follower {
+    /// Opens the trace `args` name to follow it: one tband stream file.
+    pub fn open(args: &[String], options: &OpenOptions) -> Result<Follower, TraceError> {
+        Ok(Follower {
+            file: GrowingFile::open(args, options)?,
+        })
+    }
+
+    /// A viewer of the file, pinned to its newest data, showing what the
+    /// file holds so far (or its first part, if it is large).
+    pub fn viewer(&mut self, title: String) -> Result<App, TraceError> {
+        let mut model = Model::default();
+        self.file.look(&mut model, LOOK_BYTES)?;
+        let mut app = App::new(model, title);
+        app.follow = Follow::Pinned;
+        Ok(app)
+    }
+
+    /// Reads what the file gained into the model `app` shows (made by
+    /// [`Follower::viewer`]), and extends its rows.
+    pub fn update(&mut self, app: &mut App) -> Result<Update, TraceError> {
+        let growth = self.file.look(&mut app.model, LOOK_BYTES)?;
+        if growth.changed {
+            app.grown(growth.started_again);
+        }
+        Ok(Update {
+            changed: growth.changed,
+            behind: growth.behind,
+        })
+    }
+
+    /// Bytes of the file shown: up to the end of its last whole frame.
+    pub fn read_to(&self) -> u64 {
+        self.file.read_to()
+    }
 }

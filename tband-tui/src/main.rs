@@ -28,6 +28,13 @@ struct Cli {
     #[arg(long)]
     summary: bool,
 
+    /// Follow the trace file as another process appends to it (e.g.
+    /// `tband-capture -o FILE`): the timeline grows with it and keeps to the
+    /// newest data until you pan or zoom; End or f follows again. One tband
+    /// stream file only.
+    #[arg(long, conflicts_with_all = ["snapshot", "range", "preview_bytes"])]
+    follow: bool,
+
     /// A trace larger than this many bytes is shown from its first part
     /// (about this many bytes) while the whole loads; 0 waits for the whole.
     /// A snapshot always shows the whole trace.
@@ -63,6 +70,7 @@ impl From<Cli> for Options {
             range: cli.range,
             summary: cli.summary,
             preview_bytes: cli.preview_bytes,
+            follow: cli.follow,
         }
     }
 }

@@ -8,7 +8,7 @@ use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 use ratatui::Frame;
 use tband_model::{Model, StrId, TaskStateKind};
 
-use crate::app::{App, Entry, Geometry};
+use crate::app::{App, Entry, Follow, Geometry};
 use crate::details::details;
 use crate::rows::{Body, Row};
 use crate::summary::{cpu_lines, isr_queue_lines, line_counts};
@@ -25,8 +25,11 @@ pub const KEYMAP: &[(&str, &str)] = &[
     ("a d / h l / ← →", "pan by 1/8 of the view"),
     ("A D / H L / ⇧← ⇧→", "pan by half the view"),
     ("drag", "pan"),
-    ("Home g / End G", "jump to the start / end"),
-    ("f 0", "fit the whole trace"),
+    (
+        "Home g / End G",
+        "jump to the start / end; End follows a growing file",
+    ),
+    ("f 0", "fit the whole trace (and follow a growing file)"),
     (", . / < >", "move the cursor 1 / 10 columns"),
     ("click", "set the cursor, select the row and item"),
     ("↑ ↓ / k j / PgUp PgDn", "select a row"),
@@ -510,7 +513,14 @@ fn draw_details(buf: &mut Buffer, area: Rect, app: &App) {
 }
 
 fn draw_summary(buf: &mut Buffer, area: Rect, app: &App) {
-    let block = Block::new().borders(Borders::TOP).title(" summary (t) ");
+    // The figures of a trace that grows may be of its first part only.
+    let figured = app.analysis().duration_ns;
+    let title = if figured < app.model.info.duration_ns {
+        format!(" summary (t), figures up to {} ", short(figured))
+    } else {
+        " summary (t) ".to_string()
+    };
+    let block = Block::new().borders(Borders::TOP).title(title);
     let inner = block.inner(area);
     block.render(area, buf);
     let half = inner.width / 2;
@@ -537,6 +547,12 @@ fn draw_status(buf: &mut Buffer, area: Rect, app: &App) {
     } else {
         let anomalies = app.model.anomalies.len();
         let mut text = String::from("? keys  q quit");
+        match app.follow {
+            Follow::Off => {}
+            _ if app.model.info.events == 0 => text.push_str("  following: no events yet"),
+            Follow::Pinned => text.push_str("  following: the view keeps to the newest data"),
+            Follow::Held => text.push_str("  following: view held, End or f follows again"),
+        }
         if !app.filter.is_empty() {
             text.push_str(&format!("  filter: {}", app.filter));
         }

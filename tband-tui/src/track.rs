@@ -53,6 +53,14 @@ pub struct Span {
     pub start: u64,
     pub end: u64,
     pub code: u32,
+    /// Still open where the model ends (cut there): in a model of a trace
+    /// that goes on, its end is not its last.
+    pub open: bool,
+}
+
+/// Whether an interval cut at the model's end may go on.
+fn open(m: &Model, end_ns: u64, truncated: bool) -> bool {
+    truncated && end_ns >= m.info.duration_ns
 }
 
 impl IntervalSource {
@@ -65,6 +73,7 @@ impl IntervalSource {
                     start: s.start_ns,
                     end: s.end_ns,
                     code: s.task_id,
+                    open: open(m, s.end_ns, s.truncated),
                 }
             }
             IntervalSource::TaskStates => {
@@ -73,6 +82,7 @@ impl IntervalSource {
                     start: s.start_ns,
                     end: s.end_ns,
                     code: s.state as u32,
+                    open: open(m, s.end_ns, s.truncated),
                 }
             }
             IntervalSource::IsrSlices => {
@@ -81,6 +91,7 @@ impl IntervalSource {
                     start: s.start_ns,
                     end: s.end_ns,
                     code: s.depth,
+                    open: open(m, s.end_ns, s.truncated),
                 }
             }
             IntervalSource::MarkerSpans => {
@@ -89,6 +100,7 @@ impl IntervalSource {
                     start: s.start_ns,
                     end: s.end_ns,
                     code: s.msg.0,
+                    open: open(m, s.end_ns, s.truncated),
                 }
             }
             IntervalSource::MarkerInstants => {
@@ -97,6 +109,7 @@ impl IntervalSource {
                     start: s.ts_ns,
                     end: s.ts_ns,
                     code: s.msg.0,
+                    open: false,
                 }
             }
             IntervalSource::Anomalies => {
@@ -105,6 +118,7 @@ impl IntervalSource {
                     start: a.start_ns,
                     end: a.end_ns,
                     code: a.kind as u32,
+                    open: false,
                 }
             }
         })
@@ -274,21 +288,40 @@ impl Bounds {
     }
 }
 
-/// Bucket pyramid: level 0 has the finest buckets, each next level halves
-/// their number by merging pairs.
+/// What a bucket of a [`Pyramid`] keeps: a summary of its items, which
+/// merges with its neighbours' into a coarser bucket.
+trait Bucket: Clone {
+    /// A bucket without items, `width_ns` wide.
+    fn empty(width_ns: u64) -> Self;
+    fn merge(&mut self, other: &Self);
+}
+
+/// Bucket pyramid: level 0 has the finest buckets, each next level merges
+/// 2^[`LEVEL_STEP_BITS`] of them. It summarises the first items of its
+/// track, up to the first that may still change, and grows with a track
+/// that grows ([`Pyramid::reach`]).
 #[derive(Clone, Debug)]
 struct Pyramid<B> {
     bucket_ns: u64,
     levels: Vec<Vec<B>>,
+    /// The items summarised: the track's first so many.
+    items: usize,
 }
 
-impl<B: Clone + Default> Pyramid<B> {
+/// The finest buckets of a new pyramid for `items` items.
+fn buckets_for(items: usize) -> usize {
+    let buckets = 1usize << (items / ITEMS_PER_BUCKET).max(1).ilog2();
+    buckets.min(MAX_BUCKETS)
+}
+
+impl<B: Bucket> Pyramid<B> {
     fn new(items: usize, duration_ns: u64) -> Pyramid<B> {
-        let buckets = 1usize << (items / ITEMS_PER_BUCKET).max(1).ilog2();
-        let buckets = buckets.min(MAX_BUCKETS);
+        let buckets = buckets_for(items);
+        let bucket_ns = (duration_ns + 1).div_ceil(buckets as u64).max(1);
         Pyramid {
-            bucket_ns: (duration_ns + 1).div_ceil(buckets as u64).max(1),
-            levels: vec![vec![B::default(); buckets]],
+            bucket_ns,
+            levels: vec![vec![B::empty(bucket_ns); buckets]],
+            items: 0,
         }
     }
 
@@ -299,18 +332,71 @@ impl<B: Clone + Default> Pyramid<B> {
             .sum()
     }
 
-    fn build_levels(&mut self, merge: impl Fn(&B, &B) -> B) {
-        while let Some(last) = self.levels.last().filter(|l| l.len() > 1) {
-            let next = last
-                .chunks(1 << LEVEL_STEP_BITS)
-                .map(|group| {
-                    group[1..]
-                        .iter()
-                        .fold(group[0].clone(), |a, b| merge(&a, b))
+    /// Whether its buckets are four times (or more) as coarse as a new
+    /// pyramid's for a track of `items` items would be: the track has
+    /// grown faster than its time, and drawing would lose detail.
+    fn too_coarse(&self, items: usize) -> bool {
+        self.levels[0].len() * 4 <= buckets_for(items)
+    }
+
+    /// Makes the finest buckets reach past `end_ns`, the end of a track
+    /// that has grown to `items` items, merging them in pairs while there
+    /// would be more than twice as many as a new pyramid's. Returns the
+    /// first finest bucket changed (the coarser levels are then stale from
+    /// it on: see [`build_levels_from`](Self::build_levels_from)).
+    fn reach(&mut self, end_ns: u64, items: usize) -> usize {
+        let most = 2 * buckets_for(items);
+        let mut changed = self.levels[0].len();
+        while end_ns / self.bucket_ns >= most as u64 {
+            let pairs = self.levels[0]
+                .chunks(2)
+                .map(|pair| {
+                    let mut merged = pair[0].clone();
+                    if let Some(second) = pair.get(1) {
+                        merged.merge(second);
+                    } else {
+                        merged.merge(&B::empty(self.bucket_ns));
+                    }
+                    merged
                 })
                 .collect();
-            self.levels.push(next);
+            self.levels = vec![pairs];
+            self.bucket_ns *= 2;
+            changed = 0;
         }
+        let needed = (end_ns / self.bucket_ns) as usize + 1;
+        let level0 = &mut self.levels[0];
+        if needed > level0.len() {
+            level0.resize(needed, B::empty(self.bucket_ns));
+        }
+        changed
+    }
+
+    /// Builds the coarser levels again from that holding finest bucket
+    /// `from` on (the earlier ones stand).
+    fn build_levels_from(&mut self, from: usize) {
+        let step = 1 << LEVEL_STEP_BITS;
+        let mut from = from;
+        let mut level = 1;
+        while self.levels[level - 1].len() > 1 {
+            from >>= LEVEL_STEP_BITS;
+            if self.levels.len() == level {
+                self.levels.push(Vec::new());
+            }
+            let (below, above) = self.levels.split_at_mut(level);
+            let (below, this) = (&below[level - 1], &mut above[0]);
+            this.truncate(from);
+            let start = (this.len() * step).min(below.len());
+            this.extend(below[start..].chunks(step).map(|group| {
+                let mut merged = group[0].clone();
+                for b in &group[1..] {
+                    merged.merge(b);
+                }
+                merged
+            }));
+            level += 1;
+        }
+        self.levels.truncate(level);
     }
 
     /// Width of the buckets of `level`.
@@ -374,12 +460,36 @@ impl IntervalTrack {
     fn lod(&self, m: &Model) -> &Pyramid<Cell> {
         self.lod.get_or_init(|| {
             let mut lod = Pyramid::<Cell>::new(self.items.len(), m.info.duration_ns);
-            for span in self.items.iter().filter_map(|i| self.source.span(m, i)) {
-                summarise(&mut lod, span);
-            }
-            finish(&mut lod);
+            summarise_more(self.source, &self.items, &mut lod, m);
+            lod.build_levels_from(0);
             lod
         })
+    }
+
+    /// Adds an item (a row of the track's table, after the last).
+    pub fn push(&mut self, row: u32) {
+        self.items.push(row);
+    }
+
+    /// Gives back the room kept for items to come.
+    pub fn shrink_to_fit(&mut self) {
+        self.items.shrink_to_fit();
+    }
+
+    /// Brings the summaries, if built, up to the items added since and to
+    /// the model's end: the model is a later one of a trace that grows.
+    pub fn grow(&mut self, m: &Model) {
+        let Some(lod) = self.lod.get_mut() else {
+            return;
+        };
+        if lod.too_coarse(self.items.len()) {
+            // Built again when next needed.
+            self.lod = OnceCell::new();
+            return;
+        }
+        let reached = lod.reach(m.info.duration_ns, self.items.len());
+        let first = summarise_more(self.source, &self.items, lod, m);
+        lod.build_levels_from(first.map_or(reached, |f| f.min(reached)));
     }
 
     /// Builds the summaries of several tracks of one table in a single
@@ -403,15 +513,20 @@ impl IntervalTrack {
             .collect();
         while let Some(Reverse((row, k, pos))) = heads.pop() {
             let track = pending[k];
-            if let Some(span) = track.source.span(m, row) {
-                summarise(&mut lods[k], span);
+            // A track's summaries end before its first item that may change.
+            match track.source.span(m, row) {
+                Some(span) if !span.open => {
+                    summarise(&mut lods[k], span);
+                    lods[k].items = pos + 1;
+                }
+                _ => continue,
             }
             if let Some(next) = track.items.get(pos + 1) {
                 heads.push(Reverse((next, k, pos + 1)));
             }
         }
         for (track, mut lod) in pending.into_iter().zip(lods) {
-            finish(&mut lod);
+            lod.build_levels_from(0);
             // Already set only if another caller built it meanwhile: same result.
             let _ = track.lod.set(lod);
         }
@@ -501,36 +616,38 @@ impl IntervalTrack {
             width_ns: bounds.get(c + 1) - bounds.get(c),
             ..Cell::default()
         }));
-        let range = self.range(m, cols.start, cols.end);
-        if !self.too_many(&range, cols) {
-            let mut first = 0;
-            for pos in range {
-                let Some((_, span)) = self.get(m, pos) else {
-                    continue;
-                };
-                first = bounds.column_of(span.start, first);
-                let last = if span.end > span.start {
-                    bounds.column_of(span.end - 1, first)
-                } else {
-                    first
-                };
-                for (c, cell) in out.iter_mut().enumerate().take(last + 1).skip(first) {
-                    let overlap = span
-                        .end
-                        .min(bounds.get(c + 1))
-                        .saturating_sub(span.start.max(bounds.get(c)));
-                    let starts = u32::from(c == first && span.start >= cols.start);
-                    cell.add(span.code, overlap, starts);
-                }
-            }
-        } else {
-            self.lod(m).for_each_column(cols, |c, buckets, _| {
+        let mut range = self.range(m, cols.start, cols.end);
+        if self.too_many(&range, cols) {
+            let lod = self.lod(m);
+            lod.for_each_column(cols, |c, buckets, _| {
                 let mut merged = Cell::default();
                 for b in buckets {
                     merged.merge(b);
                 }
                 out[c] = merged;
             });
+            // The items after the summarised ones are walked exactly.
+            range.start = range.start.max(lod.items);
+        }
+        let mut first = 0;
+        for pos in range {
+            let Some((_, span)) = self.get(m, pos) else {
+                continue;
+            };
+            first = bounds.column_of(span.start, first);
+            let last = if span.end > span.start {
+                bounds.column_of(span.end - 1, first)
+            } else {
+                first
+            };
+            for (c, cell) in out.iter_mut().enumerate().take(last + 1).skip(first) {
+                let overlap = span
+                    .end
+                    .min(bounds.get(c + 1))
+                    .saturating_sub(span.start.max(bounds.get(c)));
+                let starts = u32::from(c == first && span.start >= cols.start);
+                cell.add(span.code, overlap, starts);
+            }
         }
     }
 
@@ -571,26 +688,47 @@ impl IntervalTrack {
     }
 }
 
-/// Adds one item to the finest summaries.
-fn summarise(lod: &mut Pyramid<Cell>, span: Span) {
+/// Adds the items of a track after those `lod` summarises, up to the
+/// first that may still change; returns the first finest bucket changed.
+fn summarise_more(
+    source: IntervalSource,
+    items: &Indices,
+    lod: &mut Pyramid<Cell>,
+    m: &Model,
+) -> Option<usize> {
+    let mut first = None;
+    while let Some(span) = items.get(lod.items).and_then(|i| source.span(m, i)) {
+        if span.open {
+            break;
+        }
+        let bucket = summarise(lod, span);
+        first = first.or(Some(bucket));
+        lod.items += 1;
+    }
+    first
+}
+
+/// Adds one item to the finest summaries; returns the bucket it starts in.
+fn summarise(lod: &mut Pyramid<Cell>, span: Span) -> usize {
     let bucket_ns = lod.bucket_ns;
     let level0 = &mut lod.levels[0];
     for_each_piece(span, bucket_ns, level0.len(), |b, ns, starts| {
         level0[b].add(span.code, ns, starts);
     });
+    (span.start / bucket_ns) as usize
 }
 
-/// Builds the coarser levels once every item is in.
-fn finish(lod: &mut Pyramid<Cell>) {
-    let bucket_ns = lod.bucket_ns;
-    for cell in lod.levels[0].iter_mut() {
-        cell.width_ns = bucket_ns;
+impl Bucket for Cell {
+    fn empty(width_ns: u64) -> Self {
+        Cell {
+            width_ns,
+            ..Cell::default()
+        }
     }
-    lod.build_levels(|a, b| {
-        let mut m = *a;
-        m.merge(b);
-        m
-    });
+
+    fn merge(&mut self, other: &Self) {
+        Cell::merge(self, other);
+    }
 }
 
 /// Splits a span into pieces per bucket: `f(bucket, ns, starts_here)`.
@@ -697,9 +835,38 @@ pub struct SampleTrack {
 #[derive(Clone, Debug)]
 struct SampleSummary {
     lod: Pyramid<SampleCell>,
-    /// Smallest and largest value of the whole track.
+    /// Smallest and largest value of the samples summarised.
     min: i64,
     max: i64,
+}
+
+impl SampleSummary {
+    /// Adds the samples of a track after those summarised; returns the
+    /// first finest bucket changed.
+    fn add_more(&mut self, source: SampleSource, items: &Indices, m: &Model) -> Option<usize> {
+        let lod = &mut self.lod;
+        let mut first = None;
+        while let Some((t, v)) = items.get(lod.items).and_then(|i| source.sample(m, i)) {
+            self.min = self.min.min(v);
+            self.max = self.max.max(v);
+            let level0 = &mut lod.levels[0];
+            let b = ((t / lod.bucket_ns) as usize).min(level0.len() - 1);
+            level0[b].add(v);
+            first = first.or(Some(b));
+            lod.items += 1;
+        }
+        first
+    }
+}
+
+impl Bucket for SampleCell {
+    fn empty(_: u64) -> Self {
+        SampleCell::default()
+    }
+
+    fn merge(&mut self, other: &Self) {
+        SampleCell::merge(self, other);
+    }
 }
 
 impl SampleTrack {
@@ -715,33 +882,47 @@ impl SampleTrack {
 
     fn summary(&self, m: &Model) -> &SampleSummary {
         self.summary.get_or_init(|| {
-            let mut lod = Pyramid::<SampleCell>::new(self.items.len(), m.info.duration_ns);
-            let (mut min, mut max) = (i64::MAX, i64::MIN);
-            let bucket_ns = lod.bucket_ns;
-            let level0 = &mut lod.levels[0];
-            for (t, v) in self.items.iter().filter_map(|i| self.source.sample(m, i)) {
-                min = min.min(v);
-                max = max.max(v);
-                let b = ((t / bucket_ns) as usize).min(level0.len() - 1);
-                level0[b].add(v);
-            }
-            lod.build_levels(|a, b| {
-                let mut m = *a;
-                m.merge(b);
-                m
-            });
-            SampleSummary {
-                lod,
-                min: min.min(max),
-                max: max.max(min),
-            }
+            let mut summary = SampleSummary {
+                lod: Pyramid::new(self.items.len(), m.info.duration_ns),
+                min: i64::MAX,
+                max: i64::MIN,
+            };
+            summary.add_more(self.source, &self.items, m);
+            summary.lod.build_levels_from(0);
+            summary
         })
+    }
+
+    /// Adds a sample (a row of the track's table, after the last).
+    pub fn push(&mut self, row: u32) {
+        self.items.push(row);
+    }
+
+    /// Gives back the room kept for samples to come.
+    pub fn shrink_to_fit(&mut self) {
+        self.items.shrink_to_fit();
+    }
+
+    /// Brings the summaries, if built, up to the samples added since and
+    /// to the model's end: the model is a later one of a trace that grows.
+    pub fn grow(&mut self, m: &Model) {
+        let Some(summary) = self.summary.get_mut() else {
+            return;
+        };
+        if summary.lod.too_coarse(self.items.len()) {
+            self.summary = OnceCell::new();
+            return;
+        }
+        let reached = summary.lod.reach(m.info.duration_ns, self.items.len());
+        let first = summary.add_more(self.source, &self.items, m);
+        let from = first.map_or(reached, |f| f.min(reached));
+        summary.lod.build_levels_from(from);
     }
 
     /// Smallest and largest value of the whole track.
     pub fn bounds(&self, m: &Model) -> (i64, i64) {
         let s = self.summary(m);
-        (s.min, s.max)
+        (s.min.min(s.max), s.max.max(s.min))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -782,21 +963,24 @@ impl SampleTrack {
             .checked_sub(1)
             .and_then(|p| self.get(m, p))
             .map(|(_, _, v)| v);
-        if end - begin <= EXACT_ITEMS_PER_COLUMN * cols.width {
-            let bounds = cols.bounds();
-            let mut c = 0;
-            for pos in begin..end {
-                if let Some((_, t, v)) = self.get(m, pos) {
-                    c = bounds.column_of(t, c);
-                    out[c].add(v);
-                }
-            }
-        } else {
-            self.summary(m).lod.for_each_column(cols, |c, buckets, _| {
+        let mut walk = begin..end;
+        if walk.len() > EXACT_ITEMS_PER_COLUMN * cols.width {
+            let lod = &self.summary(m).lod;
+            lod.for_each_column(cols, |c, buckets, _| {
                 for b in buckets {
                     out[c].merge(b);
                 }
             });
+            // The samples after the summarised ones are placed exactly.
+            walk.start = walk.start.max(lod.items);
+        }
+        let bounds = cols.bounds();
+        let mut c = 0;
+        for pos in walk {
+            if let Some((_, t, v)) = self.get(m, pos) {
+                c = bounds.column_of(t, c);
+                out[c].add(v);
+            }
         }
         for cell in out.iter_mut() {
             cell.carried = carried;

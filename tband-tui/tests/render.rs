@@ -351,3 +351,37 @@ fn replacing_keeps_a_zoomed_view() {
     assert_eq!((app.start, app.end), view);
     assert_eq!(app.loading, None);
 }
+
+/// The status line of a followed file: no events yet, then following, then
+/// held once the view is moved.
+#[test]
+fn a_followed_file_says_whether_it_is_followed() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.bin");
+    std::fs::File::create(&path).unwrap();
+    let args = [path.display().to_string()];
+    let mut follower = tband_tui::load::Follower::open(&args, &Default::default()).unwrap();
+    let mut app = follower.viewer("growing.bin".into()).unwrap();
+    let status = |app: &mut App| {
+        let text = to_text(&render(app, 120, 30));
+        text.lines().last().unwrap().to_string()
+    };
+    assert!(status(&mut app).ends_with("following: no events yet"));
+    std::fs::write(
+        &path,
+        std::fs::read(recording("freertos_small.bin")).unwrap(),
+    )
+    .unwrap();
+    assert!(follower.update(&mut app).unwrap().changed);
+    let line = status(&mut app);
+    assert!(
+        line.contains("following: the view keeps to the newest data"),
+        "{line}"
+    );
+    app.on_key(KeyEvent::new(KeyCode::Char('+'), KeyModifiers::NONE));
+    let line = status(&mut app);
+    assert!(
+        line.contains("following: view held, End or f follows again"),
+        "{line}"
+    );
+}

@@ -1,14 +1,14 @@
 //! End to end: the real binary in a tmux pseudo-terminal, driven with
-//! `send-keys` and read with `capture-pane` — open, zoom, pan, select, quit.
+//! `send-keys` and read with `capture-pane` — open, zoom, pan, select, quit;
+//! follow a file that grows.
 
-use std::process::{Command, Output};
-use std::thread::sleep;
-use std::time::{Duration, Instant};
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::time::Duration;
 
-/// A tmux server of its own, killed when the test ends.
-struct Tmux {
-    socket: String,
-}
+#[path = "../../tests/tmux/session.rs"]
+mod session;
+use session::Tmux;
 
 /// The recording the tests open.
 const TRACE: &str = concat!(
@@ -16,87 +16,10 @@ const TRACE: &str = concat!(
     "/../tests/corpus/tband/freertos_small.bin"
 );
 
-impl Tmux {
-    /// Starts `tband-tui ARGS TRACE` in a 140×45 session of a tmux server
-    /// named after `name`; `None` when tmux is not installed.
-    fn start(name: &str, args: &str) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            println!("skipped: tmux is not installed");
-            return None;
-        }
-        let tmux = Tmux {
-            socket: format!("{name}-{}", std::process::id()),
-        };
-        let command = format!("{} {args} {TRACE}", env!("CARGO_BIN_EXE_tband-tui"));
-        let started = tmux.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            "tui",
-            "-x",
-            "140",
-            "-y",
-            "45",
-            &command,
-        ]);
-        assert!(started.status.success(), "{started:?}");
-        Some(tmux)
-    }
-
-    /// Sends `q` and waits for the program to end.
-    fn quit(&self) {
-        self.keys(&["q"]);
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while self.alive() {
-            assert!(Instant::now() < deadline, "q did not quit");
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn run(&self, args: &[&str]) -> Output {
-        Command::new("tmux")
-            .arg("-L")
-            .arg(&self.socket)
-            .args(args)
-            .output()
-            .expect("tmux runs")
-    }
-
-    fn screen(&self) -> String {
-        String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "tui"]).stdout).into_owned()
-    }
-
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "tui"];
-        args.extend_from_slice(keys);
-        assert!(self.run(&args).status.success());
-    }
-
-    /// Waits until the screen satisfies `ok`, returning it.
-    fn wait_for(&self, what: &str, ok: impl Fn(&str) -> bool) -> String {
-        let deadline = Instant::now() + Duration::from_secs(20);
-        loop {
-            let screen = self.screen();
-            if ok(&screen) {
-                return screen;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "timed out waiting for {what}; screen:\n{screen}"
-            );
-            sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn alive(&self) -> bool {
-        self.run(&["has-session", "-t", "tui"]).status.success()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.run(&["kill-server"]);
-    }
+/// Starts `tband-tui ARGS FILE` in tmux; `None` when tmux is not installed.
+fn start(name: &str, args: &str, file: &str) -> Option<Tmux> {
+    let command = format!("{} {args} {file}", env!("CARGO_BIN_EXE_tband-tui"));
+    Tmux::start(name, &command)
 }
 
 /// The view span from the title line, e.g. `(44.92ms)`.
@@ -119,7 +42,7 @@ fn view_start(screen: &str) -> String {
 
 #[test]
 fn open_zoom_pan_select_quit() {
-    let Some(tmux) = Tmux::start("tband-tui-test", "") else {
+    let Some(tmux) = start("tband-tui-test", "", TRACE) else {
         return;
     };
 
@@ -158,7 +81,7 @@ fn open_zoom_pan_select_quit() {
 /// if it had been opened complete; keys work from the first frame on.
 #[test]
 fn progressive_open_ends_with_the_whole_trace() {
-    let Some(tmux) = Tmux::start("tband-tui-progressive", "--preview-bytes 4000") else {
+    let Some(tmux) = start("tband-tui-progressive", "--preview-bytes 4000", TRACE) else {
         return;
     };
     tmux.keys(&["j"]);
@@ -168,5 +91,46 @@ fn progressive_open_ends_with_the_whole_trace() {
     assert!(screen.contains("core 0"), "{screen}");
     tmux.keys(&["+"]);
     tmux.wait_for("zoom in", |s| span(s) == "(44.92ms)");
+    tmux.quit();
+}
+
+/// A file that grows while it is followed: the task that only the later
+/// part names shows within a second of that part being written; panning
+/// holds the view and End follows the file again.
+#[test]
+fn a_followed_file_shows_a_new_task_within_a_second() {
+    let bytes = std::fs::read(TRACE).unwrap();
+    // Cut inside the frame that names the task `tmpB`.
+    let cut = bytes.windows(4).position(|w| w == b"tmpB").unwrap() - 2;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("growing.bin");
+    std::fs::write(&path, &bytes[..cut]).unwrap();
+    let Some(tmux) = start("tband-tui-follow", "--follow", path.to_str().unwrap()) else {
+        return;
+    };
+    let screen = tmux.wait_for("the first part", |s| {
+        s.contains("tmpA") && s.contains("keeps to the newest data")
+    });
+    assert!(!screen.contains("tmpB"), "{screen}");
+    assert!(
+        !screen.contains("anomalies"),
+        "no frame is invalid: {screen}"
+    );
+
+    let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(&bytes[cut..]).unwrap();
+    let screen = tmux.wait_within(Duration::from_secs(1), "the new task", |s| {
+        s.contains("tmpB")
+    });
+    assert_eq!(span(&screen), "(89.84ms)", "all of the trace: {screen}");
+
+    tmux.keys(&["+"]);
+    tmux.wait_for("the view held", |s| {
+        s.contains("view held, End or f follows again")
+    });
+    tmux.keys(&["End"]);
+    tmux.wait_for("the view following", |s| {
+        s.contains("keeps to the newest data")
+    });
     tmux.quit();
 }

@@ -28,6 +28,8 @@ mod global;
 mod port;
 #[cfg(feature = "rtos-trace")]
 pub mod rtos_trace;
+#[cfg(feature = "rtt")]
+pub mod rtt;
 
 #[cfg(feature = "tracer")]
 pub use global::*;

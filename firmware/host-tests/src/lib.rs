@@ -1,12 +1,16 @@
-//! A host port of the global tracer (threads play cores) and a helper that
-//! reads traces back with `tband-decode`, for the tests in `tests/`.
+//! A host port of the global tracer (threads play cores), a helper that
+//! reads traces back with `tband-decode`, and the QEMU example firmware
+//! ([`qemu`]), for the tests in `tests/` and those of `tband-capture`.
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
+use std::process::{Command, Output};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use tband::EventKind;
 use tband_decode::stream::StreamDecoder;
+
+pub mod qemu;
 
 /// Timestamps: one shared counter, one tick per read, so every event has
 /// its own time and the order within a core is the order of recording.
@@ -86,4 +90,16 @@ pub fn snapshot_of(core: usize) -> Vec<u8> {
     let mut bytes = Vec::new();
     tband::read_snapshot(core, |part| bytes.extend_from_slice(part));
     bytes
+}
+
+/// Runs a command to its end; panics with its output if it failed.
+pub fn run(cmd: &mut Command) -> Output {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?} failed:\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }

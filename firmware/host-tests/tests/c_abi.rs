@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tband_host_tests::decode;
+use tband_host_tests::{decode, run};
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -21,15 +21,9 @@ fn own_target_dir(name: &str) -> PathBuf {
     base.join(name)
 }
 
-fn run(cmd: &mut Command) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+/// Runs a command to its end; its stdout.
+fn stdout_of(cmd: &mut Command) -> String {
+    String::from_utf8_lossy(&run(cmd).stdout).into_owned()
 }
 
 /// Builds the static library with `features` and `env`, compiles
@@ -55,7 +49,7 @@ fn build_and_run(program: &str, features: &str, env: &[(&str, &str)]) -> (String
         .arg(target.join("debug/libtband_c.a"))
         .args(["-lpthread", "-ldl", "-lm"]));
     let trace = target.join(format!("{program}.bin"));
-    let stdout = run(Command::new(&exe).arg(&trace));
+    let stdout = stdout_of(Command::new(&exe).arg(&trace));
     let bytes = std::fs::read(&trace).unwrap();
     let listing = decode(&bytes, 0)
         .unwrap()

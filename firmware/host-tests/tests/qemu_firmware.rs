@@ -4,74 +4,18 @@
 //! Without qemu-system-arm or the rustup target the test says why and
 //! passes, unless TBAND_REQUIRE_QEMU=1.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
 use tband::EventKind;
-use tband_host_tests::{decode, Frame};
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Why the firmware cannot be built and run here, if it cannot.
-fn missing_tools() -> Option<String> {
-    let qemu = Command::new("qemu-system-arm").arg("--version").output();
-    if !qemu.is_ok_and(|o| o.status.success()) {
-        return Some("qemu-system-arm is not installed".into());
-    }
-    let targets = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output();
-    match targets {
-        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => None,
-        _ => Some("the rustup target thumbv7m-none-eabi is not installed".into()),
-    }
-}
-
-fn run(cmd: &mut Command) {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
-    assert!(
-        out.status.success(),
-        "{cmd:?} failed:\n{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
+use tband_host_tests::qemu::{self, build_firmware};
+use tband_host_tests::{decode, run, Frame};
 
 /// Builds and runs the firmware; returns the trace it wrote.
-pub fn record_qemu_trace() -> Vec<u8> {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
-    let target_dir = base.join("qemu-cortex-m3");
-    let firmware = repo().join("firmware/qemu-cortex-m3");
-    // Run from the firmware's folder so that its .cargo/config.toml applies.
-    run(Command::new(env!("CARGO"))
-        .current_dir(&firmware)
-        .args([
-            "build",
-            "--quiet",
-            "--release",
-            "--target",
-            "thumbv7m-none-eabi",
-        ])
-        .arg("--manifest-path")
-        .arg(firmware.join("Cargo.toml"))
-        .arg("--target-dir")
-        .arg(&target_dir));
-    let elf = target_dir.join("thumbv7m-none-eabi/release/tband-qemu-cortex-m3");
-    let work = target_dir.join("run");
+fn record_qemu_trace() -> Vec<u8> {
+    let elf = build_firmware("snapshot");
+    let work = elf.with_file_name("run");
     std::fs::create_dir_all(&work).unwrap();
     let trace = work.join("trace.bin");
     let _ = std::fs::remove_file(&trace);
-    run(Command::new("qemu-system-arm")
-        .current_dir(&work)
-        .args(["-cpu", "cortex-m3", "-machine", "lm3s6965evb", "-nographic"])
-        .args(["-semihosting-config", "enable=on,target=native"])
-        // Virtual time from the instruction count: the same trace every run.
-        .args(["-icount", "shift=4", "-kernel"])
-        .arg(&elf));
+    run(qemu::qemu().current_dir(&work).arg("-kernel").arg(&elf));
     std::fs::read(&trace).expect("the firmware writes trace.bin")
 }
 
@@ -85,12 +29,7 @@ fn names(frames: &[Frame], kind: EventKind) -> Vec<String> {
 
 #[test]
 fn firmware_trace_in_qemu() {
-    if let Some(why) = missing_tools() {
-        assert!(
-            std::env::var("TBAND_REQUIRE_QEMU").as_deref() != Ok("1"),
-            "TBAND_REQUIRE_QEMU=1 but {why}"
-        );
-        println!("skipped: {why}");
+    if !qemu::tools_present() {
         return;
     }
     let bytes = record_qemu_trace();

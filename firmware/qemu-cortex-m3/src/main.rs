@@ -1,27 +1,36 @@
 //! A small cooperative firmware on QEMU's lm3s6965evb (Cortex-M3): two
 //! tasks take turns in a loop while SysTick interrupts every millisecond.
 //! tband records the interrupts (as an ISR), each task's turns (event
-//! marker spans), an instant per tick seen, and a counter (value marker)
-//! with the snapshot backend. When the snapshot is full or 40 ticks have
-//! passed, the firmware writes metadata + snapshot to `trace.bin` in QEMU's
-//! working directory by semihosting and exits.
+//! marker spans), an instant per tick seen, and a counter (value marker).
+//! The cargo feature picks how the trace leaves the target (see
+//! `transport`): a snapshot written to `trace.bin` by semihosting (the
+//! default), or a stream over UART0 or an RTT channel, after which the
+//! firmware prints by semihosting how many events it traced.
 #![no_std]
 #![no_main]
+
+#[cfg(not(any(feature = "snapshot", feature = "stream-uart", feature = "stream-rtt")))]
+compile_error!("choose how the trace leaves the target: feature snapshot, stream-uart or stream-rtt");
+
+#[cfg_attr(feature = "snapshot", path = "snapshot.rs")]
+#[cfg_attr(feature = "stream-uart", path = "uart.rs")]
+#[cfg_attr(feature = "stream-rtt", path = "rtt.rs")]
+mod transport;
+#[cfg(any(feature = "stream-uart", feature = "stream-rtt"))]
+mod stream;
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
 use cortex_m::peripheral::syst::SystClkSource;
 use cortex_m::peripheral::{SCB, SYST};
 use cortex_m_rt::{entry, exception};
-use cortex_m_semihosting::{debug, syscall};
-
+use cortex_m_semihosting::debug;
 /// SysTick counts core clock cycles; QEMU runs this board at 12 MHz.
 const CLOCK_HZ: u32 = 12_000_000;
 /// One SysTick interrupt per millisecond.
 const RELOAD: u32 = CLOCK_HZ / 1000 - 1;
 /// SysTick is exception 15; tband ISR ids are ours to choose.
 const SYSTICK_ISR: u32 = 15;
-const TICKS_TO_RECORD: u32 = 40;
 
 const MARKER_TASK_A: u32 = 1;
 const MARKER_TASK_B: u32 = 2;
@@ -58,6 +67,10 @@ impl tband::Port for QemuPort {
     fn timestamp() -> u64 {
         cycles()
     }
+
+    fn stream_write(core: usize, bytes: &[u8]) -> bool {
+        transport::stream_write(core, bytes)
+    }
 }
 
 tband::set_port!(QemuPort);
@@ -78,9 +91,22 @@ fn work(rounds: u32) -> u32 {
     core::hint::black_box(x)
 }
 
+/// How many events of each kind the firmware traced, for the host to check
+/// a captured stream against.
+#[derive(Default)]
+pub struct Counts {
+    pub isr_enter: u32,
+    pub isr_exit: u32,
+    pub evtmarker_begin: u32,
+    pub evtmarker_end: u32,
+    pub evtmarker: u32,
+    pub valmarker: u32,
+}
+
 #[entry]
 fn main() -> ! {
     let mut cp = cortex_m::Peripherals::take().expect("taken once at start");
+    transport::set_up();
 
     tband::gather_system_metadata();
     tband::isr_name(SYSTICK_ISR, "SysTick");
@@ -92,15 +118,14 @@ fn main() -> ! {
     cp.SYST.set_clock_source(SystClkSource::Core);
     cp.SYST.set_reload(RELOAD);
     cp.SYST.clear_current();
-    tband::trigger_snapshot();
+    transport::start();
     cp.SYST.enable_interrupt();
     cp.SYST.enable_counter();
 
+    let mut counts = Counts::default();
     let mut counter: i64 = 0;
     let mut last_tick = 0;
-    while TICKS.load(Ordering::Relaxed) < TICKS_TO_RECORD
-        && tband::snapshot_state(0) == Some(tband::SnapshotState::Recording)
-    {
+    while transport::keep_recording(TICKS.load(Ordering::Relaxed)) {
         tband::evtmarker_begin(MARKER_TASK_A, "turn");
         counter += i64::from(work(20) % 7);
         tband::valmarker(VALUE_COUNTER, counter);
@@ -112,15 +137,21 @@ fn main() -> ! {
         if tick != last_tick {
             tband::evtmarker(MARKER_TICK, "new tick");
             last_tick = tick;
+            counts.evtmarker += 1;
         }
         tband::evtmarker_end(MARKER_TASK_B);
+        counts.evtmarker_begin += 2;
+        counts.evtmarker_end += 2;
+        counts.valmarker += 1;
     }
     cp.SYST.disable_interrupt();
     cp.SYST.disable_counter();
-    tband::stop_snapshot();
+    // Every SysTick since the counter started ran while recording.
+    counts.isr_enter = TICKS.load(Ordering::Relaxed);
+    counts.isr_exit = counts.isr_enter;
 
-    let written = write_host_file(b"trace.bin\0");
-    debug::exit(if written {
+    let done = transport::finish(&counts);
+    debug::exit(if done {
         debug::EXIT_SUCCESS
     } else {
         debug::EXIT_FAILURE
@@ -128,23 +159,6 @@ fn main() -> ! {
     loop {
         cortex_m::asm::wfi();
     }
-}
-
-/// Writes metadata buffer + snapshot to a host file (NUL-terminated name).
-fn write_host_file(name: &[u8]) -> bool {
-    const MODE_WRITE_BINARY: usize = 5;
-    // SAFETY: semihosting calls with valid pointers and lengths.
-    let fd = unsafe { syscall!(OPEN, name.as_ptr(), MODE_WRITE_BINARY, name.len() - 1) };
-    if fd as isize == -1 {
-        return false;
-    }
-    let mut ok = true;
-    tband::read_snapshot(0, |part| {
-        // SAFETY: as above; WRITE returns the number of bytes not written.
-        ok &= unsafe { syscall!(WRITE, fd, part.as_ptr(), part.len()) } == 0;
-    });
-    // SAFETY: as above.
-    ok & (unsafe { syscall!(CLOSE, fd) } == 0)
 }
 
 #[panic_handler]

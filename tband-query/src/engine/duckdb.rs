@@ -196,7 +196,7 @@ impl Chunk {
             rows: 0,
             columns: columns
                 .iter()
-                .map(|c| ChunkColumn::new(c.ty, rows))
+                .map(|c| ChunkColumn::new(c.stored_type(), rows))
                 .collect(),
         }
     }
@@ -281,7 +281,7 @@ impl VTab for RowsFunction {
         slot.with(|feed| {
             let feed = feed.ok_or("tband_rows() is only for loading a table")?;
             for column in feed.columns {
-                let ty = match column.ty {
+                let ty = match column.stored_type() {
                     ColumnType::BigInt => LogicalTypeId::Bigint,
                     ColumnType::Text => LogicalTypeId::Varchar,
                 };
@@ -368,7 +368,10 @@ impl Database for DuckDb {
             chunk: Chunk::new(table.columns, chunk_rows),
             to_duckdb,
         };
-        let sql = format!("INSERT INTO {} SELECT * FROM {ROWS_FUNCTION}()", table.name);
+        let sql = format!(
+            "INSERT INTO {} SELECT * FROM {ROWS_FUNCTION}()",
+            table.stored_name()
+        );
         // One thread: with more, DuckDB runs the insert on a worker while
         // this thread polls for tasks, which costs as much CPU as the insert.
         self.execute("SET threads = 1")?;

@@ -10,7 +10,7 @@ use rusqlite::{Connection, ToSql};
 
 use super::{Database, Engine, Fill, QueryResult, Value};
 use crate::rows::{Cell, RowSink};
-use crate::schema::{Table, TABLES, VIEWS};
+use crate::schema::{self, Table, TABLES};
 
 pub struct Sqlite {
     conn: Connection,
@@ -203,25 +203,32 @@ impl Database for Sqlite {
 
 /// The schema's tables that `statements` read, itself or through views, as
 /// SQLite's authorizer reports them while it prepares each against the
-/// empty schema; `None` if one does not prepare.
+/// empty schema; `None` if one does not prepare. The authorizer names the
+/// tables that hold the rows, so a read of `<name>_stored` is one of the
+/// schema's table `<name>`.
 pub fn tables_read(statements: &[String]) -> Option<Vec<&'static str>> {
     let mut conn = Connection::open_in_memory().ok()?;
     for table in TABLES {
         conn.execute_batch(&table.create_sql()).ok()?;
     }
-    for view in VIEWS {
+    for view in schema::views() {
         conn.execute_batch(&view.create_sql()).ok()?;
     }
+    let stored: Vec<(String, &'static str)> = TABLES
+        .iter()
+        .map(|t| (t.stored_name().into_owned(), t.name))
+        .collect();
     let read: Arc<Mutex<Vec<&'static str>>> = Arc::default();
     let reported = Arc::clone(&read);
     conn.authorizer(Some(move |ctx: AuthContext<'_>| {
         if let AuthAction::Read { table_name, .. } = ctx.action {
-            let table = TABLES
+            let table = stored
                 .iter()
-                .find(|t| t.name.eq_ignore_ascii_case(table_name));
+                .find(|(stored, _)| stored.eq_ignore_ascii_case(table_name))
+                .map(|&(_, name)| name);
             let mut reported = reported.lock().unwrap_or_else(PoisonError::into_inner);
-            if let Some(table) = table.filter(|t| !reported.contains(&t.name)) {
-                reported.push(table.name);
+            if let Some(table) = table.filter(|t| !reported.contains(t)) {
+                reported.push(table);
             }
         }
         Authorization::Allow

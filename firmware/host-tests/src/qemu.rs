@@ -1,0 +1,135 @@
+//! The QEMU example firmware (`firmware/qemu-cortex-m3`) for tests: built
+//! for thumbv7m-none-eabi with one of its transports, run on QEMU's
+//! lm3s6965evb. Tests skip with a message when QEMU or the rustup target is
+//! missing, and fail instead when `TBAND_REQUIRE_QEMU=1` (as in CI).
+
+use std::io::{BufRead, BufReader};
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStderr, Command, Stdio};
+
+use crate::run;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Why the firmware cannot be built and run here, if it cannot.
+fn missing_tools() -> Option<String> {
+    let qemu = Command::new("qemu-system-arm").arg("--version").output();
+    if !qemu.is_ok_and(|o| o.status.success()) {
+        return Some("qemu-system-arm is not installed".into());
+    }
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    match targets {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => None,
+        _ => Some("the rustup target thumbv7m-none-eabi is not installed".into()),
+    }
+}
+
+/// Whether the test can run; if not, says why (failing under
+/// `TBAND_REQUIRE_QEMU=1`).
+pub fn tools_present() -> bool {
+    let Some(why) = missing_tools() else {
+        return true;
+    };
+    assert!(
+        std::env::var("TBAND_REQUIRE_QEMU").as_deref() != Ok("1"),
+        "TBAND_REQUIRE_QEMU=1 but {why}"
+    );
+    println!("skipped: {why}");
+    false
+}
+
+/// Builds the firmware with the transport `feature` (`snapshot`,
+/// `stream-uart` or `stream-rtt`) and returns its ELF file. Each transport
+/// has a target folder of its own, so tests running at once do not
+/// overwrite each other's firmware.
+pub fn build_firmware(feature: &str) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"));
+    let target_dir = base.join(format!("qemu-cortex-m3-{feature}"));
+    let firmware = repo().join("firmware/qemu-cortex-m3");
+    // Run from the firmware's folder so that its .cargo/config.toml applies.
+    run(Command::new(env!("CARGO"))
+        .current_dir(&firmware)
+        .args([
+            "build",
+            "--quiet",
+            "--release",
+            "--target",
+            "thumbv7m-none-eabi",
+        ])
+        .args(["--no-default-features", "--features", feature])
+        .arg("--manifest-path")
+        .arg(firmware.join("Cargo.toml"))
+        .arg("--target-dir")
+        .arg(&target_dir));
+    target_dir.join("thumbv7m-none-eabi/release/tband-qemu-cortex-m3")
+}
+
+/// QEMU with the board, no display and semihosting on (the firmware
+/// prints and exits through it), in virtual time from the instruction
+/// count, so that every run is the same; the firmware and the serial port
+/// are the caller's to add.
+pub fn qemu() -> Command {
+    let mut qemu = Command::new("qemu-system-arm");
+    qemu.args(["-cpu", "cortex-m3", "-machine", "lm3s6965evb"])
+        .args(["-display", "none", "-monitor", "none"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-icount", "shift=4"]);
+    qemu
+}
+
+/// A TCP port that was free a moment ago, for QEMU to listen on.
+pub fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Starts QEMU with `firmware` and a socket server `chardev` that holds the
+/// machine until a client connects; returns once it listens.
+pub fn start_qemu(firmware: &Path, server: &[&str]) -> (Child, BufReader<ChildStderr>) {
+    let mut child = qemu()
+        .args(server)
+        .arg("-kernel")
+        .arg(firmware)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("qemu-system-arm starts");
+    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("waiting for connection") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "QEMU ended before it listened"
+        );
+    }
+    (child, stderr)
+}
+
+/// QEMU with `firmware`, held at its first instruction until a GDB client
+/// attaches on the returned port.
+pub fn start_qemu_for_gdb(firmware: &Path) -> (Child, BufReader<ChildStderr>, u16) {
+    let port = free_port();
+    let gdb = format!("socket,id=gdb,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on");
+    let args = [
+        "-serial",
+        "null",
+        "-chardev",
+        &gdb,
+        "-gdb",
+        "chardev:gdb",
+        "-S",
+    ];
+    let (qemu, stderr) = start_qemu(firmware, &args);
+    (qemu, stderr, port)
+}

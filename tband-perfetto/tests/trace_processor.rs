@@ -1,0 +1,716 @@
+//! Loads the export of every recording into Perfetto's own trace processor
+//! (`trace_processor_shell`, the engine behind ui.perfetto.dev) and compares
+//! what it makes of it, table by table, with the trace model: the `sched`
+//! rows of each cpu, the `thread_state` rows of each task, the IRQ slices,
+//! every counter track with its points, every slice and instant of the
+//! track events on its track, the thread names, and the `stats` entries
+//! (nothing skipped, no error or data loss but the losses the model has).
+//!
+//! The recordings are those of `tests/corpus/` and `samples/` (found as the
+//! golden test finds them) and simulated traces of 1, 2 and 4 cores, each
+//! exported with both `--sched-format`s by the `tband-perfetto` binary.
+//! Every comparison is exact, to the nanosecond, but where Perfetto cannot
+//! hold what the model has: counter values are compared as Perfetto stores
+//! them, as doubles (a value beyond 2^53 is the nearest double, and
+//! i64::MAX is 2^63, which SQLite reads back as i64::MAX); IRQ names are cut
+//! to 254 bytes; events more than 2^63 ns after the first are dropped, and
+//! counted in `stats` ([`LAST_TIME`]); the depth of instants and of trace
+//! health regions is not compared. The book's Perfetto page has the table.
+//!
+//! The shell is found through `TBAND_TRACE_PROCESSOR`; without it the test
+//! says so and passes, unless `TBAND_REQUIRE_TRACE_PROCESSOR=1` (as in CI),
+//! where it fails.
+
+#[path = "../../tests/golden/harness.rs"]
+mod harness;
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use tband_model::{AnomalyKind, MarkerKind, Model, StateReason, TaskKind, TaskStateKind};
+use tband_perfetto::threads::{Threads, IDLE_TID, PID};
+use tband_trace::{OpenOptions, Trace};
+
+/// The shell to run, if there is one; says why not otherwise.
+fn trace_processor() -> Option<PathBuf> {
+    let why = match std::env::var_os("TBAND_TRACE_PROCESSOR") {
+        None => "TBAND_TRACE_PROCESSOR is not set (point it at a trace_processor_shell, from \
+                 `curl -LO https://get.perfetto.dev/trace_processor`)"
+            .to_string(),
+        Some(path) => match Command::new(&path).arg("--version").output() {
+            Ok(o) if o.status.success() => return Some(PathBuf::from(path)),
+            Ok(o) => format!(
+                "{} --version failed: {}",
+                Path::new(&path).display(),
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => format!("cannot run {}: {e}", Path::new(&path).display()),
+        },
+    };
+    assert!(
+        std::env::var("TBAND_REQUIRE_TRACE_PROCESSOR").as_deref() != Ok("1"),
+        "TBAND_REQUIRE_TRACE_PROCESSOR=1 but {why}"
+    );
+    eprintln!("skipping the trace_processor checks: {why}");
+    None
+}
+
+/// The queries, one result set each, in the order of [`Tables`]' fields.
+/// Names come back in hex (columns named `hex_*`): the shell prints strings
+/// between quotes without escaping any.
+const QUERIES: &str = "
+SELECT s.cpu, s.ts, s.dur, t.tid, s.priority, s.end_state
+FROM sched s JOIN thread t USING (utid);
+
+SELECT t.tid, s.ts, s.dur, s.state
+FROM thread_state s JOIN thread t USING (utid)
+WHERE t.tid <> 0;
+
+SELECT tid, hex(name) AS hex_name FROM thread WHERE tid <> 0 AND name IS NOT NULL;
+
+SELECT c.cpu, s.ts, s.dur, hex(s.name) AS hex_name, s.depth
+FROM slice s JOIN cpu_track c ON s.track_id = c.id
+WHERE c.type = 'cpu_irq';
+
+SELECT coalesce(th.tid, -1) AS tid, hex(coalesce(p.name, '')) AS hex_group,
+  hex(coalesce(k.name, '')) AS hex_track, s.ts, s.dur, hex(s.name) AS hex_name, s.depth
+FROM slice s JOIN track k ON s.track_id = k.id
+LEFT JOIN thread_track tt ON tt.id = k.id
+LEFT JOIN thread th ON th.utid = tt.utid
+LEFT JOIN track p ON p.id = k.parent_id
+WHERE k.type <> 'cpu_irq';
+
+SELECT coalesce(th.tid, -1) AS tid, hex(coalesce(p.name, '')) AS hex_group,
+  hex(coalesce(k.name, '')) AS hex_track, c.ts, cast(c.value AS INT) AS value
+FROM counter c JOIN counter_track k ON c.track_id = k.id
+LEFT JOIN thread_counter_track tt ON tt.id = k.id
+LEFT JOIN thread th ON th.utid = tt.utid
+LEFT JOIN track p ON p.id = k.parent_id;
+
+SELECT name, coalesce(idx, -1) AS idx, severity, value FROM stats
+WHERE value <> 0 AND (severity IN ('error', 'data_loss') OR name GLOB '*_skipped');
+";
+
+/// A row as text: numbers in decimal, names as they are, NULL as `[NULL]`.
+type Rows = Vec<Vec<String>>;
+
+/// What trace_processor made of an export (or what it should have made).
+#[derive(Default)]
+struct Tables {
+    /// cpu, ts, dur, tid, priority, end state.
+    sched: Rows,
+    /// tid, ts, dur, state.
+    thread_state: Rows,
+    /// tid, name.
+    threads: Rows,
+    /// cpu, ts, dur, name, depth.
+    irqs: Rows,
+    /// Track: thread id (-1: none), group, name; then ts, dur, name, depth
+    /// (`-` where the model does not say).
+    slices: Rows,
+    /// Track: thread id (-1: none), group, name; then ts, value.
+    counters: Rows,
+    /// name, index (-1: none), severity, value.
+    stats: Rows,
+}
+
+const NULL: &str = "[NULL]";
+/// A depth the model does not give (compared as any).
+const ANY_DEPTH: &str = "-";
+
+fn row(fields: &[&dyn ToString]) -> Vec<String> {
+    fields.iter().map(|f| f.to_string()).collect()
+}
+
+/// Runs [`QUERIES`] on `pftrace`.
+fn query(shell: &Path, pftrace: &Path) -> Tables {
+    let mut child = Command::new(shell)
+        .args(["query", "-f", "-"])
+        .arg(pftrace)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {}: {e}", shell.display()));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(QUERIES.as_bytes())
+        .unwrap();
+    let output = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(output.stdout).expect("CSV in UTF-8");
+    assert!(
+        output.status.success(),
+        "trace_processor failed on {}:\n{}{stdout}",
+        pftrace.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut sets = stdout.trim_end().split("\n\n").map(parse_csv);
+    let mut next = || {
+        sets.next()
+            .unwrap_or_else(|| panic!("a result set is missing for {}", pftrace.display()))
+    };
+    Tables {
+        sched: next(),
+        thread_state: next(),
+        threads: next(),
+        irqs: next(),
+        slices: next(),
+        counters: next(),
+        stats: next(),
+    }
+}
+
+/// One result set: a header line, then a row per line (no field holds a
+/// comma: strings are numbers, short keywords, or hex, which is decoded).
+fn parse_csv(set: &str) -> Rows {
+    let mut lines = set.lines();
+    let header: Vec<bool> = lines
+        .next()
+        .unwrap_or("")
+        .split(',')
+        .map(|h| h.trim_matches('"').starts_with("hex_"))
+        .collect();
+    lines
+        .map(|line| {
+            line.split(',')
+                .zip(&header)
+                .map(|(field, &hex)| {
+                    let field = field.trim_matches('"');
+                    if hex {
+                        unhex(field)
+                    } else {
+                        field.to_string()
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn unhex(hex: &str) -> String {
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex from SQLite"))
+        .collect();
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+/// The letter Perfetto shows for the state a task is switched out in.
+fn end_state(state: Option<TaskStateKind>, reason: StateReason) -> &'static str {
+    match (state, reason) {
+        (Some(TaskStateKind::Ready), StateReason::Preempted) => "R+",
+        (None | Some(TaskStateKind::Running | TaskStateKind::Ready), _) => "R",
+        (Some(TaskStateKind::Blocked), _) => "S",
+        (Some(TaskStateKind::Suspended), _) => "T",
+        (Some(TaskStateKind::Deleted), _) => "X",
+    }
+}
+
+/// Each task's RTOS priority changes, by task id, for looking up the
+/// priority at a time.
+struct Priorities(BTreeMap<u32, Vec<(u64, u32)>>);
+
+impl Priorities {
+    fn new(model: &Model) -> Self {
+        let mut by_task = BTreeMap::<u32, Vec<(u64, u32)>>::new();
+        for p in model.task_priorities.iter() {
+            by_task
+                .entry(p.task_id)
+                .or_default()
+                .push((p.ts_ns, p.priority));
+        }
+        Priorities(by_task)
+    }
+
+    fn at(&self, task_id: u32, t: u64) -> Option<u32> {
+        let changes = self.0.get(&task_id)?;
+        let after = changes.partition_point(|&(ts, _)| ts <= t);
+        after.checked_sub(1).map(|i| changes[i].1)
+    }
+}
+
+/// Perfetto's times are signed 64-bit nanoseconds: it drops the events
+/// after this time, and says so in `stats` (kernel events as
+/// `trace_sorter_negative_timestamp_dropped`, track events as
+/// `track_event_invalid_timestamp`); a slice whose end it drops stays open.
+const LAST_TIME: u64 = i64::MAX as u64;
+
+/// The events after [`LAST_TIME`] that Perfetto drops.
+#[derive(Default)]
+struct Dropped {
+    kernel: u64,
+    track: u64,
+}
+
+/// Whether Perfetto keeps an event at `ts`; counts it in `dropped` if not.
+fn kept(ts: u64, dropped: &mut u64) -> bool {
+    let kept = ts <= LAST_TIME;
+    *dropped += u64::from(!kept);
+    kept
+}
+
+/// The duration Perfetto shows for a span from `start` to `end`, both
+/// events (-1 if it drops the end), or `None` if it drops the start.
+fn span(start: u64, end: u64, dropped: &mut u64) -> Option<i64> {
+    if !kept(start, dropped) {
+        *dropped += 1;
+        return None;
+    }
+    Some(if kept(end, dropped) {
+        end as i64 - start as i64
+    } else {
+        -1
+    })
+}
+
+/// A track: thread id (-1: none), group, name.
+type Track = (String, String, String);
+
+/// The rows trace_processor should make of the export of `model`.
+fn expected(model: &Model) -> Tables {
+    let threads = Threads::new(model);
+    let is_idle = |task_id: u32| model.is_idle(task_id);
+    let tid = |task_id: u32| threads.tid(task_id);
+    let mut dropped = Dropped::default();
+    let mut t = Tables::default();
+
+    // Each core runs each slice's task from its start to its end (or to the
+    // start of the next slice, if that comes first), then the idle thread
+    // until the next slice; runs of the same thread that abut are one row.
+    // The first row starts with the core's first slice; the last is open.
+    let priorities = Priorities::new(model);
+    for core in &model.cores {
+        // Switches in: time, tid, priority, end state of the run it starts.
+        let mut switches: Vec<(u64, i32, i32, &str)> = Vec::new();
+        let mut switch =
+            |ts: u64, tid: i32, prio: i32, leaves_as: &'static str| match switches.last_mut() {
+                Some(last) if last.1 == tid => last.3 = leaves_as,
+                _ => switches.push((ts, tid, prio, leaves_as)),
+            };
+        let slices: Vec<_> = model
+            .sched_slices
+            .iter()
+            .filter(|s| s.core_id == core.core_id)
+            .collect();
+        for (i, s) in slices.iter().enumerate() {
+            let prio = threads.linux_prio(priorities.at(s.task_id, s.start_ns));
+            switch(
+                s.start_ns,
+                tid(s.task_id),
+                prio,
+                end_state(s.end_state, s.end_reason),
+            );
+            let next_start = slices.get(i + 1).map(|n| n.start_ns);
+            if !s.truncated && next_start.is_none_or(|n| n > s.end_ns) {
+                switch(s.end_ns, IDLE_TID, threads.linux_prio(None), "R");
+            }
+        }
+        for (i, &(ts, tid, prio, leaves_as)) in switches.iter().enumerate() {
+            // Each switch is counted as the start of its row.
+            if !kept(ts, &mut dropped.kernel) {
+                continue;
+            }
+            let dur = match switches.get(i + 1) {
+                Some(&(end, ..)) if end <= LAST_TIME => (end - ts) as i64,
+                _ => -1,
+            };
+            // An open row has no end state; the idle thread is always
+            // switched out runnable.
+            let state = match (dur, tid) {
+                (-1, _) => NULL,
+                (_, IDLE_TID) => "R",
+                _ => leaves_as,
+            };
+            t.sched
+                .push(row(&[&core.core_id, &ts, &dur, &tid, &prio, &state]));
+        }
+    }
+
+    // A task's state after running is the one it is switched out in; a
+    // change while it does not run is a wake-up or, for any other state, a
+    // generic task-state event, in which a ready task is just runnable and
+    // a deleted one a zombie.
+    let mut running = BTreeMap::<u32, bool>::new();
+    for s in model.task_states.iter().filter(|s| !is_idle(s.task_id)) {
+        let was_running = running.insert(s.task_id, s.state == TaskStateKind::Running);
+        let state = match (s.state, s.reason) {
+            (TaskStateKind::Running, _) => "Running",
+            (state, reason) if was_running == Some(true) => end_state(Some(state), reason),
+            (TaskStateKind::Ready, StateReason::Preempted) => "R",
+            (TaskStateKind::Deleted, _) => "Z",
+            (state, reason) => end_state(Some(state), reason),
+        };
+        if s.start_ns > LAST_TIME {
+            // Switches are counted above.
+            let own_event = state != "Running" && was_running != Some(true);
+            dropped.kernel += u64::from(own_event);
+            continue;
+        }
+        let dur = if s.truncated || s.end_ns > LAST_TIME {
+            -1
+        } else {
+            (s.end_ns - s.start_ns) as i64
+        };
+        t.thread_state
+            .push(row(&[&tid(s.task_id), &s.start_ns, &dur, &state]));
+    }
+
+    for task in model.tasks.iter().filter(|t| t.kind != TaskKind::Idle) {
+        t.threads.push(row(&[&tid(task.task_id), &task.name]));
+    }
+
+    for s in model.isr_slices.iter() {
+        let key = tband_model::IsrKey {
+            core_id: s.core_id,
+            isr_id: s.isr_id,
+        };
+        let Some(dur) = span(s.start_ns, s.end_ns, &mut dropped.kernel) else {
+            continue;
+        };
+        // Perfetto makes the name in a buffer of 255 bytes.
+        let name = format!("IRQ ({})", model.isr(key).map_or("", |i| i.name.as_str()));
+        let name = String::from_utf8_lossy(&name.as_bytes()[..name.len().min(254)]);
+        t.irqs
+            .push(row(&[&s.core_id, &s.start_ns, &dur, &name, &s.depth]));
+    }
+
+    let thread_track =
+        |task_id: u32, name: &str| (tid(task_id).to_string(), String::new(), name.to_string());
+    let group_track =
+        |group: &str, name: &str| ("-1".to_string(), group.to_string(), name.to_string());
+    let marker_track =
+        |task_id: Option<u32>, name: &str| match task_id.and_then(|id| model.task(id)) {
+            Some(task) if task.kind != TaskKind::Idle => thread_track(task.task_id, name),
+            Some(task) => group_track("Markers", &format!("{}: {name}", task.name)),
+            None => group_track("Markers", name),
+        };
+    let marker_name = |marker_id: u32, task_id: Option<u32>, kind: MarkerKind| {
+        model
+            .marker(marker_id, task_id, kind)
+            .map_or(String::new(), |m| m.name.clone())
+    };
+    let message_or = |msg: tband_model::StrId, marker: String| match model.strings.get(msg) {
+        "" => marker,
+        text => text.to_string(),
+    };
+    // Slices: (track, start, end) and name and depth; instants end where
+    // they start, and their depth is not compared.
+    let mut slices: Vec<(Track, u64, u64, String, String)> = Vec::new();
+    let mut instants: Vec<(Track, u64, String)> = Vec::new();
+
+    for s in model.task_states.iter().filter(|s| s.state.is_waiting()) {
+        let Some(task) = model.task(s.task_id) else {
+            continue;
+        };
+        if task.kind == TaskKind::Idle || !task.ever_waited {
+            continue;
+        }
+        let name = match s.reason.as_str() {
+            "" => s.state.as_str(),
+            reason => reason,
+        };
+        let track = thread_track(s.task_id, "Wait reason");
+        slices.push((track, s.start_ns, s.end_ns, name.into(), "0".into()));
+    }
+    for s in model.marker_spans.iter() {
+        let marker = marker_name(s.marker_id, s.task_id, MarkerKind::Event);
+        let track = marker_track(s.task_id, &marker);
+        let name = message_or(s.msg, marker);
+        slices.push((track, s.start_ns, s.end_ns, name, s.depth.to_string()));
+    }
+    for i in model.marker_instants.iter() {
+        let marker = marker_name(i.marker_id, i.task_id, MarkerKind::Event);
+        let track = marker_track(i.task_id, &marker);
+        instants.push((track, i.ts_ns, message_or(i.msg, marker)));
+    }
+    for h in model.mutex_holds.iter() {
+        let queue = model.queue(h.queue_id).map_or("", |q| q.name.as_str());
+        let holder = model.task(h.task_id).map_or("", |t| t.name.as_str());
+        let track = group_track("Mutex holders", queue);
+        slices.push((track, h.start_ns, h.end_ns, holder.into(), "0".into()));
+    }
+    // Regions that overlap are on tracks of their own, at depths not compared.
+    for a in &model.anomalies {
+        let track = group_track("", "Trace health");
+        let name = a.kind.as_str().to_string();
+        if a.start_ns < a.end_ns {
+            slices.push((track, a.start_ns, a.end_ns, name, ANY_DEPTH.into()));
+        } else {
+            instants.push((track, a.end_ns, name));
+        }
+    }
+    for ((owner, group, track), start, end, name, depth) in slices {
+        if let Some(dur) = span(start, end, &mut dropped.track) {
+            t.slices
+                .push(row(&[&owner, &group, &track, &start, &dur, &name, &depth]));
+        }
+    }
+    for ((owner, group, track), ts, name) in instants {
+        if kept(ts, &mut dropped.track) {
+            t.slices
+                .push(row(&[&owner, &group, &track, &ts, &0, &name, &ANY_DEPTH]));
+        }
+    }
+
+    let mut points: Vec<(Track, u64, i64)> = Vec::new();
+    for p in model.task_priorities.iter().filter(|p| !is_idle(p.task_id)) {
+        points.push((
+            thread_track(p.task_id, "Priority"),
+            p.ts_ns,
+            p.priority.into(),
+        ));
+    }
+    for op in model.queue_ops.iter() {
+        if let (Some(len), Some(queue)) = (op.len_after, model.queue(op.queue_id)) {
+            points.push((group_track("Queues", &queue.name), op.ts_ns, len.into()));
+        }
+    }
+    for v in model.marker_values.iter() {
+        let marker = marker_name(v.marker_id, v.task_id, MarkerKind::Value);
+        // Perfetto keeps counter values as doubles.
+        points.push((
+            marker_track(v.task_id, &marker),
+            v.ts_ns,
+            v.value as f64 as i64,
+        ));
+    }
+    for ((owner, group, track), ts, value) in points {
+        if kept(ts, &mut dropped.track) {
+            t.counters.push(row(&[&owner, &group, &track, &ts, &value]));
+        }
+    }
+
+    // Each core's stream is a buffer: what it lost is that buffer's packet
+    // loss and ABI violations, and that cpu's data loss.
+    for (index, core) in model.cores.iter().enumerate() {
+        let lost = |kind: AnomalyKind| -> u64 {
+            model
+                .anomalies
+                .iter()
+                .filter(|a| a.kind == kind && a.core_id == Some(core.core_id))
+                .map(|a| a.count)
+                .sum()
+        };
+        let dropped_events = lost(AnomalyKind::DroppedEvents);
+        let invalid_frames = lost(AnomalyKind::InvalidFrame);
+        let mut stat = |name: &str, index: &dyn ToString, value: u64| {
+            if value > 0 {
+                t.stats.push(row(&[&name, index, &"data_loss", &value]));
+            }
+        };
+        stat(
+            "traced_buf_trace_writer_packet_loss",
+            &index,
+            dropped_events,
+        );
+        stat("traced_buf_abi_violations", &index, invalid_frames);
+        let has_loss = u64::from(dropped_events + invalid_frames > 0);
+        stat("ftrace_cpu_has_data_loss", &core.core_id, has_loss);
+    }
+    for (name, value) in [
+        ("trace_sorter_negative_timestamp_dropped", dropped.kernel),
+        ("track_event_invalid_timestamp", dropped.track),
+    ] {
+        if value > 0 {
+            t.stats.push(row(&[&name, &-1, &"error", &value]));
+        }
+    }
+    t
+}
+
+/// Notes the rows of `expected` and `actual` that the other lacks (as
+/// multisets; an expected row whose last field is [`ANY_DEPTH`] matches an
+/// actual row with any last field), at most a few of each.
+fn compare(table: &str, expected: &Rows, actual: Rows, problems: &mut Vec<String>) {
+    const SHOWN: usize = 8;
+    let mut left = BTreeMap::<Vec<String>, usize>::new();
+    for row in actual {
+        *left.entry(row).or_default() += 1;
+    }
+    let take = |left: &mut BTreeMap<Vec<String>, usize>, key: Vec<String>| {
+        let n = left.get_mut(&key).expect("a row that is left");
+        *n -= 1;
+        if *n == 0 {
+            left.remove(&key);
+        }
+    };
+    let mut missing = Vec::new();
+    let (any_depth, exact): (Vec<_>, Vec<_>) = expected
+        .iter()
+        .partition(|r| r.last().is_some_and(|d| d == ANY_DEPTH));
+    for e in exact {
+        if left.contains_key(e) {
+            take(&mut left, e.clone());
+        } else {
+            missing.push(e.clone());
+        }
+    }
+    for e in any_depth {
+        let prefix = &e[..e.len() - 1];
+        let found = left
+            .range(prefix.to_vec()..)
+            .next()
+            .filter(|(a, _)| a.len() == e.len() && a.starts_with(prefix))
+            .map(|(a, _)| a.clone());
+        match found {
+            Some(a) => take(&mut left, a),
+            None => missing.push(e.clone()),
+        }
+    }
+    let unexpected: Vec<Vec<String>> = left
+        .into_iter()
+        .flat_map(|(row, n)| std::iter::repeat_n(row, n))
+        .collect();
+    for (what, rows) in [("missing", &missing), ("unexpected", &unexpected)] {
+        if rows.is_empty() {
+            continue;
+        }
+        let mut text = format!("{table}: {} {what} row(s):", rows.len());
+        for r in rows.iter().take(SHOWN) {
+            text.push_str(&format!("\n    {}", r.join(", ")));
+        }
+        problems.push(text);
+    }
+}
+
+/// Exports `inputs` with `extra_args` and compares trace_processor's reading
+/// of it with `model`; returns the problems found.
+fn check(
+    shell: &Path,
+    expected: &Tables,
+    inputs: &[String],
+    out: &Path,
+    extra_args: &[&str],
+) -> Vec<String> {
+    let status = Command::new(env!("CARGO_BIN_EXE_tband-perfetto"))
+        .args(inputs)
+        .arg("-o")
+        .arg(out)
+        .args(extra_args)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "tband-perfetto failed on {inputs:?}: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    let actual = query(shell, out);
+    let mut problems = Vec::new();
+    compare("sched", &expected.sched, actual.sched, &mut problems);
+    compare(
+        "thread_state",
+        &expected.thread_state,
+        actual.thread_state,
+        &mut problems,
+    );
+    // The process's own main thread is not a task.
+    let threads: Rows = actual
+        .threads
+        .into_iter()
+        .filter(|r| r[0] != PID.to_string())
+        .collect();
+    compare("thread", &expected.threads, threads, &mut problems);
+    compare("IRQ slices", &expected.irqs, actual.irqs, &mut problems);
+    compare(
+        "track-event slices",
+        &expected.slices,
+        actual.slices,
+        &mut problems,
+    );
+    compare(
+        "counters",
+        &expected.counters,
+        actual.counters,
+        &mut problems,
+    );
+    compare("stats", &expected.stats, actual.stats, &mut problems);
+    problems
+}
+
+/// Simulated traces of 1, 2 and 4 cores, the multi-core ones with losses,
+/// written to `dir`: the inputs of each.
+fn simulated(dir: &Path) -> Vec<Vec<String>> {
+    [(1, false), (2, true), (4, true)]
+        .into_iter()
+        .map(|(cores, drops)| {
+            let config = tband_sim::Config {
+                seed: u64::from(cores),
+                cores,
+                size: 256 << 10,
+                drops: drops.then(tband_sim::DropConfig::default),
+                // Counter values of every size, down to i64::MIN.
+                wide_values: true,
+                ..tband_sim::Config::default()
+            };
+            let (streams, _) = tband_sim::generate(&config).unwrap();
+            let base = dir.join(format!("sim{cores}.bin"));
+            streams
+                .iter()
+                .enumerate()
+                .map(|(core, bytes)| {
+                    let path = tband_sim::core_file_name(&base, core as u32, config.cores);
+                    std::fs::write(&path, bytes).unwrap();
+                    format!("{}@{core}", path.display())
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn trace_processor_reads_every_export_as_the_model_says() {
+    let Some(shell) = trace_processor() else {
+        return;
+    };
+    let started = Instant::now();
+    let dir = std::env::temp_dir().join(format!("tband-perfetto-tp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut traces: Vec<Vec<String>> = harness::traces()
+        .iter()
+        .map(|t| {
+            t.args
+                .iter()
+                .map(|a| harness::root().join(a).display().to_string())
+                .collect()
+        })
+        .collect();
+    traces.extend(simulated(&dir));
+
+    let mut report = Vec::new();
+    for (n, inputs) in traces.iter().enumerate() {
+        let model = Trace::open(inputs, &OpenOptions::default())
+            .unwrap_or_else(|e| panic!("{inputs:?}: {e}"))
+            .model;
+        let expected = expected(&model);
+        for (format, extra) in [
+            ("compact", &[][..]),
+            ("events", &["--sched-format", "events"]),
+        ] {
+            let out = dir.join(format!("{n}.{format}.pftrace"));
+            let problems = check(&shell, &expected, inputs, &out, extra);
+            if !problems.is_empty() {
+                report.push(format!(
+                    "{} ({format}):\n  {}",
+                    inputs.join(" "),
+                    problems.join("\n  ")
+                ));
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+    println!(
+        "{} traces, each exported twice and loaded into trace_processor, in {:.1} s",
+        traces.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        report.is_empty(),
+        "trace_processor reads the exports differently from the model:\n{}",
+        report.join("\n")
+    );
+}
