@@ -2,8 +2,8 @@
 
 mod common;
 
-use proptest::prelude::*;
 use common::encode;
+use proptest::prelude::*;
 use tband::Event;
 use tband_model::{AnomalyKind, Model};
 use tband_trace::input::{Bytes, Input};
