@@ -82,15 +82,19 @@ fn check(trace: &Path, emitted: &str) -> u64 {
         missing, dropped,
         "events missing against those the firmware dropped"
     );
-    // A running total, sent after a loss with the next event that fits.
+    // A running total, sent as a heartbeat and after a loss with the next
+    // event that fits.
     let reported: Vec<u64> = frames
         .iter()
         .filter(|f| f.kind == EventKind::DroppedEvtCnt)
         .map(|f| f.fields.strip_prefix("cnt=").unwrap().parse().unwrap())
         .collect();
-    assert!(reported.windows(2).all(|w| w[0] < w[1]), "{reported:?}");
-    assert!(reported.last().is_none_or(|&last| last <= dropped));
-    assert_eq!(reported.is_empty(), dropped == 0, "{reported:?}");
+    assert!(reported.windows(2).all(|w| w[0] <= w[1]), "{reported:?}");
+    let last = reported.last().copied().unwrap_or(0);
+    assert!(
+        last <= dropped && (last > 0) == (dropped > 0),
+        "{reported:?}"
+    );
     assert!(
         emitted_count(emitted, "isr_enter") >= 190,
         "about 200 ticks traced"
@@ -114,10 +118,11 @@ fn check(trace: &Path, emitted: &str) -> u64 {
         times.windows(2).all(|w| w[0] <= w[1]),
         "time never goes back"
     );
-    // 200 ticks of 12,000 cycles of 83 ns each: about 0.2 s (less the
-    // last few milliseconds if those were dropped).
+    // 200 ticks of 12,000 cycles of 83 ns each: about 0.2 s, less the end
+    // if that was dropped.
     let span = times.last().unwrap() - times.first().unwrap();
-    assert!((2_000_000..2_500_000).contains(&span), "{span} ticks");
+    assert!(span < 2_500_000, "{span} ticks");
+    assert!(dropped > 0 || span >= 2_300_000, "{span} ticks");
     dropped
 }
 
