@@ -136,7 +136,7 @@ fn parse_csv(set: &str) -> Rows {
                 .map(|(field, &hex)| {
                     let field = field.trim_matches('"');
                     if hex {
-                        shell::unhex(field)
+                        tband_perfetto::trace_processor::unhex(field)
                     } else {
                         field.to_string()
                     }
