@@ -583,3 +583,110 @@ fn perfetto_reports_give_the_rows_of_their_sqlite_counterparts() {
         problems.join("\n")
     );
 }
+
+/// Runs `tband-query` with `args` and the environment `env`: its exit code,
+/// stdout and stderr.
+fn tband_query_status(args: &[&str], env: &[(&str, &str)]) -> (i32, String, String) {
+    let output = Command::new(env!("CARGO_BIN_EXE_tband-query"))
+        .current_dir(harness::root())
+        .args(args)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap();
+    (
+        output.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        String::from_utf8_lossy(&output.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn the_perfetto_engine_gives_the_rows_trace_processor_gives() {
+    let Some(shell) = shell::trace_processor() else {
+        return;
+    };
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap();
+    for inputs in [
+        vec!["samples/demo.bin".to_string()],
+        vec![
+            "samples/demo_2core.c0.bin@0".to_string(),
+            "samples/demo_2core.c1.bin@1".to_string(),
+        ],
+    ] {
+        let absolute: Vec<String> = inputs
+            .iter()
+            .map(|a| harness::root().join(a).display().to_string())
+            .collect();
+        let model = Trace::open(&absolute, &OpenOptions::default())
+            .unwrap()
+            .model;
+        let pftrace = dir.path().join("trace.pftrace");
+        let mut out = std::fs::File::create(&pftrace).unwrap();
+        tband_perfetto::export(&model, ExportOptions::default(), &mut out).unwrap();
+        drop(out);
+        for report in REPORTS {
+            let path = format!("queries/perfetto/{report}.sql");
+            let text = std::fs::read_to_string(harness::root().join(&path)).unwrap();
+            let expected = shell::report_rows(&shell, &[text], &pftrace).remove(0);
+            let rows = tband_query(&inputs, &[&path, "--engine", "perfetto"]);
+            assert_eq!(rows, expected, "{report} on {inputs:?}");
+        }
+    }
+    println!(
+        "--engine perfetto: 8 reports on 2 traces in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+
+    // Parameters are bound, and rows make --fail-if-rows fail.
+    let (code, stdout, stderr) = tband_query_status(
+        &[
+            "samples/demo.bin",
+            "-e",
+            "SELECT name FROM thread WHERE tid = :tid",
+            "--param",
+            "tid=3",
+            "--engine",
+            "perfetto",
+            "--format",
+            "csv",
+            "--fail-if-rows",
+        ],
+        &[],
+    );
+    assert_eq!((code, stdout.as_str()), (3, "name\ncons0\n"), "{stderr}");
+    let (code, _, stderr) = tband_query_status(
+        &[
+            "samples/demo.bin",
+            "-e",
+            "SELECT no_such_column FROM sched",
+            "--engine",
+            "perfetto",
+        ],
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        stderr.contains("no such column: no_such_column"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_perfetto_engine_without_trace_processor_says_where_to_get_it() {
+    let empty = tempfile::tempdir().unwrap();
+    let (code, stdout, stderr) = tband_query_status(
+        &["samples/demo.bin", "-e", "SELECT 1", "--engine", "perfetto"],
+        &[
+            ("TBAND_TRACE_PROCESSOR", ""),
+            ("PATH", empty.path().to_str().unwrap()),
+        ],
+    );
+    assert_eq!((code, stdout.as_str()), (1, ""));
+    assert_eq!(
+        stderr,
+        "tband-query: no trace_processor_shell found on PATH or in TBAND_TRACE_PROCESSOR: get \
+         one with `curl -LO https://get.perfetto.dev/trace_processor` (then chmod +x it and put \
+         it on PATH)\n"
+    );
+}
