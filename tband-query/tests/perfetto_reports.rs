@@ -30,6 +30,10 @@
 //! - `wait_reasons` has none either: it is compared with the SQL of
 //!   [`WAIT_REASONS`] on the blocked and suspended task states.
 //!
+//! `tband-query --engine perfetto` is run on two samples and must give,
+//! report for report, the rows the shell gives; without a shell it must say
+//! where to get one.
+//!
 //! The shell is found as [`shell::trace_processor`] says.
 
 #[path = "../../tests/golden/harness.rs"]
