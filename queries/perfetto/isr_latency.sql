@@ -1,7 +1,8 @@
 -- ISR execution times per core and ISR, from the IRQ slices of a trace exported by tband-perfetto.
 --
--- Each ISR execution is an IRQ slice on its core's IRQ track (PerfettoSQL
--- module linux.irqs). Percentiles are nearest-rank: pNN is the smallest
+-- Each ISR execution is an IRQ slice named `IRQ (<ISR name>)` on its core's
+-- IRQ track (PerfettoSQL module linux.irqs; Perfetto cuts the slice name to
+-- 254 bytes, and so the ISR name). Percentiles are nearest-rank: pNN is the smallest
 -- execution time t such that at least NN % of the executions took t or less.
 -- An execution still running when the trace ended (dur -1) is left out.
 --
@@ -15,7 +16,9 @@
 INCLUDE PERFETTO MODULE linux.irqs;
 
 WITH done AS (
-  SELECT EXTRACT_ARG(tr.dimension_arg_set_id, 'cpu') AS cpu, i.name AS isr_name,
+  SELECT EXTRACT_ARG(tr.dimension_arg_set_id, 'cpu') AS cpu,
+    IIF(i.name GLOB 'IRQ (*)', SUBSTR(i.name, 6, LENGTH(i.name) - 6),
+      IIF(i.name GLOB 'IRQ (*', SUBSTR(i.name, 6), i.name)) AS isr_name,
     i.dur, sl.depth,
     ROW_NUMBER() OVER (PARTITION BY tr.id, i.name ORDER BY i.dur) AS rn,
     COUNT(*) OVER (PARTITION BY tr.id, i.name) AS n

@@ -2,7 +2,9 @@
 --
 -- A wake-up from an ISR is a sched_waking in interrupt context, which
 -- Perfetto marks with irq_context = 1 on the Runnable thread state that
--- follows it; that state's duration is the latency. Percentiles are nearest-rank.
+-- follows it; that state's duration is the latency, if the task ran next
+-- (a task woken and then suspended or deleted before it ran is left out).
+-- Percentiles are nearest-rank.
 --
 -- Columns:
 --   tid        the task's thread id
@@ -15,6 +17,8 @@ WITH r AS (
     COUNT(*) OVER (PARTITION BY ts.utid) AS n
   FROM thread_state ts
   WHERE ts.state = 'R' AND ts.irq_context = 1 AND ts.dur >= 0
+    AND EXISTS (SELECT 1 FROM thread_state n
+                WHERE n.utid = ts.utid AND n.ts = ts.ts + ts.dur AND n.state = 'Running')
 )
 SELECT t.tid, t.name AS task_name, COUNT(*) AS count, MIN(latency_ns) AS min_ns,
   MIN(IIF(rn * 100 >= n * 50, latency_ns, NULL)) AS p50_ns,

@@ -1,7 +1,8 @@
 -- Marker spans per marker track and message, in a trace exported by tband-perfetto.
 --
 -- Marker tracks are named after their marker; task-local ones sit under the
--- task's thread, global ones in the "Markers" group.
+-- task's thread, global ones in the "Markers" group. Instants count as spans
+-- of 0 ns. A span that never ended (slice argument debug.truncated) is left out.
 --
 -- Columns:
 --   marker     the marker track's name
@@ -15,6 +16,7 @@ JOIN track t ON t.id = s.track_id
 WHERE t.name NOT IN ('Wait reason', 'Trace health')
   AND t.type NOT GLOB '*irq*'
   AND s.dur >= 0
+  AND EXTRACT_ARG(s.arg_set_id, 'debug.truncated') IS NULL
   AND NOT EXISTS (SELECT 1 FROM track g WHERE g.id = t.parent_id AND g.name = 'Mutex holders')
 GROUP BY t.name, s.name
 ORDER BY total_ns DESC;

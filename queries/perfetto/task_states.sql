@@ -1,14 +1,15 @@
 -- Time each task spent in each state, from Perfetto's thread_state table of a trace exported by tband-perfetto.
 --
 -- tband-perfetto writes a task leaving the CPU as: preempted -> R+, ready
--- (woken) -> R, blocked or delayed -> S, suspended -> T, deleted -> X. Why a
+-- (woken) -> R, blocked or delayed -> S, suspended -> T, deleted -> Z
+-- (Perfetto's letter for a thread that has exited). Why a
 -- task was blocked (queue, semaphore, delay) is on its "Wait reason" track;
 -- see wait_reasons.sql.
 --
 -- Columns:
 --   tid        the task's thread id
 --   task_name  its name
---   state      Running, R, R+, S, T or X
+--   state      Running, R, R+, S, T or Z
 --   count      stretches of time in that state
 --   total_ns   total time in that state (an open last stretch counts up to the end of the trace)
 --   pct        total_ns * 100 / trace duration, 2 decimals

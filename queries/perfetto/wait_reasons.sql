@@ -5,17 +5,17 @@
 -- waited on is the slice argument debug.queue.
 --
 -- Columns:
---   task_name  the task (the wait track's parent thread)
+--   tid        the task's thread id
+--   task_name  its name (the wait track is one of its thread's tracks)
 --   reason     why it waited
 --   queue      the queue, semaphore or mutex it waited on (NULL if none)
 --   count      times it waited so
 --   total_ns, max_ns   time spent waiting
-SELECT t.name AS task_name, s.name AS reason,
+SELECT t.tid, t.name AS task_name, s.name AS reason,
   EXTRACT_ARG(s.arg_set_id, 'debug.queue') AS queue,
   COUNT(*) AS count, SUM(s.dur) AS total_ns, MAX(s.dur) AS max_ns
 FROM slice s
-JOIN track w ON w.id = s.track_id AND w.name = 'Wait reason'
-JOIN thread_track tt ON tt.id = w.parent_id
+JOIN thread_track w ON w.id = s.track_id AND w.name = 'Wait reason'
 JOIN thread t USING (utid)
-GROUP BY t.name, reason, queue
+GROUP BY t.tid, reason, queue
 ORDER BY total_ns DESC;

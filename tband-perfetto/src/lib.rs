@@ -13,6 +13,7 @@ pub mod protos;
 pub mod sched;
 pub mod serve;
 pub mod threads;
+pub mod trace_processor;
 pub mod tracks;
 pub mod wire;
 pub mod writer;

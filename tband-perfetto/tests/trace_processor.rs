@@ -17,46 +17,21 @@
 //! counted in `stats` ([`LAST_TIME`]); the depth of instants and of trace
 //! health regions is not compared. The book's Perfetto page has the table.
 //!
-//! The shell is found through `TBAND_TRACE_PROCESSOR`; without it the test
-//! says so and passes, unless `TBAND_REQUIRE_TRACE_PROCESSOR=1` (as in CI),
-//! where it fails.
+//! The shell is found as [`shell::trace_processor`] says.
 
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
+#[path = "../../tests/trace_processor/shell.rs"]
+mod shell;
 
 use std::collections::BTreeMap;
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
+use std::process::Command;
 use std::time::Instant;
 
 use tband_model::{AnomalyKind, MarkerKind, Model, StateReason, TaskKind, TaskStateKind};
 use tband_perfetto::threads::{Threads, IDLE_TID, PID};
 use tband_trace::{OpenOptions, Trace};
-
-/// The shell to run, if there is one; says why not otherwise.
-fn trace_processor() -> Option<PathBuf> {
-    let why = match std::env::var_os("TBAND_TRACE_PROCESSOR") {
-        None => "TBAND_TRACE_PROCESSOR is not set (point it at a trace_processor_shell, from \
-                 `curl -LO https://get.perfetto.dev/trace_processor`)"
-            .to_string(),
-        Some(path) => match Command::new(&path).arg("--version").output() {
-            Ok(o) if o.status.success() => return Some(PathBuf::from(path)),
-            Ok(o) => format!(
-                "{} --version failed: {}",
-                Path::new(&path).display(),
-                String::from_utf8_lossy(&o.stderr).trim()
-            ),
-            Err(e) => format!("cannot run {}: {e}", Path::new(&path).display()),
-        },
-    };
-    assert!(
-        std::env::var("TBAND_REQUIRE_TRACE_PROCESSOR").as_deref() != Ok("1"),
-        "TBAND_REQUIRE_TRACE_PROCESSOR=1 but {why}"
-    );
-    eprintln!("skipping the trace_processor checks: {why}");
-    None
-}
 
 /// The queries, one result set each, in the order of [`Tables`]' fields.
 /// Names come back in hex (columns named `hex_*`): the shell prints strings
@@ -127,28 +102,7 @@ fn row(fields: &[&dyn ToString]) -> Vec<String> {
 
 /// Runs [`QUERIES`] on `pftrace`.
 fn query(shell: &Path, pftrace: &Path) -> Tables {
-    let mut child = Command::new(shell)
-        .args(["query", "-f", "-"])
-        .arg(pftrace)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|e| panic!("cannot run {}: {e}", shell.display()));
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(QUERIES.as_bytes())
-        .unwrap();
-    let output = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8(output.stdout).expect("CSV in UTF-8");
-    assert!(
-        output.status.success(),
-        "trace_processor failed on {}:\n{}{stdout}",
-        pftrace.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let stdout = shell::run_queries(shell, QUERIES, pftrace);
     let mut sets = stdout.trim_end().split("\n\n").map(parse_csv);
     let mut next = || {
         sets.next()
@@ -182,7 +136,7 @@ fn parse_csv(set: &str) -> Rows {
                 .map(|(field, &hex)| {
                     let field = field.trim_matches('"');
                     if hex {
-                        unhex(field)
+                        tband_perfetto::trace_processor::unhex(field)
                     } else {
                         field.to_string()
                     }
@@ -190,14 +144,6 @@ fn parse_csv(set: &str) -> Rows {
                 .collect()
         })
         .collect()
-}
-
-fn unhex(hex: &str) -> String {
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex from SQLite"))
-        .collect();
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 /// The letter Perfetto shows for the state a task is switched out in.
@@ -664,7 +610,7 @@ fn simulated(dir: &Path) -> Vec<Vec<String>> {
 
 #[test]
 fn trace_processor_reads_every_export_as_the_model_says() {
-    let Some(shell) = trace_processor() else {
+    let Some(shell) = shell::trace_processor() else {
         return;
     };
     let started = Instant::now();

@@ -120,6 +120,23 @@ fn open_database(
     options: &OpenOptions,
     tables: &[&Table],
 ) -> Result<Box<dyn Database>, Error> {
+    if engine == Some(Engine::Perfetto) {
+        if db.is_some() {
+            return Err(Error::Input(
+                "--db keeps a SQLite or DuckDB database; --engine perfetto queries the trace itself"
+                    .into(),
+            ));
+        }
+        if traces.is_empty() {
+            return Err(Error::Input(
+                "no trace given: name the trace files before the query".into(),
+            ));
+        }
+        let model = Trace::open(traces, options)?.model;
+        return engine::Perfetto::open(&model)
+            .map(|db| Box::new(db) as Box<dyn Database>)
+            .map_err(Error::Database);
+    }
     let existing = match db {
         Some(path) if path.exists() => Some((path, database_engine(path)?)),
         _ => None,

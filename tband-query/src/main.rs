@@ -75,6 +75,10 @@ struct Cli {
 enum Engine {
     Sqlite,
     Duckdb,
+    /// Perfetto's trace_processor_shell (on PATH or in
+    /// TBAND_TRACE_PROCESSOR), on the trace's Perfetto export; the queries
+    /// are PerfettoSQL, e.g. those of queries/perfetto/.
+    Perfetto,
 }
 
 /// The values of `--format`: [`output::Format`], variant for variant. The
@@ -109,6 +113,7 @@ impl From<Cli> for Options {
             engine: cli.engine.map(|e| match e {
                 Engine::Sqlite => engine::Engine::Sqlite,
                 Engine::Duckdb => engine::Engine::Duckdb,
+                Engine::Perfetto => engine::Engine::Perfetto,
             }),
             db: cli.db,
             format: cli.format.map(|f| match f {

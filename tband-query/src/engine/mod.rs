@@ -3,6 +3,7 @@
 
 #[cfg(feature = "duckdb-engine")]
 mod duckdb;
+mod perfetto;
 #[cfg(feature = "sqlite")]
 mod sqlite;
 
@@ -16,11 +17,15 @@ use crate::rows::{self, EventRows, RowSink, RowSource};
 use crate::schema::{self, Table, EVENTS, ON_DEMAND, TABLES};
 use crate::sql;
 
-/// An embedded SQL engine.
+pub use perfetto::Perfetto;
+
+/// A SQL engine: an embedded one, or Perfetto's trace processor (a
+/// program of its own, on the trace's Perfetto export).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
     Sqlite,
     Duckdb,
+    Perfetto,
 }
 
 impl Engine {
@@ -28,6 +33,7 @@ impl Engine {
         match self {
             Engine::Sqlite => "sqlite",
             Engine::Duckdb => "duckdb",
+            Engine::Perfetto => "perfetto",
         }
     }
 
@@ -65,6 +71,10 @@ impl Engine {
             Engine::Sqlite => Ok(Box::new(sqlite::Sqlite::open(path)?)),
             #[cfg(feature = "duckdb-engine")]
             Engine::Duckdb => Ok(Box::new(duckdb::DuckDb::open(path)?)),
+            Engine::Perfetto => Err(
+                "the perfetto engine queries a trace, not a database: give the traces, not --db"
+                    .to_string(),
+            ),
             #[allow(unreachable_patterns)]
             other => {
                 let _ = path;

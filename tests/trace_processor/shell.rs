@@ -1,0 +1,91 @@
+//! Finding and running Perfetto's `trace_processor_shell` in tests.
+//!
+//! The shell is found through `TBAND_TRACE_PROCESSOR`; without it a test
+//! says so and passes, unless `TBAND_REQUIRE_TRACE_PROCESSOR=1` (as in CI),
+//! where it fails.
+
+#![allow(dead_code)] // each crate's test uses a part of it
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tband_perfetto::trace_processor::{self, Value};
+
+/// The shell to run, if there is one; says why not otherwise.
+pub fn trace_processor() -> Option<PathBuf> {
+    let why = match std::env::var_os("TBAND_TRACE_PROCESSOR") {
+        None => "TBAND_TRACE_PROCESSOR is not set (point it at a trace_processor_shell, from \
+                 `curl -LO https://get.perfetto.dev/trace_processor`)"
+            .to_string(),
+        Some(path) => match Command::new(&path).arg("--version").output() {
+            Ok(o) if o.status.success() => return Some(PathBuf::from(path)),
+            Ok(o) => format!(
+                "{} --version failed: {}",
+                Path::new(&path).display(),
+                String::from_utf8_lossy(&o.stderr).trim()
+            ),
+            Err(e) => format!("cannot run {}: {e}", Path::new(&path).display()),
+        },
+    };
+    assert!(
+        std::env::var("TBAND_REQUIRE_TRACE_PROCESSOR").as_deref() != Ok("1"),
+        "TBAND_REQUIRE_TRACE_PROCESSOR=1 but {why}"
+    );
+    eprintln!("skipping the trace_processor checks: {why}");
+    None
+}
+
+/// Runs the queries `sql` on `pftrace`: the shell's output, one CSV result
+/// set per query (a header line, then a line per row), separated by blank
+/// lines.
+pub fn run_queries(shell: &Path, sql: &str, pftrace: &Path) -> String {
+    trace_processor::run(shell, sql, pftrace)
+        .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
+}
+
+/// The rows of each report of `reports` (files of PerfettoSQL statements,
+/// the last one giving the rows) on `pftrace`, every field as text (NULL
+/// as empty).
+pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<Vec<String>>> {
+    let split: Vec<(String, String)> = reports
+        .iter()
+        .map(|report| {
+            let code: String = report
+                .lines()
+                .filter(|l| !l.trim_start().starts_with("--"))
+                .collect::<Vec<_>>()
+                .join("\n");
+            let mut statements: Vec<&str> = code
+                .split(';')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .collect();
+            let last = statements.pop().expect("a report has a statement");
+            let prelude: String = statements.iter().map(|s| format!("{s};\n")).collect();
+            (prelude, last.to_string())
+        })
+        .collect();
+    let pairs: Vec<(&str, &str)> = split
+        .iter()
+        .map(|(p, q)| (p.as_str(), q.as_str()))
+        .collect();
+    trace_processor::queries(shell, &pairs, pftrace)
+        .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
+        .into_iter()
+        .map(|rows| {
+            rows.rows
+                .into_iter()
+                .map(|row| {
+                    row.into_iter()
+                        .map(|v| match v {
+                            Value::Null => String::new(),
+                            Value::Int(i) => i.to_string(),
+                            Value::Real(r) => r.to_string(),
+                            Value::Text(t) => t,
+                        })
+                        .collect()
+                })
+                .collect()
+        })
+        .collect()
+}
