@@ -116,8 +116,17 @@
 #define traceBLOCKING_ON_QUEUE_RECEIVE(pxQueue) \
   tband_freertos_blocking_on_queue_receive((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)xTicksToWait)
 
-/* Name queues, semaphores and mutexes from application code. */
-#define tband_freertos_queue_name_handle(handle, name) \
-  tband_freertos_queue_name((uint32_t)uxQueueGetQueueNumber(handle), (name))
+/* Name queues, semaphores and mutexes from application code, by handle (the
+ * reference tracer's names and arguments). Names are metadata: call them
+ * any time after the object is created. */
+#define tband_freertos_queue_name(handle, name) \
+  tband_freertos_queue_id_name((uint32_t)uxQueueGetQueueNumber(handle), (name))
+#define tband_freertos_binary_semaphore_name(handle, name) tband_freertos_queue_name((handle), (name))
+#define tband_freertos_counting_semaphore_name(handle, name) tband_freertos_queue_name((handle), (name))
+#define tband_freertos_mutex_name(handle, name) tband_freertos_queue_name((handle), (name))
+#define tband_freertos_recursive_mutex_name(handle, name) tband_freertos_queue_name((handle), (name))
+/* The name earlier versions of this header gave it; code using it keeps
+ * working. */
+#define tband_freertos_queue_name_handle(handle, name) tband_freertos_queue_name((handle), (name))
 
 #endif /* TBAND_FREERTOS_H_ */
