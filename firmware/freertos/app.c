@@ -1,13 +1,10 @@
 /*
- * A FreeRTOS application on the kernel's POSIX port, traced by tband: the
- * streaming backend writes the trace into a file, and the application
- * writes its own record of what it did beside it (truth.h).
- *
- *   freertos-posix TRACE TRUTH [SECONDS]
+ * A FreeRTOS application that a FreeRTOS user recognises, traced by tband,
+ * which keeps its own record of what it did beside the trace (truth.h).
  *
  * Tasks, by priority (7 highest):
  *   busy        7  spins 20 ms of every 50 (xTaskDelayUntil), measuring its spins
- *   sem_waiter  6  takes tick_sem, which the tick interrupt gives every 50 ticks
+ *   sem_waiter  6  takes irq_sem, which the build's traced interrupt gives every 50 ms
  *   Tmr Svc     6  the timer task: slot_timer gives two slots and notifies counter
  *   mutex_high  5  takes lock every 7 ms, raising mutex_low's priority when it waits
  *   eg_waiter   5  waits for both progress bits of the event group
@@ -25,10 +22,8 @@
  * level is the one the operation left. control has the lowest priority, so
  * it runs, and ends the recording, only when every other task waits.
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
 #include "FreeRTOS.h"
 #include "event_groups.h"
@@ -38,15 +33,12 @@
 #include "task.h"
 #include "timers.h"
 
-#include "tband.h"
-#include "tband_port_posix.h"
+#include "app.h"
 #include "truth.h"
 
-#define TICK_ISR_ID 1
 #define WORK_Q_LENGTH 4
 #define SLOTS_MAX 10
 #define SLOTS_INITIAL 2
-#define TICK_SEM_EVERY_TICKS 50
 #define BUSY_SPIN_NS 20000000ull
 #define BUSY_PERIOD_MS 50
 #define HOLD_NS 1000000ull
@@ -80,7 +72,7 @@ static uint64_t counts[COUNTS];
 
 static QueueHandle_t work_q;
 static SemaphoreHandle_t lock;
-static SemaphoreHandle_t tick_sem;
+static SemaphoreHandle_t irq_sem;
 static SemaphoreHandle_t slots;
 static EventGroupHandle_t progress;
 static StreamBufferHandle_t bytes;
@@ -88,12 +80,10 @@ static TimerHandle_t slot_timer;
 static TaskHandle_t producer_task;
 static TaskHandle_t counter_task;
 
-static const char *truth_path;
 static uint64_t run_ns;
 static uint64_t start_ns;
-static int trace_fd;
 
-static uint64_t now_ns(void) { return tband_port_timestamp(); }
+static uint64_t now_ns(void) { return platform_now_ns(); }
 
 static void spin(uint64_t ns, uint64_t *spun) {
   uint64_t begin = now_ns();
@@ -109,25 +99,21 @@ static void spin(uint64_t ns, uint64_t *spun) {
 static void create_task(TaskFunction_t code, const char *name, UBaseType_t priority,
                         TaskHandle_t *handle) {
   if (xTaskCreate(code, name, STACK_WORDS, NULL, priority, handle) != pdPASS) {
-    fprintf(stderr, "freertos-posix: cannot create task %s\n", name);
+    fprintf(stderr, "freertos example: cannot create task %s\n", name);
     exit(1);
   }
   truth_task(name, priority);
 }
 
 void app_assert_failed(const char *file, int line) {
-  fprintf(stderr, "freertos-posix: assertion failed at %s:%d\n", file, line);
+  fprintf(stderr, "freertos example: assertion failed at %s:%d\n", file, line);
   abort();
 }
 
-/* The tick interrupt, traced as an ISR. */
-void vApplicationTickHook(void) {
-  static unsigned ticks;
-  tband_isr_enter(TICK_ISR_ID);
-  if (++ticks % TICK_SEM_EVERY_TICKS == 0 && xSemaphoreGiveFromISR(tick_sem, NULL) == pdPASS) {
-    truth_level_from_isr(TRUTH_TICK_SEM);
+void app_interrupt(BaseType_t *woken) {
+  if (xSemaphoreGiveFromISR(irq_sem, woken) == pdPASS) {
+    truth_level_from_isr(TRUTH_IRQ_SEM);
   }
-  tband_isr_exit(TICK_ISR_ID);
 }
 
 /* Runs once in the timer task when the scheduler has started: the point
@@ -147,8 +133,8 @@ static void busy(void *arg) {
 static void sem_waiter(void *arg) {
   (void)arg;
   for (;;) {
-    if (xSemaphoreTake(tick_sem, portMAX_DELAY) == pdPASS) {
-      truth_level(TRUTH_TICK_SEM);
+    if (xSemaphoreTake(irq_sem, portMAX_DELAY) == pdPASS) {
+      truth_level(TRUTH_IRQ_SEM);
     }
   }
 }
@@ -276,22 +262,14 @@ static void mutex_low(void *arg) {
 static void finish(void) {
   vTaskSuspendAll();
   counts[WINDOW_NS] = now_ns() - start_ns;
-  int stopped = tband_stop_streaming();
+  platform_stop_recording();
   truth_stop();
   uint64_t final_counts[COUNTS];
   for (unsigned i = 0; i < COUNTS; i++) {
     final_counts[i] = counts[i];
   }
   (void)xTaskResumeAll();
-  if (stopped != 0 || close(trace_fd) != 0) {
-    fputs("freertos-posix: the trace could not be finished\n", stderr);
-    exit(1);
-  }
-  if (truth_write(truth_path, count_names, final_counts, COUNTS) != 0) {
-    fprintf(stderr, "freertos-posix: cannot write %s\n", truth_path);
-    exit(1);
-  }
-  exit(0);
+  platform_finish(count_names, final_counts, COUNTS);
 }
 
 static void control(void *arg) {
@@ -315,45 +293,22 @@ static void control(void *arg) {
 
 static void *created(void *object, const char *what) {
   if (object == NULL) {
-    fprintf(stderr, "freertos-posix: cannot create %s\n", what);
+    fprintf(stderr, "freertos example: cannot create %s\n", what);
     exit(1);
   }
   return object;
 }
 
-int main(int argc, char **argv) {
-  unsigned long seconds = 3;
-  char *end = NULL;
-  if (argc == 4) {
-    seconds = strtoul(argv[3], &end, 10);
-  }
-  if (argc < 3 || argc > 4 || (end != NULL && (*end != '\0' || seconds == 0 || seconds > 600))) {
-    fputs("usage: freertos-posix TRACE TRUTH [SECONDS (1 to 600, default 3)]\n", stderr);
-    return 2;
-  }
-  truth_path = argv[2];
-  run_ns = (uint64_t)seconds * 1000000000ull;
-  trace_fd = open(argv[1], O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (trace_fd < 0) {
-    fprintf(stderr, "freertos-posix: cannot create %s\n", argv[1]);
-    return 1;
-  }
-  tband_port_posix_stream_to(trace_fd);
-  tband_gather_system_metadata();
-  tband_isr_name(TICK_ISR_ID, "tick");
+void app_create(uint64_t run) {
+  run_ns = run;
   start_ns = now_ns();
-  if (tband_start_streaming() != 0) {
-    fputs("freertos-posix: the trace could not be started\n", stderr);
-    return 1;
-  }
-
   work_q = created(xQueueCreate(WORK_Q_LENGTH, sizeof(uint32_t)), "work_q");
   truth_queue(TRUTH_WORK_Q, work_q, "work_q");
   lock = created(xSemaphoreCreateMutex(), "lock");
   truth_queue(TRUTH_LOCK, lock, "lock");
   truth_level(TRUTH_LOCK);
-  tick_sem = created(xSemaphoreCreateBinary(), "tick_sem");
-  truth_queue(TRUTH_TICK_SEM, tick_sem, "tick_sem");
+  irq_sem = created(xSemaphoreCreateBinary(), "irq_sem");
+  truth_queue(TRUTH_IRQ_SEM, irq_sem, "irq_sem");
   slots = created(xSemaphoreCreateCounting(SLOTS_MAX, SLOTS_INITIAL), "slots");
   truth_queue(TRUTH_SLOTS, slots, "slots");
   truth_level(TRUTH_SLOTS);
@@ -373,11 +328,7 @@ int main(int argc, char **argv) {
   create_task(mutex_low, "mutex_low", 2, NULL);
   create_task(control, "control", 1, NULL);
   if (xTimerStart(slot_timer, 0) != pdPASS) {
-    fputs("freertos-posix: cannot start slot_timer\n", stderr);
-    return 1;
+    fputs("freertos example: cannot start slot_timer\n", stderr);
+    exit(1);
   }
-
-  vTaskStartScheduler();
-  fputs("freertos-posix: the scheduler ended\n", stderr);
-  return 1;
 }

@@ -1,15 +1,18 @@
-//! The FreeRTOS example application (`firmware/freertos-posix`) built on
-//! the real kernel's POSIX port with the `tband-c` library, run for a few
-//! seconds, and its trace checked against the application's own record
-//! (`truth.txt`) with the tools: `tband-decode` finds no invalid frame,
-//! every task and queue is named, every queue level is the one the
-//! application read after the operation, the busy task's CPU load from
+//! The FreeRTOS example application (`firmware/freertos/`) built on the
+//! real kernel, with the `tband-c` library, on two ports: POSIX (a host
+//! program streaming its trace into a file) and ARM_CM3 (firmware on QEMU's
+//! mps2-an385, its snapshot written out through semihosting). Each is run
+//! for three seconds and its trace checked against the application's own
+//! record (`truth.txt`) with the tools: `tband-decode` finds no invalid
+//! frame, every task, queue and ISR is named, every queue level is the one
+//! the application read after the operation, the busy task's CPU load from
 //! `tband-query`'s `cpu_load` report is within 2 % of what the application
 //! measured; every canned report and the Perfetto export run on it.
 //!
-//! The kernel is found through `FREERTOS_KERNEL_PATH`. Without it the test
-//! skips with a message, and fails instead when `TBAND_REQUIRE_FREERTOS=1`
-//! (as in CI).
+//! The kernel is found through `FREERTOS_KERNEL_PATH`; the Cortex-M3 build
+//! also needs `arm-none-eabi-gcc` with newlib, `qemu-system-arm` and the
+//! rustup target thumbv7m-none-eabi. Without them a test skips with a
+//! message, and fails instead when `TBAND_REQUIRE_FREERTOS=1` (as in CI).
 //!
 //! The format has no events yet for task notifications, event groups and
 //! stream buffers; the application's counts of those are checked only for
@@ -43,6 +46,89 @@ fn kernel() -> Result<PathBuf, String> {
             path.display()
         ))
     }
+}
+
+/// Whether `program --version` runs, or why not.
+fn tool(program: &str) -> Result<(), String> {
+    match Command::new(program).arg("--version").output() {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => Err(format!("{program} is not installed")),
+    }
+}
+
+fn thumbv7m_target() -> Result<(), String> {
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    match targets {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => Ok(()),
+        _ => Err("the rustup target thumbv7m-none-eabi is not installed".into()),
+    }
+}
+
+/// What the test needs, or `None` after saying why it skips (failing
+/// under `TBAND_REQUIRE_FREERTOS=1`).
+fn needs<T>(what: Result<T, String>) -> Option<T> {
+    match what {
+        Ok(found) => Some(found),
+        Err(why) => {
+            assert!(
+                std::env::var("TBAND_REQUIRE_FREERTOS").as_deref() != Ok("1"),
+                "TBAND_REQUIRE_FREERTOS=1 but {why}"
+            );
+            println!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// The folder for a build this test starts (never the target folder cargo
+/// builds the test in, whose lock it holds).
+fn own_dir(name: &str) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"));
+    base.join(name)
+}
+
+/// Builds the tband-c library into `dir` for `target` (the host when
+/// `None`) with `features`; returns the library's path.
+fn build_library(
+    dir: &Path,
+    target: Option<&str>,
+    features: &str,
+    env: &[(&str, &str)],
+) -> PathBuf {
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["build", "--quiet", "--release", "--manifest-path"])
+        .arg(repo().join("tband-c/Cargo.toml"))
+        .args(["--features", features])
+        .arg("--target-dir")
+        .arg(dir)
+        .env("TBAND_CORES", "1")
+        .env("TBAND_METADATA_BUF_BYTES", "1024")
+        .envs(env.iter().copied());
+    if let Some(target) = target {
+        cargo.args(["--target", target]);
+    }
+    run(&mut cargo);
+    let mut lib = dir.to_path_buf();
+    if let Some(target) = target {
+        lib.push(target);
+    }
+    lib.join("release/libtband_c.a")
+}
+
+/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`.
+fn make(port: &str, dir: &Path, kernel: &Path, library: &Path) {
+    run(Command::new("make")
+        .arg("--silent")
+        .arg("-C")
+        .arg(repo().join("firmware/freertos").join(port))
+        .arg(format!("OUT={}", dir.display()))
+        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
+        .arg(format!("TBAND_LIB={}", library.display())));
 }
 
 /// What the application recorded (`truth.txt`).
@@ -86,35 +172,41 @@ impl Truth {
     }
 }
 
-/// Builds the library and the application in the test's own target
-/// folder, runs it and returns the folder (with `trace.bin`, `truth.txt`).
-fn record(kernel: &Path) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
-    let dir = base.join("freertos-posix");
-    run(Command::new(env!("CARGO"))
-        .args(["build", "--quiet", "--manifest-path"])
-        .arg(repo().join("tband-c/Cargo.toml"))
-        .args(["--features", "streaming,isr,freertos,metadata-buf"])
-        .arg("--target-dir")
-        .arg(&dir)
-        .env("TBAND_CORES", "1")
-        .env("TBAND_METADATA_BUF_BYTES", "1024"));
-    run(Command::new("make")
-        .arg("--silent")
-        .arg("-C")
-        .arg(repo().join("firmware/freertos-posix"))
-        .arg(format!("OUT={}", dir.display()))
-        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!(
-            "TBAND_LIB={}",
-            dir.join("debug/libtband_c.a").display()
-        )));
+/// Builds the POSIX example and runs it; returns its folder (with
+/// `trace.bin` and `truth.txt`).
+fn record_posix(kernel: &Path) -> PathBuf {
+    let dir = own_dir("freertos-posix");
+    let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
+    make("posix", &dir, kernel, &library);
     run(Command::new(dir.join("freertos-posix"))
         .arg(dir.join("trace.bin"))
         .arg(dir.join("truth.txt"))
         .arg(SECONDS));
+    dir
+}
+
+/// Builds the Cortex-M3 example and runs it in QEMU, whose working folder
+/// receives `trace.bin` and `truth.txt`; returns that folder.
+fn record_cortex_m3(kernel: &Path) -> PathBuf {
+    let dir = own_dir("freertos-cm3");
+    let library = build_library(
+        &dir,
+        Some("thumbv7m-none-eabi"),
+        "snapshot,isr,freertos,metadata-buf",
+        &[("TBAND_BUF_BYTES", "393216")],
+    );
+    make("cortex-m3", &dir, kernel, &library);
+    for file in ["trace.bin", "truth.txt"] {
+        let _ = std::fs::remove_file(dir.join(file));
+    }
+    run(Command::new("qemu-system-arm")
+        .current_dir(&dir)
+        .args(["-machine", "mps2-an385", "-cpu", "cortex-m3"])
+        .args(["-display", "none", "-monitor", "none"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-icount", "shift=4"])
+        .arg("-kernel")
+        .arg(dir.join("freertos-cm3.elf")));
     dir
 }
 
@@ -241,20 +333,9 @@ fn check_queue_levels(model: &Model, truth: &Truth) {
     }
 }
 
-#[test]
-fn freertos_posix_application_trace_matches_its_own_record() {
-    let kernel = match kernel() {
-        Ok(kernel) => kernel,
-        Err(why) => {
-            assert!(
-                std::env::var("TBAND_REQUIRE_FREERTOS").as_deref() != Ok("1"),
-                "TBAND_REQUIRE_FREERTOS=1 but {why}"
-            );
-            println!("skipped: {why}");
-            return;
-        }
-    };
-    let dir = record(&kernel);
+/// Every check of the module comment on the trace in `dir`; `isrs` are
+/// the names of the ISRs the build traces.
+fn check_recording(dir: &Path, isrs: &[&str]) {
     let trace = dir.join("trace.bin");
     let truth = Truth::read(&dir.join("truth.txt"));
 
@@ -281,6 +362,8 @@ fn freertos_posix_application_trace_matches_its_own_record() {
         .task_priorities
         .iter()
         .any(|p| p.cause == tband_model::PriorityCause::Inherit));
+    let isr_names: Vec<&str> = model.isrs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(isr_names, isrs);
 
     let cpu_load = query(&trace, "cpu_load", &dir.join("cpu_load.csv"));
     let busy = cpu_load
@@ -312,4 +395,26 @@ fn freertos_posix_application_trace_matches_its_own_record() {
         truth.count("stream_buffer_bytes_sent"),
         truth.count("stream_buffer_bytes_received")
     );
+}
+
+#[test]
+fn posix_port_trace_matches_the_applications_record() {
+    let Some(kernel) = needs(kernel()) else {
+        return;
+    };
+    check_recording(&record_posix(&kernel), &["tick"]);
+}
+
+#[test]
+fn cortex_m3_port_in_qemu_trace_matches_the_applications_record() {
+    let Some(kernel) = needs(kernel()) else {
+        return;
+    };
+    let tools = tool("arm-none-eabi-gcc")
+        .and_then(|()| tool("qemu-system-arm"))
+        .and_then(|()| thumbv7m_target());
+    if needs(tools).is_none() {
+        return;
+    }
+    check_recording(&record_cortex_m3(&kernel), &["SysTick", "TIMER0"]);
 }
