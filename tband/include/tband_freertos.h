@@ -61,8 +61,13 @@
  * tband_freertos_scheduler_started() once the scheduler runs, e.g. first
  * thing in a task. */
 #if (configUSE_TIMERS == 1)
-  #define tband_FREERTOS_TIMER_TASK() \
-    tband_freertos_task_is_timer_task((uint32_t)uxTaskGetTaskNumber(xTimerGetTimerDaemonTaskHandle()))
+  /* Declared here too, so that callers need not include timers.h. */
+  #define tband_FREERTOS_TIMER_TASK()                                                       \
+    do {                                                                                   \
+      extern struct tskTaskControlBlock *xTimerGetTimerDaemonTaskHandle(void);             \
+      tband_freertos_task_is_timer_task(                                                   \
+        (uint32_t)uxTaskGetTaskNumber(xTimerGetTimerDaemonTaskHandle()));                  \
+    } while (0)
 #else
   #define tband_FREERTOS_TIMER_TASK()
 #endif

@@ -53,7 +53,8 @@ void app_assert_failed(const char *file, int line);
  * by its handle. */
 #define configUSE_TRACE_FACILITY                1
 #define INCLUDE_xTaskGetIdleTaskHandle          1
-#ifndef __ASSEMBLER__
+/* TBAND_UNTRACED: the baseline build of switch_cost.c. */
+#if !defined(__ASSEMBLER__) && !defined(TBAND_UNTRACED)
 #include "tband_freertos.h"
 #endif
 

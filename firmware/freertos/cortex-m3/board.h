@@ -23,4 +23,9 @@ struct cmsdk_timer {
 void systick_handler(void);
 void timer0_handler(void);
 
+/* The ARM_CM3 port's handlers, which its headers do not declare. */
+void vPortSVCHandler(void);
+void xPortPendSVHandler(void);
+void xPortSysTickHandler(void);
+
 #endif

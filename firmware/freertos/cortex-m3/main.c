@@ -28,8 +28,6 @@
 #define NVIC_ISER0 (*(volatile uint32_t *)0xE000E100u)
 #define NVIC_IPR ((volatile uint8_t *)0xE000E400u)
 
-extern void xPortSysTickHandler(void);
-
 static uint8_t trace[TRACE_BYTES];
 static FILE *trace_file;
 static FILE *truth_file;

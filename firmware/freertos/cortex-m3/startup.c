@@ -7,8 +7,6 @@
 extern uint32_t _data_start[], _data_end[], _data_load[], _bss_start[], _bss_end[], _stack_top[];
 extern int main(void);
 extern void initialise_monitor_handles(void);
-extern void vPortSVCHandler(void);
-extern void xPortPendSVHandler(void);
 
 void reset_handler(void);
 
