@@ -3,7 +3,8 @@
  * which keeps its own record of what it did beside the trace (truth.h).
  *
  * Tasks, by priority (7 highest):
- *   busy        7  spins 20 ms of every 50 (xTaskDelayUntil), measuring its spins
+ *   busy        7  spins 20 ms of every 50 (xTaskDelayUntil), measuring its spins;
+ *                  the kernel's run-time statistics measure its CPU time too
  *   sem_waiter  6  takes irq_sem, which the build's traced interrupt gives every 50 ms
  *   Tmr Svc     6  the timer task: slot_timer gives two slots and notifies counter
  *   mutex_high  5  takes lock every 7 ms, raising mutex_low's priority when it waits
@@ -57,6 +58,7 @@ enum count {
   STREAM_BUFFER_BYTES_RECEIVED,
   TASKS_CREATED_AT_RUN_TIME,
   BUSY_NS,
+  BUSY_RUN_TIME_NS,
   WINDOW_NS,
   COUNTS
 };
@@ -65,7 +67,7 @@ static const char *const count_names[COUNTS] = {
     "notifications_given",   "notifications_taken",         "event_group_sets",
     "event_group_waits_done", "stream_buffer_sends",        "stream_buffer_bytes_sent",
     "stream_buffer_bytes_received", "tasks_created_at_run_time", "busy_ns",
-    "window_ns",
+    "busy_run_time_ns", "window_ns",
 };
 
 static uint64_t counts[COUNTS];
@@ -77,6 +79,7 @@ static SemaphoreHandle_t slots;
 static EventGroupHandle_t progress;
 static StreamBufferHandle_t bytes;
 static TimerHandle_t slot_timer;
+static TaskHandle_t busy_task;
 static TaskHandle_t producer_task;
 static TaskHandle_t counter_task;
 
@@ -262,6 +265,7 @@ static void mutex_low(void *arg) {
 static void finish(void) {
   vTaskSuspendAll();
   counts[WINDOW_NS] = now_ns() - start_ns;
+  counts[BUSY_RUN_TIME_NS] = ulTaskGetRunTimeCounter(busy_task);
   platform_stop_recording();
   truth_stop();
   uint64_t final_counts[COUNTS];
@@ -317,7 +321,7 @@ void app_create(uint64_t run) {
   slot_timer = created(xTimerCreate("slot_timer", pdMS_TO_TICKS(20), pdTRUE, NULL, slot_timer_expired),
                        "slot_timer");
 
-  create_task(busy, "busy", 7, NULL);
+  create_task(busy, "busy", 7, &busy_task);
   create_task(sem_waiter, "sem_waiter", 6, NULL);
   create_task(mutex_high, "mutex_high", 5, NULL);
   create_task(eg_waiter, "eg_waiter", 5, NULL);

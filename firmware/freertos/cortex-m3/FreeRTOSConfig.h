@@ -40,6 +40,17 @@
 #define INCLUDE_uxTaskPriorityGet               1
 #define INCLUDE_xTaskGetSchedulerState          1
 
+/* Run-time statistics (ulTaskGetRunTimeCounter), in nanoseconds of the
+ * clock the trace uses: the kernel's own measure of each task's CPU time.
+ * The switch-cost bench (switch_cost.c) counts switches without them. */
+#ifndef SWITCH_COST_BENCH
+#define configGENERATE_RUN_TIME_STATS           1
+#define configRUN_TIME_COUNTER_TYPE             uint64_t
+#define portCONFIGURE_TIMER_FOR_RUN_TIME_STATS()
+uint64_t platform_now_ns(void);
+#define portGET_RUN_TIME_COUNTER_VALUE()        platform_now_ns()
+#endif
+
 /* Stops the program with the failing place on stderr. */
 void app_assert_failed(const char *file, int line);
 #define configASSERT(x)                         \
@@ -53,7 +64,7 @@ void app_assert_failed(const char *file, int line);
  * by its handle. */
 #define configUSE_TRACE_FACILITY                1
 #define INCLUDE_xTaskGetIdleTaskHandle          1
-/* TBAND_UNTRACED: the baseline build of switch_cost.c. */
+/* TBAND_UNTRACED: the switch-cost bench's build without tracing. */
 #if !defined(__ASSEMBLER__) && !defined(TBAND_UNTRACED)
 #include "tband_freertos.h"
 #endif

@@ -36,6 +36,16 @@
 #define INCLUDE_uxTaskPriorityGet               1
 #define INCLUDE_xTaskGetSchedulerState          1
 
+/* Run-time statistics (ulTaskGetRunTimeCounter), in nanoseconds of the
+ * clock the trace uses: the kernel's own measure of each task's CPU time.
+ * The POSIX port's portmacro.h defines portGET_RUN_TIME_COUNTER_VALUE (as
+ * the process's user time in 10 ms steps); the ALT form takes precedence. */
+#define configGENERATE_RUN_TIME_STATS           1
+#define configRUN_TIME_COUNTER_TYPE             uint64_t
+#define portCONFIGURE_TIMER_FOR_RUN_TIME_STATS()
+uint64_t platform_now_ns(void);
+#define portALT_GET_RUN_TIME_COUNTER_VALUE(total) ((total) = platform_now_ns())
+
 /* Stops the program with the failing place on stderr. */
 void app_assert_failed(const char *file, int line);
 #define configASSERT(x)                         \
