@@ -90,7 +90,9 @@ void tband_valmarker(uint32_t id, int64_t val);
 uint32_t tband_freertos_task_create(uint32_t priority, const char *name);
 /* freertos_queue_type: ucQueueType (queueQUEUE_TYPE_*). */
 uint32_t tband_freertos_queue_create(uint8_t freertos_queue_type);
-void tband_freertos_queue_name(uint32_t queue_id, const char *name);
+/* Name a queue by its id (uxQueueNumber). With tband_freertos.h, name it by
+ * handle: tband_freertos_queue_name(handle, name) and its variants. */
+void tband_freertos_queue_id_name(uint32_t queue_id, const char *name);
 void tband_freertos_task_switched_in(uint32_t task_id);
 void tband_freertos_task_to_rdy_state(uint32_t task_id);
 void tband_freertos_task_resumed(uint32_t task_id);

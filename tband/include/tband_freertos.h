@@ -55,23 +55,34 @@
 #define traceTASK_DELETE(pxTCB) \
   tband_freertos_task_deleted((uint32_t)(pxTCB)->uxTaskNumber)
 
-/* Idle task(s) of every core (FreeRTOS V11: an array of handles), and the
- * timer service task when timers are used. */
+/* The idle task of every core, and the timer service task when timers are
+ * used. Kernels that call traceSTARTING_SCHEDULER (after V11.1.0) record
+ * them on their own; on V11.1.0 and earlier call
+ * tband_freertos_scheduler_started() once the scheduler runs, e.g. first
+ * thing in a task. */
 #if (configUSE_TIMERS == 1)
-  #define tband_FREERTOS_TIMER_TASK() \
-    tband_freertos_task_is_timer_task((uint32_t)uxTaskGetTaskNumber(xTimerGetTimerDaemonTaskHandle()))
+  /* Declared here too, so that callers need not include timers.h. */
+  #define tband_FREERTOS_TIMER_TASK()                                                       \
+    do {                                                                                   \
+      extern struct tskTaskControlBlock *xTimerGetTimerDaemonTaskHandle(void);             \
+      tband_freertos_task_is_timer_task(                                                   \
+        (uint32_t)uxTaskGetTaskNumber(xTimerGetTimerDaemonTaskHandle()));                  \
+    } while (0)
 #else
   #define tband_FREERTOS_TIMER_TASK()
 #endif
 
-#define traceSTARTING_SCHEDULER(xIdleTaskHandles)                                          \
+#define tband_freertos_scheduler_started()                                                 \
   do {                                                                                     \
-    for (uint32_t tband_core = 0; tband_core < (uint32_t)configNUMBER_OF_CORES; tband_core++) { \
+    for (BaseType_t tband_core = 0; tband_core < (BaseType_t)configNUMBER_OF_CORES; tband_core++) { \
       tband_freertos_task_is_idle_task(                                                    \
-        (uint32_t)uxTaskGetTaskNumber((xIdleTaskHandles)[tband_core]), tband_core);         \
+        (uint32_t)uxTaskGetTaskNumber(xTaskGetIdleTaskHandleForCore(tband_core)),          \
+        (uint32_t)tband_core);                                                             \
     }                                                                                      \
     tband_FREERTOS_TIMER_TASK();                                                           \
   } while (0)
+
+#define traceSTARTING_SCHEDULER(xIdleTaskHandles) tband_freertos_scheduler_started()
 
 /* ---- Queues, semaphores, mutexes --------------------------------------- */
 
@@ -104,8 +115,13 @@
 #define traceQUEUE_RECEIVE_FROM_ISR(pxQueue) \
   tband_freertos_queue_receive((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)(pxQueue)->uxMessagesWaiting, true)
 
-#define traceQUEUE_RESET(pxQueue, xNewQueue) \
-  tband_freertos_queue_reset((uint32_t)(pxQueue)->uxQueueNumber)
+/* A new queue is reset before traceQUEUE_CREATE gives it its id. */
+#define traceQUEUE_RESET(pxQueue, xNewQueue)                    \
+  do {                                                          \
+    if ((xNewQueue) == pdFALSE) {                               \
+      tband_freertos_queue_reset((uint32_t)(pxQueue)->uxQueueNumber); \
+    }                                                           \
+  } while (0)
 
 #define traceBLOCKING_ON_QUEUE_PEEK(pxQueue) \
   tband_freertos_blocking_on_queue_peek((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)xTicksToWait)
@@ -116,8 +132,22 @@
 #define traceBLOCKING_ON_QUEUE_RECEIVE(pxQueue) \
   tband_freertos_blocking_on_queue_receive((uint32_t)(pxQueue)->uxQueueNumber, (uint32_t)xTicksToWait)
 
-/* Name queues, semaphores and mutexes from application code. */
-#define tband_freertos_queue_name_handle(handle, name) \
-  tband_freertos_queue_name((uint32_t)uxQueueGetQueueNumber(handle), (name))
+/* Queues named in the queue registry (vQueueAddToRegistry, e.g. the
+ * kernel's timer queue "TmrQ") carry that name in the trace. */
+#define traceQUEUE_REGISTRY_ADD(xQueue, pcQueueName) \
+  tband_freertos_queue_id_name((uint32_t)((Queue_t *)(xQueue))->uxQueueNumber, (pcQueueName))
+
+/* Name queues, semaphores and mutexes from application code, by handle (the
+ * reference tracer's names and arguments). Names are metadata: call them
+ * any time after the object is created. */
+#define tband_freertos_queue_name(handle, name) \
+  tband_freertos_queue_id_name((uint32_t)uxQueueGetQueueNumber(handle), (name))
+#define tband_freertos_binary_semaphore_name(handle, name) tband_freertos_queue_name((handle), (name))
+#define tband_freertos_counting_semaphore_name(handle, name) tband_freertos_queue_name((handle), (name))
+#define tband_freertos_mutex_name(handle, name) tband_freertos_queue_name((handle), (name))
+#define tband_freertos_recursive_mutex_name(handle, name) tband_freertos_queue_name((handle), (name))
+/* The name earlier versions of this header gave it; code using it keeps
+ * working. */
+#define tband_freertos_queue_name_handle(handle, name) tband_freertos_queue_name((handle), (name))
 
 #endif /* TBAND_FREERTOS_H_ */

@@ -296,10 +296,13 @@ pub extern "C" fn tband_freertos_queue_create(freertos_queue_type: u8) -> u32 {
     freertos::queue_created(kind)
 }
 
+/// Names a queue by its tband id (`uxQueueNumber`); `tband_freertos.h`
+/// names by handle on top of it.
+///
 /// # Safety
 /// `name` as for [`c_str`].
 #[no_mangle]
-pub unsafe extern "C" fn tband_freertos_queue_name(queue_id: u32, name: *const c_char) {
+pub unsafe extern "C" fn tband_freertos_queue_id_name(queue_id: u32, name: *const c_char) {
     freertos::queue_name(queue_id, c_str(name));
 }
 

@@ -1,0 +1,33 @@
+/*
+ * The application's own record of what it did, written beside the trace
+ * for the tests to compare with it: every operation's fill level of the
+ * queues it owns, its tasks, and counts of what the trace has no events for.
+ */
+#ifndef TRUTH_H
+#define TRUTH_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "FreeRTOS.h"
+#include "queue.h"
+
+/* The queues, semaphores and mutexes whose levels are recorded. */
+enum truth_queue { TRUTH_WORK_Q, TRUTH_LOCK, TRUTH_IRQ_SEM, TRUTH_SLOTS, TRUTH_QUEUES };
+
+/* Names the object (in the trace too) and remembers its handle. */
+void truth_queue(enum truth_queue which, QueueHandle_t handle, const char *name);
+/* Records the object's uxQueueMessagesWaiting after an operation. The
+ * caller makes sure no other operation on it comes between the two. */
+void truth_level(enum truth_queue which);
+void truth_level_from_isr(enum truth_queue which);
+/* Records a task the application created. */
+void truth_task(const char *name, UBaseType_t priority);
+/* Stops recording: nothing recorded later is written. */
+void truth_stop(void);
+/* Writes the record as "key value..." lines, counts as "count NAME N",
+ * and closes out; 0 on success. */
+int truth_write(FILE *out, const char *const count_names[], const uint64_t counts[],
+                unsigned count_len);
+
+#endif

@@ -1,0 +1,438 @@
+//! The FreeRTOS example application (`firmware/freertos/`) built on the
+//! real kernel, with the `tband-c` library, on two ports: POSIX (a host
+//! program streaming its trace into a file) and ARM_CM3 (firmware on QEMU's
+//! mps2-an385, its snapshot written out through semihosting). Each is run
+//! for three seconds and its trace checked against the application's own
+//! record (`truth.txt`) with the tools: `tband-decode` finds no invalid
+//! frame, every task, queue and ISR is named, every queue level is the one
+//! the application read after the operation, the busy task's CPU load from
+//! `tband-query`'s `cpu_load` report is within 2 % of what the application
+//! measured (the kernel's run-time statistics; on Cortex-M3 also the task's
+//! own spins); every canned report and the Perfetto export run on it.
+//!
+//! The kernel is found through `FREERTOS_KERNEL_PATH`; the Cortex-M3 build
+//! also needs `arm-none-eabi-gcc` with newlib, `qemu-system-arm` and the
+//! rustup target thumbv7m-none-eabi. Without them a test skips with a
+//! message, and fails instead when `TBAND_REQUIRE_FREERTOS=1` (as in CI).
+//!
+//! The format has no events yet for task notifications, event groups and
+//! stream buffers; the application's counts of those are checked only for
+//! being there and adding up.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+use std::sync::Mutex;
+
+use tband_host_tests::run;
+use tband_model::Model;
+use tband_trace::{OpenOptions, Trace};
+
+const SECONDS: &str = "3";
+
+/// The host program's CPU load is measured in real time: the tests take
+/// turns, so that the other's build does not compete with it.
+static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The kernel sources, or why the test cannot run.
+fn kernel() -> Result<PathBuf, String> {
+    let Some(path) = std::env::var_os("FREERTOS_KERNEL_PATH") else {
+        return Err("FREERTOS_KERNEL_PATH is not set".into());
+    };
+    let path = PathBuf::from(path);
+    if path.join("tasks.c").is_file() {
+        Ok(path)
+    } else {
+        Err(format!(
+            "FREERTOS_KERNEL_PATH={} holds no FreeRTOS kernel (tasks.c)",
+            path.display()
+        ))
+    }
+}
+
+/// Whether `program --version` runs, or why not.
+fn tool(program: &str) -> Result<(), String> {
+    match Command::new(program).arg("--version").output() {
+        Ok(out) if out.status.success() => Ok(()),
+        _ => Err(format!("{program} is not installed")),
+    }
+}
+
+fn thumbv7m_target() -> Result<(), String> {
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    match targets {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => Ok(()),
+        _ => Err("the rustup target thumbv7m-none-eabi is not installed".into()),
+    }
+}
+
+/// What the test needs, or `None` after saying why it skips (failing
+/// under `TBAND_REQUIRE_FREERTOS=1`).
+fn needs<T>(what: Result<T, String>) -> Option<T> {
+    match what {
+        Ok(found) => Some(found),
+        Err(why) => {
+            assert!(
+                std::env::var("TBAND_REQUIRE_FREERTOS").as_deref() != Ok("1"),
+                "TBAND_REQUIRE_FREERTOS=1 but {why}"
+            );
+            println!("skipped: {why}");
+            None
+        }
+    }
+}
+
+/// The folder for a build this test starts (never the target folder cargo
+/// builds the test in, whose lock it holds).
+fn own_dir(name: &str) -> PathBuf {
+    let base = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo().join("target"));
+    base.join(name)
+}
+
+/// Builds the tband-c library into `dir` for `target` (the host when
+/// `None`) with `features`; returns the library's path.
+fn build_library(
+    dir: &Path,
+    target: Option<&str>,
+    features: &str,
+    env: &[(&str, &str)],
+) -> PathBuf {
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["build", "--quiet", "--release", "--manifest-path"])
+        .arg(repo().join("tband-c/Cargo.toml"))
+        .args(["--features", features])
+        .arg("--target-dir")
+        .arg(dir)
+        .env("TBAND_CORES", "1")
+        .env("TBAND_METADATA_BUF_BYTES", "1024")
+        .envs(env.iter().copied());
+    if let Some(target) = target {
+        cargo.args(["--target", target]);
+    }
+    run(&mut cargo);
+    let mut lib = dir.to_path_buf();
+    if let Some(target) = target {
+        lib.push(target);
+    }
+    lib.join("release/libtband_c.a")
+}
+
+/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`.
+fn make(port: &str, dir: &Path, kernel: &Path, library: &Path) {
+    run(Command::new("make")
+        .arg("--silent")
+        .arg("-C")
+        .arg(repo().join("firmware/freertos").join(port))
+        .arg(format!("OUT={}", dir.display()))
+        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
+        .arg(format!("TBAND_LIB={}", library.display())));
+}
+
+/// What the application recorded (`truth.txt`).
+#[derive(Default)]
+struct Truth {
+    /// (name, priority) of every task it created, in order.
+    tasks: Vec<(String, u32)>,
+    /// Queue name → its level after each operation, in order.
+    levels: BTreeMap<String, Vec<u32>>,
+    counts: BTreeMap<String, u64>,
+}
+
+impl Truth {
+    fn read(path: &Path) -> Truth {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut truth = Truth::default();
+        for line in text.lines() {
+            let words: Vec<&str> = line.split(' ').collect();
+            let number = |i: usize| -> u64 { words[i].parse().unwrap() };
+            match words[0] {
+                "task" => truth.tasks.push((words[1].into(), number(2) as u32)),
+                "queue" => {
+                    truth.levels.insert(words[1].into(), Vec::new());
+                }
+                "level" => truth
+                    .levels
+                    .get_mut(words[1])
+                    .unwrap()
+                    .push(number(2) as u32),
+                "count" => {
+                    truth.counts.insert(words[1].into(), number(2));
+                }
+                _ => panic!("unknown line in {}: {line}", path.display()),
+            }
+        }
+        truth
+    }
+
+    fn count(&self, name: &str) -> u64 {
+        self.counts[name]
+    }
+}
+
+/// Builds the POSIX example and runs it; returns its folder (with
+/// `trace.bin` and `truth.txt`).
+fn record_posix(kernel: &Path) -> PathBuf {
+    let dir = own_dir("freertos-posix");
+    let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
+    make("posix", &dir, kernel, &library);
+    run(Command::new(dir.join("freertos-posix"))
+        .arg(dir.join("trace.bin"))
+        .arg(dir.join("truth.txt"))
+        .arg(SECONDS));
+    dir
+}
+
+/// Builds the Cortex-M3 example and runs it in QEMU, whose working folder
+/// receives `trace.bin` and `truth.txt`; returns that folder.
+fn record_cortex_m3(kernel: &Path) -> PathBuf {
+    let dir = own_dir("freertos-cm3");
+    let library = build_library(
+        &dir,
+        Some("thumbv7m-none-eabi"),
+        "snapshot,isr,freertos,metadata-buf",
+        &[("TBAND_BUF_BYTES", "393216")],
+    );
+    make("cortex-m3", &dir, kernel, &library);
+    for file in ["trace.bin", "truth.txt"] {
+        let _ = std::fs::remove_file(dir.join(file));
+    }
+    run(Command::new("qemu-system-arm")
+        .current_dir(&dir)
+        .args(["-machine", "mps2-an385", "-cpu", "cortex-m3"])
+        .args(["-display", "none", "-monitor", "none"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-icount", "shift=4"])
+        .arg("-kernel")
+        .arg(dir.join("freertos-cm3.elf")));
+    dir
+}
+
+fn path_arg(path: &Path) -> String {
+    path.to_str().unwrap().to_string()
+}
+
+/// `tband-decode --stats`: its first line.
+fn decode_stats(trace: &Path, out: &Path) -> String {
+    let options = tband_cli::decode::Options {
+        inputs: vec![path_arg(trace)],
+        input: OpenOptions::default(),
+        pretty: false,
+        json: false,
+        stats: true,
+        summary: false,
+        output: Some(out.to_path_buf()),
+    };
+    assert_eq!(tband_cli::decode::run(&options), Ok(ExitCode::SUCCESS));
+    let text = std::fs::read_to_string(out).unwrap();
+    text.lines().next().unwrap().to_string()
+}
+
+/// `tband-query TRACE QUERY --format csv -o OUT`: the rows, as maps from
+/// column to value.
+fn query(trace: &Path, query: &str, out: &Path) -> Vec<BTreeMap<String, String>> {
+    let options = tband_query::cli::Options {
+        args: vec![path_arg(trace), query.to_string()],
+        execute: None,
+        engine: None,
+        db: None,
+        format: Some(tband_query::output::Format::Csv),
+        params: Vec::new(),
+        fail_if_rows: false,
+        list: false,
+        output: Some(out.to_path_buf()),
+        input: OpenOptions::default(),
+    };
+    let code = tband_query::cli::run(options).unwrap_or_else(|e| panic!("{query}: {e}"));
+    assert_eq!(code, ExitCode::SUCCESS, "{query}");
+    let text = std::fs::read_to_string(out).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap_or_default().split(',').collect();
+    lines
+        .map(|line| {
+            header
+                .iter()
+                .zip(line.split(','))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+/// `tband-perfetto TRACE -o OUT`.
+fn perfetto(trace: &Path, out: &Path) {
+    let options = tband_perfetto::cli::Options {
+        inputs: vec![path_arg(trace)],
+        input: OpenOptions::default(),
+        output: Some(out.to_path_buf()),
+        gzip: false,
+        format: tband_perfetto::cli::OutputFormat::Perfetto,
+        export: tband_perfetto::ExportOptions::default(),
+        serve: false,
+        open: false,
+        port: 0,
+    };
+    tband_perfetto::cli::run(&options).unwrap();
+    assert!(std::fs::metadata(out).unwrap().len() > 0);
+}
+
+/// The priority a task was created with.
+fn first_priority(model: &Model, task_id: u32) -> Option<u32> {
+    model
+        .task_priorities
+        .iter()
+        .find(|p| p.task_id == task_id)
+        .map(|p| p.priority)
+}
+
+fn check_tasks(model: &Model, truth: &Truth) {
+    for task in &model.tasks {
+        assert!(
+            !task.name.starts_with("task "),
+            "task {} has no name",
+            task.task_id
+        );
+    }
+    // The application's tasks, in the order it created them, after the
+    // kernel's own (idle and timer tasks are created at scheduler start).
+    let traced: Vec<(String, u32)> = model
+        .tasks
+        .iter()
+        .filter(|t| truth.tasks.iter().any(|(name, _)| *name == t.name))
+        .map(|t| (t.name.clone(), first_priority(model, t.task_id).unwrap()))
+        .collect();
+    assert_eq!(traced, truth.tasks);
+    assert!(model.tasks.iter().any(|t| t.name == "IDLE"));
+    assert!(model.tasks.iter().any(|t| t.name == "Tmr Svc"));
+}
+
+fn check_queue_levels(model: &Model, truth: &Truth) {
+    for queue in &model.queues {
+        assert!(
+            !queue.name.starts_with("queue "),
+            "queue {} has no name",
+            queue.queue_id
+        );
+    }
+    for (name, levels) in &truth.levels {
+        let queue = model
+            .queues
+            .iter()
+            .find(|q| q.name == *name)
+            .unwrap_or_else(|| panic!("queue {name} is not in the trace"));
+        let traced: Vec<u32> = model
+            .queue_ops
+            .iter()
+            .filter(|op| op.queue_id == queue.queue_id)
+            .map(|op| op.len_after.unwrap())
+            .collect();
+        assert!(!levels.is_empty(), "{name}: no operations recorded");
+        assert_eq!(traced, *levels, "{name}: levels");
+    }
+}
+
+/// Every check of the module comment on the trace in `dir`; `isrs` are
+/// the names of the ISRs the build traces. The busy task's load is checked
+/// against the kernel's run-time statistics and, where `spins_are_run_time`,
+/// against the time it measured spinning: not on the host, where a thread
+/// the scheduler switched to starts running only when the host schedules it.
+fn check_recording(dir: &Path, isrs: &[&str], spins_are_run_time: bool) {
+    let trace = dir.join("trace.bin");
+    let truth = Truth::read(&dir.join("truth.txt"));
+
+    let stats = decode_stats(&trace, &dir.join("stats.txt"));
+    assert!(stats.contains(", 0 invalid,"), "{stats}");
+
+    let model = Trace::open(&[path_arg(&trace)], &OpenOptions::default())
+        .unwrap()
+        .model;
+    assert_eq!(model.cores.len(), 1);
+    assert!(
+        model.anomalies.is_empty(),
+        "anomalies: {:?}",
+        model.anomalies
+    );
+    check_tasks(&model, &truth);
+    let workers = model.tasks.iter().filter(|t| t.name == "worker");
+    assert_eq!(
+        workers.filter(|t| t.deleted_ns.is_some()).count() as u64,
+        truth.count("tasks_created_at_run_time")
+    );
+    check_queue_levels(&model, &truth);
+    assert!(model
+        .task_priorities
+        .iter()
+        .any(|p| p.cause == tband_model::PriorityCause::Inherit));
+    let isr_names: Vec<&str> = model.isrs.iter().map(|i| i.name.as_str()).collect();
+    assert_eq!(isr_names, isrs);
+
+    let cpu_load = query(&trace, "cpu_load", &dir.join("cpu_load.csv"));
+    let busy = cpu_load
+        .iter()
+        .find(|row| row["task_name"] == "busy")
+        .expect("busy in cpu_load");
+    let traced_pct: f64 = busy["load_pct"].parse().unwrap();
+    let window = truth.count("window_ns") as f64;
+    let mut measures = vec![("the kernel's run-time statistics", "busy_run_time_ns")];
+    if spins_are_run_time {
+        measures.push(("its own spins", "busy_ns"));
+    }
+    for (what, count) in measures {
+        let measured_pct = truth.count(count) as f64 * 100.0 / window;
+        assert!(
+            (traced_pct - measured_pct).abs() <= measured_pct * 0.02,
+            "busy: {traced_pct} % in the trace, {measured_pct} % by {what}"
+        );
+    }
+    query(
+        &trace,
+        &path_arg(&repo().join("queries")),
+        &dir.join("reports.csv"),
+    );
+    perfetto(&trace, &dir.join("trace.pftrace"));
+
+    // No events in the format yet: the application's own counts only.
+    assert!(truth.count("notifications_given") > 0);
+    assert_eq!(
+        truth.count("notifications_given"),
+        truth.count("notifications_taken")
+    );
+    assert!(truth.count("event_group_waits_done") > 0);
+    assert!(truth.count("stream_buffer_sends") > 0);
+    assert_eq!(
+        truth.count("stream_buffer_bytes_sent"),
+        truth.count("stream_buffer_bytes_received")
+    );
+}
+
+#[test]
+fn posix_port_trace_matches_the_applications_record() {
+    let Some(kernel) = needs(kernel()) else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    check_recording(&record_posix(&kernel), &["tick"], false);
+}
+
+#[test]
+fn cortex_m3_port_in_qemu_trace_matches_the_applications_record() {
+    let Some(kernel) = needs(kernel()) else {
+        return;
+    };
+    let tools = tool("arm-none-eabi-gcc")
+        .and_then(|()| tool("qemu-system-arm"))
+        .and_then(|()| thumbv7m_target());
+    if needs(tools).is_none() {
+        return;
+    }
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    check_recording(&record_cortex_m3(&kernel), &["SysTick", "TIMER0"], true);
+}
