@@ -27,9 +27,9 @@ pub const NAMESPACE: &str = "dev.tband";
 pub const MODULE: &str = "default";
 
 /// Command ids of Perfetto UI's stable automation commands.
-pub const RUN_QUERY: &str = "dev.perfetto.RunQuery";
-pub const RUN_QUERY_AND_SHOW_TAB: &str = "dev.perfetto.RunQueryAndShowTab";
-pub const PIN_TRACKS_BY_REGEX: &str = "dev.perfetto.PinTracksByRegex";
+const RUN_QUERY: &str = "dev.perfetto.RunQuery";
+const RUN_QUERY_AND_SHOW_TAB: &str = "dev.perfetto.RunQueryAndShowTab";
+const PIN_TRACKS_BY_REGEX: &str = "dev.perfetto.PinTracksByRegex";
 
 /// A report of `queries/perfetto/` and how the UI presents it.
 pub struct Report {
