@@ -130,16 +130,11 @@ impl Watch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband::encode_frame;
+    use tband_decode::encode::encode_stream;
 
     fn stream(events: &[Event<'_>]) -> Vec<u8> {
-        let mut bytes = vec![0u8; 64 * events.len()];
-        let mut n = 0;
-        for (ts, event) in events.iter().enumerate() {
-            n += encode_frame(&mut bytes[n..], ts as u64, event).unwrap();
-        }
-        bytes.truncate(n);
-        bytes
+        let timed: Vec<_> = (0..).zip(events.iter().copied()).collect();
+        encode_stream(&timed)
     }
 
     fn events() -> Vec<Event<'static>> {

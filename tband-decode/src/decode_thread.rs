@@ -260,7 +260,8 @@ pub fn sequence_on_decode_thread(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sequencer::tests::{assert_same_calls, stream, FullLog};
+    use crate::encode::encode_stream;
+    use crate::sequencer::tests::{assert_same_calls, FullLog};
     use tband::Event;
 
     #[test]
@@ -270,7 +271,7 @@ mod tests {
 
     #[test]
     fn rare_calls_keep_their_place_among_the_events() {
-        let bytes = stream(&[
+        let bytes = encode_stream(&[
             (50, Event::IsrEnter { isr_id: 1 }),
             (40, Event::IsrExit { isr_id: 1 }),
             (60, Event::IsrEnter { isr_id: 2 }),

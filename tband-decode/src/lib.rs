@@ -7,6 +7,7 @@
 
 pub mod cpu_features;
 pub mod decode_thread;
+pub mod encode;
 pub mod frames;
 pub mod input;
 pub mod interpret;

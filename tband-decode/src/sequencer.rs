@@ -526,17 +526,7 @@ fn advance<J: JoinGroups>(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use tband::encode_frame;
-
-    pub(crate) fn stream(events: &[(u64, Event<'static>)]) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut buf = [0u8; 64];
-        for (ts, ev) in events {
-            let n = encode_frame(&mut buf, *ts, ev).unwrap();
-            out.extend_from_slice(&buf[..n]);
-        }
-        out
-    }
+    use crate::encode::encode_stream;
 
     #[derive(Default)]
     struct Log(Vec<(u32, Option<u64>, String)>);
@@ -558,11 +548,11 @@ pub(crate) mod tests {
 
     #[test]
     fn merges_cores_by_time_and_scales() {
-        let c0 = stream(&[
+        let c0 = encode_stream(&[
             (100, Event::IsrEnter { isr_id: 1 }),
             (130, Event::IsrExit { isr_id: 1 }),
         ]);
-        let c1 = stream(&[
+        let c1 = encode_stream(&[
             (110, Event::IsrEnter { isr_id: 2 }),
             (140, Event::IsrExit { isr_id: 2 }),
         ]);
@@ -580,7 +570,7 @@ pub(crate) mod tests {
 
     #[test]
     fn core_id_switches_and_backwards_time_is_clamped() {
-        let bytes = stream(&[
+        let bytes = encode_stream(&[
             (0, Event::CoreId { core_id: 1 }),
             (50, Event::IsrEnter { isr_id: 1 }),
             (0, Event::CoreId { core_id: 0 }),
@@ -771,7 +761,7 @@ pub(crate) mod tests {
 
     #[test]
     fn resolution_is_found_anywhere() {
-        let bytes = stream(&[
+        let bytes = encode_stream(&[
             (5, Event::IsrEnter { isr_id: 1 }),
             (0, Event::TsResolutionNs { ns_per_ts: 250 }),
             (0, Event::TsResolutionNs { ns_per_ts: 7 }),

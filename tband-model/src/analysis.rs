@@ -422,15 +422,7 @@ mod tests {
     use crate::{Core, Isr, IsrSlice, Queue, QueueKind, SchedSlice, StateReason, Task, TaskKind};
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
-        Task {
-            task_id,
-            name: format!("t{task_id}"),
-            kind,
-            created_ns: None,
-            deleted_ns: None,
-            stack_size: None,
-            ever_waited: false,
-        }
+        Task::new(task_id, format!("t{task_id}"), kind)
     }
 
     fn slice(core_id: u32, task_id: u32, start_ns: u64, end_ns: u64) -> SchedSlice {

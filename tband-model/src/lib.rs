@@ -99,6 +99,21 @@ pub struct Task {
     pub ever_waited: bool,
 }
 
+impl Task {
+    /// A task of which nothing is known but its id, name and kind.
+    pub fn new(task_id: u32, name: impl Into<String>, kind: TaskKind) -> Task {
+        Task {
+            task_id,
+            name: name.into(),
+            kind,
+            created_ns: None,
+            deleted_ns: None,
+            stack_size: None,
+            ever_waited: false,
+        }
+    }
+}
+
 /// One stretch of time a task ran on a core.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SchedSlice {

@@ -1008,15 +1008,7 @@ mod tests {
     use crate::protos::{FtraceEventBundle, Trace};
 
     fn task(task_id: u32, name: &str, kind: TaskKind) -> Task {
-        Task {
-            task_id,
-            name: name.into(),
-            kind,
-            created_ns: None,
-            deleted_ns: None,
-            stack_size: None,
-            ever_waited: false,
-        }
+        Task::new(task_id, name, kind)
     }
 
     /// A slice on core 0 that ends with its task in `end`; truncated

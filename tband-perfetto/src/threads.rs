@@ -167,15 +167,7 @@ mod tests {
     use tband_model::{PriorityCause, Task, TaskPriority};
 
     fn task(task_id: u32, kind: TaskKind) -> Task {
-        Task {
-            task_id,
-            name: format!("t{task_id}"),
-            kind,
-            created_ns: None,
-            deleted_ns: None,
-            stack_size: None,
-            ever_waited: false,
-        }
+        Task::new(task_id, format!("t{task_id}"), kind)
     }
 
     fn model() -> Model {

@@ -34,7 +34,8 @@ pub fn find() -> Result<PathBuf, String> {
         })
 }
 
-/// A statement's value as the shell reads it back.
+/// A value of a statement's result, one of SQLite's storage classes (the
+/// SQL engines of tband-query read theirs into it too).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Value {
     Null,

@@ -5,6 +5,8 @@
 //! Without python3 or the package the test prints why and passes, unless
 //! TBAND_REQUIRE_PYTHON=1 (as in CI), where it fails.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -92,18 +94,7 @@ fn expected(model: &Model) -> serde_json::Value {
 
 fn convert_and_check(dir: &Path, inputs: &[String], out_name: &str, extra_args: &[&str]) {
     let out: PathBuf = dir.join(out_name);
-    let status = Command::new(env!("CARGO_BIN_EXE_tband-perfetto"))
-        .args(inputs)
-        .arg("-o")
-        .arg(&out)
-        .args(extra_args)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "tband-perfetto failed on {inputs:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    common::convert(inputs, &out, extra_args);
 
     let trace = Trace::open(inputs, &OpenOptions::default()).unwrap();
     let expected_path = out.with_extension("expected.json");

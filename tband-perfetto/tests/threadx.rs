@@ -2,7 +2,7 @@
 //! buffers are recognised without flags and their scheduling, ISRs and
 //! thread names reach the Perfetto trace.
 
-use std::process::Command;
+mod common;
 
 use prost::Message;
 use tband_perfetto::protos::Trace;
@@ -24,14 +24,7 @@ fn threadx_buffers_convert() {
     std::fs::create_dir_all(&dir).expect("temporary directory");
     for (name, switches, irqs) in RECORDINGS {
         let output_path = dir.join("out.pftrace");
-        let out = Command::new(env!("CARGO_BIN_EXE_tband-perfetto"))
-            .arg(format!("{CONFORMANCE}/{name}.trx"))
-            .arg("-o")
-            .arg(&output_path)
-            .output()
-            .expect("tband-perfetto runs");
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(out.status.success(), "{name}: {stderr}");
+        let stderr = common::convert(&[format!("{CONFORMANCE}/{name}.trx")], &output_path, &[]);
         assert!(
             stderr.contains(&format!("; {switches} context switches,")),
             "{name}: {stderr}"

@@ -19,6 +19,7 @@
 //!
 //! The shell is found as [`shell::trace_processor`] says.
 
+mod common;
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
 #[path = "../../tests/trace_processor/shell.rs"]
@@ -26,7 +27,6 @@ mod shell;
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::process::Command;
 use std::time::Instant;
 
 use tband_model::{AnomalyKind, MarkerKind, Model, StateReason, TaskKind, TaskStateKind};
@@ -533,18 +533,7 @@ fn check(
     out: &Path,
     extra_args: &[&str],
 ) -> Vec<String> {
-    let status = Command::new(env!("CARGO_BIN_EXE_tband-perfetto"))
-        .args(inputs)
-        .arg("-o")
-        .arg(out)
-        .args(extra_args)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "tband-perfetto failed on {inputs:?}: {}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    common::convert(inputs, out, extra_args);
     let actual = query(shell, out);
     let mut problems = Vec::new();
     compare("sched", &expected.sched, actual.sched, &mut problems);

@@ -572,7 +572,7 @@ pub fn model_tables() -> Vec<&'static Table> {
 
 pub struct View {
     pub name: &'static str,
-    pub doc: &'static str,
+    pub doc: Cow<'static, str>,
     pub sql: Cow<'static, str>,
 }
 
@@ -581,21 +581,24 @@ pub fn views() -> Vec<View> {
     vec![
         View {
             name: "sched_slices_named",
-            doc: "sched_slices with task_name and task_kind.",
+            doc: "sched_slices with task_name and task_kind."
+                .into(),
             sql: "SELECT s.*, t.name AS task_name, t.kind AS task_kind \
                   FROM sched_slices s LEFT JOIN tasks t ON t.task_id = s.task_id"
                 .into(),
         },
         View {
             name: "isr_slices_named",
-            doc: "isr_slices with isr_name.",
+            doc: "isr_slices with isr_name."
+                .into(),
             sql: "SELECT s.*, i.name AS isr_name \
                   FROM isr_slices s LEFT JOIN isrs i ON i.core_id = s.core_id AND i.isr_id = s.isr_id"
                 .into(),
         },
         View {
             name: "task_states_named",
-            doc: "task_states with task_name, queue_name and woken_by_isr_name.",
+            doc: "task_states with task_name, queue_name and woken_by_isr_name."
+                .into(),
             sql: "SELECT s.*, t.name AS task_name, q.name AS queue_name, i.name AS woken_by_isr_name \
                   FROM task_states s LEFT JOIN tasks t ON t.task_id = s.task_id \
                   LEFT JOIN queues q ON q.queue_id = s.queue_id \
@@ -604,39 +607,16 @@ pub fn views() -> Vec<View> {
         },
         View {
             name: "queue_ops_named",
-            doc: "queue_ops with queue_name, queue_kind and task_name.",
+            doc: "queue_ops with queue_name, queue_kind and task_name."
+                .into(),
             sql: "SELECT o.*, q.name AS queue_name, q.kind AS queue_kind, t.name AS task_name \
                   FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
                   LEFT JOIN tasks t ON t.task_id = o.task_id"
                 .into(),
         },
-        View {
-            name: "marker_spans_named",
-            doc: "marker_spans with marker_name and task_name.",
-            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-                  FROM marker_spans s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
-                  LEFT JOIN tasks t ON t.task_id = s.task_id"
-                .into(),
-        },
-        View {
-            name: "marker_instants_named",
-            doc: "marker_instants with marker_name and task_name.",
-            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-                  FROM marker_instants s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'event' \
-                  LEFT JOIN tasks t ON t.task_id = s.task_id"
-                .into(),
-        },
-        View {
-            name: "marker_values_named",
-            doc: "marker_values with marker_name and task_name.",
-            sql: "SELECT s.*, m.name AS marker_name, t.name AS task_name \
-                  FROM marker_values s LEFT JOIN markers m ON m.marker_id = s.marker_id \
-                  AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = 'value' \
-                  LEFT JOIN tasks t ON t.task_id = s.task_id"
-                .into(),
-        },
+        marker_view("marker_spans_named", "marker_spans", "event"),
+        marker_view("marker_instants_named", "marker_instants", "event"),
+        marker_view("marker_values_named", "marker_values", "value"),
         // A task's states form a chain: each state ends when the task's next
         // one starts (the model ends the old state where it opens the new one).
         // So the state after a ready state is found by an equality join on the
@@ -650,7 +630,8 @@ pub fn views() -> Vec<View> {
         View {
             name: "ready_latency",
             doc: "Each ready state that ended with the task running: the task, why it was \
-                  ready, the ISR that made it ready (if one did), and latency_ns from ready to running.",
+                  ready, the ISR that made it ready (if one did), and latency_ns from ready to running."
+                .into(),
             sql: ready_latency_sql().into(),
         },
     ]
@@ -659,6 +640,22 @@ pub fn views() -> Vec<View> {
 /// The SQL of the view `ready_latency`. It reads the stored task states,
 /// whose codes it compares and whose rowid it needs: the view of them has
 /// no rowid.
+/// `table` (one of the marker tables) with marker_name and task_name: the
+/// marker of `kind` with the row's id and task.
+fn marker_view(name: &'static str, table: &str, kind: &str) -> View {
+    View {
+        name,
+        doc: format!("{table} with marker_name and task_name.").into(),
+        sql: format!(
+            "SELECT s.*, m.name AS marker_name, t.name AS task_name \
+             FROM {table} s LEFT JOIN markers m ON m.marker_id = s.marker_id \
+             AND m.task_id IS NOT DISTINCT FROM s.task_id AND m.kind = '{kind}' \
+             LEFT JOIN tasks t ON t.task_id = s.task_id"
+        )
+        .into(),
+    }
+}
+
 fn ready_latency_sql() -> String {
     let states = TASK_STATES.stored_name();
     let ready = code(TASK_STATE_KINDS, "ready");
@@ -769,11 +766,8 @@ mod tests {
             }
         }
         for view in views() {
-            assert!(
-                doc.contains(&format!("| `{}` |", view.name)),
-                "no view {}",
-                view.name
-            );
+            let row = format!("| `{}` | {} |", view.name, view.doc);
+            assert!(doc.contains(&row), "docs/src/query.md lacks {row}");
         }
     }
 

@@ -2,14 +2,12 @@
 //! anywhere, mid-frame too, and completed later, it ends as the same model
 //! as the whole file, with no invalid frame counted for a cut.
 
-mod common;
-
 use std::fs::{File, OpenOptions as FileOptions};
 use std::io::Write;
 use std::path::Path;
 
-use common::encode;
 use tband::Event;
+use tband_decode::encode::encode_stream;
 use tband_model::{AnomalyKind, Model};
 use tband_trace::{GrowingFile, OpenOptions, Trace};
 
@@ -117,11 +115,11 @@ fn a_file_grown_in_pieces_of_every_size_is_the_whole_files_model() {
 
 #[test]
 fn a_timer_resolution_stated_late_makes_the_model_again() {
-    let first = encode(&[
+    let first = encode_stream(&[
         (100, Event::IsrEnter { isr_id: 1 }),
         (130, Event::IsrExit { isr_id: 1 }),
     ]);
-    let second = encode(&[
+    let second = encode_stream(&[
         (0, Event::TsResolutionNs { ns_per_ts: 10 }),
         (150, Event::IsrEnter { isr_id: 1 }),
     ]);

@@ -1,10 +1,8 @@
 //! Damaged traces: decoding goes on, anomalies say what happened, nothing panics.
 
-mod common;
-
-use common::encode;
 use proptest::prelude::*;
 use tband::Event;
+use tband_decode::encode::encode_stream;
 use tband_model::{AnomalyKind, Model};
 use tband_trace::input::{Bytes, Input};
 use tband_trace::{OpenOptions, Trace};
@@ -96,12 +94,12 @@ fn runs_of_invalid_frames_are_counted_per_stream() {
     let streams: Vec<Vec<u8>> = (0..70u32)
         .map(|s| {
             let t = u64::from(s) * 10;
-            let mut bytes = encode(&[(t, Event::IsrEnter { isr_id: 1 })]);
+            let mut bytes = encode_stream(&[(t, Event::IsrEnter { isr_id: 1 })]);
             let run = broken.iter().find(|&&(b, _)| b == s).map(|&(_, n)| n);
             for _ in 0..run.unwrap_or(0) {
                 bytes.extend_from_slice(&bad_frame);
             }
-            bytes.extend(encode(&[(t + 1000, Event::IsrExit { isr_id: 1 })]));
+            bytes.extend(encode_stream(&[(t + 1000, Event::IsrExit { isr_id: 1 })]));
             if run.is_some() {
                 bytes.extend_from_slice(&bad_frame);
             }
@@ -128,9 +126,9 @@ fn runs_of_invalid_frames_are_counted_per_stream() {
 
 #[test]
 fn unknown_ids_are_reported_and_skipped() {
-    let mut bytes = encode(&[(10, Event::IsrEnter { isr_id: 1 })]);
+    let mut bytes = encode_stream(&[(10, Event::IsrEnter { isr_id: 1 })]);
     bytes.extend_from_slice(&[3, 50, 11, 0]);
-    bytes.extend(encode(&[(20, Event::IsrExit { isr_id: 1 })]));
+    bytes.extend(encode_stream(&[(20, Event::IsrExit { isr_id: 1 })]));
     let m = model(vec![bytes]).unwrap();
     assert_eq!(m.anomaly_count(AnomalyKind::UnknownEvent), 1);
     assert_eq!(m.isr_slices.len(), 1);
@@ -139,7 +137,7 @@ fn unknown_ids_are_reported_and_skipped() {
 
 #[test]
 fn time_going_backwards_is_an_anomaly_not_an_error() {
-    let bytes = encode(&[
+    let bytes = encode_stream(&[
         (100, Event::TaskSwitchedIn { task_id: 1 }),
         (200, Event::TaskSwitchedIn { task_id: 2 }),
         (150, Event::TaskSwitchedIn { task_id: 1 }),
@@ -165,7 +163,7 @@ fn time_going_backwards_is_an_anomaly_not_an_error() {
 
 #[test]
 fn events_needing_a_task_without_one() {
-    let bytes = encode(&[
+    let bytes = encode_stream(&[
         (
             1,
             Event::TaskEvtmarker {

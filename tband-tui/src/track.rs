@@ -1030,15 +1030,7 @@ mod tests {
             })
             .collect();
         m.tasks = (1..=3)
-            .map(|task_id| Task {
-                task_id,
-                name: format!("t{task_id}"),
-                kind: TaskKind::Normal,
-                created_ns: None,
-                deleted_ns: None,
-                stack_size: None,
-                ever_waited: false,
-            })
+            .map(|task_id| Task::new(task_id, format!("t{task_id}"), TaskKind::Normal))
             .collect();
         m
     }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use duckdb::core::{DataChunkHandle, LogicalTypeHandle, LogicalTypeId};
 use duckdb::types::{ToSqlOutput, ValueRef};
 use duckdb::vtab::{BindInfo, InitInfo, TableFunctionInfo, VTab};
-use duckdb::{ffi, Connection, ToSql};
+use duckdb::{ffi, Connection};
 
 use super::{Database, Engine, Fill, QueryResult, Value};
 use crate::rows::{Cell, RowSink};
@@ -44,15 +44,14 @@ impl DuckDb {
     }
 }
 
-impl ToSql for Value {
-    fn to_sql(&self) -> duckdb::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match self {
-            Value::Null => ValueRef::Null,
-            Value::Int(v) => ValueRef::BigInt(*v),
-            Value::Real(v) => ValueRef::Double(*v),
-            Value::Text(s) => ValueRef::Text(s.as_bytes()),
-        }))
-    }
+/// A parameter as DuckDB binds it.
+fn param(value: &Value) -> ToSqlOutput<'_> {
+    ToSqlOutput::Borrowed(match value {
+        Value::Null => ValueRef::Null,
+        Value::Int(v) => ValueRef::BigInt(*v),
+        Value::Real(v) => ValueRef::Double(*v),
+        Value::Text(s) => ValueRef::Text(s.as_bytes()),
+    })
 }
 
 /// One column of a chunk. NULLs take a placeholder value and are listed by
@@ -395,7 +394,7 @@ impl Database for DuckDb {
     fn query(&mut self, sql: &str, params: &[Value]) -> Result<QueryResult, String> {
         let mut stmt = self.conn.prepare(sql).map_err(|e| e.to_string())?;
         let mut rows = stmt
-            .query(duckdb::params_from_iter(params))
+            .query(duckdb::params_from_iter(params.iter().map(param)))
             .map_err(|e| e.to_string())?;
         let columns = rows.as_ref().map(|s| s.column_names()).unwrap_or_default();
         let mut out = Vec::new();

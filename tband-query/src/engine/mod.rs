@@ -94,21 +94,10 @@ impl fmt::Display for Engine {
     }
 }
 
-/// A value coming out of (or bound into) a query.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Null,
-    Int(i64),
-    Real(f64),
-    Text(String),
-}
-
-/// The result of one statement.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct QueryResult {
-    pub columns: Vec<String>,
-    pub rows: Vec<Vec<Value>>,
-}
+/// A value coming out of (or bound into) a query, and the result of one
+/// statement: the four storage classes every engine reads back, defined
+/// once with trace_processor's reader.
+pub use tband_perfetto::trace_processor::{Rows as QueryResult, Value};
 
 /// What fills a table: writes every row of it into the sink it is given.
 /// An engine may run it on a thread of its own.

@@ -8,7 +8,7 @@ use std::io::BufWriter;
 use std::path::PathBuf;
 
 use tband_model::Model;
-use tband_perfetto::trace_processor::{self, Value as TpValue};
+use tband_perfetto::trace_processor;
 
 use super::{Database, Engine, Fill, QueryResult, Value};
 use crate::schema::Table;
@@ -79,24 +79,7 @@ impl Database for Perfetto {
             self.execute(&sql)?;
             return Ok(QueryResult::default());
         }
-        let rows = trace_processor::query(&self.shell, &self.prelude, &sql, &self.trace)?;
-        Ok(QueryResult {
-            columns: rows.columns,
-            rows: rows
-                .rows
-                .into_iter()
-                .map(|row| {
-                    row.into_iter()
-                        .map(|v| match v {
-                            TpValue::Null => Value::Null,
-                            TpValue::Int(i) => Value::Int(i),
-                            TpValue::Real(r) => Value::Real(r),
-                            TpValue::Text(t) => Value::Text(t),
-                        })
-                        .collect()
-                })
-                .collect(),
-        })
+        trace_processor::query(&self.shell, &self.prelude, &sql, &self.trace)
     }
 }
 

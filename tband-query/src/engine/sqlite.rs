@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use rusqlite::hooks::{AuthAction, AuthContext, Authorization};
 use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, ToSql};
+use rusqlite::Connection;
 
 use super::{Database, Engine, Fill, QueryResult, Value};
 use crate::rows::{Cell, RowSink};
@@ -56,15 +56,14 @@ impl Sqlite {
     }
 }
 
-impl ToSql for Value {
-    fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-        Ok(ToSqlOutput::Borrowed(match self {
-            Value::Null => ValueRef::Null,
-            Value::Int(v) => ValueRef::Integer(*v),
-            Value::Real(v) => ValueRef::Real(*v),
-            Value::Text(s) => ValueRef::Text(s.as_bytes()),
-        }))
-    }
+/// A parameter as SQLite binds it.
+fn param(value: &Value) -> ToSqlOutput<'_> {
+    ToSqlOutput::Borrowed(match value {
+        Value::Null => ValueRef::Null,
+        Value::Int(v) => ValueRef::Integer(*v),
+        Value::Real(v) => ValueRef::Real(*v),
+        Value::Text(s) => ValueRef::Text(s.as_bytes()),
+    })
 }
 
 /// Rows per INSERT: with one row per statement, statement overhead is most
@@ -178,7 +177,7 @@ impl Database for Sqlite {
         let mut stmt = self.conn.prepare(sql).map_err(|e| e.to_string())?;
         let columns: Vec<String> = stmt.column_names().map(str::to_string).collect();
         let mut rows = stmt
-            .query(rusqlite::params_from_iter(params))
+            .query(rusqlite::params_from_iter(params.iter().map(param)))
             .map_err(|e| e.to_string())?;
         let mut out = Vec::new();
         while let Some(row) = rows.next().map_err(|e| e.to_string())? {
