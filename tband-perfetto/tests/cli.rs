@@ -1,6 +1,6 @@
 //! End-to-end tests of the `tband-perfetto` binary on real recordings.
 
-#[path = "support/serving.rs"]
+#[path = "common/serving.rs"]
 mod serving;
 
 use std::io::Read;

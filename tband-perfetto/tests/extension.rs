@@ -14,7 +14,8 @@
 //!
 //! The shell is found as [`shell::trace_processor`] says.
 
-#[path = "support/serving.rs"]
+mod common;
+#[path = "common/serving.rs"]
 mod serving;
 #[path = "../../tests/trace_processor/shell.rs"]
 mod shell;
@@ -25,8 +26,6 @@ use std::process::Command;
 
 use serde_json::Value;
 use serving::{header, Server};
-use tband_perfetto::ExportOptions;
-use tband_trace::{OpenOptions, Trace};
 
 const UI_ORIGIN: &str = "https://ui.perfetto.dev";
 const FEATURES: [&str; 3] = ["macros", "sql_modules", "proto_descriptors"];
@@ -307,21 +306,14 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
     let package = dir.join("package");
     write_package(&package, "dev.tband", &served.modules);
     let lossy = dir.join("lossy.pftrace");
-    let model = Trace::open(
+    common::convert(
         &[root()
             .join("tests/corpus/tband/freertos_lossy.bin")
             .display()
             .to_string()],
-        &OpenOptions::default(),
-    )
-    .unwrap()
-    .model;
-    tband_perfetto::export(
-        &model,
-        ExportOptions::default(),
-        &mut std::fs::File::create(&lossy).unwrap(),
-    )
-    .unwrap();
+        &lossy,
+        &[],
+    );
 
     let mut rows_shown = BTreeMap::<&str, usize>::new();
     for trace in [&served_trace, &lossy] {
