@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use crate::chrome_json::write_chrome_json;
-use crate::extension;
 use tband_trace::{OpenOptions, Trace};
 
+use crate::extension;
 use crate::serve::{TraceServer, DEFAULT_PORT};
 use crate::writer::Output;
 use crate::ExportOptions;
@@ -114,7 +114,7 @@ fn serve(file: &Path, port: u16, open: bool) -> Result<(), String> {
         eprintln!("note: ui.perfetto.dev only loads traces from port {DEFAULT_PORT}; use the file URL with other tools");
     }
     eprintln!(
-        "serving {} and the Perfetto UI extension (base URL {}) (Ctrl-C to stop)",
+        "serving {} and the Perfetto UI extension server {} (Ctrl-C to stop)",
         file.display(),
         server.base_url().map_err(|e| e.to_string())?
     );
