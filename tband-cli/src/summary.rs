@@ -1,7 +1,7 @@
 //! A one-screen readable overview of a model: cores, tasks, ISRs, markers,
 //! queues and anomalies.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
 use tband_model::analysis::{load_percent, Analysis};
@@ -103,43 +103,30 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
 
     if !m.markers.is_empty() {
         writeln!(out, "\nmarkers")?;
+        let rows = MarkerRows::of(m);
         for marker in &m.markers {
             let scope = marker
                 .task_id
                 .and_then(|t| m.task(t))
                 .map_or("global".to_string(), |t| format!("task {}", t.name));
-            let same =
-                |id: u32, task: Option<u32>| id == marker.marker_id && task == marker.task_id;
+            let of = rows
+                .get(&(marker.marker_id, marker.task_id))
+                .cloned()
+                .unwrap_or_default();
             let detail = match marker.kind {
-                MarkerKind::Event => {
-                    let spans = m
-                        .marker_spans
-                        .iter()
-                        .filter(|s| same(s.marker_id, s.task_id));
-                    let (n, max) = spans.fold((0u64, 0u64), |(n, max), s| {
-                        (n + 1, max.max(s.end_ns - s.start_ns))
-                    });
-                    let instants = m
-                        .marker_instants
-                        .iter()
-                        .filter(|i| same(i.marker_id, i.task_id))
-                        .count();
-                    format!("{n} spans (max {}), {instants} instants", format_ns(max))
-                }
-                MarkerKind::Value => {
-                    let values: Vec<i64> = m
-                        .marker_values
-                        .iter()
-                        .filter(|v| same(v.marker_id, v.task_id))
-                        .map(|v| v.value)
-                        .collect();
-                    match (values.iter().min(), values.iter().max(), values.last()) {
-                        (Some(min), Some(max), Some(last)) => {
-                            format!("{} values, min {min}, max {max}, last {last}", values.len())
-                        }
-                        _ => "no values".to_string(),
-                    }
-                }
+                MarkerKind::Event => format!(
+                    "{} spans (max {}), {} instants",
+                    of.spans,
+                    format_ns(of.longest_span_ns),
+                    of.instants
+                ),
+                MarkerKind::Value => match of.values {
+                    Some(v) => format!(
+                        "{} values, min {}, max {}, last {}",
+                        v.count, v.min, v.max, v.last
+                    ),
+                    None => "no values".to_string(),
+                },
             };
             writeln!(
                 out,
@@ -199,6 +186,56 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         )?;
     }
     Ok(())
+}
+
+/// What the marker tables hold of one marker (its id and task).
+#[derive(Clone, Default)]
+struct MarkerRows {
+    spans: u64,
+    longest_span_ns: u64,
+    instants: u64,
+    values: Option<ValueRange>,
+}
+
+#[derive(Clone, Copy)]
+struct ValueRange {
+    count: u64,
+    min: i64,
+    max: i64,
+    last: i64,
+}
+
+impl MarkerRows {
+    /// Every marker's rows, in one pass over each marker table.
+    fn of(m: &Model) -> HashMap<(u32, Option<u32>), MarkerRows> {
+        let mut rows: HashMap<(u32, Option<u32>), MarkerRows> = HashMap::new();
+        for s in m.marker_spans.iter() {
+            let r = rows.entry((s.marker_id, s.task_id)).or_default();
+            r.spans += 1;
+            r.longest_span_ns = r.longest_span_ns.max(s.end_ns - s.start_ns);
+        }
+        for i in m.marker_instants.iter() {
+            rows.entry((i.marker_id, i.task_id)).or_default().instants += 1;
+        }
+        for v in m.marker_values.iter() {
+            let r = rows.entry((v.marker_id, v.task_id)).or_default();
+            r.values = Some(match r.values {
+                None => ValueRange {
+                    count: 1,
+                    min: v.value,
+                    max: v.value,
+                    last: v.value,
+                },
+                Some(range) => ValueRange {
+                    count: range.count + 1,
+                    min: range.min.min(v.value),
+                    max: range.max.max(v.value),
+                    last: v.value,
+                },
+            });
+        }
+        rows
+    }
 }
 
 fn truncate(s: &str, max: usize) -> String {
