@@ -8,6 +8,7 @@ use std::process::Command as Process;
 use crate::chrome_json::write_chrome_json;
 use tband_trace::{OpenOptions, Trace};
 
+use crate::extension;
 use crate::serve::{TraceServer, DEFAULT_PORT};
 use crate::writer::Output;
 use crate::ExportOptions;
@@ -112,7 +113,11 @@ fn serve(file: &Path, port: u16, open: bool) -> Result<(), String> {
     if port != DEFAULT_PORT {
         eprintln!("note: ui.perfetto.dev only loads traces from port {DEFAULT_PORT}; use the file URL with other tools");
     }
-    eprintln!("serving {} (Ctrl-C to stop)", file.display());
+    eprintln!(
+        "serving {} and the Perfetto UI extension server {} (Ctrl-C to stop)",
+        file.display(),
+        server.base_url().map_err(|e| e.to_string())?
+    );
     if open {
         // The launcher may only return once the browser has the page, which
         // needs the server running: wait for it beside the server.
@@ -124,6 +129,21 @@ fn serve(file: &Path, port: u16, open: bool) -> Result<(), String> {
         });
     }
     server.run().map_err(|e| format!("serving failed: {e}"))
+}
+
+/// `tband-perfetto extension DIR`: writes the Perfetto UI extension's
+/// endpoints as files under `dir`.
+pub fn write_extension(dir: &Path) -> Result<(), String> {
+    let written = extension::write_dir(dir)
+        .map_err(|e| format!("cannot write the extension to {}: {e}", dir.display()))?;
+    let paths: Vec<&str> = written.iter().map(|e| e.path.as_str()).collect();
+    eprintln!(
+        "wrote {} in {}: the Perfetto UI extension of namespace {}",
+        paths.join(", "),
+        dir.display(),
+        extension::NAMESPACE
+    );
+    Ok(())
 }
 
 fn launch_browser(url: &str) -> Result<(), String> {

@@ -6,6 +6,7 @@
 pub mod chrome_json;
 pub mod cli;
 pub mod events;
+pub mod extension;
 pub mod loss;
 #[allow(clippy::all)]
 #[rustfmt::skip]

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, ValueEnum};
+use clap::{Parser, Subcommand, ValueEnum};
 use tband_cli::{open_options, InputArgs, ToolCommand};
 use tband_perfetto::cli::{self, Options};
 use tband_perfetto::sched::SchedEncoding;
@@ -26,7 +26,7 @@ use tband_perfetto::ExportOptions;
 )]
 struct Cli {
     #[command(subcommand)]
-    command: Option<ToolCommand>,
+    command: Option<Command>,
 
     #[command(flatten)]
     input: InputArgs,
@@ -59,7 +59,9 @@ struct Cli {
     threads: u8,
 
     /// After converting, serve the file to the Perfetto UI on 127.0.0.1 and
-    /// print the ui.perfetto.dev address that opens it (until Ctrl-C).
+    /// print the ui.perfetto.dev address that opens it (until Ctrl-C). The
+    /// same server is an extension server with tband's SQL modules and
+    /// macros (see the `extension` command).
     #[arg(long)]
     serve: bool,
 
@@ -70,6 +72,23 @@ struct Cli {
     /// Port to serve on (the Perfetto UI only fetches from port 9001).
     #[arg(long, default_value_t = DEFAULT_PORT, value_name = "PORT")]
     port: u16,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Write tband's Perfetto UI extension as static files under DIR.
+    ///
+    /// The extension holds tband's PerfettoSQL reports as SQL modules
+    /// (`INCLUDE PERFETTO MODULE dev.tband.cpu_load;`) and command-palette
+    /// macros that show them. DIR is an extension server for any web host
+    /// or a GitHub repository; `--serve` serves the same files beside the
+    /// trace.
+    Extension {
+        #[arg(value_name = "DIR")]
+        dir: PathBuf,
+    },
+    #[command(flatten)]
+    Tool(ToolCommand),
 }
 
 /// Two encoding threads where there are two cores.
@@ -101,7 +120,11 @@ enum SchedFormat {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match &cli.command {
-        Some(command) => command.run::<Cli>(),
+        Some(Command::Tool(command)) => command.run::<Cli>(),
+        Some(Command::Extension { dir }) => tband_cli::exit(
+            "tband-perfetto",
+            cli::write_extension(dir).map(|()| ExitCode::SUCCESS),
+        ),
         None => tband_cli::exit(
             "tband-perfetto",
             cli::run(&cli.into()).map(|()| ExitCode::SUCCESS),

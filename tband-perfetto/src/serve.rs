@@ -1,10 +1,15 @@
-//! Serves one trace file over HTTP on the loopback interface, with the CORS
-//! headers that let the Perfetto UI (a web page on ui.perfetto.dev) fetch it.
+//! Serves one trace file and tband's Perfetto UI extension
+//! ([`crate::extension`]) over HTTP on the loopback interface, with the
+//! CORS headers that let the Perfetto UI (a web page on ui.perfetto.dev)
+//! fetch them.
 
 use std::fs::File;
 use std::io::{self, BufRead, BufReader, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use crate::extension::{self, Endpoint};
 
 /// The port the Perfetto UI accepts trace URLs from.
 pub const DEFAULT_PORT: u16 = 9001;
@@ -14,11 +19,19 @@ const UI_ORIGIN: &str = "https://ui.perfetto.dev";
 /// Longest request head read before giving up on a client.
 const MAX_HEAD_BYTES: u64 = 16 * 1024;
 
-/// A bound server for one file.
+/// A bound server for one file and the extension.
 pub struct TraceServer {
     listener: TcpListener,
+    routes: Arc<Routes>,
+}
+
+/// What is served where.
+struct Routes {
     file: PathBuf,
-    url_path: String,
+    /// The file's URL path (`/` and its name, escaped).
+    file_path: String,
+    /// The extension's endpoints, at `/` and their paths.
+    extension: Vec<Endpoint>,
 }
 
 impl TraceServer {
@@ -29,18 +42,25 @@ impl TraceServer {
             .map_or_else(|| "trace".into(), |n| n.to_string_lossy());
         Ok(TraceServer {
             listener,
-            file: file.to_path_buf(),
-            url_path: format!("/{}", percent_encode(&name)),
+            routes: Arc::new(Routes {
+                file: file.to_path_buf(),
+                file_path: format!("/{}", percent_encode(&name)),
+                extension: extension::endpoints(),
+            }),
         })
+    }
+
+    /// The extension server's base URL (its manifest is `/manifest`).
+    pub fn base_url(&self) -> io::Result<String> {
+        Ok(format!(
+            "http://127.0.0.1:{}",
+            self.listener.local_addr()?.port()
+        ))
     }
 
     /// The URL the file is served at.
     pub fn file_url(&self) -> io::Result<String> {
-        Ok(format!(
-            "http://127.0.0.1:{}{}",
-            self.listener.local_addr()?.port(),
-            self.url_path
-        ))
+        Ok(format!("{}{}", self.base_url()?, self.routes.file_path))
     }
 
     /// The Perfetto UI address that opens the served file.
@@ -52,18 +72,17 @@ impl TraceServer {
     pub fn run(&self) -> io::Result<()> {
         for stream in self.listener.incoming() {
             let stream = stream?;
-            let file = self.file.clone();
-            let url_path = self.url_path.clone();
+            let routes = Arc::clone(&self.routes);
             std::thread::spawn(move || {
                 // A client that goes away mid-answer is no concern of the server.
-                let _ = answer(stream, &file, &url_path);
+                let _ = answer(stream, &routes);
             });
         }
         Ok(())
     }
 }
 
-fn answer(stream: TcpStream, file: &Path, url_path: &str) -> io::Result<()> {
+fn answer(stream: TcpStream, routes: &Routes) -> io::Result<()> {
     let mut reader = BufReader::new(io::Read::take(stream.try_clone()?, MAX_HEAD_BYTES));
     let mut request_line = String::new();
     reader.read_line(&mut request_line)?;
@@ -77,34 +96,46 @@ fn answer(stream: TcpStream, file: &Path, url_path: &str) -> io::Result<()> {
     let path = parts.next().unwrap_or("");
     let path = path.split('?').next().unwrap_or(path);
     let mut out = io::BufWriter::new(stream);
+    // `*` allows any other request header, but never `Authorization`,
+    // which the extension server protocol names.
     let cors = format!(
         "Access-Control-Allow-Origin: {UI_ORIGIN}\r\n\
          Access-Control-Allow-Methods: GET, OPTIONS\r\n\
-         Access-Control-Allow-Headers: *\r\n\
+         Access-Control-Allow-Headers: Authorization, Content-Type, *\r\n\
          Access-Control-Allow-Private-Network: true\r\n\
          Cache-Control: no-cache\r\n\
          Connection: close\r\n"
     );
-    match (method, path == url_path) {
-        ("OPTIONS", _) => write!(out, "HTTP/1.1 204 No Content\r\n{cors}\r\n")?,
-        ("GET" | "HEAD", true) => {
-            let mut f = File::open(file)?;
+    let endpoint = path
+        .strip_prefix('/')
+        .and_then(|p| routes.extension.iter().find(|e| e.path == p));
+    let head_only = method == "HEAD";
+    match method {
+        "OPTIONS" => write!(out, "HTTP/1.1 204 No Content\r\n{cors}\r\n")?,
+        "GET" | "HEAD" if path == routes.file_path => {
+            let mut f = File::open(&routes.file)?;
             let len = f.metadata()?.len();
             write!(
                 out,
                 "HTTP/1.1 200 OK\r\n{cors}Content-Type: application/octet-stream\r\nContent-Length: {len}\r\n\r\n"
             )?;
-            if method == "GET" {
+            if !head_only {
                 io::copy(&mut f, &mut out)?;
             }
         }
-        ("GET" | "HEAD", false) => {
-            let body = "not found\n";
+        "GET" | "HEAD" => {
+            let (status, kind, body) = match endpoint {
+                Some(e) => ("200 OK", "application/json", e.body.as_str()),
+                None => ("404 Not Found", "text/plain", "not found\n"),
+            };
             write!(
                 out,
-                "HTTP/1.1 404 Not Found\r\n{cors}Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n{body}",
+                "HTTP/1.1 {status}\r\n{cors}Content-Type: {kind}\r\nContent-Length: {}\r\n\r\n",
                 body.len()
             )?;
+            if !head_only {
+                out.write_all(body.as_bytes())?;
+            }
         }
         _ => write!(
             out,

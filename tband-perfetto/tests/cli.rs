@@ -1,11 +1,14 @@
 //! End-to-end tests of the `tband-perfetto` binary on real recordings.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::TcpStream;
+#[path = "common/serving.rs"]
+mod serving;
+
+use std::io::Read;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use prost::Message;
+use serving::{header, Server};
 use tband_perfetto::protos::Trace;
 
 const SMALL: &str = concat!(
@@ -167,74 +170,30 @@ fn completion_prints_a_script() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("tband-perfetto"));
 }
 
-/// Kills the server when the test ends, pass or fail.
-struct Server(std::process::Child);
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn http_get(port: u16, path: &str, method: &str) -> (String, Vec<u8>) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(
-        s,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://ui.perfetto.dev\r\n\r\n"
-    )
-    .unwrap();
-    let mut response = Vec::new();
-    s.read_to_end(&mut response).unwrap();
-    let split = response
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .expect("a complete response head");
-    let head = String::from_utf8_lossy(&response[..split]).into_owned();
-    (head, response[split + 4..].to_vec())
-}
-
 #[test]
 fn serve_answers_the_perfetto_ui_with_cors_headers() {
     let dir = temp_dir("serve");
     let out = dir.join("served trace.pftrace");
-    // Port 0: the system picks a free one, which the printed URL names.
-    let mut child = bin()
-        .arg(SMALL)
-        .arg("-o")
-        .arg(&out)
-        .args(["--serve", "--port", "0"])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    let server = Server(child);
-    let url = line.trim();
-    let file_url = url
-        .strip_prefix("https://ui.perfetto.dev/#!/?url=")
-        .unwrap_or_else(|| panic!("not a Perfetto UI address: {url}"));
-    let rest = file_url.strip_prefix("http://127.0.0.1:").unwrap();
-    let (port, path) = rest.split_once('/').unwrap();
-    let port: u16 = port.parse().unwrap();
-    assert_eq!(path, "served%20trace.pftrace");
+    let server = Server::start(SMALL, &out);
+    assert_eq!(server.trace_path, "/served%20trace.pftrace");
 
-    let (head, body) = http_get(port, &format!("/{path}"), "GET");
+    let (head, body) = server.request("GET", &server.trace_path);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert!(
-        head.contains("Access-Control-Allow-Origin: https://ui.perfetto.dev"),
+    assert_eq!(
+        header(&head, "Access-Control-Allow-Origin"),
+        Some("https://ui.perfetto.dev"),
         "{head}"
     );
     assert_eq!(body, std::fs::read(&out).unwrap());
 
-    let (preflight, _) = http_get(port, &format!("/{path}"), "OPTIONS");
+    let (preflight, _) = server.request("OPTIONS", &server.trace_path);
     assert!(preflight.starts_with("HTTP/1.1 204"), "{preflight}");
-    assert!(preflight.contains("Access-Control-Allow-Private-Network: true"));
+    assert_eq!(
+        header(&preflight, "Access-Control-Allow-Private-Network"),
+        Some("true")
+    );
 
-    let (missing, _) = http_get(port, "/other.pftrace", "GET");
+    let (missing, _) = server.request("GET", "/other.pftrace");
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();

@@ -1,0 +1,314 @@
+//! tband's PerfettoSQL reports (`queries/perfetto/`) as a Perfetto UI
+//! extension: the endpoints of Perfetto's extension server protocol, which
+//! the UI fetches from the servers listed in its settings.
+//!
+//! - `manifest`: the server's name, its namespace (`dev.tband`), the
+//!   features it serves (macros, SQL modules) and its one module, `default`.
+//! - `modules/default/sql_modules`: each report as the SQL module
+//!   `dev.tband.<report>`, which defines the view `tband_<report>`. The
+//!   module is the report file itself with `CREATE PERFETTO VIEW ... AS`
+//!   put before its last statement, so the files stay the one definition.
+//! - `modules/default/macros`: a command-palette entry per report, which
+//!   includes the module, shows the view in a query tab and pins the tracks
+//!   the report is about.
+//!
+//! The UI rejects a server whose macro ids or module names do not start
+//! with its namespace and a dot.
+
+use std::io;
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+/// The prefix of every macro id and SQL module name.
+pub const NAMESPACE: &str = "dev.tband";
+
+/// The extension's one module (the one the UI enables when a server is added).
+pub const MODULE: &str = "default";
+
+/// Command ids of Perfetto UI's stable automation commands.
+const RUN_QUERY: &str = "dev.perfetto.RunQuery";
+const RUN_QUERY_AND_SHOW_TAB: &str = "dev.perfetto.RunQueryAndShowTab";
+const PIN_TRACKS_BY_REGEX: &str = "dev.perfetto.PinTracksByRegex";
+
+/// A report of `queries/perfetto/` and how the UI presents it.
+pub struct Report {
+    /// The file's name without `.sql`.
+    pub name: &'static str,
+    /// The file.
+    pub sql: &'static str,
+    /// The macro's name in the command palette and the query tab's title.
+    pub title: &'static str,
+    /// Tracks to pin, as the regular expression (JavaScript syntax) and
+    /// whether it matches a track's name or its path (`Group > Track`).
+    pub pins: &'static [(&'static str, TrackMatch)],
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrackMatch {
+    Name,
+    Path,
+}
+
+impl TrackMatch {
+    fn arg(self) -> &'static str {
+        match self {
+            TrackMatch::Name => "name",
+            TrackMatch::Path => "path",
+        }
+    }
+}
+
+/// The UI's names of the tracks the reports are about: the scheduling
+/// track of each CPU (named by the UI), the IRQ track of each CPU (named by
+/// trace_processor), and tband-perfetto's own groups and tracks.
+const CPU_TRACKS: (&str, TrackMatch) = (r"^CPU \d+ Scheduling", TrackMatch::Name);
+const IRQ_TRACKS: (&str, TrackMatch) = (r"^Irq Cpu \d+$", TrackMatch::Name);
+const QUEUE_TRACKS: (&str, TrackMatch) = (r"(^| > )Queues > [^>]+$", TrackMatch::Path);
+const MARKER_TRACKS: (&str, TrackMatch) = (r"(^| > )Markers > [^>]+$", TrackMatch::Path);
+const HEALTH_TRACK: (&str, TrackMatch) = (r"^Trace health$", TrackMatch::Name);
+
+/// Every report of `queries/perfetto/`.
+pub const REPORTS: [Report; 8] = [
+    Report {
+        name: "cpu_load",
+        sql: include_str!("../../queries/perfetto/cpu_load.sql"),
+        title: "tband: CPU load per task",
+        pins: &[CPU_TRACKS, IRQ_TRACKS],
+    },
+    Report {
+        name: "isr_latency",
+        sql: include_str!("../../queries/perfetto/isr_latency.sql"),
+        title: "tband: ISR latency",
+        pins: &[IRQ_TRACKS],
+    },
+    Report {
+        name: "isr_to_task_latency",
+        sql: include_str!("../../queries/perfetto/isr_to_task_latency.sql"),
+        title: "tband: ISR-to-task latency",
+        pins: &[IRQ_TRACKS, CPU_TRACKS],
+    },
+    Report {
+        name: "task_states",
+        sql: include_str!("../../queries/perfetto/task_states.sql"),
+        title: "tband: task states",
+        pins: &[CPU_TRACKS],
+    },
+    Report {
+        name: "wait_reasons",
+        sql: include_str!("../../queries/perfetto/wait_reasons.sql"),
+        title: "tband: wait reasons",
+        pins: &[QUEUE_TRACKS],
+    },
+    Report {
+        name: "queue_levels",
+        sql: include_str!("../../queries/perfetto/queue_levels.sql"),
+        title: "tband: queue high-water",
+        pins: &[QUEUE_TRACKS],
+    },
+    Report {
+        name: "markers",
+        sql: include_str!("../../queries/perfetto/markers.sql"),
+        title: "tband: markers",
+        pins: &[MARKER_TRACKS],
+    },
+    Report {
+        name: "trace_health",
+        sql: include_str!("../../queries/perfetto/trace_health.sql"),
+        title: "tband: trace health",
+        pins: &[HEALTH_TRACK],
+    },
+];
+
+impl Report {
+    /// The SQL module's name, for `INCLUDE PERFETTO MODULE`.
+    pub fn module(&self) -> String {
+        format!("{NAMESPACE}.{}", self.name)
+    }
+
+    /// The view the module defines.
+    pub fn view(&self) -> String {
+        format!("tband_{}", self.name)
+    }
+
+    /// The module's SQL: the report, its last statement made the view.
+    pub fn module_sql(&self) -> String {
+        let start = last_statement_start(self.sql);
+        format!(
+            "{}CREATE PERFETTO VIEW {} AS\n{}",
+            &self.sql[..start],
+            self.view(),
+            &self.sql[start..]
+        )
+    }
+
+    /// The macro's id: the namespace and the report's name in CamelCase.
+    pub fn macro_id(&self) -> String {
+        let camel: String = self
+            .name
+            .split('_')
+            .map(|word| {
+                let mut chars = word.chars();
+                chars
+                    .next()
+                    .map(|c| c.to_ascii_uppercase().to_string() + chars.as_str())
+                    .unwrap_or_default()
+            })
+            .collect();
+        format!("{NAMESPACE}.{camel}")
+    }
+
+    fn macro_json(&self) -> Value {
+        let mut run = vec![
+            command(
+                RUN_QUERY,
+                &[&format!("INCLUDE PERFETTO MODULE {};", self.module())],
+            ),
+            command(
+                RUN_QUERY_AND_SHOW_TAB,
+                &[&format!("SELECT * FROM {};", self.view()), self.title],
+            ),
+        ];
+        run.extend(
+            self.pins
+                .iter()
+                .map(|(pattern, by)| command(PIN_TRACKS_BY_REGEX, &[pattern, by.arg()])),
+        );
+        json!({"id": self.macro_id(), "name": self.title, "run": run})
+    }
+}
+
+/// One endpoint of the extension: its path under the server's base URL
+/// (no leading `/`) and its JSON.
+pub struct Endpoint {
+    pub path: String,
+    pub body: String,
+}
+
+/// Every endpoint: the manifest, the macros and the SQL modules.
+pub fn endpoints() -> Vec<Endpoint> {
+    let manifest = json!({
+        "name": "tband",
+        "namespace": NAMESPACE,
+        "features": [{"name": "macros"}, {"name": "sql_modules"}],
+        "modules": [{"id": MODULE, "name": "tband reports"}],
+    });
+    let macros: Vec<Value> = REPORTS.iter().map(Report::macro_json).collect();
+    let sql_modules: Vec<Value> = REPORTS
+        .iter()
+        .map(|r| json!({"name": r.module(), "sql": r.module_sql()}))
+        .collect();
+    [
+        ("manifest".to_string(), manifest),
+        (
+            format!("modules/{MODULE}/macros"),
+            json!({ "macros": macros }),
+        ),
+        (
+            format!("modules/{MODULE}/sql_modules"),
+            json!({ "sql_modules": sql_modules }),
+        ),
+    ]
+    .into_iter()
+    .map(|(path, value)| Endpoint {
+        path,
+        body: format!("{value:#}\n"),
+    })
+    .collect()
+}
+
+/// Writes every endpoint as a file under `dir`, at its path: a static
+/// extension server for any web host. Returns what it wrote.
+pub fn write_dir(dir: &Path) -> io::Result<Vec<Endpoint>> {
+    let endpoints = endpoints();
+    for endpoint in &endpoints {
+        let path = dir.join(&endpoint.path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(&path, &endpoint.body)?;
+    }
+    Ok(endpoints)
+}
+
+fn command(id: &str, args: &[&str]) -> Value {
+    json!({"id": id, "args": args})
+}
+
+/// Where the last statement of `sql` begins: its first character that is
+/// not a blank or in a comment.
+fn last_statement_start(sql: &str) -> usize {
+    let bytes = sql.as_bytes();
+    // The start of the statement being read, and of the one before it.
+    let (mut current, mut last) = (None, 0);
+    let mut i = 0;
+    while i < bytes.len() {
+        let rest = &sql[i..];
+        if rest.starts_with("--") {
+            i += rest.find('\n').map_or(rest.len(), |n| n + 1);
+            continue;
+        }
+        if let Some(comment) = rest.strip_prefix("/*") {
+            i += comment.find("*/").map_or(rest.len(), |n| n + 4);
+            continue;
+        }
+        match bytes[i] {
+            b';' => {
+                last = current.take().unwrap_or(last);
+            }
+            b if b.is_ascii_whitespace() => {}
+            b => {
+                current.get_or_insert(i);
+                if b == b'\'' || b == b'"' {
+                    // A doubled quote inside is two quoted stretches in a row.
+                    i += rest[1..].find(b as char).map_or(rest.len(), |n| n + 2);
+                    continue;
+                }
+            }
+        }
+        i += 1;
+    }
+    current.unwrap_or(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_last_statement_is_found_past_comments_strings_and_blanks() {
+        let sql = "-- a; comment\nINCLUDE PERFETTO MODULE x;\n\n/* ; */ SELECT ';' AS \"a;b\";\n-- end;\n";
+        assert_eq!(
+            &sql[last_statement_start(sql)..],
+            "SELECT ';' AS \"a;b\";\n-- end;\n"
+        );
+        assert_eq!(last_statement_start("  SELECT 1"), 2);
+        assert_eq!(last_statement_start("SELECT 'it''s;'"), 0);
+    }
+
+    #[test]
+    fn each_report_becomes_a_module_defining_its_view() {
+        let cpu_load = &REPORTS[0];
+        let sql = cpu_load.module_sql();
+        assert!(sql.starts_with(cpu_load.sql.lines().next().unwrap()));
+        assert!(sql.contains(
+            "INCLUDE PERFETTO MODULE linux.irqs;\n\nCREATE PERFETTO VIEW tband_cpu_load AS\nWITH slices AS ("
+        ));
+        for report in &REPORTS {
+            let sql = report.module_sql();
+            let view = format!("CREATE PERFETTO VIEW {} AS\n", report.view());
+            let (_, query) = sql.split_once(&view).unwrap();
+            let first = query.split_whitespace().next().unwrap();
+            assert!(
+                ["SELECT", "WITH"].contains(&first),
+                "{}: {first}",
+                report.name
+            );
+        }
+    }
+
+    #[test]
+    fn macro_ids_are_the_namespace_and_the_report_in_camel_case() {
+        assert_eq!(REPORTS[2].macro_id(), "dev.tband.IsrToTaskLatency");
+    }
+}
