@@ -94,12 +94,7 @@ pub(crate) fn event(ev: Event<'_>) {
 
 #[inline(never)]
 fn record_event(ev: &RawEvent<'_>) {
-    with(|t| {
-        let core = port::core_id();
-        if t.recording(core) {
-            t.event(core, port::timestamp(), ev);
-        }
-    });
+    with(|t| t.event_now(port::core_id(), port::timestamp, ev));
 }
 
 /// Records a metadata event on the running core.

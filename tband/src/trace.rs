@@ -47,22 +47,23 @@ impl<B: Backend, const META: usize, const CORES: usize, const HEARTBEAT: u32>
         }
     }
 
-    /// Whether timed events of `core` are recorded now (so the caller can
-    /// skip reading the clock).
-    #[inline(always)]
-    pub fn recording(&self, core: usize) -> bool {
-        self.backend.recording(core)
-    }
-
     /// Records a timed event of `core` at `ts`.
     #[inline(always)]
     pub fn event(&mut self, core: usize, ts: u64, event: &RawEvent<'_>) {
+        self.event_now(core, || ts, event);
+    }
+
+    /// Records a timed event of `core` at the time `clock` gives, read only
+    /// if the event is recorded.
+    #[inline(always)]
+    pub fn event_now(&mut self, core: usize, clock: impl FnOnce() -> u64, event: &RawEvent<'_>) {
         let Some(state) = self.cores.get_mut(core) else {
             return;
         };
         if !self.backend.recording(core) {
             return;
         }
+        let ts = clock();
         if state.drops.report_due(HEARTBEAT) {
             let cnt = state.drops.total();
             let report = Event::DroppedEvtCnt { cnt }.to_raw();
