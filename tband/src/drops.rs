@@ -2,19 +2,29 @@
 //! of events the backend refused, re-sent before each following event until
 //! it gets through, and sent as a heartbeat every `every` events.
 
-/// The accounting of one core.
+/// The accounting of one core. A loss makes a report due at once by
+/// raising the count of events since the last report to the heartbeat
+/// threshold, so that whether a report is due is a single comparison.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct DropCounter {
     total: u32,
-    reported: u32,
     since_report: u32,
+}
+
+/// The `since_report` at which a report is due: every `every` events, or
+/// (`every` 0) only after a loss.
+const fn threshold(every: u32) -> u32 {
+    if every == 0 {
+        1
+    } else {
+        every
+    }
 }
 
 impl DropCounter {
     pub const fn new() -> Self {
         DropCounter {
             total: 0,
-            reported: 0,
             since_report: 0,
         }
     }
@@ -29,28 +39,30 @@ impl DropCounter {
     /// it last got through, or `every` (non-zero) events passed since then.
     #[inline(always)]
     pub const fn report_due(&self, every: u32) -> bool {
-        self.total != self.reported || (every != 0 && self.since_report >= every)
+        self.since_report >= threshold(every)
     }
 
     /// The total got through to the backend.
     #[inline(always)]
     pub fn reported(&mut self) {
-        self.reported = self.total;
         self.since_report = 0;
     }
 
-    /// An event was handed to the backend and stored. (The count is reset
-    /// by every report, so wrapping would take 2^32 events without one.)
+    /// An event was handed to the backend and stored. (Counted only for a
+    /// heartbeat; the count is reset by every report, so wrapping would take
+    /// 2^32 events without one.)
     #[inline(always)]
-    pub fn stored(&mut self) {
-        self.since_report = self.since_report.wrapping_add(1);
+    pub fn stored(&mut self, every: u32) {
+        if every != 0 {
+            self.since_report = self.since_report.wrapping_add(1);
+        }
     }
 
-    /// An event was lost.
+    /// An event was lost: a report is due.
     #[inline]
-    pub fn lost(&mut self) {
+    pub fn lost(&mut self, every: u32) {
         self.total = self.total.wrapping_add(1);
-        self.since_report = self.since_report.saturating_add(1);
+        self.since_report = self.since_report.max(threshold(every));
     }
 }
 
@@ -62,16 +74,16 @@ mod tests {
     fn a_drop_is_reported_once_it_gets_through() {
         let mut d = DropCounter::new();
         assert!(!d.report_due(0));
-        d.lost();
+        d.lost(0);
         assert!(d.report_due(0));
         // The report itself could not be sent: still due.
-        d.stored();
+        d.stored(0);
         assert!(d.report_due(0));
         d.reported();
         assert!(!d.report_due(0));
         // Not re-sent before every later event.
         for _ in 0..100 {
-            d.stored();
+            d.stored(0);
             assert!(!d.report_due(0));
         }
         assert_eq!(d.total(), 1);
@@ -83,12 +95,31 @@ mod tests {
         for _ in 0..2 {
             for _ in 0..3 {
                 assert!(!d.report_due(3));
-                d.stored();
+                d.stored(3);
             }
             assert!(d.report_due(3));
             d.reported();
         }
-        d.stored();
+        d.stored(3);
         assert!(!d.report_due(3));
+    }
+
+    #[test]
+    fn a_drop_between_heartbeats_is_reported_at_once() {
+        let mut d = DropCounter::new();
+        d.stored(3);
+        d.lost(3);
+        assert!(d.report_due(3));
+        for _ in 0..5 {
+            d.stored(3);
+            assert!(d.report_due(3), "due until it gets through");
+        }
+        d.reported();
+        for _ in 0..3 {
+            assert!(!d.report_due(3));
+            d.stored(3);
+        }
+        assert!(d.report_due(3));
+        assert_eq!(d.total(), 1);
     }
 }

@@ -80,8 +80,8 @@ impl<B: Backend, const META: usize, const CORES: usize, const HEARTBEAT: u32>
             .backend
             .event(core, |buf: &mut [u8]| event.encode(buf, ts))
         {
-            Outcome::Stored => state.drops.stored(),
-            Outcome::Lost => state.drops.lost(),
+            Outcome::Stored => state.drops.stored(HEARTBEAT),
+            Outcome::Lost => state.drops.lost(HEARTBEAT),
             Outcome::Ignored => {}
         }
     }
@@ -99,10 +99,10 @@ impl<B: Backend, const META: usize, const CORES: usize, const HEARTBEAT: u32>
         };
         let kept = META > 0 && state.metadata.push(frame);
         if META > 0 && !kept {
-            state.drops.lost();
+            state.drops.lost(HEARTBEAT);
         }
         if self.backend.metadata(core, frame, kept) == Outcome::Lost {
-            state.drops.lost();
+            state.drops.lost(HEARTBEAT);
         }
     }
 
