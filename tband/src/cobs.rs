@@ -130,8 +130,8 @@ impl<'b> FrameWriter<'b> {
             self.store(self.code_pos, (self.pos - self.code_pos) as u8);
             self.pos
         };
-        self.store(end, DELIMITER);
-        (end < self.buf.len()).then_some(end + 1)
+        *self.buf.get_mut(end)? = DELIMITER;
+        Some(end + 1)
     }
 }
 

@@ -700,13 +700,14 @@ impl RawEvent<'_> {
         if !self.is_metadata {
             w.head_varint(ts);
         }
-        let n = usize::from(self.n_ints).min(MAX_INT_FIELDS);
-        for (i, &v) in self.ints[..n].iter().enumerate() {
-            if self.raw_bytes & (1 << i) != 0 {
+        let mut raw_bytes = self.raw_bytes;
+        for &v in self.ints.iter().take(usize::from(self.n_ints)) {
+            if raw_bytes & 1 != 0 {
                 w.head_u8(v as u8);
             } else {
                 w.head_varint(v);
             }
+            raw_bytes >>= 1;
         }
         w.bytes(self.text);
         w.finish()
