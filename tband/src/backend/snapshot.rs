@@ -15,10 +15,14 @@ pub enum SnapshotState {
     Finished,
 }
 
+/// The fill level and state come before the buffer (`repr(C)` keeps that
+/// order) so that recording reaches them at a short offset from one address
+/// instead of building a second address past the buffer.
+#[repr(C)]
 struct CoreBuf<const N: usize> {
-    bytes: [u8; N],
     len: usize,
     state: SnapshotState,
+    bytes: [u8; N],
 }
 
 pub struct Snapshot<H, const N: usize, const CORES: usize> {
@@ -37,9 +41,9 @@ impl<H, const N: usize, const CORES: usize> Snapshot<H, N, CORES> {
         Snapshot {
             cores: [const {
                 CoreBuf {
-                    bytes: [0; N],
                     len: 0,
                     state: SnapshotState::Idle,
+                    bytes: [0; N],
                 }
             }; CORES],
             hooks: PhantomData,
