@@ -9,18 +9,24 @@ use crate::metadata::MetadataBuf;
 use crate::schema::RawEvent;
 use crate::Event;
 
+/// The drop accounting, used on every event, comes before the metadata
+/// buffer (`repr(C)` keeps that order), at a short offset.
+#[repr(C)]
 struct CoreState<const META: usize> {
-    metadata: MetadataBuf<META>,
     drops: DropCounter,
+    metadata: MetadataBuf<META>,
 }
 
 /// A tracer for `CORES` cores with `META`-byte metadata buffers (0: none)
 /// that sends the dropped-event total as a heartbeat every `HEARTBEAT`
 /// events even when nothing was lost (0: only after losses). All its
 /// state starts as zeros, so a static tracer takes no flash for it.
+/// The per-core state comes first (`repr(C)`), ahead of the backend's
+/// buffers, at short offsets.
+#[repr(C)]
 pub struct Tracer<B, const META: usize, const CORES: usize, const HEARTBEAT: u32 = 0> {
-    backend: B,
     cores: [CoreState<META>; CORES],
+    backend: B,
 }
 
 /// Why a stream could not be started.
@@ -37,13 +43,13 @@ impl<B: Backend, const META: usize, const CORES: usize, const HEARTBEAT: u32>
 {
     pub const fn new(backend: B) -> Self {
         Tracer {
-            backend,
             cores: [const {
                 CoreState {
-                    metadata: MetadataBuf::new(),
                     drops: DropCounter::new(),
+                    metadata: MetadataBuf::new(),
                 }
             }; CORES],
+            backend,
         }
     }
 
