@@ -97,7 +97,9 @@ impl<const N: usize> CoreBuf<N> {
     /// snapshot is finished (the partial frame lies beyond `len`).
     #[inline(always)]
     fn store<H: Hooks>(&mut self, core: usize, encode: impl Encode) -> Outcome {
-        let (_, free) = self.bytes.split_at_mut(self.len.min(N));
+        let Some(free) = self.bytes.get_mut(self.len..) else {
+            return Outcome::Ignored;
+        };
         match encode(free) {
             Some(n) => {
                 self.len += n;
