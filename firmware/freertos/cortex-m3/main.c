@@ -1,13 +1,17 @@
 /*
- * The example application on FreeRTOS's ARM_CM3 port in QEMU's mps2-an385:
- * the snapshot backend records into RAM; at the end the trace and the
- * application's record are written through semihosting into trace.bin and
- * truth.txt in QEMU's working directory. SysTick and TIMER0 (every 50 ms)
- * are traced as ISRs.
+ * The example application on FreeRTOS's ARM_CM3 port in QEMU's mps2-an385.
+ * The trace leaves the board the way the build's BACKEND chose
+ * (trace_output.h); the application's record is written at the end
+ * through semihosting into truth.txt in QEMU's working folder. SysTick and
+ * TIMER0 (every 50 ms) are traced as ISRs.
  *
  *   qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -display none \
  *     -semihosting-config enable=on,target=native -icount shift=4 \
  *     -kernel freertos-cm3.elf
+ *
+ * BACKEND=streaming builds freertos-cm3-uart.elf, run with its UART served
+ * on a TCP port that holds the board until tband-capture connects: the same
+ * command with -serial tcp:127.0.0.1:4444,server=on,wait=on added.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +22,7 @@
 #include "app.h"
 #include "board.h"
 #include "tband.h"
+#include "trace_output.h"
 #include "truth.h"
 
 #define RUN_NS 3000000000ull
@@ -28,18 +33,13 @@
 #define NVIC_ISER0 (*(volatile uint32_t *)0xE000E100u)
 #define NVIC_IPR ((volatile uint8_t *)0xE000E400u)
 
-static uint8_t trace[TRACE_BYTES];
-static FILE *trace_file;
 static FILE *truth_file;
 
 uint64_t platform_now_ns(void) { return tband_port_timestamp() * tband_port_ts_resolution_ns(); }
 
-void platform_stop_recording(void) { (void)tband_stop_snapshot(); }
-
 void platform_finish(const char *const count_names[], const uint64_t counts[],
                      unsigned count_len) {
-  size_t len = tband_read_trace(0, trace, sizeof trace);
-  if (len > sizeof trace || fwrite(trace, 1, len, trace_file) != len || fclose(trace_file) != 0) {
+  if (trace_output_finish() != 0) {
     fputs("freertos-cm3: the trace could not be written\n", stderr);
     exit(1);
   }
@@ -79,7 +79,7 @@ static void start_timers(void) {
 /* Opened before the scheduler starts: newlib allocates a stream's memory
  * when it is opened, and its allocator refuses while a task's stack is in
  * use. Unbuffered, so that nothing is allocated later. */
-static FILE *open_output(const char *path, const char *mode) {
+FILE *open_output(const char *path, const char *mode) {
   FILE *file = fopen(path, mode);
   if (file == NULL || setvbuf(file, NULL, _IONBF, 0) != 0) {
     fprintf(stderr, "freertos-cm3: cannot create %s\n", path);
@@ -89,13 +89,12 @@ static FILE *open_output(const char *path, const char *mode) {
 }
 
 int main(void) {
-  trace_file = open_output("trace.bin", "wb");
   truth_file = open_output("truth.txt", "w");
   start_timers();
   tband_gather_system_metadata();
   tband_isr_name(SYSTICK_ISR_ID, "SysTick");
   tband_isr_name(TIMER0_ISR_ID, "TIMER0");
-  if (tband_trigger_snapshot() != 0) {
+  if (trace_output_start() != 0) {
     fputs("freertos-cm3: the trace could not be started\n", stderr);
     return 1;
   }

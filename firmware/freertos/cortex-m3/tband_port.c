@@ -19,6 +19,7 @@ uint32_t tband_port_critical_enter(void) { return (uint32_t)portSET_INTERRUPT_MA
 
 void tband_port_critical_exit(uint32_t state) { portCLEAR_INTERRUPT_MASK_FROM_ISR(state); }
 
-/* The run is sized so that the buffer does not fill; if it does, the trace
- * ends there and reports the events it lost. */
+/* Snapshot backend (snapshot.c and the switch-cost bench): the run is
+ * sized so that the buffer does not fill; if it does, the trace ends there
+ * and reports the events it lost. */
 void tband_port_snapshot_full(uint32_t core_id) { (void)core_id; }

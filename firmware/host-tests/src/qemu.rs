@@ -96,10 +96,13 @@ pub fn free_port() -> u16 {
 /// Starts QEMU with `firmware` and a socket server `chardev` that holds the
 /// machine until a client connects; returns once it listens.
 pub fn start_qemu(firmware: &Path, server: &[&str]) -> (Child, BufReader<ChildStderr>) {
-    let mut child = qemu()
-        .args(server)
-        .arg("-kernel")
-        .arg(firmware)
+    spawn_listening(qemu().args(server).arg("-kernel").arg(firmware))
+}
+
+/// Starts `qemu`, whose arguments include a socket server that holds the
+/// machine until a client connects; returns once it listens.
+pub fn spawn_listening(qemu: &mut Command) -> (Child, BufReader<ChildStderr>) {
+    let mut child = qemu
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()

@@ -1,9 +1,11 @@
 //! The FreeRTOS example application (`firmware/freertos/`) built on the
 //! real kernel, with the `tband-c` library, on two ports: POSIX (a host
 //! program streaming its trace into a file) and ARM_CM3 (firmware on QEMU's
-//! mps2-an385, its snapshot written out through semihosting). Each is run
-//! for three seconds and its trace checked against the application's own
-//! record (`truth.txt`) with the tools: `tband-decode` finds no invalid
+//! mps2-an385, its snapshot written out through semihosting, or streamed
+//! out of its UART, which QEMU serves on a TCP port, and recorded by
+//! `tband-capture --tcp` while it runs). Each is run for three seconds and
+//! its trace checked against the application's own record (`truth.txt`,
+//! written through semihosting on Cortex-M3) with the tools: `tband-decode` finds no invalid
 //! frame, every task, queue and ISR is named, every queue level is the one
 //! the application read after the operation, the busy task's CPU load from
 //! `tband-query`'s `cpu_load` report is within 2 % of what the application
@@ -24,6 +26,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 use std::sync::Mutex;
 
+use tband_capture::record::Limits;
+use tband_capture::source::Source;
+use tband_host_tests::qemu::{free_port, spawn_listening};
 use tband_host_tests::run;
 use tband_model::Model;
 use tband_trace::{OpenOptions, Trace};
@@ -126,15 +131,17 @@ fn build_library(
     lib.join("release/libtband_c.a")
 }
 
-/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`.
-fn make(port: &str, dir: &Path, kernel: &Path, library: &Path) {
+/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`,
+/// with the further `variables`.
+fn make(port: &str, dir: &Path, kernel: &Path, library: &Path, variables: &[&str]) {
     run(Command::new("make")
         .arg("--silent")
         .arg("-C")
         .arg(repo().join("firmware/freertos").join(port))
         .arg(format!("OUT={}", dir.display()))
         .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("TBAND_LIB={}", library.display())));
+        .arg(format!("TBAND_LIB={}", library.display()))
+        .args(variables));
 }
 
 /// What the application recorded (`truth.txt`).
@@ -183,7 +190,7 @@ impl Truth {
 fn record_posix(kernel: &Path) -> PathBuf {
     let dir = own_dir("freertos-posix");
     let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
-    make("posix", &dir, kernel, &library);
+    make("posix", &dir, kernel, &library, &[]);
     run(Command::new(dir.join("freertos-posix"))
         .arg(dir.join("trace.bin"))
         .arg(dir.join("truth.txt"))
@@ -191,28 +198,90 @@ fn record_posix(kernel: &Path) -> PathBuf {
     dir
 }
 
-/// Builds the Cortex-M3 example and runs it in QEMU, whose working folder
-/// receives `trace.bin` and `truth.txt`; returns that folder.
-fn record_cortex_m3(kernel: &Path) -> PathBuf {
-    let dir = own_dir("freertos-cm3");
-    let library = build_library(
+/// How the Cortex-M3 build's trace leaves the board (the Makefile's
+/// BACKEND).
+enum Backend {
+    Snapshot,
+    Streaming,
+}
+
+/// Builds the Cortex-M3 example with `backend` into its own folder, from
+/// which QEMU is to run it (semihosting writes `truth.txt` and, from a
+/// snapshot, `trace.bin` there; those of an earlier run are removed);
+/// returns the folder and the firmware.
+fn build_cortex_m3(kernel: &Path, backend: Backend) -> (PathBuf, PathBuf) {
+    let (make_backend, name, features, env): (_, _, _, &[_]) = match backend {
+        Backend::Snapshot => (
+            "snapshot",
+            "freertos-cm3",
+            "snapshot,isr,freertos,metadata-buf",
+            &[("TBAND_BUF_BYTES", "393216")],
+        ),
+        Backend::Streaming => (
+            "streaming",
+            "freertos-cm3-uart",
+            "streaming,isr,freertos,metadata-buf",
+            &[],
+        ),
+    };
+    let dir = own_dir(name);
+    let library = build_library(&dir, Some("thumbv7m-none-eabi"), features, env);
+    make(
+        "cortex-m3",
         &dir,
-        Some("thumbv7m-none-eabi"),
-        "snapshot,isr,freertos,metadata-buf",
-        &[("TBAND_BUF_BYTES", "393216")],
+        kernel,
+        &library,
+        &[&format!("BACKEND={make_backend}")],
     );
-    make("cortex-m3", &dir, kernel, &library);
     for file in ["trace.bin", "truth.txt"] {
         let _ = std::fs::remove_file(dir.join(file));
     }
-    run(Command::new("qemu-system-arm")
-        .current_dir(&dir)
+    let firmware = dir.join(format!("{name}.elf"));
+    (dir, firmware)
+}
+
+/// QEMU's mps2-an385 in `dir`, in virtual time from the instruction count.
+fn qemu_in(dir: &Path) -> Command {
+    let mut qemu = Command::new("qemu-system-arm");
+    qemu.current_dir(dir)
         .args(["-machine", "mps2-an385", "-cpu", "cortex-m3"])
         .args(["-display", "none", "-monitor", "none"])
         .args(["-semihosting-config", "enable=on,target=native"])
-        .args(["-icount", "shift=4"])
-        .arg("-kernel")
-        .arg(dir.join("freertos-cm3.elf")));
+        .args(["-icount", "shift=4"]);
+    qemu
+}
+
+/// Builds the Cortex-M3 example with the snapshot backend and runs it in
+/// QEMU; returns the folder with `trace.bin` and `truth.txt`.
+fn record_cortex_m3(kernel: &Path) -> PathBuf {
+    let (dir, firmware) = build_cortex_m3(kernel, Backend::Snapshot);
+    run(qemu_in(&dir).arg("-kernel").arg(firmware));
+    dir
+}
+
+/// Builds the Cortex-M3 example with the streaming backend and runs it in
+/// QEMU with its UART served on a TCP port, which holds the machine until
+/// `tband-capture --tcp` connects and records into `trace.bin` until QEMU
+/// exits; returns the folder with `trace.bin` and `truth.txt`.
+fn capture_cortex_m3_uart(kernel: &Path) -> PathBuf {
+    let (dir, firmware) = build_cortex_m3(kernel, Backend::Streaming);
+    let address = format!("127.0.0.1:{}", free_port());
+    let serial = format!("tcp:{address},server=on,wait=on");
+    let (qemu, _stderr) = spawn_listening(
+        qemu_in(&dir)
+            .args(["-serial", &serial])
+            .arg("-kernel")
+            .arg(firmware),
+    );
+    let capture = tband_capture::cli::Options {
+        source: Source::Tcp(address),
+        output: dir.join("trace.bin"),
+        limits: Limits::default(),
+        tui: false,
+    };
+    tband_capture::cli::run(&capture).unwrap();
+    let out = qemu.wait_with_output().unwrap();
+    assert!(out.status.success(), "the firmware failed");
     dir
 }
 
@@ -422,17 +491,34 @@ fn posix_port_trace_matches_the_applications_record() {
     check_recording(&record_posix(&kernel), &["tick"], false);
 }
 
-#[test]
-fn cortex_m3_port_in_qemu_trace_matches_the_applications_record() {
-    let Some(kernel) = needs(kernel()) else {
-        return;
-    };
+/// The kernel, if the Cortex-M3 build and QEMU can run here.
+fn cortex_m3_tools() -> Option<PathBuf> {
+    let kernel = needs(kernel())?;
     let tools = tool("arm-none-eabi-gcc")
         .and_then(|()| tool("qemu-system-arm"))
         .and_then(|()| thumbv7m_target());
-    if needs(tools).is_none() {
+    needs(tools)?;
+    Some(kernel)
+}
+
+#[test]
+fn cortex_m3_port_in_qemu_trace_matches_the_applications_record() {
+    let Some(kernel) = cortex_m3_tools() else {
         return;
-    }
+    };
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     check_recording(&record_cortex_m3(&kernel), &["SysTick", "TIMER0"], true);
+}
+
+#[test]
+fn cortex_m3_uart_capture_matches_the_applications_record() {
+    let Some(kernel) = cortex_m3_tools() else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    check_recording(
+        &capture_cortex_m3_uart(&kernel),
+        &["SysTick", "TIMER0"],
+        true,
+    );
 }
