@@ -43,17 +43,20 @@ static TICKS: AtomicU32 = AtomicU32::new(0);
 /// current count. Called with interrupts masked (inside tband's critical
 /// section), so a wrap that happened since the last interrupt shows as a
 /// pending SysTick and is counted here; the handler counts its own wrap
-/// before it traces.
+/// before it traces. The counter pends the interrupt as it reaches 0, the
+/// last cycle of the period that ends: only once it has reloaded does the
+/// next period count.
 fn cycles() -> u64 {
     let ticks = TICKS.load(Ordering::Relaxed);
-    let current = SYST::get_current();
+    let mut current = SYST::get_current();
     let mut periods = u64::from(ticks);
-    let mut elapsed = RELOAD - current;
     if SCB::is_pendst_pending() {
-        periods += 1;
-        elapsed = RELOAD - SYST::get_current();
+        current = SYST::get_current();
+        if current != 0 {
+            periods += 1;
+        }
     }
-    periods * u64::from(RELOAD + 1) + u64::from(elapsed)
+    periods * u64::from(RELOAD + 1) + u64::from(RELOAD - current)
 }
 
 struct QemuPort;
