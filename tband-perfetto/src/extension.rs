@@ -308,6 +308,25 @@ mod tests {
     }
 
     #[test]
+    fn every_report_file_is_in_the_extension_under_its_name() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../queries/perfetto");
+        let mut files: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|entry| entry.unwrap().path())
+            .filter(|path| path.extension().is_some_and(|e| e == "sql"))
+            .map(|path| path.file_stem().unwrap().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let mut names: Vec<String> = REPORTS.iter().map(|r| r.name.to_string()).collect();
+        names.sort();
+        assert_eq!(names, files);
+        for report in &REPORTS {
+            let file = std::fs::read_to_string(format!("{dir}/{}.sql", report.name)).unwrap();
+            assert_eq!(report.sql, file, "{}", report.name);
+        }
+    }
+
+    #[test]
     fn macro_ids_are_the_namespace_and_the_report_in_camel_case() {
         assert_eq!(REPORTS[2].macro_id(), "dev.tband.IsrToTaskLatency");
     }
