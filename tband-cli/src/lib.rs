@@ -52,6 +52,12 @@ pub struct FormatArgs {
     /// from the timestamps.
     #[arg(long, value_parser = timer_direction_parser(), value_name = "DIRECTION")]
     pub timer_direction: Option<TimerDirection>,
+
+    /// A TOML file of lifetime rules (which events begin, end and mark
+    /// objects tracked by id, and set their pools' counters), applied
+    /// besides the built-in ones for Zephyr's network buffers.
+    #[arg(long, value_name = "FILE")]
+    pub rules: Option<PathBuf>,
 }
 
 /// The values of `--input-format`, each with its description as help.
@@ -86,6 +92,7 @@ pub fn open_options(format: &FormatArgs) -> OpenOptions {
             timer_direction: format.timer_direction,
         },
         decode_thread: DecodeThread::available(),
+        rules: format.rules.clone(),
     }
 }
 

@@ -15,7 +15,10 @@ mod event_row;
 mod id_index;
 mod import;
 pub mod json;
+mod lifetimes;
+mod objects;
 mod pages;
+pub mod rules;
 mod strings;
 mod table;
 
@@ -25,6 +28,10 @@ pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::Import;
+pub use lifetimes::LifetimeBuilder;
+pub use objects::{
+    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, Objects,
+};
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
 
@@ -512,6 +519,8 @@ pub struct Model {
     pub queue_ops: Table<QueueOp>,
     pub mutex_holds: Table<MutexHold>,
     pub anomalies: Vec<Anomaly>,
+    /// What the lifetime rules made of the trace's events.
+    pub objects: Objects,
 }
 
 impl Model {

@@ -48,6 +48,11 @@ pub fn event_info(id: u32) -> Option<&'static EventInfo> {
         .and_then(|index| EVENTS.get(index))
 }
 
+/// Whether `name` is the name of some event id (see [`event_name`]).
+pub fn is_event_name(name: &str) -> bool {
+    matches!(name, "user" | "usbx" | "unknown") || EVENTS.iter().any(|info| info.name == name)
+}
+
 /// Display name of an event id: the macro name, `user` for application
 /// events, `usbx` for USBX events (their names are not in the table), or
 /// `None` when the id means nothing known.

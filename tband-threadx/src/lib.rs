@@ -22,7 +22,8 @@ use std::fmt;
 
 pub use entries::{Context, Entries, Entry, THREAD_WORD_INIT, THREAD_WORD_ISR};
 pub use event_names::{
-    event_info, event_name, family, EventFamily, EventInfo, USER_EVENT_FIRST, USER_EVENT_LAST,
+    event_info, event_name, family, is_event_name, EventFamily, EventInfo, USER_EVENT_FIRST,
+    USER_EVENT_LAST,
 };
 pub use interpret::{build_model, IDLE_TASK_ID, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID};
 pub use layout::{ByteOrder, Header, Layout, ENTRY_SIZE, HEADER_ID, HEADER_SIZE};

@@ -11,11 +11,14 @@ use tband_ctf::{CtfError, CtfTrace};
 use tband_decode::input::{Bytes, Input, InputError, InputSpec};
 use tband_decode::interpret::TbandTrace;
 use tband_decode::sequencer::Stream;
-use tband_model::{EventSink, Import, Model, TraceInfo};
+use tband_model::rules::Rules;
+use tband_model::{EventRow, EventSink, Import, LifetimeBuilder, Model, TraceInfo};
 
 mod growing;
+mod rules_file;
 
 pub use growing::{GrowingFile, Growth};
+pub use rules_file::{built_in_rules, parse_rules, read_rules, RulesError};
 pub use tband_decode::input;
 pub use tband_decode::interpret::DecodeThread;
 pub use tband_threadx::{ReadOptions as ThreadxOptions, TimerDirection};
@@ -69,6 +72,19 @@ pub struct OpenOptions {
     pub threadx: ThreadxOptions,
     /// The thread that decodes a tband trace while its model is built.
     pub decode_thread: DecodeThread,
+    /// A file of lifetime rules to apply besides the built-in ones.
+    pub rules: Option<PathBuf>,
+}
+
+impl OpenOptions {
+    /// The lifetime rules to apply: the built-in ones, then the file's.
+    pub fn lifetime_rules(&self) -> Result<Rules, TraceError> {
+        let built_in = built_in_rules();
+        match &self.rules {
+            Some(path) => Ok(built_in.and(read_rules(path).map_err(TraceError::Rules)?)),
+            None => Ok(built_in),
+        }
+    }
 }
 
 /// Why a trace could not be opened.
@@ -89,6 +105,8 @@ pub enum TraceError {
         name: String,
         reason: String,
     },
+    /// The rules file could not be read or parsed.
+    Rules(RulesError),
 }
 
 impl fmt::Display for TraceError {
@@ -108,6 +126,7 @@ impl fmt::Display for TraceError {
                 "{names} holds no decodable event ({bytes} bytes, {invalid} invalid frames); is it a trace?"
             ),
             TraceError::Unreadable { name, reason } => write!(f, "{name}: {reason}"),
+            TraceError::Rules(e) => e.fmt(f),
         }
     }
 }
@@ -215,6 +234,16 @@ impl Source {
         })
     }
 
+    /// Whether the format can record events named `name`: lifetime rules
+    /// that name no such event need not look at the trace's events.
+    fn may_record(&self, name: &str) -> bool {
+        match self {
+            Source::Tband(_) => tband::EVENTS.iter().any(|e| e.name == name),
+            Source::Ctf { trace, .. } => trace.metadata.events.iter().any(|e| e.name == name),
+            Source::Threadx { .. } => tband_threadx::is_event_name(name),
+        }
+    }
+
     pub fn format(&self) -> InputFormat {
         match self {
             Source::Tband(_) => InputFormat::Tband,
@@ -314,7 +343,14 @@ impl Trace {
             sources: source.names(),
             ..TraceInfo::default()
         };
-        let model = source.importer(options, read)?.build_model(info, events);
+        let mut rules = options.lifetime_rules()?;
+        rules.rules.retain(|r| source.may_record(&r.event));
+        let importer = source.importer(options, read)?;
+        let model = if rules.is_empty() {
+            importer.build_model(info, events)
+        } else {
+            build_applying_rules(&*importer, info, events, &rules)
+        };
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
                 names: source.names().join(", "),
@@ -331,6 +367,26 @@ impl Trace {
     pub fn format(&self) -> InputFormat {
         self.format
     }
+}
+
+/// Builds the model, applying `rules` to every event on the way (and
+/// handing it on to `events`).
+fn build_applying_rules(
+    importer: &dyn Import,
+    info: TraceInfo,
+    mut events: Option<EventSink<'_>>,
+    rules: &Rules,
+) -> Model {
+    let mut lifetimes = LifetimeBuilder::new(rules);
+    let mut each = |row: &EventRow<'_>| {
+        lifetimes.event(row);
+        if let Some(events) = events.as_deref_mut() {
+            events(row);
+        }
+    };
+    let mut model = importer.build_model(info, Some(&mut each));
+    lifetimes.finish(&mut model);
+    model
 }
 
 /// Reads a ThreadX buffer; why it cannot be read is the input's error.

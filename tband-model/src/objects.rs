@@ -1,0 +1,125 @@
+//! Objects that firmware tracks by id (buffers, pool blocks, requests):
+//! their lifetimes, the instants marked on them and the counters of their
+//! pools, as the lifetime rules (see [`crate::rules`]) made them from the
+//! trace's events.
+
+use std::fmt;
+
+use crate::{IsrKey, StrId, Strings};
+
+/// An object's identity within its kind: the value of the rule's key field.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ObjectKey {
+    Int(u64),
+    Text(Box<str>),
+}
+
+impl fmt::Display for ObjectKey {
+    /// Integers (addresses, ids) in hexadecimal, text as it is.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ObjectKey::Int(v) => write!(f, "{v:#x}"),
+            ObjectKey::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+/// What was running when an event happened: a task, or an ISR.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Actor {
+    Task(u32),
+    Isr(IsrKey),
+}
+
+/// A pool: what groups objects of a kind (the objects' `pool` field) and
+/// holds the kind's counters (keyed by the counter rule's key field).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectPool {
+    /// Index into [`Objects::kinds`].
+    pub kind: u32,
+    pub key: ObjectKey,
+    /// The name an event gave it, or its key.
+    pub name: String,
+    /// How many of its objects were live at once at most: the lanes its
+    /// lifetimes need (see [`ObjectLifetime::slot`]).
+    pub slots: u32,
+}
+
+/// One object from the event that began it to the one that ended it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectLifetime {
+    /// Index into [`Objects::kinds`].
+    pub kind: u32,
+    pub key: ObjectKey,
+    /// In [`Objects::names`]; the empty string when no field named it.
+    pub name: StrId,
+    /// Index into [`Objects::pools`].
+    pub pool: Option<u32>,
+    /// A lane of its pool (or of its kind, without a pool) that no other
+    /// lifetime uses at the same time: the lowest free at its start.
+    pub slot: u32,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Never ended before the trace did (a leak, or a trace cut short).
+    pub truncated: bool,
+    pub begin_core: u32,
+    pub end_core: Option<u32>,
+    pub begun_by: Option<Actor>,
+    pub ended_by: Option<Actor>,
+}
+
+/// An instant on a lifetime (a reference taken or dropped), with a value
+/// from the event where the rule names one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ObjectMark {
+    pub ts_ns: u64,
+    /// Index into [`Objects::lifetimes`].
+    pub lifetime: u32,
+    /// The event's name, in [`Objects::names`].
+    pub event: StrId,
+    pub value: Option<i64>,
+}
+
+/// A counter of a pool, e.g. its free buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ObjectCounter {
+    /// Index into [`Objects::pools`].
+    pub pool: u32,
+    pub name: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CounterValue {
+    pub ts_ns: u64,
+    /// Index into [`Objects::counters`].
+    pub counter: u32,
+    pub value: i64,
+}
+
+/// Everything the lifetime rules made of a trace. Lifetimes are sorted by
+/// start, marks and counter values by time.
+#[derive(Clone, Debug, Default)]
+pub struct Objects {
+    /// The kinds the rules named, in the rules' order.
+    pub kinds: Vec<String>,
+    pub names: Strings,
+    pub pools: Vec<ObjectPool>,
+    pub lifetimes: Vec<ObjectLifetime>,
+    pub marks: Vec<ObjectMark>,
+    pub counters: Vec<ObjectCounter>,
+    pub counter_values: Vec<CounterValue>,
+}
+
+impl Objects {
+    pub fn is_empty(&self) -> bool {
+        self.lifetimes.is_empty() && self.counter_values.is_empty()
+    }
+
+    pub fn kind(&self, kind: u32) -> &str {
+        self.kinds.get(kind as usize).map_or("", String::as_str)
+    }
+
+    pub fn pool(&self, pool: Option<u32>) -> Option<&ObjectPool> {
+        self.pools.get(pool? as usize)
+    }
+}
