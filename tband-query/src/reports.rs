@@ -42,6 +42,18 @@ pub const CANNED: &[(&str, &str)] = &[
         include_str!("../../queries/trace_health.sql"),
     ),
     (
+        "object_lifetimes",
+        include_str!("../../queries/object_lifetimes.sql"),
+    ),
+    (
+        "object_leaks",
+        include_str!("../../queries/object_leaks.sql"),
+    ),
+    (
+        "pool_low_water",
+        include_str!("../../queries/pool_low_water.sql"),
+    ),
+    (
         "ci/isr_budget",
         include_str!("../../queries/ci/isr_budget.sql"),
     ),

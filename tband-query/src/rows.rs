@@ -8,6 +8,8 @@ use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 use crate::schema::Table;
 
+mod objects;
+
 /// One value going into the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell<'a> {
@@ -389,6 +391,7 @@ fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> R
                 a.detail.as_str().into(),
             ]
         }),
+        "object_lifetimes" | "object_marks" | "object_counters" => objects::write(m, table, sink),
         other => unreachable!("schema table {other} has no rows"),
     }
 }
@@ -508,6 +511,34 @@ mod tests {
     use tband_trace::input::Input;
     use tband_trace::{OpenOptions, Trace};
 
+    /// Lifetime rules that make objects of the simulator's markers.
+    const MARKER_RULES: &str = "
+        [[rule]]
+        event = \"evtmarker_begin\"
+        action = \"begin\"
+        kind = \"span\"
+        key = \"evtmarker_id\"
+        name = \"msg\"
+        [[rule]]
+        event = \"evtmarker_end\"
+        action = \"end\"
+        kind = \"span\"
+        key = \"evtmarker_id\"
+        [[rule]]
+        event = \"valmarker\"
+        action = \"mark\"
+        kind = \"span\"
+        key = \"valmarker_id\"
+        value = \"val\"
+        [[rule]]
+        event = \"valmarker\"
+        action = \"counter\"
+        kind = \"span\"
+        key = \"valmarker_id\"
+        counter = \"value\"
+        value = \"val\"
+    ";
+
     /// The model of a simulated two-core trace with every kind of row.
     fn model() -> Model {
         let config = tband_sim::Config {
@@ -518,9 +549,13 @@ mod tests {
         };
         let (streams, _) = tband_sim::generate(&config).unwrap();
         let inputs = Input::per_core("sim", streams);
-        Trace::from_inputs(inputs, &OpenOptions::default())
-            .unwrap()
-            .model
+        let rules = tempfile::NamedTempFile::new().unwrap();
+        std::fs::write(rules.path(), MARKER_RULES).unwrap();
+        let options = OpenOptions {
+            rules: Some(rules.path().to_path_buf()),
+            ..OpenOptions::default()
+        };
+        Trace::from_inputs(inputs, &options).unwrap().model
     }
 
     #[derive(Default)]

@@ -17,6 +17,10 @@
 
 use std::borrow::Cow;
 
+mod objects;
+
+pub use objects::{OBJECT_COUNTERS, OBJECT_LIFETIMES, OBJECT_MARKS};
+
 /// A column's SQL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnType {
@@ -550,6 +554,9 @@ pub const TABLES: &[&Table] = &[
     &QUEUE_OPS,
     &MUTEX_HOLDS,
     &ANOMALIES,
+    &OBJECT_LIFETIMES,
+    &OBJECT_MARKS,
+    &OBJECT_COUNTERS,
     &CPU_TIMELINE,
     &EVENTS,
 ];
@@ -745,6 +752,7 @@ mod tests {
                 "marker_spans",
                 "queue_ops",
                 "mutex_holds",
+                "object_lifetimes",
                 "cpu_timeline"
             ]
         );

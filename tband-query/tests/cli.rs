@@ -138,13 +138,13 @@ fn a_directory_runs_its_reports_in_name_order() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let headings: Vec<&str> = out.lines().filter(|l| l.starts_with("### ")).collect();
-    assert_eq!(headings.len(), 9, "{headings:?}");
+    assert_eq!(headings.len(), 12, "{headings:?}");
     assert!(
         headings[0].ends_with("queries/cpu_load.sql"),
         "{headings:?}"
     );
     assert!(
-        headings[8].ends_with("queries/trace_health.sql"),
+        headings[11].ends_with("queries/trace_health.sql"),
         "{headings:?}"
     );
 
