@@ -9,6 +9,7 @@
 //! | 2 | `cores` | `core N` (2N) and `core N ISRs` (2N+1) | `X` for who ran; `X` for ISRs (nested by depth); `i` for anomalies |
 //! | 3 | `markers` | one per marker track (its index) | `X` spans, `i` instants, `C` values |
 //! | 4 | `queues` | one per mutex (queue id) | `X` while a task holds it; `C` fill levels |
+//! | 5… | a pool of objects | one per lane of live objects | `X` lifetimes, `i` marks, `C` pool counters (see `objects`) |
 //!
 //! Times are microseconds with nanosecond precision (three decimals).
 
@@ -17,6 +18,8 @@ use std::io::{self, Write};
 
 use tband_model::json::write_json_str;
 use tband_model::{IsrKey, MarkerKind, Model};
+
+mod objects;
 
 const PID_TASKS: u32 = 1;
 const PID_CORES: u32 = 2;
@@ -118,6 +121,7 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         write_json_str(w.out, anomaly.detail.as_bytes())?;
         write!(w.out, ",\"count\":{}}}}}", anomaly.count)?;
     }
+    objects::write(&mut w, model)?;
     w.out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")
 }
 

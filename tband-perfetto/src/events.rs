@@ -22,6 +22,8 @@ use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
+mod objects;
+
 /// Sequence flags of `TracePacket`.
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -50,6 +52,7 @@ mod field {
     pub const ARG_NAME_IID: u32 = 1;
     pub const ARG_BOOL: u32 = 2;
     pub const ARG_UINT: u32 = 3;
+    pub const ARG_INT: u32 = 4;
     pub const ARG_STRING: u32 = 6;
     pub const INTERNED_EVENT_NAMES: u32 = 2;
     pub const INTERNED_ARG_NAMES: u32 = 3;
@@ -70,6 +73,7 @@ pub struct EventCounts {
 enum Arg<'a> {
     Str(u64, &'a str),
     Uint(u64, u64),
+    Int(u64, i64),
     Bool(u64, bool),
 }
 
@@ -92,6 +96,7 @@ pub fn write_track_events<S: ChunkSink>(
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
     let (tracks, descriptors) = Tracks::new(model, threads);
+    let object_keys = objects::keys(model);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -207,6 +212,8 @@ pub fn write_track_events<S: ChunkSink>(
         }
         Ok(())
     })?;
+
+    objects::write(&mut seq, model, &object_keys, &tracks, &mut counts)?;
 
     for &(i, track) in &tracks.health {
         if let Some(a) = model.anomalies.get(i) {
@@ -541,6 +548,10 @@ fn encode_event(e: &mut impl Fields, kind: i32, event: &Event<'_>) {
             Arg::Uint(name, value) => {
                 e.uint(field::ARG_NAME_IID, name);
                 e.uint(field::ARG_UINT, value);
+            }
+            Arg::Int(name, value) => {
+                e.uint(field::ARG_NAME_IID, name);
+                e.int(field::ARG_INT, value);
             }
             Arg::Bool(name, value) => {
                 e.uint(field::ARG_NAME_IID, name);

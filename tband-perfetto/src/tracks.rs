@@ -5,6 +5,10 @@
 
 use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
 
+mod objects;
+
+pub use objects::ObjectTracks;
+
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
@@ -30,6 +34,7 @@ pub struct Tracks {
     /// Every anomaly (by index in `model.anomalies`) and its track, in the
     /// order to write them: see [`health_lanes`].
     pub health: Vec<(usize, u64)>,
+    pub objects: ObjectTracks,
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -187,6 +192,8 @@ impl Tracks {
             });
         }
 
+        let objects = ObjectTracks::new(model, &mut d, &mut group);
+
         let mut health = Vec::new();
         if !model.anomalies.is_empty() {
             let (order, lanes) = health_lanes(model);
@@ -218,6 +225,7 @@ impl Tracks {
             queue_level,
             mutex,
             health,
+            objects,
         };
         (tracks, d.descriptors)
     }

@@ -1,0 +1,66 @@
+//! The track events of objects tracked by id: each lifetime a slice named
+//! by the object's key on its lane, each mark an instant on it (its value,
+//! a reference count for the built-in rules, as the argument `count`), and
+//! the pools' counters.
+
+use std::io;
+
+use tband_model::Model;
+
+use super::{Arg, EventCounts, Sequence, ARG_COUNT, ARG_TRUNCATED};
+use crate::tracks::Tracks;
+use crate::writer::ChunkSink;
+
+/// The objects' keys as text, by lifetime: the names of their slices,
+/// made before the sequence that interns them.
+pub(super) fn keys(model: &Model) -> Vec<String> {
+    let lifetimes = &model.objects.lifetimes;
+    lifetimes.iter().map(|l| l.key.to_string()).collect()
+}
+
+pub(super) fn write<'m, S: ChunkSink>(
+    seq: &mut Sequence<'_, 'm, S>,
+    model: &'m Model,
+    keys: &'m [String],
+    tracks: &Tracks,
+    counts: &mut EventCounts,
+) -> io::Result<()> {
+    let o = &model.objects;
+    for (l, key) in o.lifetimes.iter().zip(keys) {
+        let Some(track) = tracks.objects.lifetime(l) else {
+            continue;
+        };
+        let name = seq.names.iid(key);
+        if l.truncated {
+            seq.slice(
+                track,
+                l.start_ns,
+                l.end_ns,
+                name,
+                &[Arg::Bool(ARG_TRUNCATED, true)],
+            )?;
+        } else {
+            seq.slice(track, l.start_ns, l.end_ns, name, &[])?;
+        }
+        counts.slices += 1;
+    }
+    for mark in &o.marks {
+        let lifetime = o.lifetimes.get(mark.lifetime as usize);
+        let Some(track) = lifetime.and_then(|l| tracks.objects.lifetime(l)) else {
+            continue;
+        };
+        let name = seq.names.iid(o.names.get(mark.event));
+        match mark.value {
+            Some(value) => seq.instant(track, mark.ts_ns, name, &[Arg::Int(ARG_COUNT, value)])?,
+            None => seq.instant(track, mark.ts_ns, name, &[])?,
+        }
+        counts.instants += 1;
+    }
+    for v in &o.counter_values {
+        if let Some(&track) = tracks.objects.counters.get(v.counter as usize) {
+            seq.counter(track, v.ts_ns, v.value)?;
+            counts.counter_values += 1;
+        }
+    }
+    Ok(())
+}
