@@ -1,12 +1,15 @@
-//! The tracks of objects tracked by id: a group per pool (and per kind for
-//! lifetimes without a pool) holding the pool's counters and one track per
-//! lane of live objects, so that each object alive at an instant has a
-//! track of its own (see `ObjectLifetime::slot`).
+//! The tracks of objects tracked by id: under the group `Objects`, a group
+//! per pool (`<kind> <pool name>`; per kind for lifetimes without a pool)
+//! holding the pool's counters and one track per lane of live objects
+//! (`<kind> <lane>`), so that each object alive at an instant has a track
+//! of its own (see `ObjectLifetime::slot`).
 
 use tband_model::{Model, ObjectLifetime};
 
 use super::{rank, Describer};
 use crate::protos::counter_descriptor::Unit;
+use crate::protos::track_descriptor::ChildTracksOrdering;
+use crate::protos::TrackDescriptor;
 
 /// Track uuids of the objects' lanes and counters.
 #[derive(Default)]
@@ -24,14 +27,28 @@ impl ObjectTracks {
     pub(super) fn new(
         model: &Model,
         d: &mut Describer,
-        mut group: impl FnMut(&mut Describer, &str) -> u64,
+        group: impl FnOnce(&mut Describer, &str) -> u64,
     ) -> ObjectTracks {
         let o = &model.objects;
         let mut tracks = ObjectTracks::default();
+        if o.is_empty() {
+            return tracks;
+        }
+        let objects = group(d, "Objects");
+        let mut subgroups = 0;
+        let mut subgroup = |d: &mut Describer, name: String| {
+            subgroups += 1;
+            d.add(TrackDescriptor {
+                parent_uuid: Some(objects),
+                name: Some(name),
+                child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+                sibling_order_rank: Some(subgroups),
+                ..Default::default()
+            })
+        };
         let mut pool_groups = Vec::with_capacity(o.pools.len());
         for pool in &o.pools {
-            let g = group(d, &format!("{} {}", o.kind(pool.kind), pool.name));
-            pool_groups.push(g);
+            pool_groups.push(subgroup(d, format!("{} {}", o.kind(pool.kind), pool.name)));
         }
         for counter in &o.counters {
             let pool = &o.pools[counter.pool as usize];
@@ -64,7 +81,7 @@ impl ObjectTracks {
             let lanes = if slots == 0 {
                 Vec::new()
             } else {
-                let g = group(d, kind);
+                let g = subgroup(d, kind.clone());
                 lanes(d, g, kind, slots)
             };
             tracks.kind_lanes.push(lanes);
