@@ -8,6 +8,8 @@ use crate::rows::Body;
 use crate::time::{exact, short};
 use crate::track::{IntervalSource, SampleSource};
 
+mod objects;
+
 /// `(field, value)` lines describing the picked item.
 pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
     let m = &app.model;
@@ -116,6 +118,16 @@ fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static
                 out.push(("time", exact(s.ts_ns)));
             }
         }
+        IntervalSource::ObjectLifetimes => {
+            if let Some(l) = m.objects.lifetimes.get(i) {
+                objects::lifetime(m, l, out);
+            }
+        }
+        IntervalSource::ObjectMarks => {
+            if let Some(k) = m.objects.marks.get(i) {
+                objects::mark(m, k, out);
+            }
+        }
         IntervalSource::Anomalies => {
             if let Some(a) = m.anomalies.get(i) {
                 out.push(("anomaly", a.kind.as_str().to_string()));
@@ -143,6 +155,11 @@ fn sample(m: &Model, source: SampleSource, i: usize, out: &mut Vec<(&'static str
                 marker(m, v.marker_id, v.task_id, out);
                 out.push(("value", v.value.to_string()));
                 out.push(("time", exact(v.ts_ns)));
+            }
+        }
+        SampleSource::ObjectCounters => {
+            if let Some(v) = m.objects.counter_values.get(i) {
+                objects::counter_value(m, v, out);
             }
         }
         SampleSource::QueueLevels => {

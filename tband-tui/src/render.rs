@@ -364,9 +364,9 @@ impl LinePainter<'_> {
 
     fn intervals(&mut self, track: &IntervalTrack, cells: &[Cell], idle_from: Option<u64>) {
         match track.source {
-            IntervalSource::SchedSlices | IntervalSource::MarkerSpans => {
-                self.blocks(track.source, cells, idle_from)
-            }
+            IntervalSource::SchedSlices
+            | IntervalSource::MarkerSpans
+            | IntervalSource::ObjectLifetimes => self.blocks(track.source, cells, idle_from),
             IntervalSource::TaskStates => {
                 const RUNNING: u32 = TaskStateKind::Running as u32;
                 for (c, cell) in cells.iter().enumerate() {
@@ -381,6 +381,7 @@ impl LinePainter<'_> {
             }
             IntervalSource::IsrSlices
             | IntervalSource::MarkerInstants
+            | IntervalSource::ObjectMarks
             | IntervalSource::Anomalies => {
                 for (c, cell) in cells.iter().enumerate() {
                     if !cell.is_empty() {
@@ -460,6 +461,7 @@ fn block_name(m: &Model, source: IntervalSource, code: u32) -> &str {
     match source {
         IntervalSource::SchedSlices => m.task(code).map_or("?", |t| t.name.as_str()),
         IntervalSource::MarkerSpans => m.strings.get(StrId(code)),
+        IntervalSource::ObjectLifetimes => m.objects.names.get(StrId(code)),
         _ => "",
     }
 }

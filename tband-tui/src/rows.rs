@@ -1,7 +1,8 @@
 //! The timeline's rows, built from the model and extended with a model of
 //! the trace that grows: one per core (who ran), per ISR, per task (its
-//! states), per event marker (nested spans and instants), per value marker
-//! and per queue (fill level).
+//! states), per event marker (nested spans and instants), per value marker,
+//! per queue (fill level) and per pool of objects (a line per lane of live
+//! objects, marks as ticks; its counters as rows of samples).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -10,6 +11,8 @@ use tband_model::{IdMap, IsrKey, MarkerKind, Model, TaskKind};
 
 use crate::indices::Indices;
 use crate::track::{IntervalSource, IntervalTrack, SampleSource, SampleTrack};
+
+mod objects;
 
 /// Nested spans deeper than this share the last line.
 const MAX_SPAN_LINES: usize = 4;
@@ -22,16 +25,18 @@ pub enum Group {
     Markers,
     Values,
     Queues,
+    Objects,
 }
 
 impl Group {
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::Cores,
         Group::Isrs,
         Group::Tasks,
         Group::Markers,
         Group::Values,
         Group::Queues,
+        Group::Objects,
     ];
 
     pub fn title(self) -> &'static str {
@@ -42,6 +47,7 @@ impl Group {
             Group::Markers => "markers",
             Group::Values => "values",
             Group::Queues => "queue levels",
+            Group::Objects => "objects",
         }
     }
 }
@@ -68,6 +74,12 @@ pub enum RowKey {
     /// A value marker: its task (none for a global one) and id.
     Value(Option<u32>, u32),
     Queue(u32),
+    /// The lifetimes of a pool of objects (by index in the model's pools).
+    Pool(u32),
+    /// The lifetimes of a kind of object outside pools (by kind index).
+    ObjectKind(u32),
+    /// A pool's counter (by index in the model's object counters).
+    PoolCounter(u32),
 }
 
 impl RowKey {
@@ -79,6 +91,7 @@ impl RowKey {
             RowKey::Marker(..) => Group::Markers,
             RowKey::Value(..) => Group::Values,
             RowKey::Queue(_) => Group::Queues,
+            RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => Group::Objects,
         }
     }
 
@@ -118,6 +131,13 @@ impl RowKey {
                 Some(q) => Cow::Borrowed(q.name.as_str()),
                 None => Cow::Owned(format!("queue {queue_id}")),
             }),
+            RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => {
+                let (owner, name) = objects::label(m, self);
+                Label {
+                    owner: owner.map(|o| (Cow::Borrowed(o), ' ')),
+                    name,
+                }
+            }
         }
     }
 }
@@ -294,6 +314,9 @@ struct TableLengths {
     marker_instants: usize,
     marker_values: usize,
     queue_ops: usize,
+    object_lifetimes: usize,
+    object_marks: usize,
+    object_counter_values: usize,
 }
 
 impl TableLengths {
@@ -306,6 +329,9 @@ impl TableLengths {
             marker_instants: m.marker_instants.len(),
             marker_values: m.marker_values.len(),
             queue_ops: m.queue_ops.len(),
+            object_lifetimes: m.objects.lifetimes.len(),
+            object_marks: m.objects.marks.len(),
+            object_counter_values: m.objects.counter_values.len(),
         }
     }
 
@@ -318,6 +344,9 @@ impl TableLengths {
             && self.marker_instants <= other.marker_instants
             && self.marker_values <= other.marker_values
             && self.queue_ops <= other.queue_ops
+            && self.object_lifetimes <= other.object_lifetimes
+            && self.object_marks <= other.object_marks
+            && self.object_counter_values <= other.object_counter_values
     }
 }
 
@@ -440,6 +469,7 @@ impl Timeline {
                     .push(i as u32);
             }
         }
+        self.add_objects(m, &from);
         self.seen = TableLengths::of(m);
 
         for row in &mut self.rows {

@@ -45,6 +45,10 @@ pub enum IntervalSource {
     MarkerInstants,
     /// `anomalies`; code = kind as a number.
     Anomalies,
+    /// `objects.lifetimes`; code = the object's name (in `objects.names`).
+    ObjectLifetimes,
+    /// `objects.marks` (zero-length); code = the event's name (in `objects.names`).
+    ObjectMarks,
 }
 
 /// One item of an interval track.
@@ -118,6 +122,24 @@ impl IntervalSource {
                     start: a.start_ns,
                     end: a.end_ns,
                     code: a.kind as u32,
+                    open: false,
+                }
+            }
+            IntervalSource::ObjectLifetimes => {
+                let l = m.objects.lifetimes.get(i)?;
+                Span {
+                    start: l.start_ns,
+                    end: l.end_ns,
+                    code: l.name.0,
+                    open: open(m, l.end_ns, l.truncated),
+                }
+            }
+            IntervalSource::ObjectMarks => {
+                let k = m.objects.marks.get(i)?;
+                Span {
+                    start: k.ts_ns,
+                    end: k.ts_ns,
+                    code: k.event.0,
                     open: false,
                 }
             }
@@ -756,6 +778,8 @@ pub enum SampleSource {
     MarkerValues,
     /// `queue_ops` with a known fill level (`len_after`).
     QueueLevels,
+    /// `objects.counter_values`.
+    ObjectCounters,
 }
 
 impl SampleSource {
@@ -766,6 +790,10 @@ impl SampleSource {
             SampleSource::QueueLevels => {
                 let op = m.queue_ops.get(i)?;
                 Some((op.ts_ns, i64::from(op.len_after?)))
+            }
+            SampleSource::ObjectCounters => {
+                let v = m.objects.counter_values.get(i)?;
+                Some((v.ts_ns, v.value))
             }
         }
     }
