@@ -106,8 +106,10 @@ fn ns_per_tick(meta: &Metadata) -> u64 {
     meta.clock.whole_ns_per_cycle().unwrap_or(1).max(1)
 }
 
-/// Most fields an event row carries (Zephyr's events have at most seven).
+/// Most fields an event row carries, and most it carries without
+/// allocating (Zephyr's events have at most seven).
 const MAX_ROW_ARGS: usize = 32;
+const SHORT_ROW_ARGS: usize = 8;
 
 /// Calls `f` with every decoded event in time order, with its fields as
 /// arguments, without building a model: what a listing reads.
@@ -135,7 +137,16 @@ fn hand_event(
         .map(Value::to_string)
         .collect();
     let mut compound = texts.iter();
-    let mut args = [("", ArgValue::Int(0)); MAX_ROW_ARGS];
+    let unset = ("", ArgValue::Int(0));
+    let mut short = [unset; SHORT_ROW_ARGS];
+    let mut long = Vec::new();
+    let count = values.len().min(MAX_ROW_ARGS);
+    let args = if count <= SHORT_ROW_ARGS {
+        &mut short[..count]
+    } else {
+        long.resize(count, unset);
+        &mut long[..]
+    };
     let fields = record.class.fields.fields.iter().zip(values);
     for (slot, (field, value)) in args.iter_mut().zip(fields) {
         let arg = match *value {
@@ -150,7 +161,7 @@ fn hand_event(
         ts_ns: Some(ts_ns),
         core_id,
         name: &record.class.name,
-        args: &args[..values.len().min(MAX_ROW_ARGS)],
+        args,
     });
 }
 

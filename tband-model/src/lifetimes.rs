@@ -8,11 +8,7 @@ use crate::objects::{
     Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, Objects,
 };
 use crate::rules::{Rule, RuleAction, Rules};
-use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, IsrKey, Model, StrId};
-
-/// How far back through a time-sorted slice table the running task or ISR
-/// of an instant is looked for (slices of other cores lie in between).
-const ACTOR_SEARCH_LIMIT: usize = 256;
+use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, IsrKey, IsrSlice, Model, SchedSlice, StrId};
 
 /// What went wrong with one rule, counted: one anomaly row per rule and problem.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -49,8 +45,15 @@ pub struct LifetimeBuilder<'r> {
     rules: &'r [Rule],
     /// The event names the rules match, each with its rules' indices.
     events: Vec<(&'r str, Vec<usize>)>,
-    /// Per rule: its kind's index, and its counter's name index.
+    /// Per name of `events`: its length and last bytes, compared before
+    /// the name itself (most events match no rule).
+    event_keys: Vec<(usize, u64)>,
+    /// Bit n set: some name of `events` is n bytes long (n < 64).
+    name_lengths: u64,
+    /// Per rule: its kind's index, its event's name in `objects.names`,
+    /// and its counter's name index.
     rule_kind: Vec<u32>,
+    rule_event: Vec<StrId>,
     rule_counter: Vec<u32>,
     counter_names: Vec<String>,
     objects: Objects,
@@ -62,6 +65,9 @@ pub struct LifetimeBuilder<'r> {
     kind_lanes: Vec<Vec<bool>>,
     tallies: IdMap<(usize, Problem), Tally>,
     tally_order: Vec<(usize, Problem)>,
+    /// The lifetimes ended by an end rule, in the order they ended (time
+    /// order, as lifetimes are in start order).
+    ended: Vec<u32>,
 }
 
 impl<'r> LifetimeBuilder<'r> {
@@ -83,16 +89,25 @@ impl<'r> LifetimeBuilder<'r> {
                 rule.counter.as_deref().unwrap_or(""),
             ));
         }
+        let mut objects = Objects {
+            kinds,
+            ..Objects::default()
+        };
+        let rule_event = (rules.iter())
+            .map(|r| objects.names.intern(r.event.as_bytes()))
+            .collect();
         LifetimeBuilder {
             rules,
+            event_keys: events.iter().map(|(name, _)| name_key(name)).collect(),
+            name_lengths: events
+                .iter()
+                .fold(0, |bits, (name, _)| bits | length_bit(name)),
             events,
             rule_kind,
+            rule_event,
             rule_counter,
-            kind_lanes: vec![Vec::new(); kinds.len()],
-            objects: Objects {
-                kinds,
-                ..Objects::default()
-            },
+            kind_lanes: vec![Vec::new(); objects.kinds.len()],
+            objects,
             counter_names,
             live: IdMap::default(),
             pools: IdMap::default(),
@@ -100,6 +115,7 @@ impl<'r> LifetimeBuilder<'r> {
             pool_lanes: Vec::new(),
             tallies: IdMap::default(),
             tally_order: Vec::new(),
+            ended: Vec::new(),
         }
     }
 
@@ -108,7 +124,13 @@ impl<'r> LifetimeBuilder<'r> {
     #[inline]
     pub fn event(&mut self, row: &EventRow<'_>) {
         let Some(ts) = row.ts_ns else { return };
-        let Some(at) = self.events.iter().position(|(name, _)| *name == row.name) else {
+        if self.name_lengths & length_bit(row.name) == 0 {
+            return;
+        }
+        let key = name_key(row.name);
+        let Some(at) = (self.event_keys.iter().zip(&self.events))
+            .position(|(k, (name, _))| *k == key && *name == row.name)
+        else {
             return;
         };
         for n in 0..self.events[at].1.len() {
@@ -154,6 +176,7 @@ impl<'r> LifetimeBuilder<'r> {
                     lifetime.end_core = Some(row.core_id);
                     let (slot, pool) = (lifetime.slot, lifetime.pool);
                     self.lanes_of(kind, pool)[slot as usize] = false;
+                    self.ended.push(id);
                 }
                 None => {
                     let key = self.key_text(kind, &key);
@@ -177,11 +200,10 @@ impl<'r> LifetimeBuilder<'r> {
                         },
                         None => None,
                     };
-                    let event = self.objects.names.intern(row.name.as_bytes());
                     self.objects.marks.push(ObjectMark {
                         ts_ns: ts,
                         lifetime,
-                        event,
+                        event: self.rule_event[r],
                         value,
                     });
                 }
@@ -318,8 +340,7 @@ impl<'r> LifetimeBuilder<'r> {
         let rule = &rules[r];
         let name = match &rule.pool_name {
             Some(field) => match arg(row, field) {
-                Some(ArgValue::Str(bytes)) => Some(String::from_utf8_lossy(bytes).into_owned()),
-                Some(v) => Some(key_of(v).to_string()),
+                Some(value) => Some(value),
                 None => {
                     self.tally(
                         r,
@@ -333,17 +354,24 @@ impl<'r> LifetimeBuilder<'r> {
             },
             None => None,
         };
-        let next = self.objects.pools.len() as u32;
-        let pool = *self.pools.entry((kind, key.clone())).or_insert(next);
-        if pool == next {
-            self.objects.pools.push(ObjectPool {
-                kind,
-                name: name.unwrap_or_else(|| key.to_string()),
-                key,
-                slots: 0,
-            });
-            self.pool_lanes.push(Vec::new());
+        let key = (kind, key);
+        if let Some(&pool) = self.pools.get(&key) {
+            return Some(pool);
         }
+        let pool = self.objects.pools.len() as u32;
+        let name = match name {
+            Some(ArgValue::Str(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
+            Some(value) => key_of(value).to_string(),
+            None => key.1.to_string(),
+        };
+        self.objects.pools.push(ObjectPool {
+            kind,
+            name,
+            key: key.1.clone(),
+            slots: 0,
+        });
+        self.pools.insert(key, pool);
+        self.pool_lanes.push(Vec::new());
         Some(pool)
     }
 
@@ -393,11 +421,25 @@ impl<'r> LifetimeBuilder<'r> {
             lifetime.end_ns = end;
             lifetime.truncated = true;
         }
-        for lifetime in &mut self.objects.lifetimes {
-            lifetime.begun_by = actor_at(model, lifetime.begin_core, lifetime.start_ns);
-            lifetime.ended_by = lifetime
-                .end_core
-                .and_then(|core| actor_at(model, core, lifetime.end_ns));
+        // Who began and ended each: its begin and end instants, each kind
+        // already in time order, merged.
+        let lifetimes = &mut self.objects.lifetimes;
+        let mut instants = Vec::with_capacity(lifetimes.len() + self.ended.len());
+        let mut ends = self.ended.iter().peekable();
+        for (id, l) in lifetimes.iter().enumerate() {
+            while let Some(&end) = ends.next_if(|&&e| lifetimes[e as usize].end_ns < l.start_ns) {
+                instants.push(end_instant(lifetimes, end));
+            }
+            instants.push((l.start_ns, l.begin_core, id as u32, true));
+        }
+        instants.extend(ends.map(|&end| end_instant(lifetimes, end)));
+        let actors = actors_at(model, instants.iter().map(|&(ts, core, ..)| (ts, core)));
+        for (&(_, _, id, begin), actor) in instants.iter().zip(actors) {
+            let lifetime = &mut lifetimes[id as usize];
+            match begin {
+                true => lifetime.begun_by = actor,
+                false => lifetime.ended_by = actor,
+            }
         }
         for (pool, lanes) in self.objects.pools.iter_mut().zip(&self.pool_lanes) {
             pool.slots = lanes.len() as u32;
@@ -459,46 +501,71 @@ fn describe(rule: &Rule, problem: Problem, example: &str) -> (AnomalyKind, Strin
     }
 }
 
-/// The task or ISR running on `core` at `ts`, from the model's slices.
-fn actor_at(model: &Model, core: u32, ts: u64) -> Option<Actor> {
-    let isrs = &model.isr_slices;
-    let mut innermost: Option<(u32, IsrKey)> = None;
-    let upto = isrs.partition_point(|s| s.start_ns <= ts);
-    for i in (upto.saturating_sub(ACTOR_SEARCH_LIMIT)..upto).rev() {
-        let Some(s) = isrs.get(i) else { break };
-        if s.core_id != core {
-            continue;
+/// The end instant of a lifetime that an end rule ended: (time, core,
+/// lifetime, false).
+fn end_instant(lifetimes: &[ObjectLifetime], id: u32) -> (u64, u32, u32, bool) {
+    let l = &lifetimes[id as usize];
+    (l.end_ns, l.end_core.unwrap_or(l.begin_core), id, false)
+}
+
+/// The task or ISR running at each instant (a time and a core), given in
+/// time order, from the model's slices: one sweep over them, keeping each
+/// core's latest task slice and its stack of ISR slices.
+fn actors_at<'m>(
+    model: &'m Model,
+    instants: impl Iterator<Item = (u64, u32)> + 'm,
+) -> impl Iterator<Item = Option<Actor>> + 'm {
+    let mut sched = model.sched_slices.iter().peekable();
+    let mut isrs = model.isr_slices.iter().peekable();
+    let mut running: IdMap<u32, SchedSlice> = IdMap::default();
+    let mut nested: IdMap<u32, Vec<IsrSlice>> = IdMap::default();
+    instants.map(move |(ts, core)| {
+        while let Some(s) = sched.next_if(|s| s.start_ns <= ts) {
+            running.insert(s.core_id, s);
         }
-        if s.end_ns >= ts && innermost.is_none_or(|(depth, _)| s.depth > depth) {
-            innermost = Some((
-                s.depth,
-                IsrKey {
-                    core_id: s.core_id,
-                    isr_id: s.isr_id,
-                },
-            ));
+        while let Some(s) = isrs.next_if(|s| s.start_ns <= ts) {
+            let stack = nested.entry(s.core_id).or_default();
+            stack.truncate(s.depth as usize);
+            stack.push(s);
         }
-        if s.depth == 0 {
-            break;
+        let isr = nested
+            .get(&core)
+            .and_then(|stack| stack.iter().rev().find(|s| s.end_ns >= ts));
+        match isr {
+            Some(s) => Some(Actor::Isr(IsrKey {
+                core_id: core,
+                isr_id: s.isr_id,
+            })),
+            None => running
+                .get(&core)
+                .filter(|s| s.end_ns >= ts)
+                .map(|s| Actor::Task(s.task_id)),
         }
-    }
-    if let Some((_, isr)) = innermost {
-        return Some(Actor::Isr(isr));
-    }
-    let slices = &model.sched_slices;
-    let upto = slices.partition_point(|s| s.start_ns <= ts);
-    (upto.saturating_sub(ACTOR_SEARCH_LIMIT)..upto)
-        .rev()
-        .filter_map(|i| slices.get(i))
-        .find(|s| s.core_id == core)
-        .filter(|s| s.end_ns >= ts)
-        .map(|s| Actor::Task(s.task_id))
+    })
+}
+
+/// The bit of a name's length in [`LifetimeBuilder::name_lengths`]
+/// (names of 63 bytes or more share the last bit).
+fn length_bit(name: &str) -> u64 {
+    1 << name.len().min(63)
+}
+
+/// A name's length and last eight bytes.
+fn name_key(name: &str) -> (usize, u64) {
+    let bytes = name.as_bytes();
+    let mut last = [0u8; 8];
+    let tail = &bytes[bytes.len().saturating_sub(8)..];
+    last[..tail.len()].copy_from_slice(tail);
+    (bytes.len(), u64::from_le_bytes(last))
 }
 
 fn arg<'a>(row: &EventRow<'a>, field: &str) -> Option<ArgValue<'a>> {
+    // Length and first byte first: most names differ there, and the
+    // comparison of the rest is a call.
+    let (len, first) = (field.len(), field.as_bytes().first());
     row.args
         .iter()
-        .find(|(name, _)| *name == field)
+        .find(|(name, _)| name.len() == len && name.as_bytes().first() == first && *name == field)
         .map(|&(_, v)| v)
 }
 

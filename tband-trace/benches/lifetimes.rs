@@ -1,0 +1,205 @@
+//! Benchmark: what lifetime rules cost. Converts (opens and builds the
+//! model of) two Zephyr CTF traces of the same number of events with the
+//! network-buffer event declarations in their metadata: one of the shipped
+//! `workload` recording's events only, and one where every third event is a
+//! `net_buf_*` event (each buffer allocated, referenced, unreferenced and
+//! destroyed, in three pools), which the built-in rules turn into
+//! lifetimes, marks and pool counters. Also converts the first trace with
+//! Zephyr's metadata unchanged (no rule names an event it declares, so the
+//! events are not looked at). Prints events per second of each, by this
+//! thread's CPU time, best of N runs taken in turn (A, B, C, A, B, C, ...),
+//! and the lifetime trace's speed as a share of the other's.
+//!
+//! `cargo bench -p tband-trace --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|plain]`
+//! (2 million events and 5 runs by default; naming one trace converts only
+//! that one, once, e.g. under `valgrind --tool=callgrind`).
+
+#[path = "../../tests/lifetimes/net_buf_trace.rs"]
+mod net_buf_trace;
+
+use std::time::{Duration, Instant};
+
+use tband_ctf::{parse_metadata, CtfTrace, Metadata, StreamDecoder};
+use tband_decode::input::{Bytes, Input};
+use tband_trace::{OpenOptions, Source, Trace};
+
+const WORKLOAD: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../tests/corpus/zephyr_ctf/workload"
+);
+
+/// The workload stream's events: (offset, length, raw timestamp).
+fn events_of(meta: &Metadata, stream: &[u8]) -> Vec<(usize, usize, u32)> {
+    let mut decoder = StreamDecoder::new(meta, stream);
+    let mut values = Vec::new();
+    let mut offsets = Vec::new();
+    while let Some(event) = decoder.next_event(&mut values) {
+        offsets.push(event.expect("the shipped recording decodes").offset as usize);
+    }
+    let ends = offsets.iter().skip(1).copied().chain([stream.len()]);
+    offsets
+        .iter()
+        .zip(ends)
+        .map(|(&start, end)| {
+            let ts = u32::from_le_bytes(stream[start..start + 4].try_into().expect("4 bytes"));
+            (start, end - start, ts)
+        })
+        .collect()
+}
+
+/// The `n`th network-buffer event: buffers go through alloc, allocated,
+/// ref, unref and destroyed, five at a time in each of three pools.
+fn net_buf_event(n: u64, ts: u32, out: &mut Vec<u8>) {
+    let (step, buffer) = (n % 5, n / 5);
+    let pool = 0x2000_0100 + (buffer % 3) as u32 * 0x100;
+    let buf = 0x2000_1000 + (buffer % 48) as u32 * 0x40;
+    let free = 8 - (step == 1 || step == 2 || step == 3) as u32;
+    out.extend_from_slice(&ts.to_le_bytes());
+    let name = |out: &mut Vec<u8>| out.extend_from_slice(b"rx_pool\0\0\0\0\0\0\0\0\0\0\0\0\0");
+    let words: &[u32] = match step {
+        0 => &[pool, free],
+        1 | 4 => &[pool, free, buf],
+        _ => &[buf, if step == 2 { 2 } else { 1 }],
+    };
+    out.push([0x34, 0x35, 0x37, 0x38, 0x36][step as usize]);
+    for word in words {
+        out.extend_from_slice(&word.to_le_bytes());
+    }
+    if step < 2 || step == 4 {
+        name(out);
+    }
+}
+
+/// `events` events: copies of the workload stream, each copy's times moved
+/// on so that time runs forward; with `net_buf`, every third event is a
+/// network-buffer event at the time of the one before it.
+fn build_stream(
+    stream: &[u8],
+    workload: &[(usize, usize, u32)],
+    events: u64,
+    net_buf: bool,
+) -> Vec<u8> {
+    let period = workload
+        .last()
+        .map_or(0, |e| e.2.wrapping_sub(workload[0].2))
+        + 1_000;
+    let mut out = Vec::new();
+    let (mut written, mut net_bufs) = (0u64, 0u64);
+    for copy in 0u32.. {
+        for &(start, len, ts) in workload {
+            if written == events {
+                return out;
+            }
+            let ts = ts.wrapping_add(period.wrapping_mul(copy));
+            out.extend_from_slice(&ts.to_le_bytes());
+            out.extend_from_slice(&stream[start + 4..start + len]);
+            written += 1;
+            if net_buf && written % 3 == 2 && written < events {
+                net_buf_event(net_bufs, ts, &mut out);
+                net_bufs += 1;
+                written += 1;
+            }
+        }
+    }
+    out
+}
+
+fn thread_cpu_time() -> Duration {
+    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
+    let ns = schedstat
+        .split_whitespace()
+        .next()
+        .and_then(|v| v.parse().ok());
+    Duration::from_nanos(ns.unwrap_or(0))
+}
+
+/// Converts the trace; returns the CPU time taken and what the model holds.
+fn convert(metadata: &Metadata, stream: &[u8]) -> (Duration, String) {
+    let trace = CtfTrace {
+        metadata: metadata.clone(),
+        streams: vec![Input {
+            name: "built".into(),
+            core: None,
+            bytes: Bytes::Owned(stream.to_vec()),
+            was_hex: false,
+        }],
+    };
+    let source = Source::Ctf {
+        trace,
+        names: vec!["built".into()],
+    };
+    let (cpu, wall) = (thread_cpu_time(), Instant::now());
+    let trace = Trace::build(source, &OpenOptions::default()).expect("the built trace converts");
+    let cpu = thread_cpu_time().saturating_sub(cpu);
+    let cpu = if cpu.is_zero() { wall.elapsed() } else { cpu };
+    let m = &trace.model;
+    let outcome = format!(
+        "{} events, {} sched slices, {} lifetimes, {} marks, {} counter values, {} anomalies",
+        m.info.events,
+        m.sched_slices.len(),
+        m.objects.lifetimes.len(),
+        m.objects.marks.len(),
+        m.objects.counter_values.len(),
+        m.anomalies.len()
+    );
+    (cpu, outcome)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let millions: f64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(2.0);
+    let events = (millions * 1e6) as u64;
+    let runs: usize = args
+        .iter()
+        .position(|a| a == "--runs")
+        .and_then(|i| args.get(i + 1)?.parse().ok())
+        .unwrap_or(5);
+    let only = ["with", "without", "plain"]
+        .into_iter()
+        .find(|name| args.iter().any(|a| a == name));
+
+    let workload =
+        CtfTrace::open(std::path::Path::new(WORKLOAD)).expect("the shipped recording opens");
+    let stream = &workload.streams[0].bytes;
+    let offsets = events_of(&workload.metadata, stream);
+    let net_buf_meta = parse_metadata(&net_buf_trace::metadata()).expect("the metadata parses");
+    let without = build_stream(stream, &offsets, events, false);
+    let with = build_stream(stream, &offsets, events, true);
+    let cases: [(&str, &Metadata, &[u8]); 3] = [
+        ("without", &net_buf_meta, &without),
+        ("with", &net_buf_meta, &with),
+        ("plain", &workload.metadata, &without),
+    ];
+    if let Some(name) = only {
+        let (_, meta, bytes) = cases.iter().find(|c| c.0 == name).expect("a case");
+        let (cpu, outcome) = convert(meta, bytes);
+        println!("{name}: {:.1} ms ({outcome})", cpu.as_secs_f64() * 1e3);
+        return;
+    }
+    let mut best = [Duration::MAX; 3];
+    let mut outcomes = [String::new(), String::new(), String::new()];
+    for _ in 0..runs {
+        for (i, (_, meta, bytes)) in cases.iter().enumerate() {
+            let (cpu, outcome) = convert(meta, bytes);
+            best[i] = best[i].min(cpu);
+            outcomes[i] = outcome;
+        }
+    }
+    let rate = |i: usize| events as f64 / best[i].as_secs_f64();
+    println!("{events} events per trace, best of {runs} runs, by thread CPU time");
+    for (i, (name, _, bytes)) in cases.iter().enumerate() {
+        let what = match *name {
+            "without" => "workload events, net_buf metadata",
+            "with" => "a third net_buf events",
+            _ => "workload events, Zephyr's metadata",
+        };
+        println!(
+            "  {name:<8} {what:<36} {:>7.2} M events/s, {:>6.1} MB/s ({})",
+            rate(i) / 1e6,
+            bytes.len() as f64 / best[i].as_secs_f64() / 1e6,
+            outcomes[i]
+        );
+    }
+    println!("  with / without: {:.1} %", 100.0 * rate(1) / rate(0));
+    println!("  with / plain:   {:.1} %", 100.0 * rate(1) / rate(2));
+}
