@@ -16,11 +16,11 @@ mod id_index;
 mod import;
 pub mod json;
 mod lifetimes;
-mod objects;
 mod pages;
 pub mod rules;
 mod strings;
 mod table;
+mod tracked;
 
 use column::small_enum;
 
@@ -29,11 +29,12 @@ pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::Import;
 pub use lifetimes::LifetimeBuilder;
-pub use objects::{
-    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, Objects,
-};
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
+pub use tracked::{
+    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool,
+    TrackedObjects,
+};
 
 /// Facts about the trace as a whole.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -520,7 +521,7 @@ pub struct Model {
     pub mutex_holds: Table<MutexHold>,
     pub anomalies: Vec<Anomaly>,
     /// What the lifetime rules made of the trace's events.
-    pub objects: Objects,
+    pub tracked: TrackedObjects,
 }
 
 impl Model {

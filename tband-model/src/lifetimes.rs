@@ -1,13 +1,14 @@
-//! The builder of [`Objects`]: applies lifetime rules to the events of a
+//! The builder of [`TrackedObjects`]: applies lifetime rules to the events of a
 //! trace as they are decoded, and when the model is built, ends what is
 //! still live, finds who began and ended each lifetime and reports what did
 //! not add up as anomalies.
 
 use crate::id_index::IdMap;
-use crate::objects::{
-    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, Objects,
-};
 use crate::rules::{Rule, RuleAction, Rules};
+use crate::tracked::{
+    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool,
+    TrackedObjects,
+};
 use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, IsrKey, IsrSlice, Model, SchedSlice, StrId};
 
 /// What went wrong with one rule, counted: one anomaly row per rule and problem.
@@ -50,13 +51,13 @@ pub struct LifetimeBuilder<'r> {
     event_keys: Vec<(usize, u64)>,
     /// Bit n set: some name of `events` is n bytes long (n < 64).
     name_lengths: u64,
-    /// Per rule: its kind's index, its event's name in `objects.names`,
+    /// Per rule: its kind's index, its event's name in `tracked.names`,
     /// and its counter's name index.
     rule_kind: Vec<u32>,
     rule_event: Vec<StrId>,
     rule_counter: Vec<u32>,
     counter_names: Vec<String>,
-    objects: Objects,
+    tracked: TrackedObjects,
     live: IdMap<(u32, ObjectKey), u32>,
     pools: IdMap<(u32, ObjectKey), u32>,
     counters: IdMap<(u32, u32), u32>,
@@ -89,12 +90,12 @@ impl<'r> LifetimeBuilder<'r> {
                 rule.counter.as_deref().unwrap_or(""),
             ));
         }
-        let mut objects = Objects {
+        let mut tracked = TrackedObjects {
             kinds,
-            ..Objects::default()
+            ..TrackedObjects::default()
         };
         let rule_event = (rules.iter())
-            .map(|r| objects.names.intern(r.event.as_bytes()))
+            .map(|r| tracked.names.intern(r.event.as_bytes()))
             .collect();
         LifetimeBuilder {
             rules,
@@ -106,8 +107,8 @@ impl<'r> LifetimeBuilder<'r> {
             rule_kind,
             rule_event,
             rule_counter,
-            kind_lanes: vec![Vec::new(); objects.kinds.len()],
-            objects,
+            kind_lanes: vec![Vec::new(); tracked.kinds.len()],
+            tracked,
             counter_names,
             live: IdMap::default(),
             pools: IdMap::default(),
@@ -171,7 +172,7 @@ impl<'r> LifetimeBuilder<'r> {
             RuleAction::Begin => self.begin(r, kind, key, ts, row),
             RuleAction::End => match self.live.remove(&(kind, key.clone())) {
                 Some(id) => {
-                    let lifetime = &mut self.objects.lifetimes[id as usize];
+                    let lifetime = &mut self.tracked.lifetimes[id as usize];
                     lifetime.end_ns = ts;
                     lifetime.end_core = Some(row.core_id);
                     let (slot, pool) = (lifetime.slot, lifetime.pool);
@@ -200,7 +201,7 @@ impl<'r> LifetimeBuilder<'r> {
                         },
                         None => None,
                     };
-                    self.objects.marks.push(ObjectMark {
+                    self.tracked.marks.push(ObjectMark {
                         ts_ns: ts,
                         lifetime,
                         event: self.rule_event[r],
@@ -235,15 +236,15 @@ impl<'r> LifetimeBuilder<'r> {
                     return;
                 };
                 let name = self.rule_counter[r];
-                let next = self.objects.counters.len() as u32;
+                let next = self.tracked.counters.len() as u32;
                 let counter = *self.counters.entry((pool, name)).or_insert(next);
                 if counter == next {
-                    self.objects.counters.push(ObjectCounter {
+                    self.tracked.counters.push(ObjectCounter {
                         pool,
                         name: self.counter_names[name as usize].clone(),
                     });
                 }
-                self.objects.counter_values.push(CounterValue {
+                self.tracked.counter_values.push(CounterValue {
                     ts_ns: ts,
                     counter,
                     value,
@@ -291,7 +292,7 @@ impl<'r> LifetimeBuilder<'r> {
         if let Some(earlier) = self.live.remove(&(kind, key.clone())) {
             // The earlier lifetime's end was not recorded: it ends here,
             // as much as is known of it.
-            let lifetime = &mut self.objects.lifetimes[earlier as usize];
+            let lifetime = &mut self.tracked.lifetimes[earlier as usize];
             lifetime.end_ns = ts;
             lifetime.truncated = true;
             let (slot, its_pool) = (lifetime.slot, lifetime.pool);
@@ -308,9 +309,9 @@ impl<'r> LifetimeBuilder<'r> {
             }
         };
         lanes[slot] = true;
-        let id = self.objects.lifetimes.len() as u32;
+        let id = self.tracked.lifetimes.len() as u32;
         self.live.insert((kind, key.clone()), id);
-        self.objects.lifetimes.push(ObjectLifetime {
+        self.tracked.lifetimes.push(ObjectLifetime {
             kind,
             key,
             name,
@@ -358,13 +359,13 @@ impl<'r> LifetimeBuilder<'r> {
         if let Some(&pool) = self.pools.get(&key) {
             return Some(pool);
         }
-        let pool = self.objects.pools.len() as u32;
+        let pool = self.tracked.pools.len() as u32;
         let name = match name {
             Some(ArgValue::Str(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
             Some(value) => key_of(value).to_string(),
             None => key.1.to_string(),
         };
-        self.objects.pools.push(ObjectPool {
+        self.tracked.pools.push(ObjectPool {
             kind,
             name,
             key: key.1.clone(),
@@ -384,16 +385,16 @@ impl<'r> LifetimeBuilder<'r> {
 
     fn intern_value(&mut self, value: ArgValue<'_>) -> StrId {
         match value {
-            ArgValue::Str(bytes) => self.objects.names.intern(bytes),
+            ArgValue::Str(bytes) => self.tracked.names.intern(bytes),
             other => self
-                .objects
+                .tracked
                 .names
                 .intern(key_of(other).to_string().as_bytes()),
         }
     }
 
     fn key_text(&self, kind: u32, key: &ObjectKey) -> String {
-        format!("{} {key}", self.objects.kind(kind))
+        format!("{} {key}", self.tracked.kind(kind))
     }
 
     fn tally(&mut self, r: usize, problem: Problem, ts: u64, row: &EventRow<'_>, example: String) {
@@ -417,13 +418,13 @@ impl<'r> LifetimeBuilder<'r> {
     pub fn finish(mut self, model: &mut Model) {
         let end = model.info.duration_ns;
         for (_, id) in self.live.drain() {
-            let lifetime = &mut self.objects.lifetimes[id as usize];
+            let lifetime = &mut self.tracked.lifetimes[id as usize];
             lifetime.end_ns = end;
             lifetime.truncated = true;
         }
         // Who began and ended each: its begin and end instants, each kind
         // already in time order, merged.
-        let lifetimes = &mut self.objects.lifetimes;
+        let lifetimes = &mut self.tracked.lifetimes;
         let mut instants = Vec::with_capacity(lifetimes.len() + self.ended.len());
         let mut ends = self.ended.iter().peekable();
         for (id, l) in lifetimes.iter().enumerate() {
@@ -441,7 +442,7 @@ impl<'r> LifetimeBuilder<'r> {
                 false => lifetime.ended_by = actor,
             }
         }
-        for (pool, lanes) in self.objects.pools.iter_mut().zip(&self.pool_lanes) {
+        for (pool, lanes) in self.tracked.pools.iter_mut().zip(&self.pool_lanes) {
             pool.slots = lanes.len() as u32;
         }
         for (r, problem) in self.tally_order.iter().copied() {
@@ -459,7 +460,7 @@ impl<'r> LifetimeBuilder<'r> {
         model
             .anomalies
             .sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
-        model.objects = self.objects;
+        model.tracked = self.tracked;
     }
 }
 
@@ -674,7 +675,7 @@ mod tests {
         let mut model = Model::default();
         model.info.duration_ns = 50;
         b.finish(&mut model);
-        let o = &model.objects;
+        let o = &model.tracked;
         let spans: Vec<_> = o
             .lifetimes
             .iter()
@@ -744,7 +745,7 @@ mod tests {
             ]
         );
         let ends: Vec<_> = model
-            .objects
+            .tracked
             .lifetimes
             .iter()
             .map(|l| (l.start_ns, l.end_ns, l.truncated))

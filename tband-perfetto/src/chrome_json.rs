@@ -19,7 +19,7 @@ use std::io::{self, Write};
 use tband_model::json::write_json_str;
 use tband_model::{IsrKey, MarkerKind, Model};
 
-mod objects;
+mod tracked;
 
 const PID_TASKS: u32 = 1;
 const PID_CORES: u32 = 2;
@@ -121,7 +121,7 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         write_json_str(w.out, anomaly.detail.as_bytes())?;
         write!(w.out, ",\"count\":{}}}}}", anomaly.count)?;
     }
-    objects::write(&mut w, model)?;
+    tracked::write(&mut w, model)?;
     w.out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")
 }
 

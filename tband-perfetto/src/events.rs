@@ -22,7 +22,7 @@ use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
-mod objects;
+mod tracked;
 
 /// Sequence flags of `TracePacket`.
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
@@ -96,7 +96,7 @@ pub fn write_track_events<S: ChunkSink>(
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
     let (tracks, descriptors) = Tracks::new(model, threads);
-    let object_keys = objects::keys(model);
+    let object_keys = tracked::keys(model);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -213,7 +213,7 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
 
-    objects::write(&mut seq, model, &object_keys, &tracks, &mut counts)?;
+    tracked::write(&mut seq, model, &object_keys, &tracks, &mut counts)?;
 
     for &(i, track) in &tracks.health {
         if let Some(a) = model.anomalies.get(i) {

@@ -5,9 +5,9 @@
 
 use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
 
-mod objects;
+mod tracked;
 
-pub use objects::ObjectTracks;
+pub use tracked::TrackedTracks;
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
@@ -34,7 +34,7 @@ pub struct Tracks {
     /// Every anomaly (by index in `model.anomalies`) and its track, in the
     /// order to write them: see [`health_lanes`].
     pub health: Vec<(usize, u64)>,
-    pub objects: ObjectTracks,
+    pub tracked: TrackedTracks,
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -192,7 +192,7 @@ impl Tracks {
             });
         }
 
-        let objects = ObjectTracks::new(model, &mut d, &mut group);
+        let tracked = TrackedTracks::new(model, &mut d, &mut group);
 
         let mut health = Vec::new();
         if !model.anomalies.is_empty() {
@@ -225,7 +225,7 @@ impl Tracks {
             queue_level,
             mutex,
             health,
-            objects,
+            tracked,
         };
         (tracks, d.descriptors)
     }

@@ -1,4 +1,4 @@
-//! Objects on the timeline: the Zephyr network-buffer trace the tests
+//! TrackedObjects on the timeline: the Zephyr network-buffer trace the tests
 //! write, exported as Chrome JSON and as a Perfetto trace read back by
 //! Perfetto's trace processor, holds each buffer's lifetime on a lane of its
 //! pool, its references as instants and each pool's free buffers, as the
@@ -111,7 +111,7 @@ fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
 const QUERIES: [&str; 3] = [
     "SELECT g.name AS pool, s.name AS key, s.ts, s.ts + s.dur AS end_ts FROM slice s \
      JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
-     JOIN track o ON o.id = g.parent_id WHERE o.name = 'Objects' AND s.dur > 0 ORDER BY s.ts",
+     JOIN track o ON o.id = g.parent_id WHERE o.name = 'TrackedObjects' AND s.dur > 0 ORDER BY s.ts",
     "SELECT s.name, s.ts, extract_arg(s.arg_set_id, 'debug.count') AS value FROM slice s \
      JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
      WHERE g.name GLOB 'net_buf *' AND s.dur = 0 ORDER BY s.ts",

@@ -8,7 +8,7 @@ use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 use crate::schema::Table;
 
-mod objects;
+mod tracked;
 
 /// One value going into the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -391,7 +391,7 @@ fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> R
                 a.detail.as_str().into(),
             ]
         }),
-        "object_lifetimes" | "object_marks" | "object_counters" => objects::write(m, table, sink),
+        "object_lifetimes" | "object_marks" | "object_counters" => tracked::write(m, table, sink),
         other => unreachable!("schema table {other} has no rows"),
     }
 }

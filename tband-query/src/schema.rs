@@ -17,9 +17,9 @@
 
 use std::borrow::Cow;
 
-mod objects;
+mod tracked;
 
-pub use objects::{OBJECT_COUNTERS, OBJECT_LIFETIMES, OBJECT_MARKS};
+pub use tracked::{OBJECT_COUNTERS, OBJECT_LIFETIMES, OBJECT_MARKS};
 
 /// A column's SQL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

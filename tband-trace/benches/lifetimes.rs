@@ -137,9 +137,9 @@ fn convert(metadata: &Metadata, stream: &[u8]) -> (Duration, String) {
         "{} events, {} sched slices, {} lifetimes, {} marks, {} counter values, {} anomalies",
         m.info.events,
         m.sched_slices.len(),
-        m.objects.lifetimes.len(),
-        m.objects.marks.len(),
-        m.objects.counter_values.len(),
+        m.tracked.lifetimes.len(),
+        m.tracked.marks.len(),
+        m.tracked.counter_values.len(),
         m.anomalies.len()
     );
     (cpu, outcome)

@@ -33,7 +33,7 @@ fn who(model: &Model, actor: Option<Actor>) -> Option<Who> {
 #[test]
 fn net_buf_lifetimes_are_what_the_stream_records() {
     let model = net_buf_model();
-    let o = &model.objects;
+    let o = &model.tracked;
     assert_eq!(model.info.duration_ns, net_buf_trace::END_NS);
     let lifetimes: Vec<net_buf_trace::Lifetime> = o
         .lifetimes
@@ -150,7 +150,7 @@ fn model_with_rules(inputs: Vec<tband_trace::input::Input>, rules: &str) -> Mode
 
 /// (key, start, end when ended, begun by a task (else an ISR)).
 fn lifetimes_of(model: &Model) -> Vec<(String, u64, Option<u64>, Option<bool>)> {
-    let o = &model.objects;
+    let o = &model.tracked;
     o.lifetimes
         .iter()
         .map(|l| {
@@ -309,7 +309,7 @@ fn rules_apply_to_tband_markers() {
             ("19".to_string(), 310, Some(400), Some(false)),
         ]
     );
-    let o = &model.objects;
+    let o = &model.tracked;
     let marks: Vec<_> = o
         .marks
         .iter()
@@ -456,7 +456,7 @@ fn rules_apply_to_threadx_user_events() {
             ("0x20300300".to_string(), 2_000, None),
         ]
     );
-    let o = &model.objects;
+    let o = &model.tracked;
     assert_eq!(o.pools.len(), 1);
     assert_eq!(
         (o.pools[0].name.as_str(), o.pools[0].slots),

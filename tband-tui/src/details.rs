@@ -8,7 +8,7 @@ use crate::rows::Body;
 use crate::time::{exact, short};
 use crate::track::{IntervalSource, SampleSource};
 
-mod objects;
+mod tracked;
 
 /// `(field, value)` lines describing the picked item.
 pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
@@ -119,13 +119,13 @@ fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static
             }
         }
         IntervalSource::ObjectLifetimes => {
-            if let Some(l) = m.objects.lifetimes.get(i) {
-                objects::lifetime(m, l, out);
+            if let Some(l) = m.tracked.lifetimes.get(i) {
+                tracked::lifetime(m, l, out);
             }
         }
         IntervalSource::ObjectMarks => {
-            if let Some(k) = m.objects.marks.get(i) {
-                objects::mark(m, k, out);
+            if let Some(k) = m.tracked.marks.get(i) {
+                tracked::mark(m, k, out);
             }
         }
         IntervalSource::Anomalies => {
@@ -158,8 +158,8 @@ fn sample(m: &Model, source: SampleSource, i: usize, out: &mut Vec<(&'static str
             }
         }
         SampleSource::ObjectCounters => {
-            if let Some(v) = m.objects.counter_values.get(i) {
-                objects::counter_value(m, v, out);
+            if let Some(v) = m.tracked.counter_values.get(i) {
+                tracked::counter_value(m, v, out);
             }
         }
         SampleSource::QueueLevels => {

@@ -461,7 +461,7 @@ fn block_name(m: &Model, source: IntervalSource, code: u32) -> &str {
     match source {
         IntervalSource::SchedSlices => m.task(code).map_or("?", |t| t.name.as_str()),
         IntervalSource::MarkerSpans => m.strings.get(StrId(code)),
-        IntervalSource::ObjectLifetimes => m.objects.names.get(StrId(code)),
+        IntervalSource::ObjectLifetimes => m.tracked.names.get(StrId(code)),
         _ => "",
     }
 }

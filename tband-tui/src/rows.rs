@@ -12,7 +12,7 @@ use tband_model::{IdMap, IsrKey, MarkerKind, Model, TaskKind};
 use crate::indices::Indices;
 use crate::track::{IntervalSource, IntervalTrack, SampleSource, SampleTrack};
 
-mod objects;
+mod tracked;
 
 /// Nested spans deeper than this share the last line.
 const MAX_SPAN_LINES: usize = 4;
@@ -25,7 +25,7 @@ pub enum Group {
     Markers,
     Values,
     Queues,
-    Objects,
+    TrackedObjects,
 }
 
 impl Group {
@@ -36,7 +36,7 @@ impl Group {
         Group::Markers,
         Group::Values,
         Group::Queues,
-        Group::Objects,
+        Group::TrackedObjects,
     ];
 
     pub fn title(self) -> &'static str {
@@ -47,7 +47,7 @@ impl Group {
             Group::Markers => "markers",
             Group::Values => "values",
             Group::Queues => "queue levels",
-            Group::Objects => "objects",
+            Group::TrackedObjects => "objects",
         }
     }
 }
@@ -91,7 +91,9 @@ impl RowKey {
             RowKey::Marker(..) => Group::Markers,
             RowKey::Value(..) => Group::Values,
             RowKey::Queue(_) => Group::Queues,
-            RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => Group::Objects,
+            RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => {
+                Group::TrackedObjects
+            }
         }
     }
 
@@ -132,7 +134,7 @@ impl RowKey {
                 None => Cow::Owned(format!("queue {queue_id}")),
             }),
             RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => {
-                let (owner, name) = objects::label(m, self);
+                let (owner, name) = tracked::label(m, self);
                 Label {
                     owner: owner.map(|o| (Cow::Borrowed(o), ' ')),
                     name,
@@ -329,9 +331,9 @@ impl TableLengths {
             marker_instants: m.marker_instants.len(),
             marker_values: m.marker_values.len(),
             queue_ops: m.queue_ops.len(),
-            object_lifetimes: m.objects.lifetimes.len(),
-            object_marks: m.objects.marks.len(),
-            object_counter_values: m.objects.counter_values.len(),
+            object_lifetimes: m.tracked.lifetimes.len(),
+            object_marks: m.tracked.marks.len(),
+            object_counter_values: m.tracked.counter_values.len(),
         }
     }
 

@@ -126,7 +126,7 @@ impl IntervalSource {
                 }
             }
             IntervalSource::ObjectLifetimes => {
-                let l = m.objects.lifetimes.get(i)?;
+                let l = m.tracked.lifetimes.get(i)?;
                 Span {
                     start: l.start_ns,
                     end: l.end_ns,
@@ -135,7 +135,7 @@ impl IntervalSource {
                 }
             }
             IntervalSource::ObjectMarks => {
-                let k = m.objects.marks.get(i)?;
+                let k = m.tracked.marks.get(i)?;
                 Span {
                     start: k.ts_ns,
                     end: k.ts_ns,
@@ -792,7 +792,7 @@ impl SampleSource {
                 Some((op.ts_ns, i64::from(op.len_after?)))
             }
             SampleSource::ObjectCounters => {
-                let v = m.objects.counter_values.get(i)?;
+                let v = m.tracked.counter_values.get(i)?;
                 Some((v.ts_ns, v.value))
             }
         }

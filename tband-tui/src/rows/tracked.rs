@@ -12,7 +12,7 @@ use crate::track::{IntervalSource, IntervalTrack, SampleSource};
 
 /// A row's owner (the kind) and name (the pool's, or the counter's).
 pub(super) fn label(m: &Model, key: RowKey) -> (Option<&str>, Cow<'_, str>) {
-    let o = &m.objects;
+    let o = &m.tracked;
     match key {
         RowKey::Pool(pool) => match o.pools.get(pool as usize) {
             Some(p) => (Some(o.kind(p.kind)), Cow::Borrowed(p.name.as_str())),
@@ -33,7 +33,7 @@ pub(super) fn label(m: &Model, key: RowKey) -> (Option<&str>, Cow<'_, str>) {
 impl Timeline {
     /// Adds the objects beyond those in `from` to their rows.
     pub(super) fn add_objects(&mut self, m: &Model, from: &TableLengths) {
-        let o = &m.objects;
+        let o = &m.tracked;
         let skip = from.object_lifetimes;
         for (i, l) in o.lifetimes.iter().enumerate().skip(skip) {
             let key = l.pool.map_or(RowKey::ObjectKind(l.kind), RowKey::Pool);

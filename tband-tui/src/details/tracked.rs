@@ -7,7 +7,7 @@ use super::{task_name, times};
 use crate::time::exact;
 
 pub fn lifetime(m: &Model, l: &ObjectLifetime, out: &mut Vec<(&'static str, String)>) {
-    let o = &m.objects;
+    let o = &m.tracked;
     out.push(("kind", o.kind(l.kind).to_string()));
     out.push(("key", l.key.to_string()));
     let name = o.names.get(l.name);
@@ -27,7 +27,7 @@ pub fn lifetime(m: &Model, l: &ObjectLifetime, out: &mut Vec<(&'static str, Stri
 }
 
 pub fn mark(m: &Model, k: &ObjectMark, out: &mut Vec<(&'static str, String)>) {
-    let o = &m.objects;
+    let o = &m.tracked;
     out.push(("event", o.names.get(k.event).to_string()));
     if let Some(l) = o.lifetimes.get(k.lifetime as usize) {
         out.push(("key", l.key.to_string()));
@@ -39,7 +39,7 @@ pub fn mark(m: &Model, k: &ObjectMark, out: &mut Vec<(&'static str, String)>) {
 }
 
 pub fn counter_value(m: &Model, v: &CounterValue, out: &mut Vec<(&'static str, String)>) {
-    let o = &m.objects;
+    let o = &m.tracked;
     if let Some(c) = o.counters.get(v.counter as usize) {
         if let Some(pool) = o.pools.get(c.pool as usize) {
             out.push(("pool", pool.name.clone()));

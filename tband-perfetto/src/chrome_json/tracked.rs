@@ -1,4 +1,4 @@
-//! Objects tracked by id in Chrome's format: a process per pool (and per
+//! TrackedObjects tracked by id in Chrome's format: a process per pool (and per
 //! kind for lifetimes without a pool), pid 5 and up in that order, with a
 //! thread per lane of live objects (tid = the lane), an `X` per lifetime
 //! named by the object's key, an `i` per mark and a `C` per counter value.
@@ -13,7 +13,7 @@ use super::EventWriter;
 const PID_FIRST: u32 = 5;
 
 pub(super) fn write<W: Write>(w: &mut EventWriter<'_, W>, model: &Model) -> io::Result<()> {
-    let o = &model.objects;
+    let o = &model.tracked;
     let pool_pids = o.pools.len() as u32;
     // Kinds with lifetimes outside pools, each with its process and lanes.
     let mut kind_lanes = vec![0u32; o.kinds.len()];

@@ -14,7 +14,7 @@ use crate::writer::ChunkSink;
 /// The objects' keys as text, by lifetime: the names of their slices,
 /// made before the sequence that interns them.
 pub(super) fn keys(model: &Model) -> Vec<String> {
-    let lifetimes = &model.objects.lifetimes;
+    let lifetimes = &model.tracked.lifetimes;
     lifetimes.iter().map(|l| l.key.to_string()).collect()
 }
 
@@ -25,9 +25,9 @@ pub(super) fn write<'m, S: ChunkSink>(
     tracks: &Tracks,
     counts: &mut EventCounts,
 ) -> io::Result<()> {
-    let o = &model.objects;
+    let o = &model.tracked;
     for (l, key) in o.lifetimes.iter().zip(keys) {
-        let Some(track) = tracks.objects.lifetime(l) else {
+        let Some(track) = tracks.tracked.lifetime(l) else {
             continue;
         };
         let name = seq.names.iid(key);
@@ -46,7 +46,7 @@ pub(super) fn write<'m, S: ChunkSink>(
     }
     for mark in &o.marks {
         let lifetime = o.lifetimes.get(mark.lifetime as usize);
-        let Some(track) = lifetime.and_then(|l| tracks.objects.lifetime(l)) else {
+        let Some(track) = lifetime.and_then(|l| tracks.tracked.lifetime(l)) else {
             continue;
         };
         let name = seq.names.iid(o.names.get(mark.event));
@@ -57,7 +57,7 @@ pub(super) fn write<'m, S: ChunkSink>(
         counts.instants += 1;
     }
     for v in &o.counter_values {
-        if let Some(&track) = tracks.objects.counters.get(v.counter as usize) {
+        if let Some(&track) = tracks.tracked.counters.get(v.counter as usize) {
             seq.counter(track, v.ts_ns, v.value)?;
             counts.counter_values += 1;
         }

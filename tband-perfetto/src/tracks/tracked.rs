@@ -1,4 +1,4 @@
-//! The tracks of objects tracked by id: under the group `Objects`, a group
+//! The tracks of objects tracked by id: under the group `TrackedObjects`, a group
 //! per pool (`<kind> <pool name>`; per kind for lifetimes without a pool)
 //! holding the pool's counters and one track per lane of live objects
 //! (`<kind> <lane>`), so that each object alive at an instant has a track
@@ -13,7 +13,7 @@ use crate::protos::TrackDescriptor;
 
 /// Track uuids of the objects' lanes and counters.
 #[derive(Default)]
-pub struct ObjectTracks {
+pub struct TrackedTracks {
     /// By pool, then by slot.
     pool_lanes: Vec<Vec<u64>>,
     /// By kind (lifetimes without a pool), then by slot.
@@ -22,15 +22,15 @@ pub struct ObjectTracks {
     pub counters: Vec<u64>,
 }
 
-impl ObjectTracks {
+impl TrackedTracks {
     /// Describes the tracks; `group` adds a top-level group.
     pub(super) fn new(
         model: &Model,
         d: &mut Describer,
         group: impl FnOnce(&mut Describer, &str) -> u64,
-    ) -> ObjectTracks {
-        let o = &model.objects;
-        let mut tracks = ObjectTracks::default();
+    ) -> TrackedTracks {
+        let o = &model.tracked;
+        let mut tracks = TrackedTracks::default();
         if o.is_empty() {
             return tracks;
         }

@@ -1,4 +1,4 @@
-//! Objects that firmware tracks by id (buffers, pool blocks, requests):
+//! TrackedObjects that firmware tracks by id (buffers, pool blocks, requests):
 //! their lifetimes, the instants marked on them and the counters of their
 //! pools, as the lifetime rules (see [`crate::rules`]) made them from the
 //! trace's events.
@@ -35,7 +35,7 @@ pub enum Actor {
 /// holds the kind's counters (keyed by the counter rule's key field).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectPool {
-    /// Index into [`Objects::kinds`].
+    /// Index into [`TrackedObjects::kinds`].
     pub kind: u32,
     pub key: ObjectKey,
     /// The name an event gave it, or its key.
@@ -48,12 +48,12 @@ pub struct ObjectPool {
 /// One object from the event that began it to the one that ended it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectLifetime {
-    /// Index into [`Objects::kinds`].
+    /// Index into [`TrackedObjects::kinds`].
     pub kind: u32,
     pub key: ObjectKey,
-    /// In [`Objects::names`]; the empty string when no field named it.
+    /// In [`TrackedObjects::names`]; the empty string when no field named it.
     pub name: StrId,
-    /// Index into [`Objects::pools`].
+    /// Index into [`TrackedObjects::pools`].
     pub pool: Option<u32>,
     /// A lane of its pool (or of its kind, without a pool) that no other
     /// lifetime uses at the same time: the lowest free at its start.
@@ -73,9 +73,9 @@ pub struct ObjectLifetime {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ObjectMark {
     pub ts_ns: u64,
-    /// Index into [`Objects::lifetimes`].
+    /// Index into [`TrackedObjects::lifetimes`].
     pub lifetime: u32,
-    /// The event's name, in [`Objects::names`].
+    /// The event's name, in [`TrackedObjects::names`].
     pub event: StrId,
     pub value: Option<i64>,
 }
@@ -83,7 +83,7 @@ pub struct ObjectMark {
 /// A counter of a pool, e.g. its free buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ObjectCounter {
-    /// Index into [`Objects::pools`].
+    /// Index into [`TrackedObjects::pools`].
     pub pool: u32,
     pub name: String,
 }
@@ -91,7 +91,7 @@ pub struct ObjectCounter {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CounterValue {
     pub ts_ns: u64,
-    /// Index into [`Objects::counters`].
+    /// Index into [`TrackedObjects::counters`].
     pub counter: u32,
     pub value: i64,
 }
@@ -99,7 +99,7 @@ pub struct CounterValue {
 /// Everything the lifetime rules made of a trace. Lifetimes are sorted by
 /// start, marks and counter values by time.
 #[derive(Clone, Debug, Default)]
-pub struct Objects {
+pub struct TrackedObjects {
     /// The kinds the rules named, in the rules' order.
     pub kinds: Vec<String>,
     pub names: Strings,
@@ -110,7 +110,7 @@ pub struct Objects {
     pub counter_values: Vec<CounterValue>,
 }
 
-impl Objects {
+impl TrackedObjects {
     pub fn is_empty(&self) -> bool {
         self.lifetimes.is_empty() && self.counter_values.is_empty()
     }

@@ -1,4 +1,4 @@
-//! The rows of the object tables, from the model's [`tband_model::Objects`].
+//! The rows of the object tables, from the model's [`tband_model::TrackedObjects`].
 
 use tband_model::{Actor, Model, ObjectPool};
 
@@ -6,7 +6,7 @@ use super::{dur, Cell, RowSink};
 use crate::schema::Table;
 
 pub fn write<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Result<(), String> {
-    let o = &m.objects;
+    let o = &m.tracked;
     let pool_keys: Vec<String> = o.pools.iter().map(|p| p.key.to_string()).collect();
     let pool = |index: u32| (&o.pools[index as usize], pool_keys[index as usize].as_str());
     match table.name {
