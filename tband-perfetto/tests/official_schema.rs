@@ -79,6 +79,13 @@ fn expected(model: &Model) -> serde_json::Value {
         .iter()
         .filter(|o| o.len_after.is_some())
         .count();
+    // Notifications show on the notified task's track: a task of the
+    // model that is not idle.
+    let objects = &model.objects;
+    let notifications = (objects.notifications.iter())
+        .filter(|n| model.task(n.task_id).is_some() && !is_idle(n.task_id))
+        .count();
+    let object_instants = notifications + objects.event_group_ops.len() + objects.timer_ops.len();
     json!({
         "duration_ns": model.info.duration_ns,
         "sched_ns_by_tid": sched_ns,
@@ -87,8 +94,10 @@ fn expected(model: &Model) -> serde_json::Value {
         "wakings": wakings,
         "irqs": model.isr_slices.len(),
         "slices": waits + model.marker_spans.len() + model.mutex_holds.len() + anomaly_regions,
-        "instants": model.marker_instants.len() + model.anomalies.len() - anomaly_regions,
-        "counter_values": model.marker_values.len() + levels + priorities,
+        "instants": model.marker_instants.len() + model.anomalies.len() - anomaly_regions
+            + object_instants,
+        "counter_values": model.marker_values.len() + levels + priorities
+            + objects.stream_buffer_ops.len(),
     })
 }
 
