@@ -160,5 +160,19 @@ fn sample(m: &Model, source: SampleSource, i: usize, out: &mut Vec<(&'static str
                 out.push(("time", exact(op.ts_ns)));
             }
         }
+        SampleSource::StreamBufferLevels => {
+            if let Some(op) = m.objects.stream_buffer_ops.get(i) {
+                let name = (m.objects.stream_buffer(op.buffer_id))
+                    .map_or(format!("stream buffer {}", op.buffer_id), |b| {
+                        b.name.clone()
+                    });
+                out.push(("stream buffer", name));
+                let isr = if op.from_isr { " from ISR" } else { "" };
+                out.push(("op", format!("{}{isr}", op.op.as_str())));
+                out.push(("task", task_name(m, op.task_id)));
+                out.push(("bytes", op.bytes_after.to_string()));
+                out.push(("time", exact(op.ts_ns)));
+            }
+        }
     }
 }

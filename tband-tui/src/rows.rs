@@ -1,7 +1,7 @@
 //! The timeline's rows, built from the model and extended with a model of
 //! the trace that grows: one per core (who ran), per ISR, per task (its
 //! states), per event marker (nested spans and instants), per value marker
-//! and per queue (fill level).
+//! and per queue and stream buffer (fill level).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -68,6 +68,8 @@ pub enum RowKey {
     /// A value marker: its task (none for a global one) and id.
     Value(Option<u32>, u32),
     Queue(u32),
+    /// A stream or message buffer, by id.
+    StreamBuffer(u32),
 }
 
 impl RowKey {
@@ -78,7 +80,7 @@ impl RowKey {
             RowKey::Task(_) => Group::Tasks,
             RowKey::Marker(..) => Group::Markers,
             RowKey::Value(..) => Group::Values,
-            RowKey::Queue(_) => Group::Queues,
+            RowKey::Queue(_) | RowKey::StreamBuffer(_) => Group::Queues,
         }
     }
 
@@ -117,6 +119,10 @@ impl RowKey {
             RowKey::Queue(queue_id) => named(match m.queue(queue_id) {
                 Some(q) => Cow::Borrowed(q.name.as_str()),
                 None => Cow::Owned(format!("queue {queue_id}")),
+            }),
+            RowKey::StreamBuffer(buffer_id) => named(match m.objects.stream_buffer(buffer_id) {
+                Some(b) => Cow::Borrowed(b.name.as_str()),
+                None => Cow::Owned(format!("stream buffer {buffer_id}")),
             }),
         }
     }
@@ -294,6 +300,7 @@ struct TableLengths {
     marker_instants: usize,
     marker_values: usize,
     queue_ops: usize,
+    stream_buffer_ops: usize,
 }
 
 impl TableLengths {
@@ -306,6 +313,7 @@ impl TableLengths {
             marker_instants: m.marker_instants.len(),
             marker_values: m.marker_values.len(),
             queue_ops: m.queue_ops.len(),
+            stream_buffer_ops: m.objects.stream_buffer_ops.len(),
         }
     }
 
@@ -318,6 +326,7 @@ impl TableLengths {
             && self.marker_instants <= other.marker_instants
             && self.marker_values <= other.marker_values
             && self.queue_ops <= other.queue_ops
+            && self.stream_buffer_ops <= other.stream_buffer_ops
     }
 }
 
@@ -439,6 +448,12 @@ impl Timeline {
                 self.sample_row(key, SampleSource::QueueLevels)
                     .push(i as u32);
             }
+        }
+        let buffer_ops = m.objects.stream_buffer_ops.iter().enumerate();
+        for (i, op) in buffer_ops.skip(from.stream_buffer_ops) {
+            let key = RowKey::StreamBuffer(op.buffer_id);
+            self.sample_row(key, SampleSource::StreamBufferLevels)
+                .push(i as u32);
         }
         self.seen = TableLengths::of(m);
 

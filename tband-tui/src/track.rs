@@ -756,6 +756,8 @@ pub enum SampleSource {
     MarkerValues,
     /// `queue_ops` with a known fill level (`len_after`).
     QueueLevels,
+    /// The model's `objects.stream_buffer_ops` (bytes after each).
+    StreamBufferLevels,
 }
 
 impl SampleSource {
@@ -766,6 +768,10 @@ impl SampleSource {
             SampleSource::QueueLevels => {
                 let op = m.queue_ops.get(i)?;
                 Some((op.ts_ns, i64::from(op.len_after?)))
+            }
+            SampleSource::StreamBufferLevels => {
+                let op = m.objects.stream_buffer_ops.get(i)?;
+                Some((op.ts_ns, i64::from(op.bytes_after)))
             }
         }
     }
