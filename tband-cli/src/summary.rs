@@ -7,6 +7,7 @@ use std::io::{self, Write};
 use tband_model::analysis::{load_percent, Analysis};
 use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
+mod objects;
 mod tracked;
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
@@ -161,6 +162,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     }
 
     tracked::write(out, m)?;
+    objects::write(out, m)?;
 
     writeln!(out, "\nanomalies")?;
     let mut by_kind: BTreeMap<AnomalyKind, (u64, u64)> = BTreeMap::new();

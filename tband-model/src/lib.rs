@@ -16,6 +16,7 @@ mod id_index;
 mod import;
 pub mod json;
 mod lifetimes;
+mod objects;
 mod pages;
 pub mod rules;
 mod strings;
@@ -29,6 +30,11 @@ pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::Import;
 pub use lifetimes::LifetimeBuilder;
+pub use objects::{
+    EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,
+    StreamBuffer, StreamBufferKind, StreamBufferOp, StreamBufferOpKind, Timer, TimerOp,
+    TimerOpKind,
+};
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
 pub use tracked::{
@@ -522,6 +528,8 @@ pub struct Model {
     pub anomalies: Vec<Anomaly>,
     /// What the lifetime rules made of the trace's events.
     pub tracked: TrackedObjects,
+    /// Notifications, event groups, stream buffers, timers.
+    pub objects: RtosObjects,
 }
 
 impl Model {

@@ -8,6 +8,7 @@ use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
 mod tracked;
 
 pub use tracked::TrackedTracks;
+mod objects;
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
@@ -35,6 +36,7 @@ pub struct Tracks {
     /// order to write them: see [`health_lanes`].
     pub health: Vec<(usize, u64)>,
     pub tracked: TrackedTracks,
+    pub objects: objects::ObjectTracks,
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -166,6 +168,8 @@ impl Tracks {
             }
         }
 
+        let objects = objects::ObjectTracks::new(model, threads, &thread, &mut d, &mut group);
+
         let mut marker = Vec::with_capacity(model.markers.len());
         let mut marker_index: IdIndex<Option<u32>, IdIndex<_, _>> = IdIndex::with_limit(DENSE_IDS);
         let mut markers_group = None;
@@ -226,6 +230,7 @@ impl Tracks {
             mutex,
             health,
             tracked,
+            objects,
         };
         (tracks, d.descriptors)
     }

@@ -1,8 +1,10 @@
 //! The timeline's rows, built from the model and extended with a model of
 //! the trace that grows: one per core (who ran), per ISR, per task (its
-//! states), per event marker (nested spans and instants), per value marker,
-//! per queue (fill level) and per pool of objects (a line per lane of live
-//! objects, marks as ticks; its counters as rows of samples).
+//! states), per event marker (nested spans and instants), per value marker
+//! per queue and stream buffer (fill level), per task notified, event
+//! group and software timer (instants), and per pool of tracked objects (a
+//! line per lane of live objects, marks as ticks; its counters as rows of
+//! samples).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -25,17 +27,19 @@ pub enum Group {
     Markers,
     Values,
     Queues,
+    RtosObjects,
     TrackedObjects,
 }
 
 impl Group {
-    pub const ALL: [Group; 7] = [
+    pub const ALL: [Group; 8] = [
         Group::Cores,
         Group::Isrs,
         Group::Tasks,
         Group::Markers,
         Group::Values,
         Group::Queues,
+        Group::RtosObjects,
         Group::TrackedObjects,
     ];
 
@@ -47,6 +51,7 @@ impl Group {
             Group::Markers => "markers",
             Group::Values => "values",
             Group::Queues => "queue levels",
+            Group::RtosObjects => "RTOS objects",
             Group::TrackedObjects => "objects",
         }
     }
@@ -80,6 +85,12 @@ pub enum RowKey {
     ObjectKind(u32),
     /// A pool's counter (by index in the model's object counters).
     PoolCounter(u32),
+    /// A stream or message buffer, by id.
+    StreamBuffer(u32),
+    /// The notifications given to and taken by a task.
+    Notifications(u32),
+    EventGroup(u32),
+    Timer(u32),
 }
 
 impl RowKey {
@@ -90,7 +101,10 @@ impl RowKey {
             RowKey::Task(_) => Group::Tasks,
             RowKey::Marker(..) => Group::Markers,
             RowKey::Value(..) => Group::Values,
-            RowKey::Queue(_) => Group::Queues,
+            RowKey::Queue(_) | RowKey::StreamBuffer(_) => Group::Queues,
+            RowKey::Notifications(_) | RowKey::EventGroup(_) | RowKey::Timer(_) => {
+                Group::RtosObjects
+            }
             RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => {
                 Group::TrackedObjects
             }
@@ -140,6 +154,22 @@ impl RowKey {
                     name,
                 }
             }
+            RowKey::StreamBuffer(buffer_id) => named(match m.objects.stream_buffer(buffer_id) {
+                Some(b) => Cow::Borrowed(b.name.as_str()),
+                None => Cow::Owned(format!("stream buffer {buffer_id}")),
+            }),
+            RowKey::Notifications(task_id) => Label {
+                owner: Some((task_name(task_id), '/')),
+                name: Cow::Borrowed("notifications"),
+            },
+            RowKey::EventGroup(group_id) => named(match m.objects.event_group(group_id) {
+                Some(g) => Cow::Borrowed(g.name.as_str()),
+                None => Cow::Owned(format!("event group {group_id}")),
+            }),
+            RowKey::Timer(timer_id) => named(match m.objects.timer(timer_id) {
+                Some(t) => Cow::Borrowed(t.name.as_str()),
+                None => Cow::Owned(format!("timer {timer_id}")),
+            }),
         }
     }
 }
@@ -319,6 +349,10 @@ struct TableLengths {
     object_lifetimes: usize,
     object_marks: usize,
     object_counter_values: usize,
+    stream_buffer_ops: usize,
+    notifications: usize,
+    event_group_ops: usize,
+    timer_ops: usize,
 }
 
 impl TableLengths {
@@ -334,6 +368,10 @@ impl TableLengths {
             object_lifetimes: m.tracked.lifetimes.len(),
             object_marks: m.tracked.marks.len(),
             object_counter_values: m.tracked.counter_values.len(),
+            stream_buffer_ops: m.objects.stream_buffer_ops.len(),
+            notifications: m.objects.notifications.len(),
+            event_group_ops: m.objects.event_group_ops.len(),
+            timer_ops: m.objects.timer_ops.len(),
         }
     }
 
@@ -349,6 +387,10 @@ impl TableLengths {
             && self.object_lifetimes <= other.object_lifetimes
             && self.object_marks <= other.object_marks
             && self.object_counter_values <= other.object_counter_values
+            && self.stream_buffer_ops <= other.stream_buffer_ops
+            && self.notifications <= other.notifications
+            && self.event_group_ops <= other.event_group_ops
+            && self.timer_ops <= other.timer_ops
     }
 }
 
@@ -471,7 +513,14 @@ impl Timeline {
                     .push(i as u32);
             }
         }
-        self.add_objects(m, &from);
+        self.add_tracked_objects(m, &from);
+        let buffer_ops = m.objects.stream_buffer_ops.iter().enumerate();
+        for (i, op) in buffer_ops.skip(from.stream_buffer_ops) {
+            let key = RowKey::StreamBuffer(op.buffer_id);
+            self.sample_row(key, SampleSource::StreamBufferLevels)
+                .push(i as u32);
+        }
+        self.add_object_rows(m, &from);
         self.seen = TableLengths::of(m);
 
         for row in &mut self.rows {
@@ -499,6 +548,33 @@ impl Timeline {
     /// The row of `key`, a row of intervals of `source`, made if new.
     fn row(&mut self, key: RowKey, source: IntervalSource) -> &mut Row {
         self.row_or_new(key, || Row::intervals(key, source))
+    }
+
+    /// The instants of notifications, event groups and timers added since `from`.
+    fn add_object_rows(&mut self, m: &Model, from: &TableLengths) {
+        let o = &m.objects;
+        for (i, n) in o.notifications.iter().enumerate().skip(from.notifications) {
+            let key = RowKey::Notifications(n.task_id);
+            self.row(key, IntervalSource::Notifications)
+                .track()
+                .push(i as u32);
+        }
+        for (i, e) in o
+            .event_group_ops
+            .iter()
+            .enumerate()
+            .skip(from.event_group_ops)
+        {
+            let key = RowKey::EventGroup(e.group_id);
+            self.row(key, IntervalSource::EventGroupOps)
+                .track()
+                .push(i as u32);
+        }
+        for (i, t) in o.timer_ops.iter().enumerate().skip(from.timer_ops) {
+            self.row(RowKey::Timer(t.timer_id), IntervalSource::TimerOps)
+                .track()
+                .push(i as u32);
+        }
     }
 
     /// The row of an event marker, made if new.

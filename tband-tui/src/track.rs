@@ -45,10 +45,16 @@ pub enum IntervalSource {
     MarkerInstants,
     /// `anomalies`; code = kind as a number.
     Anomalies,
-    /// `objects.lifetimes`; code = the object's name (in `objects.names`).
+    /// `tracked.lifetimes`; code = the object's name (in `tracked.names`).
     ObjectLifetimes,
-    /// `objects.marks` (zero-length); code = the event's name (in `objects.names`).
+    /// `tracked.marks` (zero-length); code = the event's name (in `tracked.names`).
     ObjectMarks,
+    /// The model's `objects.notifications` (zero-length); code = op.
+    Notifications,
+    /// `objects.event_group_ops` (zero-length); code = op.
+    EventGroupOps,
+    /// `objects.timer_ops` (zero-length); code = op.
+    TimerOps,
 }
 
 /// One item of an interval track.
@@ -60,6 +66,16 @@ pub struct Span {
     /// Still open where the model ends (cut there): in a model of a trace
     /// that goes on, its end is not its last.
     pub open: bool,
+}
+
+/// A zero-length span: an instant.
+fn instant(ts_ns: u64, code: u32) -> Span {
+    Span {
+        start: ts_ns,
+        end: ts_ns,
+        code,
+        open: false,
+    }
 }
 
 /// Whether an interval cut at the model's end may go on.
@@ -115,6 +131,18 @@ impl IntervalSource {
                     code: s.msg.0,
                     open: false,
                 }
+            }
+            IntervalSource::Notifications => {
+                let n = m.objects.notifications.get(i)?;
+                instant(n.ts_ns, n.op as u32)
+            }
+            IntervalSource::EventGroupOps => {
+                let e = m.objects.event_group_ops.get(i)?;
+                instant(e.ts_ns, e.op as u32)
+            }
+            IntervalSource::TimerOps => {
+                let t = m.objects.timer_ops.get(i)?;
+                instant(t.ts_ns, t.op as u32)
             }
             IntervalSource::Anomalies => {
                 let a = m.anomalies.get(i)?;
@@ -778,8 +806,10 @@ pub enum SampleSource {
     MarkerValues,
     /// `queue_ops` with a known fill level (`len_after`).
     QueueLevels,
-    /// `objects.counter_values`.
+    /// `tracked.counter_values`.
     ObjectCounters,
+    /// The model's `objects.stream_buffer_ops` (bytes after each).
+    StreamBufferLevels,
 }
 
 impl SampleSource {
@@ -794,6 +824,10 @@ impl SampleSource {
             SampleSource::ObjectCounters => {
                 let v = m.tracked.counter_values.get(i)?;
                 Some((v.ts_ns, v.value))
+            }
+            SampleSource::StreamBufferLevels => {
+                let op = m.objects.stream_buffer_ops.get(i)?;
+                Some((op.ts_ns, i64::from(op.bytes_after)))
             }
         }
     }

@@ -32,7 +32,7 @@ pub(super) fn label(m: &Model, key: RowKey) -> (Option<&str>, Cow<'_, str>) {
 
 impl Timeline {
     /// Adds the objects beyond those in `from` to their rows.
-    pub(super) fn add_objects(&mut self, m: &Model, from: &TableLengths) {
+    pub(super) fn add_tracked_objects(&mut self, m: &Model, from: &TableLengths) {
         let o = &m.tracked;
         let skip = from.object_lifetimes;
         for (i, l) in o.lifetimes.iter().enumerate().skip(skip) {
