@@ -1,4 +1,4 @@
-//! TrackedObjects that firmware tracks by id (buffers, pool blocks, requests):
+//! Objects that firmware tracks by id (buffers, pool blocks, requests):
 //! their lifetimes, the instants marked on them and the counters of their
 //! pools, as the lifetime rules (see [`crate::rules`]) made them from the
 //! trace's events.

@@ -1,4 +1,4 @@
-//! TrackedObjects on the timeline: the Zephyr network-buffer trace the tests
+//! Objects on the timeline: the Zephyr network-buffer trace the tests
 //! write, exported as Chrome JSON and as a Perfetto trace read back by
 //! Perfetto's trace processor, holds each buffer's lifetime on a lane of its
 //! pool, its references as instants and each pool's free buffers, as the
@@ -17,8 +17,10 @@ use tband_perfetto::chrome_json::write_chrome_json;
 use tband_perfetto::trace_processor::{self, Value};
 use tband_trace::{OpenOptions, Trace};
 
-fn trace_dir() -> PathBuf {
-    net_buf_trace::write(&Path::new(env!("CARGO_TARGET_TMPDIR")).join("perfetto"))
+/// The trace, written under a directory of the test's own (`under`):
+/// tests run at the same time.
+fn trace_dir(under: &str) -> PathBuf {
+    net_buf_trace::write(&Path::new(env!("CARGO_TARGET_TMPDIR")).join(under))
 }
 
 /// The lifetimes the stream records: pool, key, start, end (the trace's
@@ -51,7 +53,7 @@ fn expected_free() -> Vec<(String, u64, i64)> {
 #[test]
 fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
     let model = Trace::open(
-        &[trace_dir().display().to_string()],
+        &[trace_dir("chrome_json").display().to_string()],
         &OpenOptions::default(),
     )
     .expect("the trace opens")
@@ -111,7 +113,7 @@ fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
 const QUERIES: [&str; 3] = [
     "SELECT g.name AS pool, s.name AS key, s.ts, s.ts + s.dur AS end_ts FROM slice s \
      JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
-     JOIN track o ON o.id = g.parent_id WHERE o.name = 'TrackedObjects' AND s.dur > 0 ORDER BY s.ts",
+     JOIN track o ON o.id = g.parent_id WHERE o.name = 'Objects' AND s.dur > 0 ORDER BY s.ts",
     "SELECT s.name, s.ts, extract_arg(s.arg_set_id, 'debug.count') AS value FROM slice s \
      JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
      WHERE g.name GLOB 'net_buf *' AND s.dur = 0 ORDER BY s.ts",
@@ -126,7 +128,7 @@ fn perfetto_reads_the_lifetimes_references_and_pool_levels() {
         return;
     };
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join("net_buf.pftrace");
-    common::convert(&[trace_dir().display().to_string()], &out, &[]);
+    common::convert(&[trace_dir("perfetto").display().to_string()], &out, &[]);
     let pairs: Vec<(&str, &str)> = QUERIES.iter().map(|q| ("", *q)).collect();
     let results = trace_processor::queries(&shell, &pairs, &out).expect("trace_processor runs");
     let text = |v: &Value| match v {

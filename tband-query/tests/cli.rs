@@ -396,7 +396,7 @@ fn db_file_is_reused_while_newer_than_the_trace_duckdb() {
 #[test]
 fn list_and_completion() {
     let list = stdout(&tband_query(&["--list"]));
-    assert_eq!(list.lines().count(), 11);
+    assert_eq!(list.lines().count(), 14);
     assert!(list.contains("cpu_load "), "{list}");
     assert!(
         list.lines()

@@ -25,8 +25,10 @@ fn engines() -> Vec<Engine> {
     engines
 }
 
-fn trace_dir() -> String {
-    let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join("query");
+/// The trace, written under a directory of the test's own (`under`):
+/// tests run at the same time.
+fn trace_dir(under: &str) -> String {
+    let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join(under);
     net_buf_trace::write(&parent).display().to_string()
 }
 
@@ -53,7 +55,8 @@ fn percentile(sorted: &[u64], p: usize) -> u64 {
 
 #[test]
 fn the_reports_say_what_the_stream_records() {
-    let trace = Trace::open(&[trace_dir()], &OpenOptions::default()).expect("the trace opens");
+    let trace =
+        Trace::open(&[trace_dir("reports")], &OpenOptions::default()).expect("the trace opens");
     let isr_name = trace.model.isrs[0].name.clone();
     let mut pools: Vec<&str> = LIFETIMES.iter().map(|l| l.0).collect();
     pools.sort();
@@ -149,7 +152,7 @@ fn fail_if_rows_fails_on_leaks_only() {
             .output()
             .expect("tband-query runs")
     };
-    let leaking = run(&trace_dir());
+    let leaking = run(&trace_dir("fail_if_rows"));
     assert_eq!(leaking.status.code(), Some(3));
     let csv = String::from_utf8(leaking.stdout).expect("text");
     assert_eq!(csv.lines().count(), 3, "{csv}");

@@ -1,4 +1,4 @@
-//! TrackedObjects tracked by id in Chrome's format: a process per pool (and per
+//! Objects tracked by id in Chrome's format: a process per pool (and per
 //! kind for lifetimes without a pool), pid 5 and up in that order, with a
 //! thread per lane of live objects (tid = the lane), an `X` per lifetime
 //! named by the object's key, an `i` per mark and a `C` per counter value.

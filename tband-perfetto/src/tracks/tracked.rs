@@ -1,4 +1,4 @@
-//! The tracks of objects tracked by id: under the group `TrackedObjects`, a group
+//! The tracks of objects tracked by id: under the group `Objects`, a group
 //! per pool (`<kind> <pool name>`; per kind for lifetimes without a pool)
 //! holding the pool's counters and one track per lane of live objects
 //! (`<kind> <lane>`), so that each object alive at an instant has a track
