@@ -61,6 +61,11 @@ pub struct LifetimeBuilder<'r> {
     live: IdMap<(u32, ObjectKey), u32>,
     pools: IdMap<(u32, ObjectKey), u32>,
     counters: IdMap<(u32, u32), u32>,
+    /// The pool found last, by kind and integer key: events of a pool
+    /// come in runs.
+    last_pool: Option<(u32, u64, u32)>,
+    /// The counter found last, by pool and name.
+    last_counter: Option<(u32, u32, u32)>,
     /// Busy lanes: per pool, then per kind for lifetimes without a pool.
     pool_lanes: Vec<Vec<bool>>,
     kind_lanes: Vec<Vec<bool>>,
@@ -117,6 +122,8 @@ impl<'r> LifetimeBuilder<'r> {
             tallies: IdMap::default(),
             tally_order: Vec::new(),
             ended: Vec::new(),
+            last_pool: None,
+            last_counter: None,
         }
     }
 
@@ -236,14 +243,21 @@ impl<'r> LifetimeBuilder<'r> {
                     return;
                 };
                 let name = self.rule_counter[r];
-                let next = self.tracked.counters.len() as u32;
-                let counter = *self.counters.entry((pool, name)).or_insert(next);
-                if counter == next {
-                    self.tracked.counters.push(ObjectCounter {
-                        pool,
-                        name: self.counter_names[name as usize].clone(),
-                    });
-                }
+                let counter = match self.last_counter {
+                    Some((p, n, counter)) if (p, n) == (pool, name) => counter,
+                    _ => {
+                        let next = self.tracked.counters.len() as u32;
+                        let counter = *self.counters.entry((pool, name)).or_insert(next);
+                        if counter == next {
+                            self.tracked.counters.push(ObjectCounter {
+                                pool,
+                                name: self.counter_names[name as usize].clone(),
+                            });
+                        }
+                        self.last_counter = Some((pool, name, counter));
+                        counter
+                    }
+                };
                 self.tracked.counter_values.push(CounterValue {
                     ts_ns: ts,
                     counter,
@@ -355,8 +369,16 @@ impl<'r> LifetimeBuilder<'r> {
             },
             None => None,
         };
+        if let (Some((k, int, pool)), ObjectKey::Int(v)) = (self.last_pool, &key) {
+            if k == kind && int == *v {
+                return Some(pool);
+            }
+        }
         let key = (kind, key);
         if let Some(&pool) = self.pools.get(&key) {
+            if let ObjectKey::Int(v) = key.1 {
+                self.last_pool = Some((kind, v, pool));
+            }
             return Some(pool);
         }
         let pool = self.tracked.pools.len() as u32;
