@@ -17,6 +17,7 @@ mod import;
 pub mod json;
 mod pages;
 mod strings;
+pub mod summary;
 mod table;
 
 use column::small_enum;

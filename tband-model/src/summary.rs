@@ -1,11 +1,12 @@
-//! A one-screen readable overview of a model: cores, tasks, ISRs, markers,
+//! The summary (`tband-decode --summary`, the web page): a one-screen
+//! readable overview of a model: cores, tasks, ISRs, markers,
 //! queues and anomalies.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use tband_model::analysis::{load_percent, Analysis};
-use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
+use crate::analysis::{load_percent, Analysis};
+use crate::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn format_ns(ns: u64) -> String {
