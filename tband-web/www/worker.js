@@ -21,11 +21,18 @@ self.onmessage = async ({ data: { files } }) => {
     const converted = given.open();
     const decodedMs = performance.now() - started;
     const summary = converted.summary();
+    const summarisedMs = performance.now() - started;
     progress('writing the Perfetto trace', 0, 0);
     const trace = converted.perfetto();
     converted.free();
     const doneMs = performance.now() - started;
-    const timings = { readMs, decodeMs: decodedMs - readMs, exportMs: doneMs - decodedMs, totalMs: doneMs, bytes: total };
+    const timings = {
+      readMs,
+      decodeMs: decodedMs - readMs,
+      summaryMs: summarisedMs - decodedMs,
+      exportMs: doneMs - summarisedMs,
+      totalMs: doneMs,
+    };
     self.postMessage({ result: { summary, trace: trace.buffer, timings } }, [trace.buffer]);
   } catch (error) {
     self.postMessage({ error: error instanceof Error ? error.message : String(error) });
