@@ -2,6 +2,7 @@
 //! one schema, `.sql` reports run on it, results printed for people and CI.
 
 pub mod cli;
+pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod output;
