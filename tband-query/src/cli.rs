@@ -13,6 +13,7 @@ use tband_trace::{OpenOptions, Source, Trace};
 use crate::diff::{self, Budget};
 use crate::engine::{self, Database, Engine, LoadError, Value};
 use crate::error::Error;
+use crate::export::{self, Tag};
 use crate::output::{self, Format, Named};
 use crate::reports::{self, Query};
 use crate::run::{self, Param};
@@ -439,4 +440,43 @@ fn broken_row(columns: &[String], key_count: usize, row: &[Value]) -> String {
         text(new),
         signed(change),
     )
+}
+
+/// What `tband-query export` is asked for.
+#[derive(Debug, Default)]
+pub struct ExportOptions {
+    /// The folder written into.
+    pub dir: PathBuf,
+    /// The traces, one an argument (a multi-core trace's streams joined by
+    /// commas).
+    pub traces: Vec<String>,
+    pub tags: Vec<Tag>,
+    pub input: OpenOptions,
+}
+
+/// Runs `tband-query export`: each trace in turn decoded and written as
+/// Parquet; a line per trace on stdout.
+pub fn export(cli: ExportOptions) -> Result<ExitCode, Error> {
+    let mut ids: Vec<String> = Vec::new();
+    for trace in &cli.traces {
+        let id = export::trace_id(trace.split(',').next().unwrap_or(trace));
+        if ids.contains(&id) {
+            return Err(Error::Input(format!(
+                "two traces would be trace={id}: their first files have the same name"
+            )));
+        }
+        ids.push(id);
+    }
+    let mut out = std::io::stdout().lock();
+    for (trace, id) in cli.traces.iter().zip(&ids) {
+        let streams: Vec<String> = trace.split(',').map(str::to_string).collect();
+        let model = Trace::open(&streams, &cli.input)?.model;
+        let written = export::export(&cli.dir, id, model, &cli.tags).map_err(Error::Input)?;
+        let _ = writeln!(
+            out,
+            "trace={id}\t{} rows\t{} bytes",
+            written.rows, written.bytes
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

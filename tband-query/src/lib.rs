@@ -5,6 +5,7 @@ pub mod cli;
 pub mod diff;
 pub mod engine;
 pub mod error;
+pub mod export;
 pub mod output;
 pub mod reports;
 pub mod rows;

@@ -7,6 +7,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use tband_cli::{open_options, FormatArgs, ToolCommand};
 use tband_query::cli::{self, DiffOptions, Options};
 use tband_query::diff::Budget;
+use tband_query::export::Tag;
 use tband_query::run::Param;
 use tband_query::{engine, output};
 
@@ -15,7 +16,7 @@ use tband_query::{engine, output};
 #[command(
     name = "tband-query",
     version,
-    override_usage = "tband-query [OPTIONS] <TRACE>... <QUERY>\n       tband-query [OPTIONS] <TRACE>... -e <SQL>\n       tband-query [OPTIONS] --db <FILE> <QUERY>\n       tband-query diff [OPTIONS] <OLD> <NEW> [REPORT]...\n       tband-query --list\n       tband-query completion <SHELL>",
+    override_usage = "tband-query [OPTIONS] <TRACE>... <QUERY>\n       tband-query [OPTIONS] <TRACE>... -e <SQL>\n       tband-query [OPTIONS] --db <FILE> <QUERY>\n       tband-query diff [OPTIONS] <OLD> <NEW> [REPORT]...\n       tband-query export [OPTIONS] <DIR> <TRACE>...\n       tband-query --list\n       tband-query completion <SHELL>",
     args_conflicts_with_subcommands = true,
     after_help = "QUERY is a .sql file, a directory of them (all run, in name order), or the name \
 of a canned report (see --list). Named parameters (:name or $name) are bound from --param or \
@@ -74,6 +75,7 @@ struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     Diff(DiffCli),
+    Export(ExportCli),
     #[command(flatten)]
     Tool(ToolCommand),
 }
@@ -134,6 +136,34 @@ struct DiffCli {
     input: FormatArgs,
 }
 
+/// Write traces as Parquet: every table of the SQL schema but `events`, one
+/// file per table and trace, in Hive-style folders
+/// (DIR/table=NAME/trace=ID/data.parquet), for DuckDB, Spark, Trino.
+#[derive(Args, Debug)]
+#[command(
+    after_help = "A trace's ID is its first file's name without extension, @CORE and a \
+.c<N> core suffix. Exporting a trace again replaces its files. The traces are written one after \
+the other, each freed before the next is read."
+)]
+struct ExportCli {
+    /// The folder to write into (created if missing).
+    #[arg(value_name = "DIR")]
+    dir: PathBuf,
+
+    /// The traces: each argument one trace (a multi-core trace's streams
+    /// joined by commas, e.g. `a.c0.bin@0,a.c1.bin@1`).
+    #[arg(value_name = "TRACE", required = true)]
+    traces: Vec<String>,
+
+    /// A column NAME of every exported trace's trace_info row, holding
+    /// VALUE (e.g. firmware=1.4.2). Repeatable.
+    #[arg(long = "tag", value_name = "NAME=VALUE")]
+    tags: Vec<Tag>,
+
+    #[command(flatten)]
+    input: FormatArgs,
+}
+
 /// The values of `--engine`: [`engine::Engine`], variant for variant.
 #[derive(Clone, Copy, Debug, ValueEnum)]
 enum Engine {
@@ -165,6 +195,15 @@ fn main() -> ExitCode {
     match cli.command {
         Some(Command::Tool(command)) => command.run::<Cli>(),
         Some(Command::Diff(diff)) => tband_cli::exit("tband-query", cli::diff(diff.into())),
+        Some(Command::Export(export)) => tband_cli::exit(
+            "tband-query",
+            cli::export(cli::ExportOptions {
+                dir: export.dir,
+                traces: export.traces,
+                tags: export.tags,
+                input: open_options(&export.input),
+            }),
+        ),
         None => tband_cli::exit("tband-query", cli::run(cli.into())),
     }
 }
