@@ -13,7 +13,7 @@ use tband_trace::{OpenOptions, Source, Trace};
 use crate::diff::{self, Budget};
 use crate::engine::{self, Database, Engine, LoadError, Value};
 use crate::error::Error;
-use crate::export::{self, Tag};
+use crate::export::Tag;
 use crate::output::{self, Format, Named};
 use crate::reports::{self, Query};
 use crate::run::{self, Param};
@@ -456,7 +456,9 @@ pub struct ExportOptions {
 
 /// Runs `tband-query export`: each trace in turn decoded and written as
 /// Parquet; a line per trace on stdout.
+#[cfg(feature = "parquet")]
 pub fn export(cli: ExportOptions) -> Result<ExitCode, Error> {
+    use crate::export;
     let mut ids: Vec<String> = Vec::new();
     for trace in &cli.traces {
         let id = export::trace_id(trace.split(',').next().unwrap_or(trace));
@@ -479,4 +481,13 @@ pub fn export(cli: ExportOptions) -> Result<ExitCode, Error> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `tband-query export` in a build without the writer.
+#[cfg(not(feature = "parquet"))]
+pub fn export(_: ExportOptions) -> Result<ExitCode, Error> {
+    Err(Error::Input(
+        "this build of tband-query has no Parquet export; rebuild it with `--features parquet`"
+            .into(),
+    ))
 }

@@ -1,125 +1,29 @@
-//! Parquet export: the tables of the SQL schema, a trace at a time, as
-//! Parquet files laid out Hive-style by table and trace
-//! (`DIR/table=sched_slices/trace=ID/data.parquet`), with the columns and
-//! types users see in SQL (BIGINT as INT64, TEXT as UTF-8 strings; enums
-//! stored as codes in SQL are written as their text) and the user's tags
-//! as extra TEXT columns of `trace_info`.
-//!
-//! Rows go from the model into column builders and out as record batches
-//! of [`BATCH_ROWS`], the model freed table by table as it is written (a
-//! consumed [`RowSource`]): an export holds one trace at a time, whatever
-//! the number of traces.
+//! The Parquet writer: rows go from the model into Arrow column builders
+//! and out as record batches of [`BATCH_ROWS`], the model freed table by
+//! table as it is written (a consumed [`RowSource`]): an export holds one
+//! trace at a time, whatever the number of traces.
 
 use std::fs::File;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use arrow_array::builder::{Int64Builder, StringBuilder};
 use arrow_array::{ArrayRef, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef};
 use parquet::arrow::ArrowWriter;
-use parquet::basic::Compression;
+use parquet::basic::{Compression, Encoding};
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use tband_model::Model;
 
+use super::{file, tables, Tag, Written};
 use crate::rows::{self, Cell, RowSink, RowSource};
-use crate::schema::{self, ColumnType, Stored, Table, TRACE_INFO};
+use crate::schema::{ColumnType, Stored, Table, TRACE_INFO};
 
 /// Rows per record batch handed to the Parquet writer.
 const BATCH_ROWS: usize = 64 * 1024;
 /// Rows per Parquet row group: what the writer holds before it writes.
 const ROW_GROUP_ROWS: usize = 256 * 1024;
-
-/// A `--tag NAME=VALUE`: a TEXT column of the trace's `trace_info` row.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Tag {
-    pub name: String,
-    pub value: String,
-}
-
-impl std::str::FromStr for Tag {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Tag, String> {
-        let (name, value) = s
-            .split_once('=')
-            .ok_or_else(|| format!("`{s}` is not a tag: write NAME=VALUE, e.g. firmware=1.4.2"))?;
-        let name = name.trim();
-        let word = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        if !word {
-            return Err(format!(
-                "`{name}` is not a tag name: letters, digits and _, not starting with a digit"
-            ));
-        }
-        if name == "trace" || TRACE_INFO.columns.iter().any(|c| c.name == name) {
-            return Err(format!(
-                "the tag `{name}` would hide the column {name} of trace_info; name it otherwise"
-            ));
-        }
-        Ok(Tag {
-            name: name.to_string(),
-            value: value.to_string(),
-        })
-    }
-}
-
-/// What the export of one trace wrote.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Written {
-    /// Rows over all tables.
-    pub rows: u64,
-    /// Bytes of the Parquet files.
-    pub bytes: u64,
-}
-
-/// The tables an export writes: every table filled from a model.
-pub fn tables() -> Vec<&'static Table> {
-    schema::model_tables()
-}
-
-/// The id of a trace in the folder: the file name of its first stream
-/// without `@CORE`, its extension and a `.c<N>` core suffix (`tband-sim`'s
-/// `trace.c0.bin` is `trace`), with characters other than letters, digits,
-/// `.`, `-` and `_` made `_` (they would need escaping in a Hive path).
-pub fn trace_id(first_stream: &str) -> String {
-    let path = first_stream
-        .rsplit_once('@')
-        .filter(|(_, core)| !core.is_empty() && core.chars().all(|c| c.is_ascii_digit()))
-        .map_or(first_stream, |(path, _)| path);
-    let path = Path::new(path);
-    let stem = path
-        .file_stem()
-        .map_or(String::new(), |s| s.to_string_lossy().into_owned());
-    let stem = match stem.rsplit_once(".c") {
-        Some((name, core)) if !core.is_empty() && core.chars().all(|c| c.is_ascii_digit()) => {
-            name.to_string()
-        }
-        _ => stem,
-    };
-    let id: String = stem
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '_') {
-                c
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if id.is_empty() || id == "-" {
-        "stdin".to_string()
-    } else {
-        id
-    }
-}
-
-/// The file of `table` for the trace `id` under `dir`.
-pub fn file(dir: &Path, table: &str, id: &str) -> PathBuf {
-    dir.join(format!("table={table}"))
-        .join(format!("trace={id}"))
-        .join("data.parquet")
-}
 
 /// Writes every table of `model` as the trace `id` under `dir`, giving the
 /// model up as it goes. A table's file is written beside its place and
@@ -218,7 +122,18 @@ struct ParquetSink<'t> {
 impl<'t> ParquetSink<'t> {
     fn new(file: File, table: &'t Table, tags: &'t [Tag]) -> parquet::errors::Result<Self> {
         let schema = arrow_schema(table, tags);
-        let properties = WriterProperties::builder()
+        // Times (`*_ns`) rarely repeat but grow row by row: delta-coded
+        // they take a few bits a row, where a dictionary fails and falls
+        // back to 8 bytes a value.
+        let properties = table
+            .columns
+            .iter()
+            .filter(|c| c.ty == ColumnType::BigInt && c.name.ends_with("_ns"))
+            .fold(WriterProperties::builder(), |p, c| {
+                let path = ColumnPath::from(c.name);
+                p.set_column_dictionary_enabled(path.clone(), false)
+                    .set_column_encoding(path, Encoding::DELTA_BINARY_PACKED)
+            })
             .set_compression(Compression::SNAPPY)
             .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
             .build();
@@ -282,7 +197,7 @@ impl RowSink for ParquetSink<'_> {
             match (builder, column.stored, cell) {
                 (Builder::Int(b), Stored::Duration, Cell::Null) => b.append_option(
                     self.span
-                        .and_then(|(start, end)| Some(int(end)?.checked_sub(int(start)?)?)),
+                        .and_then(|(start, end)| int(end)?.checked_sub(int(start)?)),
                 ),
                 (Builder::Int(b), _, Cell::Int(v)) => b.append_value(*v),
                 (Builder::Int(b), _, Cell::Null) => b.append_null(),
@@ -314,32 +229,5 @@ impl RowSink for ParquetSink<'_> {
             self.flush()?;
         }
         Ok(())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn trace_ids_come_from_the_first_file_name() {
-        assert_eq!(trace_id("builds/fw-1.4.2.bin"), "fw-1.4.2");
-        assert_eq!(trace_id("out/trace.c0.bin@0"), "trace");
-        assert_eq!(trace_id("run 7/cap.trx"), "cap");
-        assert_eq!(trace_id("a b+c.bin"), "a_b_c");
-        assert_eq!(trace_id("zephyr/ctf"), "ctf");
-        assert_eq!(trace_id("-"), "stdin");
-    }
-
-    #[test]
-    fn tags_are_names_and_values() {
-        let t: Tag = "firmware=1.4.2".parse().unwrap();
-        assert_eq!((t.name.as_str(), t.value.as_str()), ("firmware", "1.4.2"));
-        assert!("firmware".parse::<Tag>().unwrap_err().contains("not a tag"));
-        assert!("1x=a"
-            .parse::<Tag>()
-            .unwrap_err()
-            .contains("not a tag name"));
-        assert!("cores=2".parse::<Tag>().unwrap_err().contains("would hide"));
     }
 }
