@@ -8,11 +8,11 @@
  *   sem_waiter  6  takes irq_sem, which the build's traced interrupt gives every 50 ms
  *   Tmr Svc     6  the timer task: slot_timer gives two slots and notifies counter
  *   mutex_high  5  takes lock every 7 ms, raising mutex_low's priority when it waits
- *   eg_waiter   5  waits for both progress bits of the event group
+ *   eg_waiter   5  waits for both progress bits of the event group, then clears them
+ *   sb_reader   5  reads the stream buffer
  *   consumer    4  receives from work_q, forwards the items into a stream buffer
  *   worker      4  created by control twice a second; lives 5 ms, then deletes itself
  *   counter     3  waits for a notification, then takes every slot
- *   sb_reader   3  reads the stream buffer
  *   producer    2  sends bursts of 1 to 4 items to work_q every 10 ms
  *   mutex_low   2  holds lock for 1 ms of every 4
  *   control     1  suspends and resumes producer, creates workers, ends the run
@@ -52,11 +52,13 @@ enum count {
   NOTIFICATIONS_GIVEN,
   NOTIFICATIONS_TAKEN,
   EVENT_GROUP_SETS,
+  EVENT_GROUP_CLEARS,
   EVENT_GROUP_WAITS_DONE,
   STREAM_BUFFER_SENDS,
   STREAM_BUFFER_BYTES_SENT,
   STREAM_BUFFER_BYTES_RECEIVED,
   TASKS_CREATED_AT_RUN_TIME,
+  TIMER_EXPIRIES,
   BUSY_NS,
   BUSY_RUN_TIME_NS,
   WINDOW_NS,
@@ -65,9 +67,10 @@ enum count {
 
 static const char *const count_names[COUNTS] = {
     "notifications_given",   "notifications_taken",         "event_group_sets",
-    "event_group_waits_done", "stream_buffer_sends",        "stream_buffer_bytes_sent",
-    "stream_buffer_bytes_received", "tasks_created_at_run_time", "busy_ns",
-    "busy_run_time_ns", "window_ns",
+    "event_group_clears",    "event_group_waits_done",      "stream_buffer_sends",
+    "stream_buffer_bytes_sent", "stream_buffer_bytes_received", "tasks_created_at_run_time",
+    "timer_expiries",        "busy_ns",                     "busy_run_time_ns",
+    "window_ns",
 };
 
 static uint64_t counts[COUNTS];
@@ -144,6 +147,7 @@ static void sem_waiter(void *arg) {
 
 static void slot_timer_expired(TimerHandle_t timer) {
   (void)timer;
+  counts[TIMER_EXPIRIES]++;
   for (int i = 0; i < 2; i++) {
     if (xSemaphoreGive(slots) == pdPASS) {
       truth_level(TRUTH_SLOTS);
@@ -168,10 +172,12 @@ static void mutex_high(void *arg) {
 static void eg_waiter(void *arg) {
   (void)arg;
   for (;;) {
-    EventBits_t bits = xEventGroupWaitBits(progress, PRODUCED | CONSUMED, pdTRUE, pdTRUE, portMAX_DELAY);
+    EventBits_t bits = xEventGroupWaitBits(progress, PRODUCED | CONSUMED, pdFALSE, pdTRUE, portMAX_DELAY);
     if ((bits & (PRODUCED | CONSUMED)) == (PRODUCED | CONSUMED)) {
       counts[EVENT_GROUP_WAITS_DONE]++;
     }
+    xEventGroupClearBits(progress, PRODUCED | CONSUMED);
+    counts[EVENT_GROUP_CLEARS]++;
   }
 }
 
@@ -183,7 +189,14 @@ static void consumer(void *arg) {
       continue;
     }
     truth_level(TRUTH_WORK_Q);
-    counts[STREAM_BUFFER_BYTES_SENT] += xStreamBufferSend(bytes, &item, sizeof item, 0);
+    /* sb_reader, of higher priority, runs as soon as the scheduler resumes. */
+    vTaskSuspendAll();
+    size_t sent = xStreamBufferSend(bytes, &item, sizeof item, 0);
+    if (sent > 0) {
+      truth_stream_buffer_level(bytes);
+    }
+    (void)xTaskResumeAll();
+    counts[STREAM_BUFFER_BYTES_SENT] += sent;
     counts[STREAM_BUFFER_SENDS]++;
     xEventGroupSetBits(progress, CONSUMED);
     counts[EVENT_GROUP_SETS]++;
@@ -216,7 +229,11 @@ static void sb_reader(void *arg) {
   (void)arg;
   for (;;) {
     uint8_t buf[64];
-    counts[STREAM_BUFFER_BYTES_RECEIVED] += xStreamBufferReceive(bytes, buf, sizeof buf, portMAX_DELAY);
+    size_t received = xStreamBufferReceive(bytes, buf, sizeof buf, portMAX_DELAY);
+    if (received > 0) {
+      truth_stream_buffer_level(bytes);
+    }
+    counts[STREAM_BUFFER_BYTES_RECEIVED] += received;
   }
 }
 
@@ -317,7 +334,9 @@ void app_create(uint64_t run) {
   truth_queue(TRUTH_SLOTS, slots, "slots");
   truth_level(TRUTH_SLOTS);
   progress = created(xEventGroupCreate(), "progress");
+  tband_freertos_event_group_name(progress, "progress");
   bytes = created(xStreamBufferCreate(STREAM_BUFFER_BYTES, 1), "bytes");
+  tband_freertos_stream_buffer_name(bytes, "bytes");
   slot_timer = created(xTimerCreate("slot_timer", pdMS_TO_TICKS(20), pdTRUE, NULL, slot_timer_expired),
                        "slot_timer");
 
@@ -325,9 +344,9 @@ void app_create(uint64_t run) {
   create_task(sem_waiter, "sem_waiter", 6, NULL);
   create_task(mutex_high, "mutex_high", 5, NULL);
   create_task(eg_waiter, "eg_waiter", 5, NULL);
+  create_task(sb_reader, "sb_reader", 5, NULL);
   create_task(consumer, "consumer", 4, NULL);
   create_task(counter, "counter", 3, &counter_task);
-  create_task(sb_reader, "sb_reader", 3, NULL);
   create_task(producer, "producer", 2, &producer_task);
   create_task(mutex_low, "mutex_low", 2, NULL);
   create_task(control, "control", 1, NULL);

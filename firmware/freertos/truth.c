@@ -6,6 +6,7 @@
 #include "task.h"
 
 #define MAX_LEVELS 200000
+#define MAX_STREAM_LEVELS 20000
 #define MAX_TASKS 64
 
 static struct {
@@ -18,6 +19,9 @@ static struct {
   uint8_t level;
 } levels[MAX_LEVELS];
 static unsigned level_count;
+
+static uint16_t stream_levels[MAX_STREAM_LEVELS];
+static unsigned stream_level_count;
 
 static struct {
   const char *name;
@@ -54,6 +58,17 @@ void truth_level_from_isr(enum truth_queue which) {
   record_level(which, uxQueueMessagesWaitingFromISR(queues[which].handle));
 }
 
+void truth_stream_buffer_level(StreamBufferHandle_t buffer) {
+  if (stopped) {
+    return;
+  }
+  if (stream_level_count == MAX_STREAM_LEVELS) {
+    fputs("truth: too many stream buffer operations to record\n", stderr);
+    abort();
+  }
+  stream_levels[stream_level_count++] = (uint16_t)xStreamBufferBytesAvailable(buffer);
+}
+
 void truth_task(const char *name, UBaseType_t priority) {
   if (stopped) {
     return;
@@ -79,6 +94,9 @@ int truth_write(FILE *out, const char *const count_names[], const uint64_t count
   }
   for (unsigned i = 0; i < level_count; i++) {
     fprintf(out, "level %s %u\n", queues[levels[i].queue].name, (unsigned)levels[i].level);
+  }
+  for (unsigned i = 0; i < stream_level_count; i++) {
+    fprintf(out, "stream_level %u\n", (unsigned)stream_levels[i]);
   }
   for (unsigned i = 0; i < count_len; i++) {
     fprintf(out, "count %s %llu\n", count_names[i], (unsigned long long)counts[i]);

@@ -1,7 +1,7 @@
 /*
  * The application's own record of what it did, written beside the trace
  * for the tests to compare with it: every operation's fill level of the
- * queues it owns, its tasks, and counts of what the trace has no events for.
+ * queues and of the stream buffer it owns, its tasks, and counts.
  */
 #ifndef TRUTH_H
 #define TRUTH_H
@@ -11,6 +11,7 @@
 
 #include "FreeRTOS.h"
 #include "queue.h"
+#include "stream_buffer.h"
 
 /* The queues, semaphores and mutexes whose levels are recorded. */
 enum truth_queue { TRUTH_WORK_Q, TRUTH_LOCK, TRUTH_IRQ_SEM, TRUTH_SLOTS, TRUTH_QUEUES };
@@ -21,6 +22,9 @@ void truth_queue(enum truth_queue which, QueueHandle_t handle, const char *name)
  * caller makes sure no other operation on it comes between the two. */
 void truth_level(enum truth_queue which);
 void truth_level_from_isr(enum truth_queue which);
+/* Records the bytes in the stream buffer after an operation, as
+ * truth_level does for queues. */
+void truth_stream_buffer_level(StreamBufferHandle_t buffer);
 /* Records a task the application created. */
 void truth_task(const char *name, UBaseType_t priority);
 /* Stops recording: nothing recorded later is written. */

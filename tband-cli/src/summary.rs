@@ -7,6 +7,8 @@ use std::io::{self, Write};
 use tband_model::analysis::{load_percent, Analysis};
 use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
+mod objects;
+
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn format_ns(ns: u64) -> String {
     let ns_f = ns as f64;
@@ -157,6 +159,8 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
             )?;
         }
     }
+
+    objects::write(out, m)?;
 
     writeln!(out, "\nanomalies")?;
     let mut by_kind: BTreeMap<AnomalyKind, (u64, u64)> = BTreeMap::new();

@@ -3,6 +3,8 @@
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
+mod objects;
+
 use tband::{Event, FieldValue, Record};
 
 use crate::decode_thread::sequence_on_decode_thread;
@@ -274,6 +276,9 @@ impl GrowingTrace {
 /// stands in the stream does not matter (the timer resolution is read
 /// before the pass, see [`sequencer::find_ts_resolution`]).
 fn apply_metadata(b: &mut ModelBuilder, core: u32, rec: &Record<'_>) {
+    if objects::apply_metadata(b, &rec.event) {
+        return;
+    }
     match rec.event {
         Event::IsrName { isr_id, name } => b.set_isr_name(core, isr_id, name),
         Event::EvtmarkerName { evtmarker_id, name } => {
@@ -672,7 +677,31 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
             | Event::QueueName { .. }
             | Event::QueueKind { .. }
             | Event::TaskEvtmarkerName { .. }
-            | Event::TaskValmarkerName { .. } => {}
+            | Event::TaskValmarkerName { .. }
+            | Event::EventGroupName { .. }
+            | Event::StreamBufferName { .. }
+            | Event::TimerName { .. } => {}
+            Event::TaskNotify { .. }
+            | Event::TaskNotifyFromIsr { .. }
+            | Event::CurtaskNotifyTake { .. }
+            | Event::CurtaskBlockOnNotify { .. }
+            | Event::EventGroupCreated { .. }
+            | Event::EventGroupSetBits { .. }
+            | Event::EventGroupSetBitsFromIsr { .. }
+            | Event::EventGroupClearBits { .. }
+            | Event::EventGroupClearBitsFromIsr { .. }
+            | Event::CurtaskBlockOnEventGroup { .. }
+            | Event::CurtaskEventGroupWaitEnd { .. }
+            | Event::StreamBufferCreated { .. }
+            | Event::StreamBufferSend { .. }
+            | Event::StreamBufferSendFromIsr { .. }
+            | Event::StreamBufferReceive { .. }
+            | Event::StreamBufferReceiveFromIsr { .. }
+            | Event::StreamBufferReset { .. }
+            | Event::CurtaskBlockOnStreamBuffer { .. }
+            | Event::TimerCreated { .. }
+            | Event::TimerCommand { .. }
+            | Event::TimerExpired { .. } => objects::timed(b, t, core, &rec.event),
         }
     }
 

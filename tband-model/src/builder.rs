@@ -8,6 +8,8 @@
 
 use std::collections::BTreeMap;
 
+mod objects;
+
 use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
@@ -205,6 +207,7 @@ pub struct ModelBuilder {
     isr_names: BTreeMap<IsrKey, String>,
     queues: IdIndex<u32, QueueTrack>,
     markers: MarkerTracks,
+    objects: objects::ObjectTracks,
     last_ns: u64,
 }
 
@@ -861,6 +864,7 @@ impl ModelBuilder {
     /// Fills the model's lists of cores, tasks, ISRs, markers and queues
     /// from what is known of them.
     fn fill_lists(&mut self) {
+        self.objects.fill(&mut self.model.objects);
         let m = &mut self.model;
         let cores = self.cores.sorted();
         m.cores = cores

@@ -15,6 +15,7 @@ mod event_row;
 mod id_index;
 mod import;
 pub mod json;
+mod objects;
 mod pages;
 mod strings;
 mod table;
@@ -25,6 +26,11 @@ pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::Import;
+pub use objects::{
+    EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,
+    StreamBuffer, StreamBufferKind, StreamBufferOp, StreamBufferOpKind, Timer, TimerOp,
+    TimerOpKind,
+};
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
 
@@ -512,6 +518,8 @@ pub struct Model {
     pub queue_ops: Table<QueueOp>,
     pub mutex_holds: Table<MutexHold>,
     pub anomalies: Vec<Anomaly>,
+    /// Notifications, event groups, stream buffers, timers.
+    pub objects: RtosObjects,
 }
 
 impl Model {

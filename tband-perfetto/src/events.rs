@@ -22,6 +22,8 @@ use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
 
+mod objects;
+
 /// Sequence flags of `TracePacket`.
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
@@ -82,7 +84,8 @@ pub fn rows_read(model: &Model) -> u64 {
         + model.marker_instants.len()
         + model.marker_values.len()
         + model.queue_ops.len()
-        + model.mutex_holds.len()) as u64
+        + model.mutex_holds.len()
+        + objects::rows(model)) as u64
 }
 
 /// Writes the track descriptors and then every track event.
@@ -207,6 +210,8 @@ pub fn write_track_events<S: ChunkSink>(
         }
         Ok(())
     })?;
+
+    objects::write(model, threads, &tracks, &mut seq, &mut counts)?;
 
     for &(i, track) in &tracks.health {
         if let Some(a) = model.anomalies.get(i) {

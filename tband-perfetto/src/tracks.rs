@@ -5,6 +5,8 @@
 
 use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
 
+mod objects;
+
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
@@ -30,6 +32,7 @@ pub struct Tracks {
     /// Every anomaly (by index in `model.anomalies`) and its track, in the
     /// order to write them: see [`health_lanes`].
     pub health: Vec<(usize, u64)>,
+    pub objects: objects::ObjectTracks,
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -161,6 +164,8 @@ impl Tracks {
             }
         }
 
+        let objects = objects::ObjectTracks::new(model, threads, &thread, &mut d, &mut group);
+
         let mut marker = Vec::with_capacity(model.markers.len());
         let mut marker_index: IdIndex<Option<u32>, IdIndex<_, _>> = IdIndex::with_limit(DENSE_IDS);
         let mut markers_group = None;
@@ -218,6 +223,7 @@ impl Tracks {
             queue_level,
             mutex,
             health,
+            objects,
         };
         (tracks, d.descriptors)
     }

@@ -79,6 +79,13 @@ fn expected(model: &Model) -> serde_json::Value {
         .iter()
         .filter(|o| o.len_after.is_some())
         .count();
+    // Notifications show on the notified task's track: a task of the
+    // model that is not idle.
+    let objects = &model.objects;
+    let notifications = (objects.notifications.iter())
+        .filter(|n| model.task(n.task_id).is_some() && !is_idle(n.task_id))
+        .count();
+    let object_instants = notifications + objects.event_group_ops.len() + objects.timer_ops.len();
     json!({
         "duration_ns": model.info.duration_ns,
         "sched_ns_by_tid": sched_ns,
@@ -87,8 +94,10 @@ fn expected(model: &Model) -> serde_json::Value {
         "wakings": wakings,
         "irqs": model.isr_slices.len(),
         "slices": waits + model.marker_spans.len() + model.mutex_holds.len() + anomaly_regions,
-        "instants": model.marker_instants.len() + model.anomalies.len() - anomaly_regions,
-        "counter_values": model.marker_values.len() + levels + priorities,
+        "instants": model.marker_instants.len() + model.anomalies.len() - anomaly_regions
+            + object_instants,
+        "counter_values": model.marker_values.len() + levels + priorities
+            + objects.stream_buffer_ops.len(),
     })
 }
 
@@ -159,6 +168,100 @@ fn conformance_recordings_pass_the_official_schema_checks() {
             [0, 1].map(|c| format!("{}@{c}", recording(&format!("baremetal_{kind}_c{c}.bin"))));
         convert_and_check(&dir, &inputs, &format!("{kind}.pftrace"), &[]);
     }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Notifications, an event group, a stream buffer and a timer: the tracks
+/// of the RTOS objects.
+#[test]
+fn a_trace_with_rtos_objects_passes_the_official_schema_checks() {
+    use tband::Event;
+    if !python_ready() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!(
+        "tband-perfetto-schema-objects-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let events = [
+        (0, Event::TsResolutionNs { ns_per_ts: 10 }),
+        (
+            0,
+            Event::TaskName {
+                task_id: 1,
+                name: b"giver",
+            },
+        ),
+        (
+            0,
+            Event::TaskName {
+                task_id: 2,
+                name: b"taker",
+            },
+        ),
+        (1, Event::TaskSwitchedIn { task_id: 2 }),
+        (2, Event::CurtaskBlockOnNotify { ticks_to_wait: 9 }),
+        (3, Event::TaskSwitchedIn { task_id: 1 }),
+        (4, Event::EventGroupCreated { group_id: 1 }),
+        (
+            5,
+            Event::StreamBufferCreated {
+                buffer_id: 1,
+                kind: 0,
+            },
+        ),
+        (6, Event::TimerCreated { timer_id: 1 }),
+        (
+            7,
+            Event::TaskNotify {
+                task_id: 2,
+                value: 1,
+            },
+        ),
+        (
+            8,
+            Event::EventGroupSetBits {
+                group_id: 1,
+                bits: 3,
+            },
+        ),
+        (
+            9,
+            Event::StreamBufferSend {
+                buffer_id: 1,
+                len_after: 4,
+            },
+        ),
+        (
+            10,
+            Event::TimerCommand {
+                timer_id: 1,
+                command: 1,
+            },
+        ),
+        (11, Event::TaskSwitchedIn { task_id: 2 }),
+        (12, Event::CurtaskNotifyTake { value: 1 }),
+        (
+            13,
+            Event::StreamBufferReceive {
+                buffer_id: 1,
+                len_after: 0,
+            },
+        ),
+        (
+            14,
+            Event::CurtaskEventGroupWaitEnd {
+                group_id: 1,
+                bits: 3,
+            },
+        ),
+        (15, Event::TimerExpired { timer_id: 1 }),
+    ];
+    let trace = dir.join("objects.bin");
+    std::fs::write(&trace, tband_decode::encode::encode_stream(&events)).unwrap();
+    let input = trace.display().to_string();
+    convert_and_check(&dir, &[input], "objects.pftrace", &[]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

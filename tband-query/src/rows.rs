@@ -8,6 +8,8 @@ use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 use crate::schema::Table;
 
+mod objects;
+
 /// One value going into the database.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell<'a> {
@@ -389,7 +391,8 @@ fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> R
                 a.detail.as_str().into(),
             ]
         }),
-        other => unreachable!("schema table {other} has no rows"),
+        other => objects::write(&m.objects, other, sink)
+            .unwrap_or_else(|| unreachable!("schema table {other} has no rows")),
     }
 }
 
@@ -518,9 +521,68 @@ mod tests {
         };
         let (streams, _) = tband_sim::generate(&config).unwrap();
         let inputs = Input::per_core("sim", streams);
-        Trace::from_inputs(inputs, &OpenOptions::default())
+        let mut model = Trace::from_inputs(inputs, &OpenOptions::default())
             .unwrap()
-            .model
+            .model;
+        with_rtos_objects(&mut model);
+        model
+    }
+
+    /// One row of each of the model's RTOS objects, which the simulator
+    /// does not make.
+    fn with_rtos_objects(m: &mut Model) {
+        use tband_model::*;
+        let o = &mut m.objects;
+        o.notifications.push(Notification {
+            ts_ns: 1,
+            task_id: 1,
+            op: NotificationOp::Given,
+            value: 2,
+            from_isr: false,
+            by_task_id: Some(2),
+            core_id: 0,
+        });
+        o.event_groups.push(EventGroup {
+            group_id: 1,
+            name: "group".into(),
+        });
+        o.event_group_ops.push(EventGroupOp {
+            ts_ns: 2,
+            group_id: 1,
+            op: EventGroupOpKind::Set,
+            bits: 3,
+            from_isr: true,
+            task_id: None,
+            core_id: 1,
+        });
+        o.stream_buffers.push(StreamBuffer {
+            buffer_id: 1,
+            name: "bytes".into(),
+            kind: StreamBufferKind::Message,
+            high_water: 8,
+        });
+        o.stream_buffer_ops.push(StreamBufferOp {
+            ts_ns: 3,
+            buffer_id: 1,
+            op: StreamBufferOpKind::Send,
+            from_isr: false,
+            task_id: Some(1),
+            core_id: 0,
+            bytes_after: 8,
+        });
+        o.timers.push(Timer {
+            timer_id: 1,
+            name: "timer".into(),
+        });
+        o.timer_ops.push(TimerOp {
+            ts_ns: 4,
+            timer_id: 1,
+            op: TimerOpKind::Start,
+            command: Some(1),
+            from_isr: false,
+            task_id: Some(1),
+            core_id: 0,
+        });
     }
 
     #[derive(Default)]

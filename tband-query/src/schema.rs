@@ -17,6 +17,8 @@
 
 use std::borrow::Cow;
 
+mod objects;
+
 /// A column's SQL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ColumnType {
@@ -549,6 +551,13 @@ pub const TABLES: &[&Table] = &[
     &QUEUES,
     &QUEUE_OPS,
     &MUTEX_HOLDS,
+    &objects::NOTIFICATIONS,
+    &objects::EVENT_GROUPS,
+    &objects::EVENT_GROUP_OPS,
+    &objects::STREAM_BUFFERS,
+    &objects::STREAM_BUFFER_OPS,
+    &objects::TIMERS,
+    &objects::TIMER_OPS,
     &ANOMALIES,
     &CPU_TIMELINE,
     &EVENTS,
@@ -617,6 +626,7 @@ pub fn views() -> Vec<View> {
         marker_view("marker_spans_named", "marker_spans", "event"),
         marker_view("marker_instants_named", "marker_instants", "event"),
         marker_view("marker_values_named", "marker_values", "value"),
+        objects::fill_levels(),
         // A task's states form a chain: each state ends when the task's next
         // one starts (the model ends the old state where it opens the new one).
         // So the state after a ready state is found by an equality join on the

@@ -362,7 +362,7 @@ fn db_reuse(engine: &str) {
         "--db",
         d,
         "-e",
-        "DROP VIEW queue_ops_named; DROP VIEW queue_ops; \
+        "DROP VIEW queue_ops_named; DROP VIEW fill_levels; DROP VIEW queue_ops; \
          ALTER TABLE queue_ops_stored RENAME TO queue_ops",
     ]);
     assert!(changed.status.success(), "{}", stderr(&changed));

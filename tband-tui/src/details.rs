@@ -124,6 +124,41 @@ fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static
                 times(a.start_ns, a.end_ns, false, out);
             }
         }
+        IntervalSource::Notifications => {
+            if let Some(n) = m.objects.notifications.get(i) {
+                let isr = if n.from_isr { " from ISR" } else { "" };
+                out.push(("notification", format!("{}{isr}", n.op.as_str())));
+                out.push(("task", task_name(m, Some(n.task_id))));
+                out.push(("value", n.value.to_string()));
+                if n.by_task_id.is_some() {
+                    out.push(("by task", task_name(m, n.by_task_id)));
+                }
+                out.push(("time", exact(n.ts_ns)));
+            }
+        }
+        IntervalSource::EventGroupOps => {
+            if let Some(e) = m.objects.event_group_ops.get(i) {
+                let name = (m.objects.event_group(e.group_id))
+                    .map_or(format!("event group {}", e.group_id), |g| g.name.clone());
+                out.push(("event group", name));
+                let isr = if e.from_isr { " from ISR" } else { "" };
+                out.push(("op", format!("{}{isr}", e.op.as_str())));
+                out.push(("bits", format!("{:#x}", e.bits)));
+                out.push(("task", task_name(m, e.task_id)));
+                out.push(("time", exact(e.ts_ns)));
+            }
+        }
+        IntervalSource::TimerOps => {
+            if let Some(t) = m.objects.timer_ops.get(i) {
+                let name = (m.objects.timer(t.timer_id))
+                    .map_or(format!("timer {}", t.timer_id), |tm| tm.name.clone());
+                out.push(("timer", name));
+                let isr = if t.from_isr { " from ISR" } else { "" };
+                out.push(("op", format!("{}{isr}", t.op.as_str())));
+                out.push(("task", task_name(m, t.task_id)));
+                out.push(("time", exact(t.ts_ns)));
+            }
+        }
     }
 }
 
@@ -157,6 +192,20 @@ fn sample(m: &Model, source: SampleSource, i: usize, out: &mut Vec<(&'static str
                 if let Some(len) = op.len_after {
                     out.push(("items", len.to_string()));
                 }
+                out.push(("time", exact(op.ts_ns)));
+            }
+        }
+        SampleSource::StreamBufferLevels => {
+            if let Some(op) = m.objects.stream_buffer_ops.get(i) {
+                let name = (m.objects.stream_buffer(op.buffer_id))
+                    .map_or(format!("stream buffer {}", op.buffer_id), |b| {
+                        b.name.clone()
+                    });
+                out.push(("stream buffer", name));
+                let isr = if op.from_isr { " from ISR" } else { "" };
+                out.push(("op", format!("{}{isr}", op.op.as_str())));
+                out.push(("task", task_name(m, op.task_id)));
+                out.push(("bytes", op.bytes_after.to_string()));
                 out.push(("time", exact(op.ts_ns)));
             }
         }

@@ -381,7 +381,10 @@ impl LinePainter<'_> {
             }
             IntervalSource::IsrSlices
             | IntervalSource::MarkerInstants
-            | IntervalSource::Anomalies => {
+            | IntervalSource::Anomalies
+            | IntervalSource::Notifications
+            | IntervalSource::EventGroupOps
+            | IntervalSource::TimerOps => {
                 for (c, cell) in cells.iter().enumerate() {
                     if !cell.is_empty() {
                         let glyph = if cell.fraction() >= 0.5 { "█" } else { "▄" };

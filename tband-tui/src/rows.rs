@@ -1,7 +1,8 @@
 //! The timeline's rows, built from the model and extended with a model of
 //! the trace that grows: one per core (who ran), per ISR, per task (its
 //! states), per event marker (nested spans and instants), per value marker
-//! and per queue (fill level).
+//! per queue and stream buffer (fill level), and per task notified, event
+//! group and software timer (instants).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -22,16 +23,18 @@ pub enum Group {
     Markers,
     Values,
     Queues,
+    RtosObjects,
 }
 
 impl Group {
-    pub const ALL: [Group; 6] = [
+    pub const ALL: [Group; 7] = [
         Group::Cores,
         Group::Isrs,
         Group::Tasks,
         Group::Markers,
         Group::Values,
         Group::Queues,
+        Group::RtosObjects,
     ];
 
     pub fn title(self) -> &'static str {
@@ -42,6 +45,7 @@ impl Group {
             Group::Markers => "markers",
             Group::Values => "values",
             Group::Queues => "queue levels",
+            Group::RtosObjects => "RTOS objects",
         }
     }
 }
@@ -68,6 +72,12 @@ pub enum RowKey {
     /// A value marker: its task (none for a global one) and id.
     Value(Option<u32>, u32),
     Queue(u32),
+    /// A stream or message buffer, by id.
+    StreamBuffer(u32),
+    /// The notifications given to and taken by a task.
+    Notifications(u32),
+    EventGroup(u32),
+    Timer(u32),
 }
 
 impl RowKey {
@@ -78,7 +88,10 @@ impl RowKey {
             RowKey::Task(_) => Group::Tasks,
             RowKey::Marker(..) => Group::Markers,
             RowKey::Value(..) => Group::Values,
-            RowKey::Queue(_) => Group::Queues,
+            RowKey::Queue(_) | RowKey::StreamBuffer(_) => Group::Queues,
+            RowKey::Notifications(_) | RowKey::EventGroup(_) | RowKey::Timer(_) => {
+                Group::RtosObjects
+            }
         }
     }
 
@@ -117,6 +130,22 @@ impl RowKey {
             RowKey::Queue(queue_id) => named(match m.queue(queue_id) {
                 Some(q) => Cow::Borrowed(q.name.as_str()),
                 None => Cow::Owned(format!("queue {queue_id}")),
+            }),
+            RowKey::StreamBuffer(buffer_id) => named(match m.objects.stream_buffer(buffer_id) {
+                Some(b) => Cow::Borrowed(b.name.as_str()),
+                None => Cow::Owned(format!("stream buffer {buffer_id}")),
+            }),
+            RowKey::Notifications(task_id) => Label {
+                owner: Some((task_name(task_id), '/')),
+                name: Cow::Borrowed("notifications"),
+            },
+            RowKey::EventGroup(group_id) => named(match m.objects.event_group(group_id) {
+                Some(g) => Cow::Borrowed(g.name.as_str()),
+                None => Cow::Owned(format!("event group {group_id}")),
+            }),
+            RowKey::Timer(timer_id) => named(match m.objects.timer(timer_id) {
+                Some(t) => Cow::Borrowed(t.name.as_str()),
+                None => Cow::Owned(format!("timer {timer_id}")),
             }),
         }
     }
@@ -294,6 +323,10 @@ struct TableLengths {
     marker_instants: usize,
     marker_values: usize,
     queue_ops: usize,
+    stream_buffer_ops: usize,
+    notifications: usize,
+    event_group_ops: usize,
+    timer_ops: usize,
 }
 
 impl TableLengths {
@@ -306,6 +339,10 @@ impl TableLengths {
             marker_instants: m.marker_instants.len(),
             marker_values: m.marker_values.len(),
             queue_ops: m.queue_ops.len(),
+            stream_buffer_ops: m.objects.stream_buffer_ops.len(),
+            notifications: m.objects.notifications.len(),
+            event_group_ops: m.objects.event_group_ops.len(),
+            timer_ops: m.objects.timer_ops.len(),
         }
     }
 
@@ -318,6 +355,10 @@ impl TableLengths {
             && self.marker_instants <= other.marker_instants
             && self.marker_values <= other.marker_values
             && self.queue_ops <= other.queue_ops
+            && self.stream_buffer_ops <= other.stream_buffer_ops
+            && self.notifications <= other.notifications
+            && self.event_group_ops <= other.event_group_ops
+            && self.timer_ops <= other.timer_ops
     }
 }
 
@@ -440,6 +481,13 @@ impl Timeline {
                     .push(i as u32);
             }
         }
+        let buffer_ops = m.objects.stream_buffer_ops.iter().enumerate();
+        for (i, op) in buffer_ops.skip(from.stream_buffer_ops) {
+            let key = RowKey::StreamBuffer(op.buffer_id);
+            self.sample_row(key, SampleSource::StreamBufferLevels)
+                .push(i as u32);
+        }
+        self.add_object_rows(m, &from);
         self.seen = TableLengths::of(m);
 
         for row in &mut self.rows {
@@ -467,6 +515,33 @@ impl Timeline {
     /// The row of `key`, a row of intervals of `source`, made if new.
     fn row(&mut self, key: RowKey, source: IntervalSource) -> &mut Row {
         self.row_or_new(key, || Row::intervals(key, source))
+    }
+
+    /// The instants of notifications, event groups and timers added since `from`.
+    fn add_object_rows(&mut self, m: &Model, from: &TableLengths) {
+        let o = &m.objects;
+        for (i, n) in o.notifications.iter().enumerate().skip(from.notifications) {
+            let key = RowKey::Notifications(n.task_id);
+            self.row(key, IntervalSource::Notifications)
+                .track()
+                .push(i as u32);
+        }
+        for (i, e) in o
+            .event_group_ops
+            .iter()
+            .enumerate()
+            .skip(from.event_group_ops)
+        {
+            let key = RowKey::EventGroup(e.group_id);
+            self.row(key, IntervalSource::EventGroupOps)
+                .track()
+                .push(i as u32);
+        }
+        for (i, t) in o.timer_ops.iter().enumerate().skip(from.timer_ops) {
+            self.row(RowKey::Timer(t.timer_id), IntervalSource::TimerOps)
+                .track()
+                .push(i as u32);
+        }
     }
 
     /// The row of an event marker, made if new.

@@ -45,6 +45,12 @@ pub enum IntervalSource {
     MarkerInstants,
     /// `anomalies`; code = kind as a number.
     Anomalies,
+    /// The model's `objects.notifications` (zero-length); code = op.
+    Notifications,
+    /// `objects.event_group_ops` (zero-length); code = op.
+    EventGroupOps,
+    /// `objects.timer_ops` (zero-length); code = op.
+    TimerOps,
 }
 
 /// One item of an interval track.
@@ -56,6 +62,16 @@ pub struct Span {
     /// Still open where the model ends (cut there): in a model of a trace
     /// that goes on, its end is not its last.
     pub open: bool,
+}
+
+/// A zero-length span: an instant.
+fn instant(ts_ns: u64, code: u32) -> Span {
+    Span {
+        start: ts_ns,
+        end: ts_ns,
+        code,
+        open: false,
+    }
 }
 
 /// Whether an interval cut at the model's end may go on.
@@ -111,6 +127,18 @@ impl IntervalSource {
                     code: s.msg.0,
                     open: false,
                 }
+            }
+            IntervalSource::Notifications => {
+                let n = m.objects.notifications.get(i)?;
+                instant(n.ts_ns, n.op as u32)
+            }
+            IntervalSource::EventGroupOps => {
+                let e = m.objects.event_group_ops.get(i)?;
+                instant(e.ts_ns, e.op as u32)
+            }
+            IntervalSource::TimerOps => {
+                let t = m.objects.timer_ops.get(i)?;
+                instant(t.ts_ns, t.op as u32)
             }
             IntervalSource::Anomalies => {
                 let a = m.anomalies.get(i)?;
@@ -756,6 +784,8 @@ pub enum SampleSource {
     MarkerValues,
     /// `queue_ops` with a known fill level (`len_after`).
     QueueLevels,
+    /// The model's `objects.stream_buffer_ops` (bytes after each).
+    StreamBufferLevels,
 }
 
 impl SampleSource {
@@ -766,6 +796,10 @@ impl SampleSource {
             SampleSource::QueueLevels => {
                 let op = m.queue_ops.get(i)?;
                 Some((op.ts_ns, i64::from(op.len_after?)))
+            }
+            SampleSource::StreamBufferLevels => {
+                let op = m.objects.stream_buffer_ops.get(i)?;
+                Some((op.ts_ns, i64::from(op.bytes_after)))
             }
         }
     }

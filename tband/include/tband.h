@@ -115,6 +115,34 @@ void tband_freertos_blocking_on_queue_peek(uint32_t queue_id, uint32_t ticks_to_
 void tband_freertos_blocking_on_queue_send(uint32_t queue_id, uint32_t ticks_to_wait);
 void tband_freertos_blocking_on_queue_receive(uint32_t queue_id, uint32_t ticks_to_wait);
 
+/* Notifications, event groups, stream buffers and timers (extension events).
+ * The create functions return the new object's id, stored in
+ * uxEventGroupNumber / uxStreamBufferNumber / uxTimerNumber. */
+/* value: the notified task's notification value after the notification. */
+void tband_freertos_task_notify(uint32_t task_id, uint32_t value, bool from_isr);
+/* value: the running task's notification value as it reads it. */
+void tband_freertos_task_notify_take(uint32_t value);
+void tband_freertos_blocking_on_notify(uint32_t ticks_to_wait);
+uint32_t tband_freertos_event_group_create(void);
+void tband_freertos_event_group_id_name(uint32_t group_id, const char *name);
+void tband_freertos_event_group_set_bits(uint32_t group_id, uint32_t bits, bool from_isr);
+void tband_freertos_event_group_clear_bits(uint32_t group_id, uint32_t bits, bool from_isr);
+void tband_freertos_blocking_on_event_group(uint32_t group_id, uint32_t ticks_to_wait);
+/* bits: the group's bits the ended wait returns. */
+void tband_freertos_event_group_wait_end(uint32_t group_id, uint32_t bits);
+/* freertos_type: the stream buffer type (sbTYPE_*). */
+uint32_t tband_freertos_stream_buffer_create(uint8_t freertos_type);
+void tband_freertos_stream_buffer_id_name(uint32_t buffer_id, const char *name);
+/* len_after: bytes in the buffer after the operation. */
+void tband_freertos_stream_buffer_send(uint32_t buffer_id, uint32_t len_after, bool from_isr);
+void tband_freertos_stream_buffer_receive(uint32_t buffer_id, uint32_t len_after, bool from_isr);
+void tband_freertos_stream_buffer_reset(uint32_t buffer_id);
+void tband_freertos_blocking_on_stream_buffer(uint32_t buffer_id, uint32_t ticks_to_wait);
+uint32_t tband_freertos_timer_create(const char *name);
+/* command: the timer command sent (tmrCOMMAND_*). */
+void tband_freertos_timer_command(uint32_t timer_id, uint32_t command);
+void tband_freertos_timer_expired(uint32_t timer_id);
+
 /* Task-local markers: belong to the task running on the calling core. */
 void tband_task_evtmarker_name(uint32_t id, uint32_t task_id, const char *name);
 void tband_task_evtmarker(uint32_t id, const char *msg);

@@ -150,4 +150,118 @@
  * working. */
 #define tband_freertos_queue_name_handle(handle, name) tband_freertos_queue_name((handle), (name))
 
+/* ---- Task notifications ------------------------------------------------ */
+
+/* xTaskGenericNotify and its ISR variants have the notified TCB in pxTCB;
+ * the value is the one the notification left. */
+#define traceTASK_NOTIFY(uxIndexToNotify)                                                  \
+  tband_freertos_task_notify((uint32_t)pxTCB->uxTaskNumber,                                \
+                             (uint32_t)pxTCB->ulNotifiedValue[(uxIndexToNotify)], false)
+#define traceTASK_NOTIFY_FROM_ISR(uxIndexToNotify)                                         \
+  tband_freertos_task_notify((uint32_t)pxTCB->uxTaskNumber,                                \
+                             (uint32_t)pxTCB->ulNotifiedValue[(uxIndexToNotify)], true)
+#define traceTASK_NOTIFY_GIVE_FROM_ISR(uxIndexToNotify) traceTASK_NOTIFY_FROM_ISR(uxIndexToNotify)
+
+/* Called before the value is cleared or decremented: what the task takes. */
+#define traceTASK_NOTIFY_TAKE(uxIndexToWaitOn) \
+  tband_freertos_task_notify_take((uint32_t)pxCurrentTCB->ulNotifiedValue[(uxIndexToWaitOn)])
+#define traceTASK_NOTIFY_WAIT(uxIndexToWaitOn) traceTASK_NOTIFY_TAKE(uxIndexToWaitOn)
+
+#define traceTASK_NOTIFY_TAKE_BLOCK(uxIndexToWaitOn) \
+  tband_freertos_blocking_on_notify((uint32_t)xTicksToWait)
+#define traceTASK_NOTIFY_WAIT_BLOCK(uxIndexToWaitOn) traceTASK_NOTIFY_TAKE_BLOCK(uxIndexToWaitOn)
+
+/* ---- Event groups ------------------------------------------------------ */
+
+#define tband_EVENT_GROUP_ID(xEventGroup) ((uint32_t)((EventGroup_t *)(xEventGroup))->uxEventGroupNumber)
+
+#define traceEVENT_GROUP_CREATE(pxEventBits) \
+  ((pxEventBits)->uxEventGroupNumber = tband_freertos_event_group_create())
+
+#define traceEVENT_GROUP_SET_BITS(xEventGroup, uxBitsToSet) \
+  tband_freertos_event_group_set_bits(tband_EVENT_GROUP_ID(xEventGroup), (uint32_t)(uxBitsToSet), false)
+/* The bits are set later by the timer task (traceEVENT_GROUP_SET_BITS). */
+#define traceEVENT_GROUP_SET_BITS_FROM_ISR(xEventGroup, uxBitsToSet) \
+  tband_freertos_event_group_set_bits(tband_EVENT_GROUP_ID(xEventGroup), (uint32_t)(uxBitsToSet), true)
+#define traceEVENT_GROUP_CLEAR_BITS(xEventGroup, uxBitsToClear) \
+  tband_freertos_event_group_clear_bits(tband_EVENT_GROUP_ID(xEventGroup), (uint32_t)(uxBitsToClear), false)
+#define traceEVENT_GROUP_CLEAR_BITS_FROM_ISR(xEventGroup, uxBitsToClear) \
+  tband_freertos_event_group_clear_bits(tband_EVENT_GROUP_ID(xEventGroup), (uint32_t)(uxBitsToClear), true)
+
+#define traceEVENT_GROUP_WAIT_BITS_BLOCK(xEventGroup, uxBitsToWaitFor) \
+  tband_freertos_blocking_on_event_group(tband_EVENT_GROUP_ID(xEventGroup), (uint32_t)xTicksToWait)
+#define traceEVENT_GROUP_SYNC_BLOCK(xEventGroup, uxBitsToSet, uxBitsToWaitFor) \
+  traceEVENT_GROUP_WAIT_BITS_BLOCK(xEventGroup, uxBitsToWaitFor)
+/* xEventGroupWaitBits and xEventGroupSync have the bits they return in uxReturn. */
+#define traceEVENT_GROUP_WAIT_BITS_END(xEventGroup, uxBitsToWaitFor, xTimeoutOccurred) \
+  tband_freertos_event_group_wait_end(tband_EVENT_GROUP_ID(xEventGroup), (uint32_t)uxReturn)
+#define traceEVENT_GROUP_SYNC_END(xEventGroup, uxBitsToSet, uxBitsToWaitFor, xTimeoutOccurred) \
+  traceEVENT_GROUP_WAIT_BITS_END(xEventGroup, uxBitsToWaitFor, xTimeoutOccurred)
+
+#define tband_freertos_event_group_name(handle, name) \
+  tband_freertos_event_group_id_name((uint32_t)uxEventGroupGetNumber(handle), (name))
+
+/* ---- Stream and message buffers ---------------------------------------- */
+
+#define tband_STREAM_BUFFER_ID(xStreamBuffer) \
+  ((uint32_t)((StreamBuffer_t *)(xStreamBuffer))->uxStreamBufferNumber)
+
+#define traceSTREAM_BUFFER_CREATE(pxStreamBuffer, xStreamBufferType) \
+  ((pxStreamBuffer)->uxStreamBufferNumber = tband_freertos_stream_buffer_create((uint8_t)(xStreamBufferType)))
+
+/* A reset keeps the buffer's number (the kernel restores it). */
+#define traceSTREAM_BUFFER_RESET(xStreamBuffer) \
+  tband_freertos_stream_buffer_reset(tband_STREAM_BUFFER_ID(xStreamBuffer))
+#define traceSTREAM_BUFFER_RESET_FROM_ISR(xStreamBuffer) traceSTREAM_BUFFER_RESET(xStreamBuffer)
+
+/* Called once the bytes are in (or out): the level is the one they left. */
+#define traceSTREAM_BUFFER_SEND(xStreamBuffer, xBytesSent)                                  \
+  tband_freertos_stream_buffer_send(tband_STREAM_BUFFER_ID(xStreamBuffer),                 \
+                                    (uint32_t)xStreamBufferBytesAvailable(xStreamBuffer), false)
+#define traceSTREAM_BUFFER_SEND_FROM_ISR(xStreamBuffer, xBytesSent)                         \
+  do {                                                                                     \
+    if ((xBytesSent) > 0U) {                                                               \
+      tband_freertos_stream_buffer_send(tband_STREAM_BUFFER_ID(xStreamBuffer),             \
+                                        (uint32_t)xStreamBufferBytesAvailable(xStreamBuffer), true); \
+    }                                                                                      \
+  } while (0)
+#define traceSTREAM_BUFFER_RECEIVE(xStreamBuffer, xReceivedLength)                          \
+  tband_freertos_stream_buffer_receive(tband_STREAM_BUFFER_ID(xStreamBuffer),              \
+                                       (uint32_t)xStreamBufferBytesAvailable(xStreamBuffer), false)
+#define traceSTREAM_BUFFER_RECEIVE_FROM_ISR(xStreamBuffer, xReceivedLength)                 \
+  do {                                                                                     \
+    if ((xReceivedLength) > 0U) {                                                          \
+      tband_freertos_stream_buffer_receive(tband_STREAM_BUFFER_ID(xStreamBuffer),          \
+                                           (uint32_t)xStreamBufferBytesAvailable(xStreamBuffer), true); \
+    }                                                                                      \
+  } while (0)
+
+#define traceBLOCKING_ON_STREAM_BUFFER_SEND(xStreamBuffer) \
+  tband_freertos_blocking_on_stream_buffer(tband_STREAM_BUFFER_ID(xStreamBuffer), (uint32_t)xTicksToWait)
+#define traceBLOCKING_ON_STREAM_BUFFER_RECEIVE(xStreamBuffer) \
+  traceBLOCKING_ON_STREAM_BUFFER_SEND(xStreamBuffer)
+
+#define tband_freertos_stream_buffer_name(handle, name) \
+  tband_freertos_stream_buffer_id_name((uint32_t)uxStreamBufferGetStreamBufferNumber(handle), (name))
+#define tband_freertos_message_buffer_name(handle, name) tband_freertos_stream_buffer_name((handle), (name))
+
+/* ---- Software timers --------------------------------------------------- */
+
+/* The timer's name comes with it. */
+#define traceTIMER_CREATE(pxNewTimer) \
+  ((pxNewTimer)->uxTimerNumber = tband_freertos_timer_create((pxNewTimer)->pcTimerName))
+
+/* Commands the timer queue took (xReturn pdPASS); the command's ISR form
+ * (tmrCOMMAND_*_FROM_ISR) says an ISR sent it. */
+#define traceTIMER_COMMAND_SEND(xTimer, xCommandID, xOptionalValue, xReturn)                \
+  do {                                                                                     \
+    if ((xReturn) == pdPASS) {                                                             \
+      tband_freertos_timer_command((uint32_t)((Timer_t *)(xTimer))->uxTimerNumber,         \
+                                   (uint32_t)(xCommandID));                                \
+    }                                                                                      \
+  } while (0)
+
+#define traceTIMER_EXPIRED(pxTimer) \
+  tband_freertos_timer_expired((uint32_t)(pxTimer)->uxTimerNumber)
+
 #endif /* TBAND_FREERTOS_H_ */

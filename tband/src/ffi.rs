@@ -353,3 +353,5 @@ pub unsafe extern "C" fn tband_task_valmarker_name(id: u32, task_id: u32, name: 
 pub extern "C" fn tband_task_valmarker(id: u32, val: i64) {
     freertos::task_valmarker(id, val);
 }
+
+mod objects;

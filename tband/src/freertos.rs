@@ -4,7 +4,7 @@
 //! passes them to the other hooks. Compiled to nothing without feature
 //! `freertos`.
 
-use crate::global::{cut, event, metadata, next_id};
+use crate::global::{cut, event, metadata, next_id, IdSpace};
 use crate::Event;
 
 /// Queue kinds of the `queue_kind` event.
@@ -56,13 +56,16 @@ hooks! {
     task_evtmarker_end => TaskEvtmarkerEnd { evtmarker_id }
 }
 
+mod objects;
+pub use objects::*;
+
 /// A task was created: returns its new id, records `task_created`, its
 /// name and its priority.
 pub fn task_created(priority: u32, name: impl AsRef<[u8]>) -> u32 {
     if !cfg!(feature = "freertos") {
         return 0;
     }
-    let task_id = next_id(true);
+    let task_id = next_id(IdSpace::Task);
     event(Event::TaskCreated { task_id });
     task_name(task_id, name);
     task_priority_set(task_id, priority);
@@ -99,7 +102,7 @@ pub fn queue_created(kind: QueueKind) -> u32 {
     if !cfg!(feature = "freertos") {
         return 0;
     }
-    let queue_id = next_id(false);
+    let queue_id = next_id(IdSpace::Queue);
     event(Event::QueueCreated { queue_id });
     metadata(Event::QueueKind {
         queue_id,

@@ -53,8 +53,8 @@ pub type GlobalTracer = Tracer<SelectedBackend, METADATA_BYTES, CORES, { DROP_CN
 
 struct Global {
     tracer: UnsafeCell<GlobalTracer>,
-    /// The last task and queue ids handed out.
-    last_ids: UnsafeCell<(u32, u32)>,
+    /// The last id handed out in each [`IdSpace`].
+    last_ids: UnsafeCell<[u32; IdSpace::COUNT]>,
 }
 
 // SAFETY: only reached inside a critical section (see `with`).
@@ -62,7 +62,7 @@ unsafe impl Sync for Global {}
 
 static GLOBAL: Global = Global {
     tracer: UnsafeCell::new(Tracer::new(SelectedBackend::new())),
-    last_ids: UnsafeCell::new((0, 0)),
+    last_ids: UnsafeCell::new([0; IdSpace::COUNT]),
 };
 
 /// Runs `f` on the global tracer inside a critical section. `f` must not
@@ -73,12 +73,26 @@ pub fn with<R>(f: impl FnOnce(&mut GlobalTracer) -> R) -> R {
     critical_section::with(|_| f(unsafe { &mut *GLOBAL.tracer.get() }))
 }
 
-/// Hands out the next task (`task = true`) or queue id, from 1 upward.
-pub(crate) fn next_id(task: bool) -> u32 {
+/// The kinds of object whose ids count separately.
+#[derive(Clone, Copy)]
+pub(crate) enum IdSpace {
+    Task,
+    Queue,
+    EventGroup,
+    StreamBuffer,
+    Timer,
+}
+
+impl IdSpace {
+    const COUNT: usize = 5;
+}
+
+/// Hands out the next id of `space`, from 1 upward.
+pub(crate) fn next_id(space: IdSpace) -> u32 {
     critical_section::with(|_| {
         // SAFETY: inside the critical section.
         let ids = unsafe { &mut *GLOBAL.last_ids.get() };
-        let last = if task { &mut ids.0 } else { &mut ids.1 };
+        let last = &mut ids[space as usize];
         *last = last.wrapping_add(1).max(1);
         *last
     })

@@ -43,6 +43,10 @@ pub enum Group {
     Base,
     /// Ids 84–127, FreeRTOS tracing.
     FreeRtos,
+    /// Ids 128–151, tband's extension for the FreeRTOS objects the
+    /// reference format has no events for (notifications, event groups,
+    /// stream and message buffers, software timers).
+    FreeRtosExtension,
 }
 
 /// Everything the schema says about one event.
@@ -643,6 +647,30 @@ define_events! {
     125 FreeRtos TaskEvtmarkerEnd "task_evtmarker_end" ts { evtmarker_id: U32 }
     126 FreeRtos TaskValmarkerName "task_valmarker_name" meta { valmarker_id: U32, task_id: U32, name: Str }
     127 FreeRtos TaskValmarker "task_valmarker" ts { valmarker_id: U32, val: S64 }
+    128 FreeRtosExtension TaskNotify "task_notify" ts { task_id: U32, value: U32 }
+    129 FreeRtosExtension TaskNotifyFromIsr "task_notify_from_isr" ts { task_id: U32, value: U32 }
+    130 FreeRtosExtension CurtaskNotifyTake "curtask_notify_take" ts { value: U32 }
+    131 FreeRtosExtension CurtaskBlockOnNotify "curtask_block_on_notify" ts { ticks_to_wait: U32 }
+    132 FreeRtosExtension EventGroupCreated "event_group_created" ts { group_id: U32 }
+    133 FreeRtosExtension EventGroupName "event_group_name" meta { group_id: U32, name: Str }
+    134 FreeRtosExtension EventGroupSetBits "event_group_set_bits" ts { group_id: U32, bits: U32 }
+    135 FreeRtosExtension EventGroupSetBitsFromIsr "event_group_set_bits_from_isr" ts { group_id: U32, bits: U32 }
+    136 FreeRtosExtension EventGroupClearBits "event_group_clear_bits" ts { group_id: U32, bits: U32 }
+    137 FreeRtosExtension EventGroupClearBitsFromIsr "event_group_clear_bits_from_isr" ts { group_id: U32, bits: U32 }
+    138 FreeRtosExtension CurtaskBlockOnEventGroup "curtask_block_on_event_group" ts { group_id: U32, ticks_to_wait: U32 }
+    139 FreeRtosExtension CurtaskEventGroupWaitEnd "curtask_event_group_wait_end" ts { group_id: U32, bits: U32 }
+    140 FreeRtosExtension StreamBufferCreated "stream_buffer_created" ts { buffer_id: U32, kind: U8 }
+    141 FreeRtosExtension StreamBufferName "stream_buffer_name" meta { buffer_id: U32, name: Str }
+    142 FreeRtosExtension StreamBufferSend "stream_buffer_send" ts { buffer_id: U32, len_after: U32 }
+    143 FreeRtosExtension StreamBufferSendFromIsr "stream_buffer_send_from_isr" ts { buffer_id: U32, len_after: U32 }
+    144 FreeRtosExtension StreamBufferReceive "stream_buffer_receive" ts { buffer_id: U32, len_after: U32 }
+    145 FreeRtosExtension StreamBufferReceiveFromIsr "stream_buffer_receive_from_isr" ts { buffer_id: U32, len_after: U32 }
+    146 FreeRtosExtension StreamBufferReset "stream_buffer_reset" ts { buffer_id: U32 }
+    147 FreeRtosExtension CurtaskBlockOnStreamBuffer "curtask_block_on_stream_buffer" ts { buffer_id: U32, ticks_to_wait: U32 }
+    148 FreeRtosExtension TimerCreated "timer_created" ts { timer_id: U32 }
+    149 FreeRtosExtension TimerName "timer_name" meta { timer_id: U32, name: Str }
+    150 FreeRtosExtension TimerCommand "timer_command" ts { timer_id: U32, command: U32 }
+    151 FreeRtosExtension TimerExpired "timer_expired" ts { timer_id: U32 }
 }
 
 /// Longest frame of any event without a string field.
@@ -743,6 +771,9 @@ mod tests {
             assert_eq!(EventKind::from_id(id), None);
         }
         for id in 113..122 {
+            assert_eq!(EventKind::from_id(id), None);
+        }
+        for id in 152..=255 {
             assert_eq!(EventKind::from_id(id), None);
         }
         assert_eq!(MAX_FRAMED_LEN_NO_STR, cobs::max_framed_len(1 + 10 + 5 + 10));

@@ -114,6 +114,11 @@ fn the_books_freertos_events_are_the_schemas() {
 }
 
 #[test]
+fn the_books_freertos_extension_events_are_the_schemas() {
+    assert_book_matches_schema("### FreeRTOS extension events", Group::FreeRtosExtension);
+}
+
+#[test]
 fn a_row_that_differs_is_seen() {
     let row = parse_row("| 4 | `isr_enter` | yes | `isr`: u32 |").unwrap();
     let schema = schema_rows(Group::Base);

@@ -10,16 +10,16 @@
 //! the application read after the operation, the busy task's CPU load from
 //! `tband-query`'s `cpu_load` report is within 2 % of what the application
 //! measured (the kernel's run-time statistics; on Cortex-M3 also the task's
-//! own spins); every canned report and the Perfetto export run on it.
+//! own spins); the notifications the `counter` task was given and took,
+//! the sets and clears of the event group, the expiries of the software
+//! timer are the application's counts, and the stream buffer's level after
+//! every send and receive is the one the application read; every canned
+//! report and the Perfetto export run on it.
 //!
 //! The kernel is found through `FREERTOS_KERNEL_PATH`; the Cortex-M3 build
 //! also needs `arm-none-eabi-gcc` with newlib, `qemu-system-arm` and the
 //! rustup target thumbv7m-none-eabi. Without them a test skips with a
 //! message, and fails instead when `TBAND_REQUIRE_FREERTOS=1` (as in CI).
-//!
-//! The format has no events yet for task notifications, event groups and
-//! stream buffers; the application's counts of those are checked only for
-//! being there and adding up.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -30,7 +30,7 @@ use tband_capture::record::Limits;
 use tband_capture::source::Source;
 use tband_host_tests::qemu::{free_port, spawn_listening};
 use tband_host_tests::run;
-use tband_model::Model;
+use tband_model::{EventGroupOpKind, Model, NotificationOp, TimerOpKind};
 use tband_trace::{OpenOptions, Trace};
 
 const SECONDS: &str = "3";
@@ -151,6 +151,8 @@ struct Truth {
     tasks: Vec<(String, u32)>,
     /// Queue name → its level after each operation, in order.
     levels: BTreeMap<String, Vec<u32>>,
+    /// The stream buffer's bytes after each send and receive, in order.
+    stream_levels: Vec<u32>,
     counts: BTreeMap<String, u64>,
 }
 
@@ -171,6 +173,7 @@ impl Truth {
                     .get_mut(words[1])
                     .unwrap()
                     .push(number(2) as u32),
+                "stream_level" => truth.stream_levels.push(number(1) as u32),
                 "count" => {
                     truth.counts.insert(words[1].into(), number(2));
                 }
@@ -408,6 +411,62 @@ fn check_queue_levels(model: &Model, truth: &Truth) {
     }
 }
 
+/// The notifications, event group, stream buffer and timer of the trace
+/// against the application's record.
+fn check_objects(model: &Model, truth: &Truth) {
+    let objects = &model.objects;
+    let counter = model.tasks.iter().find(|t| t.name == "counter").unwrap();
+    let to_counter = || (objects.notifications.iter()).filter(|n| n.task_id == counter.task_id);
+    let given = to_counter().filter(|n| n.op == NotificationOp::Given);
+    assert_eq!(given.count() as u64, truth.count("notifications_given"));
+    let taken = to_counter().filter(|n| n.op == NotificationOp::Taken);
+    let taken: u64 = taken.map(|n| u64::from(n.value)).sum();
+    assert_eq!(taken, truth.count("notifications_taken"));
+
+    let names: Vec<&str> = objects
+        .event_groups
+        .iter()
+        .map(|g| g.name.as_str())
+        .collect();
+    assert_eq!(names, ["progress"]);
+    let group_ops = |op| {
+        let ops = objects.event_group_ops.iter().filter(|o| o.op == op);
+        ops.count() as u64
+    };
+    assert_eq!(
+        group_ops(EventGroupOpKind::Set),
+        truth.count("event_group_sets")
+    );
+    assert_eq!(
+        group_ops(EventGroupOpKind::Clear),
+        truth.count("event_group_clears")
+    );
+
+    let names: Vec<&str> = objects
+        .stream_buffers
+        .iter()
+        .map(|b| b.name.as_str())
+        .collect();
+    assert_eq!(names, ["bytes"]);
+    let levels: Vec<u32> = objects
+        .stream_buffer_ops
+        .iter()
+        .map(|o| o.bytes_after)
+        .collect();
+    assert!(!truth.stream_levels.is_empty());
+    assert_eq!(levels, truth.stream_levels, "stream buffer levels");
+
+    let timer = objects
+        .timers
+        .iter()
+        .find(|t| t.name == "slot_timer")
+        .unwrap();
+    let expiries = (objects.timer_ops.iter())
+        .filter(|o| o.timer_id == timer.timer_id && o.op == TimerOpKind::Expired);
+    assert!(truth.count("timer_expiries") > 0);
+    assert_eq!(expiries.count() as u64, truth.count("timer_expiries"));
+}
+
 /// Every check of the module comment on the trace in `dir`; `isrs` are
 /// the names of the ISRs the build traces. The busy task's load is checked
 /// against the kernel's run-time statistics and, where `spins_are_run_time`,
@@ -468,7 +527,7 @@ fn check_recording(dir: &Path, isrs: &[&str], spins_are_run_time: bool) {
     );
     perfetto(&trace, &dir.join("trace.pftrace"));
 
-    // No events in the format yet: the application's own counts only.
+    check_objects(&model, &truth);
     assert!(truth.count("notifications_given") > 0);
     assert_eq!(
         truth.count("notifications_given"),

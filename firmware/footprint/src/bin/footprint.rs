@@ -61,6 +61,25 @@ fn main() -> ! {
         task_evtmarker_end(id);
         task_valmarker_name(id, task, "local");
         task_valmarker(id, i64::from(id));
+        task_notify(task, id, id == 4);
+        curtask_notify_take(id);
+        curtask_block_on_notify(id);
+        let group = event_group_created();
+        event_group_name(group, "group");
+        event_group_set_bits(group, id, id == 5);
+        event_group_clear_bits(group, id, id == 6);
+        curtask_block_on_event_group(group, id);
+        curtask_event_group_wait_end(group, id);
+        let buffer = stream_buffer_created(StreamBufferKind::StreamBuffer);
+        stream_buffer_name(buffer, "buffer");
+        stream_buffer_send(buffer, id, id == 7);
+        stream_buffer_receive(buffer, id, id == 8);
+        stream_buffer_reset(buffer);
+        curtask_block_on_stream_buffer(buffer, id);
+        let timer = timer_created("timer");
+        timer_name(timer, "timer");
+        timer_command(timer, id);
+        timer_expired(timer);
     }
     exit()
 }
