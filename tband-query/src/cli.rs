@@ -31,6 +31,8 @@ pub struct Options {
     pub execute: Option<String>,
     pub engine: Option<Engine>,
     pub db: Option<PathBuf>,
+    /// `--fleet`: a folder of exported traces to run the query on.
+    pub fleet: Option<PathBuf>,
     pub format: Option<Format>,
     pub params: Vec<Param>,
     pub fail_if_rows: bool,
@@ -70,13 +72,26 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
         }
     };
 
-    // A database file is kept for later queries, so it gets every table.
-    let tables = match cli.db {
-        Some(_) => schema::TABLES.to_vec(),
-        None => engine::tables_for(&queries),
+    let results = match &cli.fleet {
+        Some(dir) => {
+            if let Some(trace) = traces.first() {
+                return Err(Error::Input(format!(
+                    "--fleet runs on the traces of its folder; {trace} is one too many arguments"
+                )));
+            }
+            run_fleet(dir, &queries, &cli.params)?
+        }
+        None => {
+            // A database file is kept for later queries, so it gets every table.
+            let tables = match cli.db {
+                Some(_) => schema::TABLES.to_vec(),
+                None => engine::tables_for(&queries),
+            };
+            let mut db =
+                open_database(&traces, cli.db.as_deref(), cli.engine, &cli.input, &tables)?;
+            run::run(db.as_mut(), &queries, &cli.params)?
+        }
     };
-    let mut db = open_database(&traces, cli.db.as_deref(), cli.engine, &cli.input, &tables)?;
-    let results = run::run(db.as_mut(), &queries, &cli.params)?;
 
     let named: Vec<Named<'_>> = queries
         .iter()
@@ -92,6 +107,23 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
         return Ok(ExitCode::from(EXIT_ROWS));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(feature = "parquet")]
+fn run_fleet(
+    dir: &Path,
+    queries: &[Query],
+    params: &[Param],
+) -> Result<Vec<engine::QueryResult>, Error> {
+    crate::fleet::run(dir, queries, params)
+}
+
+#[cfg(not(feature = "parquet"))]
+fn run_fleet(_: &Path, _: &[Query], _: &[Param]) -> Result<Vec<engine::QueryResult>, Error> {
+    Err(Error::Input(
+        "this build of tband-query reads no Parquet; rebuild it with `--features parquet` for --fleet"
+            .into(),
+    ))
 }
 
 /// Writes the results to `output` (stdout if `None`) in `format`: by

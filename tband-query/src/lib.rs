@@ -6,6 +6,8 @@ pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod export;
+#[cfg(feature = "parquet")]
+pub mod fleet;
 pub mod output;
 pub mod reports;
 pub mod rows;

@@ -16,7 +16,7 @@ use tband_query::{engine, output};
 #[command(
     name = "tband-query",
     version,
-    override_usage = "tband-query [OPTIONS] <TRACE>... <QUERY>\n       tband-query [OPTIONS] <TRACE>... -e <SQL>\n       tband-query [OPTIONS] --db <FILE> <QUERY>\n       tband-query diff [OPTIONS] <OLD> <NEW> [REPORT]...\n       tband-query export [OPTIONS] <DIR> <TRACE>...\n       tband-query --list\n       tband-query completion <SHELL>",
+    override_usage = "tband-query [OPTIONS] <TRACE>... <QUERY>\n       tband-query [OPTIONS] <TRACE>... -e <SQL>\n       tband-query [OPTIONS] --db <FILE> <QUERY>\n       tband-query [OPTIONS] --fleet <DIR> <QUERY>\n       tband-query diff [OPTIONS] <OLD> <NEW> [REPORT]...\n       tband-query export [OPTIONS] <DIR> <TRACE>...\n       tband-query --list\n       tband-query completion <SHELL>",
     args_conflicts_with_subcommands = true,
     after_help = "QUERY is a .sql file, a directory of them (all run, in name order), or the name \
 of a canned report (see --list). Named parameters (:name or $name) are bound from --param or \
@@ -50,6 +50,11 @@ struct Cli {
     /// Output format [default: table on a terminal, csv otherwise].
     #[arg(long, value_enum)]
     format: Option<Format>,
+
+    /// Run the QUERY on every trace of DIR, a folder written by
+    /// `tband-query export`; each row gets the trace's id and tags in front.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["db", "engine"])]
+    fleet: Option<PathBuf>,
 
     /// Bind a query parameter (`:NAME` or `$NAME` in the SQL). Repeatable.
     #[arg(long = "param", value_name = "NAME=VALUE")]
@@ -216,6 +221,7 @@ impl From<Cli> for Options {
             execute: cli.execute,
             engine: cli.engine.map(Engine::into),
             db: cli.db,
+            fleet: cli.fleet,
             format: cli.format.map(Format::into),
             params: cli.params,
             fail_if_rows: cli.fail_if_rows,

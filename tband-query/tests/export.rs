@@ -33,20 +33,16 @@ fn model(streams: &[Vec<u8>]) -> tband_model::Model {
 
 /// A Parquet file's column names, types and rows.
 fn read(path: &Path) -> (Vec<(String, DataType)>, Vec<Vec<Value>>) {
-    let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap())
-        .unwrap()
-        .build()
-        .unwrap();
-    let mut columns = Vec::new();
+    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
+    let columns = builder
+        .schema()
+        .fields()
+        .iter()
+        .map(|f| (f.name().clone(), f.data_type().clone()))
+        .collect();
     let mut rows = Vec::new();
-    for batch in reader {
+    for batch in builder.build().unwrap() {
         let batch: RecordBatch = batch.unwrap();
-        columns = batch
-            .schema()
-            .fields()
-            .iter()
-            .map(|f| (f.name().clone(), f.data_type().clone()))
-            .collect();
         for r in 0..batch.num_rows() {
             let row = batch
                 .columns()
@@ -183,4 +179,55 @@ fn the_command_writes_hive_folders_by_table_and_trace() {
     );
     let o = run(&[single.to_str().unwrap(), "--tag", "cores=2"]);
     assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn every_report_over_a_fleet_is_its_rows_on_each_trace_with_id_and_tags() {
+    let dir = tempfile::tempdir().unwrap();
+    let fleet = dir.path().join("fleet");
+    let tband_query = |args: &[&str]| {
+        let o = Command::new(env!("CARGO_BIN_EXE_tband-query"))
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            o.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let mut traces = Vec::new();
+    for (seed, firmware) in [(1, "1.0"), (2, "1.0"), (3, "1.1")] {
+        let config = tband_sim::Config {
+            seed,
+            size: 96 << 10,
+            ..tband_sim::Config::default()
+        };
+        let path = dir.path().join(format!("run{seed}.bin"));
+        std::fs::write(&path, &tband_sim::generate(&config).unwrap().0[0]).unwrap();
+        let path = path.to_str().unwrap().to_string();
+        let tag = format!("firmware={firmware}");
+        tband_query(&["export", fleet.to_str().unwrap(), &path, "--tag", &tag]);
+        traces.push((format!("run{seed}"), firmware, path));
+    }
+    for (report, _) in tband_query::reports::CANNED {
+        let merged = tband_query(&[
+            "--fleet",
+            fleet.to_str().unwrap(),
+            report,
+            "--format",
+            "csv",
+        ]);
+        let mut lines = merged.lines();
+        let header = lines.next().unwrap();
+        let mut expected = Vec::new();
+        for (id, firmware, path) in &traces {
+            let own = tband_query(&[path, report, "--format", "csv"]);
+            let mut own = own.lines();
+            assert_eq!(header, format!("trace,firmware,{}", own.next().unwrap()));
+            expected.extend(own.map(|l| format!("{id},{firmware},{l}")));
+        }
+        assert_eq!(lines.collect::<Vec<_>>(), expected, "{report}");
+    }
 }

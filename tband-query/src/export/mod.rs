@@ -13,7 +13,11 @@ use std::path::{Path, PathBuf};
 use crate::schema::{self, Table, TRACE_INFO};
 
 #[cfg(feature = "parquet")]
+mod reader;
+#[cfg(feature = "parquet")]
 mod writer;
+#[cfg(feature = "parquet")]
+pub use reader::{read_table, read_tags};
 #[cfg(feature = "parquet")]
 pub use writer::{arrow_schema, export};
 
