@@ -15,6 +15,8 @@
 --
 -- Parameters:
 --   window_ms = 10   window length in milliseconds (may be fractional)
+--
+-- Key: core_id, window_start_ns
 WITH RECURSIVE p AS (
   SELECT CAST(CAST(:window_ms AS DOUBLE) * 1000000 AS BIGINT) AS w, duration_ns FROM trace_info
 ), numbers(k, span) AS (

@@ -13,10 +13,9 @@ use tband_decode::input::Input;
 use tband_decode::listing::{self, TimeUnit};
 use tband_decode::sequencer::{find_ts_resolution, Stream};
 use tband_decode::stream::{StreamDecoder, StreamStats};
+use tband_model::summary::write_summary;
 use tband_model::{EventRow, Model, TraceInfo};
 use tband_trace::{read_threadx, OpenOptions, Source, Trace};
-
-use crate::summary::write_summary;
 
 /// What the command line asks for (its options, by the same names).
 #[derive(Clone, Debug, Default)]

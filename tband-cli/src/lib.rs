@@ -7,7 +7,6 @@
 //! the model's summary).
 
 pub mod decode;
-mod summary;
 
 use std::fmt::Display;
 use std::io::Write;

@@ -149,7 +149,20 @@ impl CtfTrace {
 
     /// Stream inputs (files, `-` for stdin, `@CORE` suffixes) with the metadata at `metadata_path`.
     pub fn from_inputs(metadata_path: &Path, streams: Vec<Input>) -> Result<Self, CtfError> {
-        let metadata = read_metadata(metadata_path)?;
+        let bytes = fs::read(metadata_path).map_err(|source| CtfError::Io {
+            path: metadata_path.to_owned(),
+            source,
+        })?;
+        Self::from_metadata_bytes(metadata_path, &bytes, streams)
+    }
+
+    /// Stream inputs with metadata already read (`metadata_path` names it in errors).
+    pub fn from_metadata_bytes(
+        metadata_path: &Path,
+        metadata: &[u8],
+        streams: Vec<Input>,
+    ) -> Result<Self, CtfError> {
+        let metadata = parse_metadata_bytes(metadata_path, metadata)?;
         Ok(CtfTrace { metadata, streams })
     }
 
@@ -166,18 +179,14 @@ fn open_input(arg: &str) -> Result<Input, CtfError> {
     Input::open(&InputSpec::parse(arg)).map_err(CtfError::Input)
 }
 
-fn read_metadata(path: &Path) -> Result<Metadata, CtfError> {
-    let bytes = fs::read(path).map_err(|source| CtfError::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let text = String::from_utf8(bytes)
+fn parse_metadata_bytes(path: &Path, bytes: &[u8]) -> Result<Metadata, CtfError> {
+    let text = std::str::from_utf8(bytes)
         .ok()
         .filter(|text| looks_like_metadata(text.as_bytes()))
         .ok_or_else(|| CtfError::NotText {
             path: path.to_owned(),
         })?;
-    parse_metadata(&text).map_err(|error| CtfError::Metadata {
+    parse_metadata(text).map_err(|error| CtfError::Metadata {
         path: path.to_owned(),
         error,
     })

@@ -20,6 +20,7 @@ mod objects;
 mod pages;
 pub mod rules;
 mod strings;
+pub mod summary;
 mod table;
 mod tracked;
 

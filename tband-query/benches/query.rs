@@ -13,45 +13,15 @@
 //! given as wall clock and as the CPU time of this process (user + system),
 //! which is the meaningful figure on a machine busy with other work.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tband_query::engine::{self, Engine};
 use tband_query::{reports, run, schema};
 use tband_trace::input::Input;
 use tband_trace::{OpenOptions, Source, Trace};
 
-fn peak_rss_mb() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb / 1024)
-}
-
-fn per_second(n: u64, d: Duration) -> f64 {
-    n as f64 / d.as_secs_f64()
-}
-
-/// CPU time (user + system) this process has used so far.
-fn cpu_time() -> Duration {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    // Fields after the parenthesised command name; utime and stime are the
-    // 12th and 13th of them, in clock ticks (100 per second on Linux).
-    let after_name = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let ticks: u64 = after_name
-        .split_whitespace()
-        .skip(11)
-        .take(2)
-        .filter_map(|f| f.parse::<u64>().ok())
-        .sum();
-    Duration::from_millis(ticks * 10)
-}
-
-/// Wall-clock and CPU time of `f`.
-fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration, Duration) {
-    let (wall, cpu) = (Instant::now(), cpu_time());
-    let value = f();
-    (value, wall.elapsed(), cpu_time() - cpu)
-}
+mod measure;
+use measure::{peak_rss_mb, per_second, timed};
 
 fn main() {
     let args: Vec<String> = std::env::args()

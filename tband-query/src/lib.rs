@@ -2,8 +2,12 @@
 //! one schema, `.sql` reports run on it, results printed for people and CI.
 
 pub mod cli;
+pub mod diff;
 pub mod engine;
 pub mod error;
+pub mod export;
+#[cfg(feature = "parquet")]
+pub mod fleet;
 pub mod output;
 pub mod reports;
 pub mod rows;

@@ -53,7 +53,8 @@ pub fn write(out: &mut dyn Write, format: Format, results: &[Named<'_>]) -> io::
     Ok(())
 }
 
-fn text(v: &Value) -> String {
+/// A value as the table and CSV show it (NULL as nothing).
+pub(crate) fn text(v: &Value) -> String {
     match v {
         Value::Null => String::new(),
         Value::Int(i) => i.to_string(),

@@ -106,6 +106,20 @@ pub fn parameters(text: &str) -> Vec<ParamDecl> {
         .collect()
 }
 
+/// The `Key:` line of the header, if any: the columns that identify a row
+/// when two results are compared (`tband-query diff`).
+pub fn key(text: &str) -> Option<Vec<String>> {
+    header(text).find_map(|l| {
+        l.strip_prefix("Key:").map(|names| {
+            names
+                .split(',')
+                .map(|n| n.trim().to_string())
+                .filter(|n| !n.is_empty())
+                .collect()
+        })
+    })
+}
+
 /// Resolves the QUERY argument: a `.sql` file, a directory (every `.sql`
 /// file in it, in name order; subdirectories such as `queries/ci` are run
 /// by naming them), or the name of a canned report.

@@ -456,3 +456,15 @@ fn the_readme_quotes_what_its_first_command_prints() {
         );
     }
 }
+
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn export_says_which_feature_it_needs() {
+    let (code, err) = fails(&["export", "out", &small()]);
+    assert_eq!(code, 1);
+    assert_eq!(
+        err,
+        "tband-query: this build of tband-query has no Parquet export; rebuild it with `--features parquet`\n"
+    );
+    assert!(!Path::new("out").exists());
+}

@@ -171,6 +171,33 @@ impl Source {
         Source::from_inputs(inputs, options)
     }
 
+    /// Recognises the format of files held in memory (a web page's), where
+    /// there is no directory to find CTF metadata in: a file that is CTF
+    /// metadata makes the others its streams, in name order as in a trace
+    /// directory; other files are read as by [`Source::from_inputs`].
+    pub fn from_memory(
+        mut inputs: Vec<Input>,
+        options: &OpenOptions,
+    ) -> Result<Source, TraceError> {
+        let ctf_allowed = options.format.is_none_or(|f| f == InputFormat::Ctf);
+        let metadata_at = inputs
+            .iter()
+            .position(|i| tband_ctf::looks_like_metadata(&i.bytes));
+        let Some(at) = metadata_at.filter(|_| ctf_allowed) else {
+            return Source::from_inputs(inputs, options);
+        };
+        let metadata = inputs.remove(at);
+        let metadata_path = PathBuf::from(&metadata.name);
+        if inputs.is_empty() {
+            return Err(TraceError::Ctf(CtfError::NoStreams { dir: metadata_path }));
+        }
+        inputs.sort_by(|a, b| a.name.cmp(&b.name));
+        let names = inputs.iter().map(|i| i.name.clone()).collect();
+        let trace = CtfTrace::from_metadata_bytes(&metadata_path, &metadata.bytes, inputs)
+            .map_err(TraceError::Ctf)?;
+        Ok(Source::Ctf { trace, names })
+    }
+
     /// Recognises the format of inputs already read: the one that
     /// `options` forces, or the one they all have.
     pub fn from_inputs(inputs: Vec<Input>, options: &OpenOptions) -> Result<Source, TraceError> {

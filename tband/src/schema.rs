@@ -718,24 +718,51 @@ impl RawEvent<'_> {
     }
 
     /// Frames this event with timestamp `ts` (ignored for metadata) into
-    /// `buf`; see [`encode_frame`].
-    #[inline]
+    /// `buf`; see [`encode_frame`]. One copy of it serves every event.
+    #[inline(never)]
     pub fn encode(&self, buf: &mut [u8], ts: u64) -> Option<usize> {
-        let mut w = FrameWriter::new(buf);
-        // The id and the integer fields (at most 31 bytes) precede the
-        // string, so they cannot fill a COBS block.
-        w.head_u8(self.id);
-        if !self.is_metadata {
-            w.head_varint(ts);
+        match FrameWriter::new(&mut *buf) {
+            Some(w) => self.write_frame(w, ts),
+            None => self.encode_via_scratch(buf, ts),
         }
-        let mut raw_bytes = self.raw_bytes;
-        for &v in self.ints.iter().take(usize::from(self.n_ints)) {
-            if raw_bytes & 1 != 0 {
-                w.head_u8(v as u8);
-            } else {
-                w.head_varint(v);
+    }
+
+    /// Only the end of a buffer is shorter than any head: a frame that fits
+    /// in it also fits in the scratch.
+    #[cold]
+    #[inline(never)]
+    fn encode_via_scratch(&self, buf: &mut [u8], ts: u64) -> Option<usize> {
+        let mut scratch = [0u8; cobs::HEAD_CAPACITY];
+        let n = self.encode(&mut scratch, ts)?;
+        let frame = scratch.get(..n)?;
+        let out = buf.get_mut(..n)?;
+        for (to, &from) in out.iter_mut().zip(frame) {
+            *to = from;
+        }
+        Some(n)
+    }
+
+    #[inline(always)]
+    fn write_frame(&self, mut w: FrameWriter<'_>, ts: u64) -> Option<usize> {
+        // The id, the timestamp and the integer fields precede the string,
+        // so they cannot fill a COBS block, and take at most
+        // 1 + 10 + MAX_INT_FIELDS * 10 < HEAD_CAPACITY bytes.
+        const _: () = assert!(1 + 10 + MAX_INT_FIELDS * 10 < cobs::HEAD_CAPACITY);
+        // SAFETY: see the bound above.
+        unsafe {
+            w.head_u8(self.id);
+            if !self.is_metadata {
+                w.head_varint(ts);
             }
-            raw_bytes >>= 1;
+            let mut raw_bytes = self.raw_bytes;
+            for &v in self.ints.iter().take(usize::from(self.n_ints)) {
+                if raw_bytes & 1 != 0 {
+                    w.head_u8(v as u8);
+                } else {
+                    w.head_varint(v);
+                }
+                raw_bytes >>= 1;
+            }
         }
         w.bytes(self.text);
         w.finish()

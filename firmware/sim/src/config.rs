@@ -67,6 +67,36 @@ pub struct Config {
     /// benchmarks; these traces are byte for byte those that the simulator
     /// wrote by default before this option existed.
     pub wide_values: bool,
+    /// One task does this share of the work it draws, everything else being
+    /// drawn as without it: two traces that differ in that task's load.
+    pub work_scale: Option<WorkScale>,
+}
+
+/// [`Config::work_scale`]: which task, and the percent of its drawn work
+/// it does (100: as drawn).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkScale {
+    pub task: String,
+    pub percent: u32,
+}
+
+impl std::str::FromStr for WorkScale {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<WorkScale, String> {
+        let (task, percent) = s
+            .split_once('=')
+            .ok_or_else(|| format!("`{s}` is not TASK=PERCENT"))?;
+        let percent = percent
+            .trim()
+            .trim_end_matches('%')
+            .parse()
+            .map_err(|_| format!("`{percent}` is not a whole percent"))?;
+        Ok(WorkScale {
+            task: task.trim().to_string(),
+            percent,
+        })
+    }
 }
 
 impl Default for Config {
@@ -85,6 +115,7 @@ impl Default for Config {
             size: 1 << 20,
             record_truth: false,
             wide_values: false,
+            work_scale: None,
         }
     }
 }
@@ -94,10 +125,15 @@ impl Default for Config {
 pub enum ConfigError {
     NoCores,
     TooManyCores(u32),
-    SinkCount { cores: u32, sinks: usize },
+    SinkCount {
+        cores: u32,
+        sinks: usize,
+    },
     TickShorterThanResolution,
     ZeroResolution,
     TooManyObjects,
+    /// A task named in [`Config::work_scale`] that the system does not have.
+    UnknownTask(String),
 }
 
 impl fmt::Display for ConfigError {
@@ -117,6 +153,10 @@ impl fmt::Display for ConfigError {
             ConfigError::TooManyObjects => write!(
                 f,
                 "at most {MAX_OBJECTS} tasks, {MAX_OBJECTS} queues and {MAX_OBJECTS} interrupts are supported"
+            ),
+            ConfigError::UnknownTask(name) => write!(
+                f,
+                "the simulated system has no application task named `{name}` (they are named by role and number: prod0, cons0, work0, …)"
             ),
         }
     }

@@ -20,7 +20,7 @@ mod stream;
 mod system;
 mod truth;
 
-pub use config::{parse_size, Config, ConfigError, DropConfig, Layout};
+pub use config::{parse_size, Config, ConfigError, DropConfig, Layout, WorkScale};
 pub use kernel::{Output, RunStats, Simulator};
 pub use truth::*;
 
@@ -92,5 +92,44 @@ mod tests {
             core_file_name(Path::new("trace"), 0, 4),
             Path::new("trace.c0")
         );
+    }
+
+    #[test]
+    fn one_task_works_more_and_an_unknown_one_is_refused() {
+        let run = |task: &str, percent| {
+            let config = Config {
+                size: 128 << 10,
+                record_truth: true,
+                work_scale: Some(WorkScale {
+                    task: task.into(),
+                    percent,
+                }),
+                ..Config::default()
+            };
+            generate(&config)
+        };
+        let busy = |truth: &GroundTruth, name: &str| -> u64 {
+            let id = truth.tasks.iter().find(|t| t.name == name).unwrap().task_id;
+            truth
+                .run_slices
+                .iter()
+                .filter(|s| s.task_id == id)
+                .map(|s| s.end - s.start)
+                .sum()
+        };
+        let (_, same) = run("mtxlo0", 100).unwrap();
+        let (_, more) = run("mtxlo0", 300).unwrap();
+        let (same, more) = (same.unwrap(), more.unwrap());
+        assert!(busy(&more, "mtxlo0") > 2 * busy(&same, "mtxlo0"));
+        let e = run("IDLE", 200).unwrap_err().to_string();
+        assert!(e.contains("no application task named `IDLE`"), "{e}");
+        assert_eq!(
+            "cons0=150%".parse(),
+            Ok(WorkScale {
+                task: "cons0".into(),
+                percent: 150
+            })
+        );
+        assert!("cons0".parse::<WorkScale>().is_err());
     }
 }

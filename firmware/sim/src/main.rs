@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
-use tband_sim::{core_file_name, parse_size, Config, DropConfig, Layout, Simulator};
+use tband_sim::{core_file_name, parse_size, Config, DropConfig, Layout, Simulator, WorkScale};
 
 #[derive(Clone, Copy, ValueEnum)]
 enum LayoutArg {
@@ -84,6 +84,12 @@ struct Args {
     /// (ADC readings 0..4095, pin levels, rates, loads, counters).
     #[arg(long)]
     wide_values: bool,
+    /// Make one application task do PERCENT of the work it would do
+    /// (e.g. `work0=150`), everything else drawn as without this option:
+    /// two traces that differ in that task's load, e.g. to try
+    /// `tband-query diff`.
+    #[arg(long, value_name = "TASK=PERCENT")]
+    task_work: Option<WorkScale>,
     /// Output file, `-` for stdout (one core only); with several cores
     /// `.c<N>` goes before the extension (trace.bin → trace.c0.bin,
     /// trace.c1.bin). The files written are listed on stdout.
@@ -121,6 +127,7 @@ fn run(args: Args) -> Result<(), String> {
         ns_per_tick: args.ns_per_tick,
         size: args.size,
         wide_values: args.wide_values,
+        work_scale: args.task_work,
         ..Config::default()
     };
     config.validate().map_err(|e| e.to_string())?;

@@ -186,11 +186,10 @@ pub fn load_while_building<E: Send>(
 /// table cannot be among them: its rows are there only while a trace is
 /// decoded ([`load_while_building`]).
 pub fn load(db: &mut dyn Database, model: &Model, tables: &[&Table]) -> Result<(), String> {
-    db.begin_load()?;
-    for table in tables {
-        db.execute(&table.create_sql())?;
-    }
-    fill_from_model(db, &mut RowSource::Kept(model), tables)
+    let mut source = RowSource::Kept(model);
+    load_rows(db, tables, |table, sink| {
+        rows::write_table(&mut source, table, sink)
+    })
 }
 
 /// Fills `tables`, created already, from `source`, creates the views and
@@ -200,11 +199,35 @@ fn fill_from_model(
     source: &mut RowSource<'_>,
     tables: &[&Table],
 ) -> Result<(), String> {
+    fill_tables(db, tables, |table, sink| {
+        rows::write_table(&mut *source, table, sink)
+    })
+}
+
+/// Creates `tables`, fills each with the rows that `fill` writes for it
+/// (as the tables store them), and creates the views, in one transaction.
+pub fn load_rows(
+    db: &mut dyn Database,
+    tables: &[&Table],
+    fill: impl FnMut(&Table, &mut dyn RowSink) -> Result<(), String> + Send,
+) -> Result<(), String> {
+    db.begin_load()?;
     for table in tables {
-        db.load_table(
-            table,
-            Box::new(|sink| rows::write_table(&mut *source, table, sink)),
-        )?;
+        db.execute(&table.create_sql())?;
+    }
+    fill_tables(db, tables, fill)
+}
+
+/// Fills `tables`, created already, with what `fill` writes for each,
+/// creates the views and commits the load.
+fn fill_tables(
+    db: &mut dyn Database,
+    tables: &[&Table],
+    mut fill: impl FnMut(&Table, &mut dyn RowSink) -> Result<(), String> + Send,
+) -> Result<(), String> {
+    for table in tables {
+        let fill = &mut fill;
+        db.load_table(table, Box::new(move |sink| fill(table, sink)))?;
     }
     for view in schema::views() {
         db.execute(&view.create_sql())?;

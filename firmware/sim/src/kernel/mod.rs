@@ -164,6 +164,8 @@ pub struct Simulator<W: Write> {
     system: System,
     /// Short-lived tasks created so far (for their names and cores).
     spawned: u32,
+    /// [`Config::work_scale`]: the task's id and its percent of work.
+    work_scale: Option<(u32, u64)>,
 }
 
 impl<W: Write> Simulator<W> {
@@ -177,6 +179,18 @@ impl<W: Write> Simulator<W> {
         }
         let mut rng = Rng::new(config.seed);
         let system = system::build(&config, &mut rng);
+        let work_scale = match &config.work_scale {
+            None => None,
+            Some(scale) => {
+                let task = system
+                    .tasks
+                    .iter()
+                    .take(config.tasks as usize)
+                    .position(|t| t.name == scale.task)
+                    .ok_or_else(|| ConfigError::UnknownTask(scale.task.clone()))?;
+                Some((task as u32 + 1, u64::from(scale.percent)))
+            }
+        };
         let streams = sinks
             .into_iter()
             .enumerate()
@@ -211,6 +225,7 @@ impl<W: Write> Simulator<W> {
                 .then(|| Recorder::new(config.ns_per_tick, config.cores)),
             system,
             spawned: 0,
+            work_scale,
             config,
         };
         sim.instantiate();

@@ -21,7 +21,10 @@ impl<W: Write> Simulator<W> {
         let mut goto = Some(next);
         match op {
             Op::Compute { min, max } => {
-                let d = self.rng.range(min, max);
+                let mut d = self.rng.range(min, max);
+                if let Some((_, percent)) = self.work_scale.filter(|&(task, _)| task == t) {
+                    d = (d * percent / 100).max(1);
+                }
                 let task = &mut self.tasks[t as usize - 1];
                 task.remaining = d;
                 task.pc = next;

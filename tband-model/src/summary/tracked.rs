@@ -2,13 +2,13 @@
 
 use std::io::{self, Write};
 
-use tband_model::Model;
+use crate::Model;
 
 use super::{format_ns, truncate};
 
 /// Per kind: lifetimes, those still live at the end, the longest of the
 /// others, marks, pools, and the fewest any pool counter reached.
-pub fn write(out: &mut impl Write, m: &Model) -> io::Result<()> {
+pub(super) fn write(out: &mut impl Write, m: &Model) -> io::Result<()> {
     let o = &m.tracked;
     if o.is_empty() {
         return Ok(());

@@ -1,11 +1,12 @@
-//! A one-screen readable overview of a model: cores, tasks, ISRs, markers,
-//! queues, objects and anomalies.
+//! The summary (`tband-decode --summary`, the web page): a one-screen
+//! readable overview of a model: cores, tasks, ISRs, markers,
+//! queues, tracked objects and anomalies.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
-use tband_model::analysis::{load_percent, Analysis};
-use tband_model::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
+use crate::analysis::{load_percent, Analysis};
+use crate::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
 mod objects;
 mod tracked;

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 use std::io::{self, Write};
 
-use tband_model::{EventGroupOpKind, Model, NotificationOp, StreamBufferOpKind, TimerOpKind};
+use crate::{EventGroupOpKind, Model, NotificationOp, StreamBufferOpKind, TimerOpKind};
 
 use super::truncate;
 

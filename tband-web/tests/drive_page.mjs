@@ -1,0 +1,92 @@
+// Drives the built page in headless Chromium for tests/browser.rs and the
+// benchmark: for each job, gives the page its files, converts, and reports
+// what the page shows (JSON on stdout).
+//
+//   node tests/drive_page.mjs URL JOBS.json
+//
+// A job is { files: [{ path, core }], download?: PATH, screenshot?: PATH }.
+// Its report: { summary, error, timings, peakRendererKiB }, with the
+// download saved through the page's own link.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+
+const [url, jobsPath] = process.argv.slice(2);
+const jobs = JSON.parse(readFileSync(jobsPath, 'utf8'));
+
+// The network is closed: no background connections, no sandbox as root.
+const browser = await chromium.launch({
+  executablePath: process.env.TBAND_CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
+});
+const reports = [];
+try {
+  for (const job of jobs) {
+    reports.push(await run(job));
+  }
+} finally {
+  await browser.close();
+}
+console.log(JSON.stringify(reports));
+
+async function run(job) {
+  const page = await browser.newPage({ acceptDownloads: true, viewport: { width: 1100, height: 900 } });
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+  await page.goto(url);
+  await page.setInputFiles('#picker', job.files.map((f) => f.path));
+  const cores = page.locator('#files input[type=number]');
+  for (const [i, f] of job.files.entries()) {
+    if (f.core !== null && f.core !== undefined) await cores.nth(i).fill(String(f.core));
+  }
+  const sampler = sampleRendererMemory();
+  await page.click('#convert');
+  await page.waitForSelector('body[data-state=done], body[data-state=error]', { timeout: 600_000 });
+  const peakRendererKiB = sampler.stop();
+  const state = await page.getAttribute('body', 'data-state');
+  const report = { peakRendererKiB, pageErrors };
+  if (state === 'error') {
+    report.error = await page.textContent('#error');
+  } else {
+    report.summary = await page.textContent('#summary');
+    report.timings = JSON.parse(await page.getAttribute('#trace-size', 'data-timings'));
+    if (job.download) {
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+      report.downloadName = download.suggestedFilename();
+      await download.saveAs(job.download);
+    }
+    if (job.screenshot) await page.screenshot({ path: job.screenshot });
+  }
+  await page.close();
+  return report;
+}
+
+// The largest resident size of a Chromium renderer process (where the page
+// and its worker run) while a conversion runs, sampled every 50 ms.
+function sampleRendererMemory() {
+  let peak = 0;
+  const sample = () => {
+    const ps = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8' });
+    for (const line of ps.split('\n')) {
+      if (line.includes('--type=renderer')) peak = Math.max(peak, parseInt(line, 10));
+    }
+  };
+  sample();
+  const timer = setInterval(sample, 50);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
