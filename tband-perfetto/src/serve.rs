@@ -82,19 +82,38 @@ impl TraceServer {
     }
 }
 
-fn answer(stream: TcpStream, routes: &Routes) -> io::Result<()> {
-    let mut reader = BufReader::new(io::Read::take(stream.try_clone()?, MAX_HEAD_BYTES));
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    // Skip the headers up to the blank line.
-    let mut line = String::new();
-    while reader.read_line(&mut line)? > 2 {
-        line.clear();
+/// The method and path (without its query) of an HTTP request, read from
+/// its head; the headers are skipped.
+pub struct Request {
+    pub method: String,
+    pub path: String,
+}
+
+impl Request {
+    pub fn read(stream: &TcpStream) -> io::Result<Request> {
+        let mut reader = BufReader::new(io::Read::take(stream.try_clone()?, MAX_HEAD_BYTES));
+        let mut request_line = String::new();
+        reader.read_line(&mut request_line)?;
+        // Skip the headers up to the blank line.
+        let mut line = String::new();
+        while reader.read_line(&mut line)? > 2 {
+            line.clear();
+        }
+        let mut parts = request_line.split_whitespace();
+        let method = parts.next().unwrap_or("").to_string();
+        let target = parts.next().unwrap_or("");
+        let path = target
+            .split(['?', '#'])
+            .next()
+            .unwrap_or(target)
+            .to_string();
+        Ok(Request { method, path })
     }
-    let mut parts = request_line.split_whitespace();
-    let method = parts.next().unwrap_or("");
-    let path = parts.next().unwrap_or("");
-    let path = path.split('?').next().unwrap_or(path);
+}
+
+fn answer(stream: TcpStream, routes: &Routes) -> io::Result<()> {
+    let Request { method, path } = Request::read(&stream)?;
+    let (method, path) = (method.as_str(), path.as_str());
     let mut out = io::BufWriter::new(stream);
     // `*` allows any other request header, but never `Authorization`,
     // which the extension server protocol names.

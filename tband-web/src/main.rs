@@ -2,13 +2,14 @@
 //! loopback interface, for trying it without a web server.
 
 use std::fs;
-use std::io::{self, BufRead, BufReader, Write};
+use std::io::{self, Write};
 use std::net::{Ipv4Addr, TcpListener, TcpStream};
 use std::path::{Component, Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use clap::Parser;
+use tband_perfetto::serve::Request;
 
 /// Serve the tband web converter (built by tband-web/build.sh) on 127.0.0.1.
 #[derive(Parser)]
@@ -21,9 +22,6 @@ struct Cli {
     #[arg(long, default_value_t = 8000)]
     port: u16,
 }
-
-/// Longest request head read before giving up on a client.
-const MAX_HEAD_BYTES: u64 = 16 * 1024;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -52,17 +50,8 @@ fn serve(cli: &Cli) -> Result<ExitCode, String> {
 }
 
 fn answer(stream: TcpStream, folder: &Path) -> io::Result<()> {
-    let mut reader = BufReader::new(io::Read::take(stream.try_clone()?, MAX_HEAD_BYTES));
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut line = String::new();
-    while reader.read_line(&mut line)? > 2 {
-        line.clear();
-    }
-    let mut parts = request_line.split_whitespace();
-    let method = parts.next().unwrap_or("");
-    let target = parts.next().unwrap_or("");
-    let path = target.split(['?', '#']).next().unwrap_or(target);
+    let Request { method, path } = Request::read(&stream)?;
+    let (method, path) = (method.as_str(), path.as_str());
     let mut out = io::BufWriter::new(stream);
     let file = (method == "GET" || method == "HEAD")
         .then(|| file_path(folder, path))
