@@ -316,6 +316,7 @@ fn query(trace: &Path, query: &str, out: &Path) -> Vec<BTreeMap<String, String>>
         execute: None,
         engine: None,
         db: None,
+        fleet: None,
         format: Some(tband_query::output::Format::Csv),
         params: Vec::new(),
         fail_if_rows: false,
