@@ -19,7 +19,10 @@ fn files_below(dir: &Path, out: &mut Vec<PathBuf>) {
         let path = entry.unwrap().path();
         let name = path.file_name().unwrap().to_string_lossy();
         if path.is_dir() {
-            if !matches!(name.as_ref(), ".git" | "target" | "book") {
+            if !matches!(
+                name.as_ref(),
+                ".git" | "target" | "book" | "node_modules" | "dist"
+            ) {
                 files_below(&path, out);
             }
         } else {
