@@ -85,6 +85,14 @@ pub fn decode(bytes: &[u8], core: u32) -> Result<Vec<Frame>, usize> {
     }
 }
 
+/// Frames as `kind field=value ...` lines, for comparing with a listing.
+pub fn listing(frames: &[Frame]) -> Vec<String> {
+    frames
+        .iter()
+        .map(|f| format!("{} {}", f.kind.name(), f.fields))
+        .collect()
+}
+
 /// The global tracer's trace of `core` (metadata buffer + snapshot).
 pub fn snapshot_of(core: usize) -> Vec<u8> {
     let mut bytes = Vec::new();

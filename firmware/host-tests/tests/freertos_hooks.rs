@@ -3,7 +3,7 @@
 //! to the configured length.
 
 use tband::freertos::{self, QueueKind};
-use tband_host_tests::{decode, snapshot_of};
+use tband_host_tests::{decode, listing, snapshot_of};
 
 #[test]
 fn tasks_and_queues() {
@@ -28,11 +28,7 @@ fn tasks_and_queues() {
     freertos::task_valmarker(3, -5);
     tband::stop_snapshot();
 
-    let listing: Vec<_> = decode(&snapshot_of(0), 0)
-        .unwrap()
-        .iter()
-        .map(|f| format!("{} {}", f.kind.name(), f.fields))
-        .collect();
+    let listing = listing(&decode(&snapshot_of(0), 0).unwrap());
     assert_eq!(
         listing,
         [

@@ -3,7 +3,7 @@
 //! `_from_isr` forms are their own events, and a timer's name comes with it.
 
 use tband::freertos::{self, StreamBufferKind};
-use tband_host_tests::{decode, snapshot_of};
+use tband_host_tests::{decode, listing, snapshot_of};
 
 #[test]
 fn object_hooks() {
@@ -35,11 +35,7 @@ fn object_hooks() {
     freertos::timer_expired(timer);
     tband::stop_snapshot();
 
-    let listing: Vec<_> = decode(&snapshot_of(0), 0)
-        .unwrap()
-        .iter()
-        .map(|f| format!("{} {}", f.kind.name(), f.fields))
-        .collect();
+    let listing = listing(&decode(&snapshot_of(0), 0).unwrap());
     assert_eq!(
         listing,
         [

@@ -3,7 +3,7 @@
 
 use tband::rtos_trace::{TbandTrace, IDLE_TASK_ID, ISR_ID};
 use tband::EventKind;
-use tband_host_tests::{decode, snapshot_of};
+use tband_host_tests::{decode, listing, snapshot_of};
 
 rtos_trace::global_trace!(TbandTrace);
 
@@ -33,10 +33,7 @@ fn executor_events_become_task_and_isr_events() {
     trace::task_exec_begin(0x2000_0100);
 
     let frames = decode(&snapshot_of(0), 0).unwrap();
-    let listing: Vec<_> = frames
-        .iter()
-        .map(|f| format!("{} {}", f.kind.name(), f.fields))
-        .collect();
+    let listing = listing(&frames);
     let task = 0x2000_0100u32;
     assert_eq!(
         listing,
