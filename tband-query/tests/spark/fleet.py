@@ -22,17 +22,18 @@ def session():
     return (
         SparkSession.builder.master("local[2]")
         .appName("tband fleet")
-        # `trace` stays a string: a trace named 812 is not the number 812.
-        .config("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
         # The folders are small; Spark's default of 200 shuffle partitions
         # would make every GROUP BY start 200 tasks.
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
     )
 
 
 def register(spark, folder):
+    # `trace` stays a string: a trace named 812 is not the number 812.
+    spark.sql("SET spark.sql.sources.partitionColumnTypeInference.enabled=false")
     for entry in sorted(os.listdir(folder)):
         if not entry.startswith("table="):
             continue
