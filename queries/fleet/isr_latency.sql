@@ -1,4 +1,9 @@
--- isr_latency over every trace of a fleet: the report's rows per trace, after its id.
+-- isr_latency over a fleet: each trace's rows of the canned report, with the trace first.
+--
+-- Reads tables that hold every trace, told apart by their `trace` column
+-- (a folder that `tband-query export` wrote). Written in the SQL that
+-- DuckDB and Spark SQL both accept. Columns: trace, then those of
+-- queries/isr_latency.sql.
 WITH durations AS (
   SELECT trace, core_id, isr_id, dur_ns, COUNT(*) AS c, MAX(depth) AS max_depth
   FROM isr_slices WHERE truncated = 0 GROUP BY trace, core_id, isr_id, dur_ns
