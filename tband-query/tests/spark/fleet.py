@@ -30,8 +30,8 @@ def session():
         .config("spark.sql.shuffle.partitions", "4")
         .config("spark.ui.enabled", "false")
         # Queries of a few seconds: the JVM's optimising compiler and
-        # parallel collector cost more CPU than they save (the run takes
-        # half the time on two cores without them).
+        # parallel collector cost more CPU than they save (without them the
+        # test's Spark run takes half the CPU time).
         .config("spark.driver.extraJavaOptions", "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC")
         .config("spark.ui.showConsoleProgress", "false")
         .getOrCreate()
