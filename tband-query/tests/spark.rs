@@ -28,23 +28,29 @@ const PARAMS: &[(&str, &str)] = &[
 
 /// Whether Spark can run here; says why not otherwise.
 fn spark_ready() -> bool {
-    let java = Command::new("java").arg("-version").output();
-    let pyspark = Command::new("python3")
-        .args(["-c", "import pyspark"])
-        .output();
-    let why =
-        match (java, pyspark) {
-            (Ok(j), _) if !j.status.success() => "java does not run".to_string(),
-            (Err(e), _) => {
-                format!("java is not available ({e}); install a JRE (openjdk-17-jre-headless)")
-            }
-            (_, Ok(p)) if p.status.success() => return true,
-            (_, Ok(p)) => format!(
-            "python3 cannot import pyspark ({}); install it with `python3 -m pip install pyspark`",
-            String::from_utf8_lossy(&p.stderr).lines().last().unwrap_or("")
-        ),
-            (_, Err(e)) => format!("python3 is not available ({e})"),
-        };
+    let python = || {
+        let o = Command::new("python3")
+            .args(["-c", "import pyspark"])
+            .output()
+            .map_err(|e| format!("python3 is not available ({e})"))?;
+        if o.status.success() {
+            return Ok(());
+        }
+        let error = String::from_utf8_lossy(&o.stderr);
+        Err(format!(
+            "python3 cannot import pyspark ({}); install it with \
+             `python3 -m pip install pyspark==4.3.0`",
+            error.lines().last().unwrap_or("")
+        ))
+    };
+    let why = match Command::new("java").arg("-version").output() {
+        Err(e) => format!("java is not available ({e}); install a Java 17 runtime"),
+        Ok(o) if !o.status.success() => "`java -version` fails".to_string(),
+        Ok(_) => match python() {
+            Ok(()) => return true,
+            Err(why) => why,
+        },
+    };
     assert!(
         std::env::var("TBAND_REQUIRE_SPARK").as_deref() != Ok("1"),
         "{why}"
