@@ -3,6 +3,7 @@
 import init, { Files } from './pkg/tband_web.js';
 
 const ready = init();
+const BLOB_BYTES = 16 << 20;
 
 self.onmessage = async ({ data: { files } }) => {
   try {
@@ -29,14 +30,25 @@ self.onmessage = async ({ data: { files } }) => {
     const summary = converted.summary();
     const summarisedMs = performance.now() - started;
     // The trace's chunks are copied out of the module's memory as they
-    // come, and become a Blob: the whole trace is never one buffer here.
-    const chunks = [];
+    // come and gathered into Blobs of a few megabytes, which the browser
+    // keeps outside the page's memory: the whole trace is never one buffer.
+    const blobs = [];
+    let chunks = [];
+    let chunked = 0;
     converted.perfetto({
       ...listener('writing the Perfetto trace'),
-      chunk: (bytes) => chunks.push(bytes.slice()),
+      chunk: (bytes) => {
+        chunks.push(bytes.slice());
+        chunked += bytes.length;
+        if (chunked >= BLOB_BYTES) {
+          blobs.push(new Blob(chunks));
+          chunks = [];
+          chunked = 0;
+        }
+      },
     });
     converted.free();
-    const trace = new Blob(chunks, { type: 'application/octet-stream' });
+    const trace = new Blob([...blobs, ...chunks], { type: 'application/octet-stream' });
     const doneMs = performance.now() - started;
     const timings = {
       readMs,
