@@ -25,6 +25,9 @@ self.onmessage = async ({ data: { files } }) => {
       given.end();
     }
     const readMs = performance.now() - started;
+    // Each stage shown from its start: only a tband trace tells its
+    // decoding's progress.
+    progress('decoding', 0, 0);
     const converted = given.open(listener('decoding'));
     const decodedMs = performance.now() - started;
     const summary = converted.summary();
@@ -35,6 +38,7 @@ self.onmessage = async ({ data: { files } }) => {
     const blobs = [];
     let chunks = [];
     let chunked = 0;
+    progress('writing the Perfetto trace', 0, 0);
     converted.perfetto({
       ...listener('writing the Perfetto trace'),
       chunk: (bytes) => {
