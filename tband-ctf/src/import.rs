@@ -25,6 +25,23 @@ impl Import for CtfTrace {
     fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
         build_model(self, info, events)
     }
+
+    /// Events of the classes `wanted` refuses are neither handed on nor,
+    /// where the model ignores them, decoded.
+    fn build_model_handing_named(
+        &self,
+        info: TraceInfo,
+        wanted: &dyn Fn(&str) -> bool,
+        events: EventSink<'_>,
+    ) -> Model {
+        let handed: Vec<bool> = self
+            .metadata
+            .events
+            .iter()
+            .map(|c| wanted(&c.name))
+            .collect();
+        build_model_handing(self, info, Some(events), &handed).0
+    }
 }
 
 /// Builds the model of a CTF trace, handing every event to `events` if given.
@@ -36,8 +53,20 @@ pub fn build_model(trace: &CtfTrace, info: TraceInfo, events: Option<EventSink<'
 /// (by index into the metadata's classes), which the model does not keep.
 pub fn build_model_counting(
     trace: &CtfTrace,
+    info: TraceInfo,
+    events: Option<EventSink<'_>>,
+) -> (Model, Vec<u64>) {
+    let handed = vec![events.is_some(); trace.metadata.events.len()];
+    build_model_handing(trace, info, events, &handed)
+}
+
+/// [`build_model_counting`], handing `events` the events of the classes
+/// marked in `handed` (by index) only.
+fn build_model_handing(
+    trace: &CtfTrace,
     mut info: TraceInfo,
     mut events: Option<EventSink<'_>>,
+    handed: &[bool],
 ) -> (Model, Vec<u64>) {
     let meta = &trace.metadata;
     let first = first_event(trace);
@@ -63,8 +92,9 @@ pub fn build_model_counting(
     let mut last_ns = vec![0u64; trace.streams.len()];
     // The values of events the model ignores are not decoded, unless they
     // are handed on.
-    let skip =
-        |class: usize| events.is_none() && matches!(importer.roles.get(class), Some(Role::Raw));
+    let skip = |class: usize| {
+        handed.get(class) != Some(&true) && matches!(importer.roles.get(class), Some(Role::Raw))
+    };
     let skip: Vec<bool> = (0..meta.events.len()).map(skip).collect();
     for_each_merged(trace, &skip, |stream, item| match item {
         Merged::Event(record, values) => {
@@ -74,7 +104,9 @@ pub fn build_model_counting(
             }
             let core = trace.stream_core(stream);
             if let Some(events) = events.as_deref_mut() {
-                hand_event(events, t, core, record, values);
+                if handed.get(record.class_index) == Some(&true) {
+                    hand_event(events, t, core, record, values);
+                }
             }
             importer.event(t, core, record, values);
         }
@@ -131,11 +163,17 @@ fn hand_event(
     record: &EventRecord<'_>,
     values: &[Value<'_>],
 ) {
-    let texts: Vec<String> = values
-        .iter()
-        .filter(|v| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_)))
-        .map(Value::to_string)
-        .collect();
+    let compound =
+        |v: &&Value<'_>| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_));
+    // Most events have no compound field: nothing to collect.
+    let texts: Vec<String> = match values.iter().any(|v| compound(&v)) {
+        true => values
+            .iter()
+            .filter(compound)
+            .map(Value::to_string)
+            .collect(),
+        false => Vec::new(),
+    };
     let mut compound = texts.iter();
     let unset = ("", ArgValue::Int(0));
     let mut short = [unset; SHORT_ROW_ARGS];
@@ -160,6 +198,7 @@ fn hand_event(
     events(&EventRow {
         ts_ns: Some(ts_ns),
         core_id,
+        class: record.class_index as u32,
         name: &record.class.name,
         args,
     });
@@ -872,5 +911,31 @@ mod tests {
             assert_eq!(listed.lines().count(), expected.lines().count(), "{name}");
             assert_eq!(listed.lines().count() as u64, model.info.events, "{name}");
         }
+    }
+
+    #[test]
+    fn only_the_named_events_are_handed_on_and_the_model_is_the_same() {
+        // One event the model reads, one it ignores (left undecoded when not named).
+        let corpus = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/zephyr_ctf/");
+        let trace = crate::open_args(&[format!("{corpus}workload")], None)
+            .unwrap()
+            .unwrap();
+        let wanted = ["semaphore_give_enter", "mutex_lock_enter"];
+        let (mut all, mut named) = (Vec::new(), Vec::new());
+        let mut keep_wanted = |row: &EventRow<'_>| {
+            if wanted.contains(&row.name) {
+                all.push(format!("{row:?}"));
+            }
+        };
+        let whole = build_model(&trace, TraceInfo::default(), Some(&mut keep_wanted));
+        let mut keep = |row: &EventRow<'_>| named.push(format!("{row:?}"));
+        let model = trace.build_model_handing_named(
+            TraceInfo::default(),
+            &|name| wanted.contains(&name),
+            &mut keep,
+        );
+        assert!(!all.is_empty());
+        assert_eq!(named, all);
+        assert_eq!(format!("{model:?}"), format!("{whole:?}"));
     }
 }

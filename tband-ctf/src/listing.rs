@@ -87,6 +87,7 @@ mod tests {
         EventRow {
             ts_ns: Some(ts_ns),
             core_id: 0,
+            class: 0,
             name: "thread_info",
             args,
         }

@@ -484,6 +484,7 @@ fn hand_event(events: &mut dyn FnMut(&EventRow<'_>), at: Position, rec: &Record<
     events(&EventRow {
         ts_ns: at.ts_ns,
         core_id: at.core,
+        class: rec.event.kind().id().into(),
         name: rec.event.kind().name(),
         args: &args[..n],
     });

@@ -15,6 +15,10 @@ pub struct EventRow<'a> {
     /// ns since the first event; `None` for metadata.
     pub ts_ns: Option<u64>,
     pub core_id: u32,
+    /// The event's class within its trace: events of one class have the
+    /// same name and the same arguments in the same order (a CTF event
+    /// class, a tband or ThreadX event id).
+    pub class: u32,
     pub name: &'a str,
     pub args: &'a [(&'a str, ArgValue<'a>)],
 }

@@ -32,6 +32,28 @@ enum FieldRole {
     Value,
 }
 
+/// Where a rule's fields are among the arguments of one class of events
+/// (`None`: the class has no such field), found at the class's first event.
+#[derive(Clone, Copy)]
+struct Fields {
+    rule: usize,
+    /// The first of the rule's conditions' fields in
+    /// [`LifetimeBuilder::condition_fields`].
+    conditions: usize,
+    key: Option<usize>,
+    name: Option<usize>,
+    pool: Option<usize>,
+    pool_name: Option<usize>,
+    value: Option<usize>,
+}
+
+/// The rules that apply to one class of events (those its name matches),
+/// and the number of arguments the class's events have.
+struct Class {
+    arg_count: usize,
+    rules: Vec<Fields>,
+}
+
 struct Tally {
     count: u64,
     first_ns: u64,
@@ -46,11 +68,10 @@ pub struct LifetimeBuilder<'r> {
     rules: &'r [Rule],
     /// The event names the rules match, each with its rules' indices.
     events: Vec<(&'r str, Vec<usize>)>,
-    /// Per name of `events`: its length and last bytes, compared before
-    /// the name itself (most events match no rule).
-    event_keys: Vec<(usize, u64)>,
-    /// Bit n set: some name of `events` is n bytes long (n < 64).
-    name_lengths: u64,
+    /// By [`EventRow::class`]: its index in `class_rules`.
+    classes: IdMap<u32, u32>,
+    class_rules: Vec<Class>,
+    condition_fields: Vec<Option<usize>>,
     /// Per rule: its kind's index, its event's name in `tracked.names`,
     /// and its counter's name index.
     rule_kind: Vec<u32>,
@@ -104,11 +125,10 @@ impl<'r> LifetimeBuilder<'r> {
             .collect();
         LifetimeBuilder {
             rules,
-            event_keys: events.iter().map(|(name, _)| name_key(name)).collect(),
-            name_lengths: events
-                .iter()
-                .fold(0, |bits, (name, _)| bits | length_bit(name)),
             events,
+            classes: IdMap::default(),
+            class_rules: Vec::new(),
+            condition_fields: Vec::new(),
             rule_kind,
             rule_event,
             rule_counter,
@@ -128,30 +148,68 @@ impl<'r> LifetimeBuilder<'r> {
     }
 
     /// Applies the rules that match the event; events without a time
-    /// (metadata) match none.
+    /// (metadata) match none. The rules and their fields are found once per
+    /// class of events (again if a class's events change their number of
+    /// arguments).
     #[inline]
     pub fn event(&mut self, row: &EventRow<'_>) {
         let Some(ts) = row.ts_ns else { return };
-        if self.name_lengths & length_bit(row.name) == 0 {
-            return;
-        }
-        let key = name_key(row.name);
-        let Some(at) = (self.event_keys.iter().zip(&self.events))
-            .position(|(k, (name, _))| *k == key && *name == row.name)
-        else {
-            return;
-        };
-        for n in 0..self.events[at].1.len() {
-            let rule = self.events[at].1[n];
-            self.apply(rule, ts, row);
+        let class = match self.classes.get(&row.class) {
+            Some(&c) if self.class_rules[c as usize].arg_count == row.args.len() => c,
+            found => self.resolve(row, found.copied()),
+        } as usize;
+        for n in 0..self.class_rules[class].rules.len() {
+            let fields = self.class_rules[class].rules[n];
+            self.apply(fields, ts, row);
         }
     }
 
-    fn apply(&mut self, r: usize, ts: u64, row: &EventRow<'_>) {
+    /// Finds the rules of the event's class and their fields among its
+    /// arguments, in `class_rules` at `at` or at its end.
+    #[cold]
+    fn resolve(&mut self, row: &EventRow<'_>, at: Option<u32>) -> u32 {
+        let position = |field: &str| row.args.iter().position(|(name, _)| *name == field);
+        let named = self.events.iter().find(|(name, _)| *name == row.name);
+        let rules = named.map_or(&[][..], |(_, rules)| rules.as_slice());
+        let mut class = Class {
+            arg_count: row.args.len(),
+            rules: Vec::with_capacity(rules.len()),
+        };
+        for &r in rules {
+            let rule = &self.rules[r];
+            let conditions = self.condition_fields.len();
+            (self.condition_fields).extend(rule.conditions.iter().map(|(f, _)| position(f)));
+            let field = |f: &Option<String>| f.as_deref().and_then(position);
+            class.rules.push(Fields {
+                rule: r,
+                conditions,
+                key: position(&rule.key),
+                name: field(&rule.name),
+                pool: field(&rule.pool),
+                pool_name: field(&rule.pool_name),
+                value: field(&rule.value),
+            });
+        }
+        match at {
+            Some(at) => {
+                self.class_rules[at as usize] = class;
+                at
+            }
+            None => {
+                let at = self.class_rules.len() as u32;
+                self.class_rules.push(class);
+                self.classes.insert(row.class, at);
+                at
+            }
+        }
+    }
+
+    fn apply(&mut self, f: Fields, ts: u64, row: &EventRow<'_>) {
         let rules = self.rules;
+        let r = f.rule;
         let rule = &rules[r];
-        for (c, (field, wanted)) in rule.conditions.iter().enumerate() {
-            match arg(row, field) {
+        for (c, (_, wanted)) in rule.conditions.iter().enumerate() {
+            match at(row, self.condition_fields[f.conditions + c]) {
                 Some(v) if int_of(v) == Some(*wanted) => {}
                 Some(_) => return,
                 None => {
@@ -165,7 +223,7 @@ impl<'r> LifetimeBuilder<'r> {
                 }
             }
         }
-        let Some(key) = arg(row, &rule.key).map(key_of) else {
+        let Some(key) = at(row, f.key).map(key_of) else {
             return self.tally(
                 r,
                 Problem::MissingField(FieldRole::Key),
@@ -176,7 +234,7 @@ impl<'r> LifetimeBuilder<'r> {
         };
         let kind = self.rule_kind[r];
         match rule.action {
-            RuleAction::Begin => self.begin(r, kind, key, ts, row),
+            RuleAction::Begin => self.begin(f, kind, key, ts, row),
             RuleAction::End => match self.live.remove(&(kind, key.clone())) {
                 Some(id) => {
                     let lifetime = &mut self.tracked.lifetimes[id as usize];
@@ -194,7 +252,7 @@ impl<'r> LifetimeBuilder<'r> {
             RuleAction::Mark => match self.live.get(&(kind, key.clone())) {
                 Some(&lifetime) => {
                     let value = match &rule.value {
-                        Some(field) => match arg(row, field) {
+                        Some(_) => match at(row, f.value) {
                             Some(v) => int_of(v),
                             None => {
                                 return self.tally(
@@ -221,7 +279,7 @@ impl<'r> LifetimeBuilder<'r> {
                 }
             },
             RuleAction::Counter => {
-                let Some(value) = rule.value.as_deref().and_then(|f| arg(row, f)) else {
+                let Some(value) = at(row, f.value) else {
                     return self.tally(
                         r,
                         Problem::MissingField(FieldRole::Value),
@@ -239,7 +297,7 @@ impl<'r> LifetimeBuilder<'r> {
                         String::new(),
                     );
                 };
-                let Some(pool) = self.pool(r, kind, key, ts, row) else {
+                let Some(pool) = self.pool(f, kind, key, ts, row) else {
                     return;
                 };
                 let name = self.rule_counter[r];
@@ -267,11 +325,12 @@ impl<'r> LifetimeBuilder<'r> {
         }
     }
 
-    fn begin(&mut self, r: usize, kind: u32, key: ObjectKey, ts: u64, row: &EventRow<'_>) {
+    fn begin(&mut self, f: Fields, kind: u32, key: ObjectKey, ts: u64, row: &EventRow<'_>) {
         let rules = self.rules;
+        let r = f.rule;
         let rule = &rules[r];
         let name = match &rule.name {
-            Some(field) => match arg(row, field) {
+            Some(_) => match at(row, f.name) {
                 Some(v) => self.intern_value(v),
                 None => {
                     return self.tally(
@@ -286,8 +345,8 @@ impl<'r> LifetimeBuilder<'r> {
             None => StrId::EMPTY,
         };
         let pool = match &rule.pool {
-            Some(field) => match arg(row, field) {
-                Some(v) => match self.pool(r, kind, key_of(v), ts, row) {
+            Some(_) => match at(row, f.pool) {
+                Some(v) => match self.pool(f, kind, key_of(v), ts, row) {
                     Some(pool) => Some(pool),
                     None => return,
                 },
@@ -345,16 +404,17 @@ impl<'r> LifetimeBuilder<'r> {
     /// the rule's `pool_name` field when the event has one.
     fn pool(
         &mut self,
-        r: usize,
+        f: Fields,
         kind: u32,
         key: ObjectKey,
         ts: u64,
         row: &EventRow<'_>,
     ) -> Option<u32> {
         let rules = self.rules;
+        let r = f.rule;
         let rule = &rules[r];
         let name = match &rule.pool_name {
-            Some(field) => match arg(row, field) {
+            Some(_) => match at(row, f.pool_name) {
                 Some(value) => Some(value),
                 None => {
                     self.tally(
@@ -567,29 +627,9 @@ fn actors_at<'m>(
     })
 }
 
-/// The bit of a name's length in [`LifetimeBuilder::name_lengths`]
-/// (names of 63 bytes or more share the last bit).
-fn length_bit(name: &str) -> u64 {
-    1 << name.len().min(63)
-}
-
-/// A name's length and last eight bytes.
-fn name_key(name: &str) -> (usize, u64) {
-    let bytes = name.as_bytes();
-    let mut last = [0u8; 8];
-    let tail = &bytes[bytes.len().saturating_sub(8)..];
-    last[..tail.len()].copy_from_slice(tail);
-    (bytes.len(), u64::from_le_bytes(last))
-}
-
-fn arg<'a>(row: &EventRow<'a>, field: &str) -> Option<ArgValue<'a>> {
-    // Length and first byte first: most names differ there, and the
-    // comparison of the rest is a call.
-    let (len, first) = (field.len(), field.as_bytes().first());
-    row.args
-        .iter()
-        .find(|(name, _)| name.len() == len && name.as_bytes().first() == first && *name == field)
-        .map(|&(_, v)| v)
+/// The value of the argument at `position`, if the class has it.
+fn at<'a>(row: &EventRow<'a>, position: Option<usize>) -> Option<ArgValue<'a>> {
+    row.args.get(position?).map(|&(_, value)| value)
 }
 
 fn int_of(value: ArgValue<'_>) -> Option<i64> {
@@ -662,9 +702,11 @@ mod tests {
     }
 
     fn event(b: &mut LifetimeBuilder<'_>, ts: u64, name: &str, args: &[(&str, ArgValue<'_>)]) {
+        let classes = ["alloc", "free", "ref"];
         b.event(&EventRow {
             ts_ns: Some(ts),
             core_id: 0,
+            class: classes.iter().position(|c| *c == name).unwrap() as u32,
             name,
             args,
         });

@@ -67,9 +67,11 @@ const IRQ_TRACKS: (&str, TrackMatch) = (r"^Irq Cpu \d+$", TrackMatch::Name);
 const QUEUE_TRACKS: (&str, TrackMatch) = (r"(^| > )Queues > [^>]+$", TrackMatch::Path);
 const MARKER_TRACKS: (&str, TrackMatch) = (r"(^| > )Markers > [^>]+$", TrackMatch::Path);
 const HEALTH_TRACK: (&str, TrackMatch) = (r"^Trace health$", TrackMatch::Name);
+/// The lanes and counters of each pool (`Objects > <kind> <pool> > ...`).
+const OBJECT_TRACKS: (&str, TrackMatch) = (r"(^| > )Objects > [^>]+ > [^>]+$", TrackMatch::Path);
 
 /// Every report of `queries/perfetto/`.
-pub const REPORTS: [Report; 8] = [
+pub const REPORTS: [Report; 11] = [
     Report {
         name: "cpu_load",
         sql: include_str!("../../queries/perfetto/cpu_load.sql"),
@@ -117,6 +119,24 @@ pub const REPORTS: [Report; 8] = [
         sql: include_str!("../../queries/perfetto/trace_health.sql"),
         title: "tband: trace health",
         pins: &[HEALTH_TRACK],
+    },
+    Report {
+        name: "object_lifetimes",
+        sql: include_str!("../../queries/perfetto/object_lifetimes.sql"),
+        title: "tband: object lifetimes",
+        pins: &[OBJECT_TRACKS],
+    },
+    Report {
+        name: "object_leaks",
+        sql: include_str!("../../queries/perfetto/object_leaks.sql"),
+        title: "tband: object leaks",
+        pins: &[OBJECT_TRACKS, CPU_TRACKS],
+    },
+    Report {
+        name: "pool_low_water",
+        sql: include_str!("../../queries/perfetto/pool_low_water.sql"),
+        title: "tband: pool low-water",
+        pins: &[OBJECT_TRACKS],
     },
 ];
 

@@ -6,8 +6,10 @@
 //! are the UI's stable automation commands with the arguments they take,
 //! the CORS headers the UI needs. Then the SQL modules are registered in
 //! `trace_processor_shell` as a package, as the UI registers them, and each
-//! macro's queries run on recordings of the corpus: the rows its query tab
-//! shows must be the rows of its report file in `queries/perfetto/`.
+//! macro's queries run on recordings of the corpus and on the Zephyr
+//! network-buffer trace the lifetime tests write (the recordings track no
+//! objects): the rows its query tab shows must be the rows of its report
+//! file in `queries/perfetto/`.
 //!
 //! `tband-perfetto extension DIR` must write the bytes the server serves,
 //! and nothing else.
@@ -15,6 +17,8 @@
 //! The shell is found as [`shell::trace_processor`] says.
 
 mod common;
+#[path = "../../tests/lifetimes/net_buf_trace.rs"]
+mod net_buf_trace;
 #[path = "common/serving.rs"]
 mod serving;
 #[path = "../../tests/trace_processor/shell.rs"]
@@ -315,8 +319,15 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
         &[],
     );
 
+    let net_buf = dir.join("net_buf.pftrace");
+    common::convert(
+        &[net_buf_trace::write(&dir).display().to_string()],
+        &net_buf,
+        &[],
+    );
+
     let mut rows_shown = BTreeMap::<&str, usize>::new();
-    for trace in [&served_trace, &lossy] {
+    for trace in [&served_trace, &lossy, &net_buf] {
         for ((id, statements, tab), report) in served.macros.iter().zip(&report_of_macro) {
             let sql = format!("{}\n{tab}\n", statements.join("\n"));
             let output = run_with_package(&shell, &package, &sql, trace);
@@ -327,9 +338,9 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
             *rows_shown.entry(id).or_default() += shown.lines().count() - 1;
         }
     }
-    println!("rows shown by each macro on the two traces: {rows_shown:?}");
+    println!("rows shown by each macro on the three traces: {rows_shown:?}");
     for (id, rows) in &rows_shown {
-        assert!(*rows > 0, "{id} showed no rows on either trace");
+        assert!(*rows > 0, "{id} showed no rows on any trace");
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -10,9 +10,11 @@
 //! Parquet files against the trace's bytes, and the peak resident memory.
 //! The second exports TRACES traces one after the other, as
 //! `tband-query export` does, and prints the peak memory: compare it with
-//! a run of one trace.
+//! a run of one trace. It then runs the canned report `isr_latency` over
+//! the folder (`--fleet`) on each engine built in (DuckDB with
+//! `--features duckdb`), and prints how long each took.
 
-use tband_query::export;
+use tband_query::{export, fleet, Engine};
 use tband_trace::input::Input;
 use tband_trace::{OpenOptions, Trace};
 
@@ -56,6 +58,20 @@ fn main() {
             wall.as_secs_f64(),
             cpu.as_secs_f64()
         );
+        print_peak_rss();
+        let report = tband_query::reports::resolve("isr_latency").expect("a canned report");
+        let engines = [Engine::Sqlite, Engine::Duckdb];
+        for engine in engines.into_iter().filter(|&e| e.open(None).is_ok()) {
+            let (results, wall, cpu) = timed(|| {
+                fleet::run(dir.path(), Some(engine), &report, &[]).expect("the fleet query")
+            });
+            println!(
+                "--fleet isr_latency on {engine}: {} rows in {:.2} s wall, {:.2} s cpu",
+                results[0].rows.len(),
+                wall.as_secs_f64(),
+                cpu.as_secs_f64()
+            );
+        }
     } else {
         let size_mb: u64 = args.first().and_then(|s| s.parse().ok()).unwrap_or(100);
         let streams = simulate(size_mb, 1);
@@ -85,7 +101,11 @@ fn main() {
             (decode_cpu + cpu).as_secs_f64(),
             per_second(events, decode_cpu + cpu) / 1e6
         );
+        print_peak_rss();
     }
+}
+
+fn print_peak_rss() {
     match peak_rss_mb() {
         Some(mb) => println!("peak RSS: {mb} MB"),
         None => println!("peak RSS: unknown (no /proc/self/status)"),

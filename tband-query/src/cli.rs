@@ -79,7 +79,7 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
                     "--fleet runs on the traces of its folder; {trace} is one too many arguments"
                 )));
             }
-            run_fleet(dir, &queries, &cli.params)?
+            run_fleet(dir, cli.engine, &queries, &cli.params)?
         }
         None => {
             // A database file is kept for later queries, so it gets every table.
@@ -109,19 +109,25 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
-#[cfg(feature = "parquet")]
+#[cfg(any(feature = "parquet", feature = "duckdb-engine"))]
 fn run_fleet(
     dir: &Path,
+    engine: Option<Engine>,
     queries: &[Query],
     params: &[Param],
 ) -> Result<Vec<engine::QueryResult>, Error> {
-    crate::fleet::run(dir, queries, params)
+    crate::fleet::run(dir, engine, queries, params)
 }
 
-#[cfg(not(feature = "parquet"))]
-fn run_fleet(_: &Path, _: &[Query], _: &[Param]) -> Result<Vec<engine::QueryResult>, Error> {
+#[cfg(not(any(feature = "parquet", feature = "duckdb-engine")))]
+fn run_fleet(
+    _: &Path,
+    _: Option<Engine>,
+    _: &[Query],
+    _: &[Param],
+) -> Result<Vec<engine::QueryResult>, Error> {
     Err(Error::Input(
-        "this build of tband-query reads no Parquet; rebuild it with `--features parquet` for --fleet"
+        "this build of tband-query reads no Parquet; rebuild it with `--features duckdb` (or `parquet`) for --fleet"
             .into(),
     ))
 }

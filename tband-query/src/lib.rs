@@ -6,7 +6,7 @@ pub mod diff;
 pub mod engine;
 pub mod error;
 pub mod export;
-#[cfg(feature = "parquet")]
+#[cfg(any(feature = "parquet", feature = "duckdb-engine"))]
 pub mod fleet;
 pub mod output;
 pub mod reports;

@@ -52,8 +52,10 @@ struct Cli {
     format: Option<Format>,
 
     /// Run the QUERY on every trace of DIR, a folder written by
-    /// `tband-query export`; each row gets the trace's id and tags in front.
-    #[arg(long, value_name = "DIR", conflicts_with_all = ["db", "engine"])]
+    /// `tband-query export`; a canned report's rows get the trace's id and
+    /// tags in front. Runs on DuckDB when built in, reading the whole
+    /// folder at once, else on SQLite, trace by trace.
+    #[arg(long, value_name = "DIR", conflicts_with = "db")]
     fleet: Option<PathBuf>,
 
     /// Bind a query parameter (`:NAME` or `$NAME` in the SQL). Repeatable.

@@ -63,6 +63,84 @@ pub const CANNED: &[(&str, &str)] = &[
     ),
 ];
 
+/// The fleet forms of canned reports (`queries/fleet/`), by report name:
+/// the report over tables that hold every trace of a fleet, told apart by
+/// their `trace` column, grouped by trace; its rows are each trace's rows
+/// of the report with the trace in front.
+pub const FLEET: &[(&str, &str)] = &[
+    ("cpu_load", include_str!("../../queries/fleet/cpu_load.sql")),
+    (
+        "cpu_load_timeline",
+        include_str!("../../queries/fleet/cpu_load_timeline.sql"),
+    ),
+    (
+        "isr_latency",
+        include_str!("../../queries/fleet/isr_latency.sql"),
+    ),
+    (
+        "isr_to_task_latency",
+        include_str!("../../queries/fleet/isr_to_task_latency.sql"),
+    ),
+    (
+        "task_response",
+        include_str!("../../queries/fleet/task_response.sql"),
+    ),
+    (
+        "task_states",
+        include_str!("../../queries/fleet/task_states.sql"),
+    ),
+    (
+        "queue_high_water",
+        include_str!("../../queries/fleet/queue_high_water.sql"),
+    ),
+    ("markers", include_str!("../../queries/fleet/markers.sql")),
+    (
+        "trace_health",
+        include_str!("../../queries/fleet/trace_health.sql"),
+    ),
+    (
+        "object_lifetimes",
+        include_str!("../../queries/fleet/object_lifetimes.sql"),
+    ),
+    (
+        "object_leaks",
+        include_str!("../../queries/fleet/object_leaks.sql"),
+    ),
+    (
+        "pool_low_water",
+        include_str!("../../queries/fleet/pool_low_water.sql"),
+    ),
+    (
+        "ci/isr_budget",
+        include_str!("../../queries/fleet/ci/isr_budget.sql"),
+    ),
+    (
+        "ci/task_budget",
+        include_str!("../../queries/fleet/ci/task_budget.sql"),
+    ),
+];
+
+/// The views the fleet forms read besides the tables (`queries/fleet/views/`),
+/// each a `CREATE TEMPORARY VIEW` statement.
+pub const FLEET_VIEWS: &[&str] = &[include_str!("../../queries/fleet/views/ready_latency.sql")];
+
+/// The name of the canned report `query` is, as [`resolve`] gives it;
+/// `None` for SQL of one's own.
+pub fn canned_name(query: &Query) -> Option<&'static str> {
+    CANNED
+        .iter()
+        .find(|(name, text)| query.name.strip_suffix(".sql") == Some(name) && *text == query.text)
+        .map(|(name, _)| *name)
+}
+
+/// The fleet form of the canned report `name`, if it has one.
+pub fn fleet_form(name: &str) -> Option<&'static str> {
+    FLEET
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, text)| *text)
+}
+
 /// A parameter a query declares in its header.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ParamDecl {
@@ -214,6 +292,26 @@ mod tests {
             let on_disk = std::fs::read_to_string(format!("{dir}/{name}.sql")).unwrap();
             assert_eq!(&on_disk, text);
         }
+    }
+
+    #[test]
+    fn fleet_forms_match_their_folder_and_name_canned_reports() {
+        let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../queries/fleet");
+        let files = sql_files(Path::new(dir)).unwrap().len()
+            + sql_files(Path::new(&format!("{dir}/ci"))).unwrap().len();
+        assert_eq!(files, FLEET.len());
+        for (name, text) in FLEET {
+            let on_disk = std::fs::read_to_string(format!("{dir}/{name}.sql")).unwrap();
+            assert_eq!(&on_disk, text);
+            let canned = resolve(name).unwrap().remove(0);
+            assert_eq!(canned_name(&canned), Some(*name));
+            assert!(!description(text).is_empty(), "{name} has no description");
+        }
+        let own = Query {
+            name: "isr_latency.sql".into(),
+            text: "SELECT 1".into(),
+        };
+        assert_eq!(canned_name(&own), None);
     }
 
     #[test]

@@ -678,6 +678,7 @@ mod tests {
         let event = |ts_ns, args| EventRow {
             ts_ns,
             core_id: 1,
+            class: 0,
             name: "e",
             args,
         };

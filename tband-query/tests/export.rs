@@ -211,23 +211,67 @@ fn every_report_over_a_fleet_is_its_rows_on_each_trace_with_id_and_tags() {
         tband_query(&["export", fleet.to_str().unwrap(), &path, "--tag", &tag]);
         traces.push((format!("run{seed}"), firmware, path));
     }
+    // SQLite loads the traces one by one; DuckDB, when built in, reads the
+    // folder at once and runs each report's fleet form.
+    let engines: &[&str] = if cfg!(feature = "duckdb-engine") {
+        &["sqlite", "duckdb"]
+    } else {
+        &["sqlite"]
+    };
     for (report, _) in tband_query::reports::CANNED {
-        let merged = tband_query(&[
-            "--fleet",
-            fleet.to_str().unwrap(),
-            report,
-            "--format",
-            "csv",
-        ]);
-        let mut lines = merged.lines();
-        let header = lines.next().unwrap();
         let mut expected = Vec::new();
+        let mut own_header = String::new();
         for (id, firmware, path) in &traces {
             let own = tband_query(&[path, report, "--format", "csv"]);
             let mut own = own.lines();
-            assert_eq!(header, format!("trace,firmware,{}", own.next().unwrap()));
+            own_header = format!("trace,firmware,{}", own.next().unwrap());
             expected.extend(own.map(|l| format!("{id},{firmware},{l}")));
         }
-        assert_eq!(lines.collect::<Vec<_>>(), expected, "{report}");
+        for engine in engines {
+            let merged = tband_query(&[
+                "--fleet",
+                fleet.to_str().unwrap(),
+                "--engine",
+                engine,
+                report,
+                "--format",
+                "csv",
+            ]);
+            let mut lines = merged.lines();
+            assert_eq!(lines.next().unwrap(), own_header, "{report} on {engine}");
+            assert_eq!(lines.collect::<Vec<_>>(), expected, "{report} on {engine}");
+        }
+    }
+    if cfg!(feature = "duckdb-engine") {
+        // SQL of one's own runs once over every trace of the folder.
+        let per_firmware = tband_query(&[
+            "--fleet",
+            fleet.to_str().unwrap(),
+            "-e",
+            "SELECT i.firmware, COUNT(*) AS slices, COUNT(DISTINCT s.trace) AS traces \
+             FROM isr_slices s JOIN trace_info i USING (trace) GROUP BY i.firmware ORDER BY 1",
+            "--format",
+            "csv",
+        ]);
+        let count = |path: &str| {
+            let out = tband_query(&[
+                path,
+                "-e",
+                "SELECT COUNT(*) FROM isr_slices",
+                "--format",
+                "csv",
+            ]);
+            out.lines().nth(1).unwrap().parse::<u64>().unwrap()
+        };
+        let (old, new): (Vec<_>, Vec<_>) = traces.iter().partition(|(_, f, _)| *f == "1.0");
+        let sum = |t: &[&(String, &str, String)]| t.iter().map(|(_, _, p)| count(p)).sum::<u64>();
+        assert_eq!(
+            per_firmware,
+            format!(
+                "firmware,slices,traces\n1.0,{},2\n1.1,{},1\n",
+                sum(&old),
+                sum(&new)
+            )
+        );
     }
 }

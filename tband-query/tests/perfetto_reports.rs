@@ -29,6 +29,11 @@
 //!   `avg_level` with the SQL of [`QUEUE_LEVELS`].
 //! - `wait_reasons` has none either: it is compared with the SQL of
 //!   [`WAIT_REASONS`] on the blocked and suspended task states.
+//! - `object_lifetimes`, `object_leaks`, `pool_low_water`: pools are
+//!   matched by kind and name (Perfetto has no pool keys); the objects'
+//!   names are SQLite's only. The recordings hold no tracked objects, so
+//!   these reports are also compared on the Zephyr network-buffer trace the
+//!   lifetime tests write.
 //!
 //! `tband-query --engine perfetto` is run on two samples and must give,
 //! report for report, the rows the shell gives; without a shell it must say
@@ -38,6 +43,8 @@
 
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
+#[path = "../../tests/lifetimes/net_buf_trace.rs"]
+mod net_buf_trace;
 #[path = "../../tests/trace_processor/shell.rs"]
 mod shell;
 
@@ -51,7 +58,7 @@ use tband_perfetto::ExportOptions;
 use tband_trace::{OpenOptions, Trace};
 
 /// The PerfettoSQL reports, run in one go in this order.
-const REPORTS: [&str; 8] = [
+const REPORTS: [&str; 11] = [
     "cpu_load",
     "isr_latency",
     "isr_to_task_latency",
@@ -60,6 +67,9 @@ const REPORTS: [&str; 8] = [
     "trace_health",
     "queue_levels",
     "wait_reasons",
+    "object_lifetimes",
+    "object_leaks",
+    "pool_low_water",
 ];
 
 /// Each queue's level-stating operations and time-weighted average level,
@@ -504,6 +514,42 @@ fn sides(report: &str, perfetto: &Rows, inputs: &[String], names: &Names) -> (Ke
                 &[(3, 0.0), (4, 0.0), (5, 0.0)],
             ),
         ),
+        "object_lifetimes" => {
+            let values: Vec<(usize, f64)> = (2..=7).map(|i| (i, 0.0)).collect();
+            let sqlite_values: Vec<(usize, f64)> = (3..=8).map(|i| (i, 0.0)).collect();
+            (
+                keyed(perfetto, |r| Some(r[0..2].to_vec()), &values),
+                keyed(
+                    &sqlite("object_lifetimes"),
+                    |r| Some(r[0..2].to_vec()),
+                    &sqlite_values,
+                ),
+            )
+        }
+        "object_leaks" => (
+            keyed(
+                perfetto,
+                |r| Some(r[0..4].to_vec()),
+                &[(4, 0.0), (5, 0.0), (6, 0.0)],
+            ),
+            keyed(
+                &sqlite("object_leaks"),
+                |r| Some(vec![r[0].clone(), r[1].clone(), r[2].clone(), r[4].clone()]),
+                &[(5, 0.0), (6, 0.0), (7, 0.0)],
+            ),
+        ),
+        "pool_low_water" => (
+            keyed(
+                perfetto,
+                |r| Some(r[0..3].to_vec()),
+                &[(3, 0.0), (4, 0.0), (5, 0.0)],
+            ),
+            keyed(
+                &sqlite("pool_low_water"),
+                |r| Some(vec![r[0].clone(), r[1].clone(), r[3].clone()]),
+                &[(4, 0.0), (5, 0.0), (6, 0.0)],
+            ),
+        ),
         other => panic!("no SQLite counterpart is known for {other}"),
     }
 }
@@ -547,12 +593,13 @@ fn perfetto_reports_give_the_rows_of_their_sqlite_counterparts() {
     let compared: BTreeSet<String> = REPORTS.iter().map(|r| r.to_string()).collect();
     assert_eq!(on_disk, compared, "every PerfettoSQL report is compared");
 
-    let traces = harness::traces();
+    let net_buf = net_buf_trace::write(dir.path());
+    let mut traces: Vec<Vec<String>> = harness::traces().into_iter().map(|t| t.args).collect();
+    traces.push(vec![net_buf.display().to_string()]);
     let mut problems = Vec::new();
     let mut rows_compared = BTreeMap::<&str, usize>::new();
     let (mut isrs_left_out, mut markers_left_out) = (0, 0);
-    for (n, trace) in traces.iter().enumerate() {
-        let inputs: Vec<String> = trace.args.clone();
+    for (n, inputs) in traces.iter().enumerate() {
         let absolute: Vec<String> = inputs
             .iter()
             .map(|a| harness::root().join(a).display().to_string())
@@ -568,7 +615,7 @@ fn perfetto_reports_give_the_rows_of_their_sqlite_counterparts() {
         isrs_left_out += names.isrs_left_out.len();
         markers_left_out += names.markers_left_out.len();
         for (report, perfetto) in REPORTS.iter().zip(&sets) {
-            let (p, s) = sides(report, perfetto, &inputs, &names);
+            let (p, s) = sides(report, perfetto, inputs, &names);
             *rows_compared.entry(report).or_default() += p.len();
             for d in differences(&p, &s) {
                 problems.push(format!("{} {report}: {d}", inputs.join(" ")));
@@ -576,10 +623,15 @@ fn perfetto_reports_give_the_rows_of_their_sqlite_counterparts() {
         }
     }
     println!(
-        "{} traces, 8 PerfettoSQL reports each compared with SQLite in {:.1} s; rows compared: {rows_compared:?}; \
+        "{} traces, {} PerfettoSQL reports each compared with SQLite in {:.1} s; rows compared: {rows_compared:?}; \
          left out: {isrs_left_out} ISRs, {markers_left_out} markers",
         traces.len(),
+        REPORTS.len(),
         started.elapsed().as_secs_f64()
+    );
+    assert!(
+        rows_compared["object_leaks"] > 0 && rows_compared["pool_low_water"] > 0,
+        "the network-buffer trace's objects are compared: {rows_compared:?}"
     );
     assert!(
         problems.is_empty(),
@@ -638,7 +690,8 @@ fn the_perfetto_engine_gives_the_rows_trace_processor_gives() {
         }
     }
     println!(
-        "--engine perfetto: 8 reports on 2 traces in {:.1} s",
+        "--engine perfetto: {} reports on 2 traces in {:.1} s",
+        REPORTS.len(),
         started.elapsed().as_secs_f64()
     );
 

@@ -37,6 +37,7 @@ pub fn hand_entry(events: &mut dyn FnMut(&EventRow<'_>), buffer: &Buffer<'_>, en
     events(&EventRow {
         ts_ns: Some(entry.time_ns),
         core_id: 0,
+        class: entry.event_id,
         name,
         args: &args[..count],
     });

@@ -395,22 +395,29 @@ impl Trace {
     }
 }
 
-/// Builds the model, applying `rules` to every event on the way (and
-/// handing it on to `events`).
+/// Builds the model, applying `rules` to the events they name on the way
+/// (and handing every event on to `events`).
 fn build_applying_rules(
     importer: &dyn Import,
     info: TraceInfo,
-    mut events: Option<EventSink<'_>>,
+    events: Option<EventSink<'_>>,
     rules: &Rules,
 ) -> Model {
     let mut lifetimes = LifetimeBuilder::new(rules);
-    let mut each = |row: &EventRow<'_>| {
-        lifetimes.event(row);
-        if let Some(events) = events.as_deref_mut() {
-            events(row);
+    let mut model = match events {
+        Some(events) => {
+            let mut each = |row: &EventRow<'_>| {
+                lifetimes.event(row);
+                events(row);
+            };
+            importer.build_model(info, Some(&mut each))
+        }
+        None => {
+            importer.build_model_handing_named(info, &|name| rules.names_event(name), &mut |row| {
+                lifetimes.event(row)
+            })
         }
     };
-    let mut model = importer.build_model(info, Some(&mut each));
     lifetimes.finish(&mut model);
     model
 }

@@ -1,13 +1,13 @@
 //! The track events of objects tracked by id: each lifetime a slice named
-//! by the object's key on its lane, each mark an instant on it (its value,
-//! a reference count for the built-in rules, as the argument `count`), and
-//! the pools' counters.
+//! by the object's key on its lane (the core that began it as the argument
+//! `core`), each mark an instant on it (its value, a reference count for
+//! the built-in rules, as the argument `count`), and the pools' counters.
 
 use std::io;
 
 use tband_model::Model;
 
-use super::{Arg, EventCounts, Sequence, ARG_COUNT, ARG_TRUNCATED};
+use super::{Arg, EventCounts, Sequence, ARG_CORE, ARG_COUNT, ARG_TRUNCATED};
 use crate::tracks::Tracks;
 use crate::writer::ChunkSink;
 
@@ -31,16 +31,12 @@ pub(super) fn write<'m, S: ChunkSink>(
             continue;
         };
         let name = seq.names.iid(key);
+        let core = Arg::Uint(ARG_CORE, l.begin_core.into());
         if l.truncated {
-            seq.slice(
-                track,
-                l.start_ns,
-                l.end_ns,
-                name,
-                &[Arg::Bool(ARG_TRUNCATED, true)],
-            )?;
+            let args = [core, Arg::Bool(ARG_TRUNCATED, true)];
+            seq.slice(track, l.start_ns, l.end_ns, name, &args)?;
         } else {
-            seq.slice(track, l.start_ns, l.end_ns, name, &[])?;
+            seq.slice(track, l.start_ns, l.end_ns, name, &[core])?;
         }
         counts.slices += 1;
     }

@@ -1,17 +1,25 @@
 //! Reports over a fleet of traces: a folder that `tband-query export`
-//! wrote. Each trace is loaded from its Parquet files into an in-memory
-//! database of the default engine and the queries run on it; each result
-//! row gets the trace's id and tags in front, and the rows of all traces
-//! make one result per query. One trace is in memory at a time.
+//! wrote (`DIR/table=T/trace=ID/data.parquet`). A canned report gives the
+//! same rows on either route — each trace's own rows, with the trace's id
+//! and tags in front:
+//! - on DuckDB ([`at_once`]) the whole folder is read as one set of tables
+//!   with a `trace` column, and the report runs once, as its fleet form
+//!   (`queries/fleet/`), which groups by trace;
+//! - on SQLite ([`trace_by_trace`]) each trace is loaded in turn into an
+//!   in-memory database and the report runs on it.
+
+#[cfg(feature = "duckdb-engine")]
+mod at_once;
+#[cfg(all(feature = "sqlite", feature = "parquet"))]
+mod trace_by_trace;
 
 use std::path::Path;
 
-use crate::engine::{self, Engine, QueryResult, Value};
+use crate::engine::{Engine, QueryResult, Value};
 use crate::error::Error;
-use crate::export;
 use crate::reports::Query;
-use crate::run::{self, Param};
-use crate::schema::{EVENTS, TRACE_INFO};
+use crate::run::Param;
+use crate::schema::TRACE_INFO;
 
 /// The ids of the traces in `dir`, in name order.
 pub fn traces(dir: &Path) -> Result<Vec<String>, Error> {
@@ -39,70 +47,71 @@ pub fn traces(dir: &Path) -> Result<Vec<String>, Error> {
     Ok(ids)
 }
 
-/// A trace's tags: the columns of its `trace_info` file after the table's.
-fn tags(dir: &Path, id: &str) -> Result<Vec<(String, Value)>, Error> {
-    export::read_tags(&export::file(dir, TRACE_INFO.name, id)).map_err(Error::Input)
+/// The engine a fleet runs on when none is named: DuckDB when it is built
+/// in (it reads the folder itself, in seconds where loading a thousand
+/// traces one by one takes minutes), else SQLite.
+pub fn default_engine() -> Engine {
+    if cfg!(feature = "duckdb-engine") {
+        Engine::Duckdb
+    } else {
+        Engine::Sqlite
+    }
 }
 
-/// Runs `queries` on every trace of `dir`; each result has the columns
-/// `trace`, the tags of any trace (NULL where a trace lacks one), then the
-/// query's own.
-pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryResult>, Error> {
-    let ids = traces(dir)?;
-    let tables = engine::tables_for(queries);
-    if tables.iter().any(|t| t.name == EVENTS.name) {
-        return Err(Error::Input(
-            "a fleet folder has no events table (tband-query export writes the model's tables)"
+/// Runs `queries` over the traces of `dir` on `engine` (see the module's
+/// documentation); a canned report's result has the columns `trace`, the
+/// tags of any trace (NULL where a trace lacks one), then the report's own.
+pub fn run(
+    dir: &Path,
+    engine: Option<Engine>,
+    queries: &[Query],
+    params: &[Param],
+) -> Result<Vec<QueryResult>, Error> {
+    match engine.unwrap_or_else(default_engine) {
+        #[cfg(feature = "duckdb-engine")]
+        Engine::Duckdb => at_once::run(dir, queries, params),
+        #[cfg(all(feature = "sqlite", feature = "parquet"))]
+        Engine::Sqlite => trace_by_trace::run(dir, queries, params),
+        Engine::Perfetto => Err(Error::Input(
+            "the perfetto engine queries one trace's export; a fleet runs on duckdb or sqlite"
                 .into(),
-        ));
+        )),
+        #[allow(unreachable_patterns)]
+        other => Err(Error::Input(format!(
+            "this build of tband-query cannot run a fleet on {other}: rebuild it with `--features {}`",
+            if other == Engine::Duckdb { "duckdb" } else { "parquet" }
+        ))),
     }
-    let tagged: Vec<Vec<(String, Value)>> = ids
-        .iter()
-        .map(|id| tags(dir, id))
-        .collect::<Result<_, _>>()?;
-    let mut tag_names: Vec<&str> = Vec::new();
+}
+
+/// The tag names of the traces whose tags are `tagged`, each once, in the
+/// order they first appear.
+fn tag_names(tagged: &[Vec<(String, Value)>]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
     for (name, _) in tagged.iter().flatten() {
-        if !tag_names.contains(&name.as_str()) {
-            tag_names.push(name);
+        if !names.contains(name) {
+            names.push(name.clone());
         }
     }
-    let mut merged: Vec<QueryResult> = Vec::new();
-    for (id, tags) in ids.iter().zip(&tagged) {
-        let engine = Engine::default_engine();
-        let mut db = engine
-            .open(None)
-            .map_err(|e| Error::Database(format!("cannot start {engine}: {e}")))?;
-        engine::load_rows(db.as_mut(), &tables, |table, sink| {
-            export::read_table(&export::file(dir, table.name, id), table, sink)
-        })
-        .map_err(|e| Error::Database(format!("loading trace={id} into {engine} failed: {e}")))?;
-        let results = run::run(db.as_mut(), queries, params)?;
-        let front: Vec<Value> = std::iter::once(Value::Text(id.clone()))
-            .chain(tag_names.iter().map(|name| {
-                tags.iter()
-                    .find(|(n, _)| n == name)
-                    .map_or(Value::Null, |(_, v)| v.clone())
-            }))
-            .collect();
-        for (i, result) in results.into_iter().enumerate() {
-            if merged.len() == i {
-                let columns = std::iter::once("trace")
-                    .chain(tag_names.iter().copied())
-                    .map(str::to_string)
-                    .chain(result.columns.iter().cloned())
-                    .collect();
-                merged.push(QueryResult {
-                    columns,
-                    rows: Vec::new(),
-                });
-            }
-            merged[i].rows.extend(
-                result
-                    .rows
-                    .into_iter()
-                    .map(|row| front.iter().cloned().chain(row).collect()),
-            );
-        }
-    }
-    Ok(merged)
+    names
+}
+
+/// What goes in front of a trace's rows: its id, then its value of each
+/// tag of `names`.
+fn front(id: Value, tags: &[(String, Value)], names: &[String]) -> Vec<Value> {
+    std::iter::once(id)
+        .chain(names.iter().map(|name| {
+            tags.iter()
+                .find(|(n, _)| n == name)
+                .map_or(Value::Null, |(_, v)| v.clone())
+        }))
+        .collect()
+}
+
+/// The columns of a result with the trace and `names` in front.
+fn front_columns(names: &[String], own: &[String]) -> Vec<String> {
+    std::iter::once("trace".to_string())
+        .chain(names.iter().cloned())
+        .chain(own.iter().cloned())
+        .collect()
 }
