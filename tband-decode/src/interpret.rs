@@ -1,8 +1,6 @@
 //! What tband events mean (docs/src/format.md, "What the events mean"): the importer
 //! that turns sequenced tband streams into model-builder calls.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-
 mod objects;
 
 use tband::{Event, FieldValue, Record};
@@ -17,13 +15,17 @@ use tband_model::{
     TraceInfo,
 };
 
+/// Told how many input bytes (all streams together) a pass has read so
+/// far, every megabyte or so, on the thread that builds the model: for a
+/// progress display.
+pub type ReadProgress<'a> = &'a dyn Fn(u64);
+
 /// A tband trace as the importer reads it: one stream per input, decoded
-/// on `decode_thread`, with the bytes read so far kept in `progress` for
-/// another thread to show.
+/// on `decode_thread`, its progress told to `progress`.
 pub struct TbandTrace<'a> {
     pub streams: Vec<Stream<'a>>,
     pub decode_thread: DecodeThread,
-    pub progress: &'a AtomicU64,
+    pub progress: ReadProgress<'a>,
 }
 
 impl Import for TbandTrace<'_> {
@@ -40,13 +42,7 @@ impl Import for TbandTrace<'_> {
 
 /// Builds the model of a tband trace given as one stream per input.
 pub fn build_model(streams: &[Stream<'_>], info: TraceInfo) -> Model {
-    build_model_with_progress(
-        streams,
-        info,
-        DecodeThread::Calling,
-        &AtomicU64::new(0),
-        None,
-    )
+    build_model_with_progress(streams, info, DecodeThread::Calling, &|_| {}, None)
 }
 
 /// The thread that decodes a tband trace while the calling thread builds
@@ -71,15 +67,14 @@ impl DecodeThread {
     }
 }
 
-/// [`build_model`], keeping in `progress` how many input bytes (all streams
-/// together) have been read so far, for another thread to show, and handing
+/// [`build_model`], telling `progress` how far it has read, and handing
 /// every event to `events` (on the calling thread, in the order the model
 /// takes them in).
 pub fn build_model_with_progress(
     streams: &[Stream<'_>],
     info: TraceInfo,
     decode_thread: DecodeThread,
-    progress: &AtomicU64,
+    progress: ReadProgress<'_>,
     events: Option<EventSink<'_>>,
 ) -> Model {
     let (builder, clock) = start_model(streams, info);
@@ -126,7 +121,7 @@ fn interpret<H: HandOn>(
     clock: &Clock,
     decode_thread: DecodeThread,
     builder: ModelBuilder,
-    progress: &AtomicU64,
+    progress: ReadProgress<'_>,
     events: H,
 ) -> Model {
     let mut interpreter = Interpreter::new(builder, streams.len(), Some(progress), events);
@@ -317,8 +312,8 @@ struct Interpreter<'p, H> {
     /// Cores that metadata was recorded for.
     metadata_cores: Vec<u32>,
     invalid: u64,
-    /// Where the bytes read so far are kept for another thread, if anywhere.
-    progress: Option<&'p AtomicU64>,
+    /// Who is told how far the pass has read, if anyone.
+    progress: Option<ReadProgress<'p>>,
     /// Per stream: the offset reached when the progress was last updated.
     read: Vec<usize>,
     /// Where each event goes as a raw event before it is interpreted.
@@ -346,7 +341,7 @@ struct InvalidRun {
 }
 
 impl<'p, H> Interpreter<'p, H> {
-    fn new(b: ModelBuilder, streams: usize, progress: Option<&'p AtomicU64>, events: H) -> Self {
+    fn new(b: ModelBuilder, streams: usize, progress: Option<ReadProgress<'p>>, events: H) -> Self {
         Interpreter {
             b,
             streams,
@@ -752,7 +747,7 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
         }
         let total: usize = self.read.iter().sum();
         if let Some(progress) = self.progress {
-            progress.store(total as u64, Ordering::Relaxed);
+            progress(total as u64);
         }
     }
 }
@@ -813,10 +808,9 @@ mod tests {
             let line = format!("{{\"evt\":\"{}\"{}}}", row.name, listed_fields(row));
             rows.push((row.ts_ns, line));
         };
-        let progress = AtomicU64::new(0);
         let info = TraceInfo::default();
         let model =
-            build_model_with_progress(&streams, info, decode_thread, &progress, Some(&mut keep));
+            build_model_with_progress(&streams, info, decode_thread, &|_| {}, Some(&mut keep));
         assert_eq!(rows.len() as u64, model.info.events, "one row per event");
         (rows, model.info)
     }

@@ -461,14 +461,37 @@ fn advance<J: JoinGroups>(
     clocks: &mut CoreClocks,
     v: &mut impl Visitor,
 ) {
+    while advance_to_progress(join, cursor, stream, bound, clock, clocks, v) {}
+}
+
+/// [`advance`] as far as the frame after the next report of progress:
+/// whether it paused there (and must be called again to go on).
+///
+/// In WebAssembly this is a function of its own, called again every
+/// megabyte: V8 first runs a function in quickly compiled, slow code and
+/// switches to its optimised code only at the next call, so a loop over
+/// the whole trace in one call would run slow throughout.
+#[cfg_attr(target_family = "wasm", inline(never))]
+#[cfg_attr(not(target_family = "wasm"), inline(always))]
+fn advance_to_progress<J: JoinGroups>(
+    join: J,
+    cursor: &mut Cursor<'_>,
+    stream: usize,
+    bound: Option<u64>,
+    clock: &Clock,
+    clocks: &mut CoreClocks,
+    v: &mut impl Visitor,
+) -> bool {
     // The cursor's state, in locals the loop can keep in registers.
     let mut frames = cursor.frames.clone();
     let mut core = cursor.core;
     let mut next_progress = cursor.next_progress;
     let mut records = cursor.records;
+    let mut paused = false;
     cursor.head = None;
     for raw in frames.by_ref() {
-        if raw.offset >= next_progress {
+        let reported = raw.offset >= next_progress;
+        if reported {
             if let Some(source) = cursor.source {
                 source.release_before(raw.offset);
             }
@@ -516,11 +539,16 @@ fn advance<J: JoinGroups>(
                 }
             }
         }
+        if reported {
+            paused = true;
+            break;
+        }
     }
     cursor.frames = frames;
     cursor.core = core;
     cursor.next_progress = next_progress;
     cursor.records = records;
+    paused
 }
 
 #[cfg(test)]

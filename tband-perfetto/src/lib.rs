@@ -66,21 +66,10 @@ pub fn export<W: Write + Send>(
     options: ExportOptions,
     out: &mut W,
 ) -> io::Result<ExportStats> {
-    let threads = Threads::new(model);
     if !options.two_threads {
-        let mut writer = PacketWriter::new(out);
-        write_header(model, &threads, &mut writer)?;
-        let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
-        let events = events::write_track_events(model, &threads, &mut writer)?;
-        let (packets, bytes) = (writer.packets(), writer.bytes());
-        writer.finish()?;
-        return Ok(ExportStats {
-            sched,
-            events,
-            packets,
-            bytes,
-        });
+        return export_chunks(model, options.sched, out);
     }
+    let threads = Threads::new(model);
     let interleave = Interleave::new(out);
     let (sched, (events, event_packets, event_bytes), (packets, bytes)) =
         std::thread::scope(|scope| {
@@ -116,6 +105,35 @@ pub fn export<W: Write + Send>(
         packets: packets + event_packets,
         bytes: bytes + event_bytes,
     })
+}
+
+/// Writes the whole model to `sink` on the calling thread, chunk by chunk,
+/// each handed on with how many rows of the model the encoder has read so
+/// far, of [`rows_to_read`] in all.
+pub fn export_chunks<S: ChunkSink>(
+    model: &Model,
+    sched_encoding: SchedEncoding,
+    sink: S,
+) -> io::Result<ExportStats> {
+    let threads = Threads::new(model);
+    let mut writer = PacketWriter::new(sink);
+    write_header(model, &threads, &mut writer)?;
+    let sched = sched::write_sched(model, &threads, sched_encoding, &mut writer)?;
+    let events = events::write_track_events(model, &threads, &mut writer)?;
+    let (packets, bytes) = (writer.packets(), writer.bytes());
+    writer.finish()?;
+    Ok(ExportStats {
+        sched,
+        events,
+        packets,
+        bytes,
+    })
+}
+
+/// The rows of the model that [`export_chunks`] reads: the kernel events'
+/// then the track events'.
+pub fn rows_to_read(model: &Model) -> u64 {
+    sched::rows_read(model) + events::rows_read(model)
 }
 
 /// Whether an encoder stopped because the other one failed.

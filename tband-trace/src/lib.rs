@@ -5,11 +5,10 @@
 
 use std::fmt;
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
 
 use tband_ctf::{CtfError, CtfTrace};
 use tband_decode::input::{Bytes, Input, InputError, InputSpec};
-use tband_decode::interpret::TbandTrace;
+use tband_decode::interpret::{ReadProgress, TbandTrace};
 use tband_decode::sequencer::Stream;
 use tband_model::rules::Rules;
 use tband_model::{EventRow, EventSink, Import, LifetimeBuilder, Model, TraceInfo};
@@ -248,7 +247,7 @@ impl Source {
     fn importer<'a>(
         &'a self,
         options: &OpenOptions,
-        read: &'a AtomicU64,
+        read: ReadProgress<'a>,
     ) -> Result<Box<dyn Import + 'a>, TraceError> {
         Ok(match self {
             Source::Tband(inputs) => Box::new(TbandTrace {
@@ -337,15 +336,15 @@ impl Trace {
 
     /// Builds the model of a recognised source; fails when nothing in it decodes.
     pub fn build(source: Source, options: &OpenOptions) -> Result<Trace, TraceError> {
-        Trace::build_with_progress(source, options, &AtomicU64::new(0))
+        Trace::build_with_progress(source, options, &|_| {})
     }
 
-    /// [`Trace::build`], adding to `read` the bytes of a tband trace read so
-    /// far, for a progress display.
+    /// [`Trace::build`], telling `read` how many bytes of a tband trace it
+    /// has read so far (every megabyte or so), for a progress display.
     pub fn build_with_progress(
         source: Source,
         options: &OpenOptions,
-        read: &AtomicU64,
+        read: ReadProgress<'_>,
     ) -> Result<Trace, TraceError> {
         Trace::build_handing_events(source, options, read, None)
     }
@@ -357,13 +356,13 @@ impl Trace {
         options: &OpenOptions,
         events: EventSink<'_>,
     ) -> Result<Trace, TraceError> {
-        Trace::build_handing_events(source, options, &AtomicU64::new(0), Some(events))
+        Trace::build_handing_events(source, options, &|_| {}, Some(events))
     }
 
     fn build_handing_events(
         source: Source,
         options: &OpenOptions,
-        read: &AtomicU64,
+        read: ReadProgress<'_>,
         events: Option<EventSink<'_>>,
     ) -> Result<Trace, TraceError> {
         let info = TraceInfo {

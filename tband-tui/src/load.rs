@@ -94,7 +94,8 @@ pub fn open(
     let thread = {
         let read = Arc::clone(&read);
         thread::spawn(move || {
-            let model = Trace::build_with_progress(source, &options, &read)
+            let tell = |bytes| read.store(bytes, Ordering::Relaxed);
+            let model = Trace::build_with_progress(source, &options, &tell)
                 .expect("the whole trace decodes where its first part did")
                 .model;
             // The figures before the rows: what computing them holds for a

@@ -2,17 +2,40 @@
 //! files held in memory become the model, its summary and its Perfetto
 //! trace, by the same library calls the command-line tools make.
 //!
-//! [`Files`] collects what the page was given and opens it through the
-//! front door ([`Source::from_memory`]); [`Converted`] holds the model for
-//! the summary (`tband-decode --summary`) and the export (`tband-perfetto
-//! --threads 1`, as a browser worker has one thread).
+//! [`Files`] collects what the page was given, each file's bytes copied
+//! once into memory sized for it, and opens it through the front door
+//! ([`Source::from_memory`]); [`Converted`] holds the model for the summary
+//! (`tband-decode --summary`) and the export (`tband-perfetto --threads 1`,
+//! as a browser worker has one thread), which goes to the page a chunk at
+//! a time, so that the whole `.pftrace` is never held here.
+
+use std::io;
 
 use tband_model::summary::write_summary;
 use tband_model::Model;
+use tband_perfetto::wire::Buffer;
+use tband_perfetto::writer::ChunkSink;
 use tband_perfetto::ExportOptions;
 use tband_trace::input::{Bytes, Input};
 use tband_trace::{OpenOptions, Source, Trace, TraceError};
 use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// The page's side of a conversion: told how far it has got, and handed
+    /// the Perfetto trace a chunk at a time.
+    pub type Listener;
+
+    /// `done` of `total` (bytes of a tband trace decoded, or rows of the
+    /// model exported), every megabyte or so.
+    #[wasm_bindgen(method)]
+    fn progress(this: &Listener, done: f64, total: f64);
+
+    /// The next bytes of the Perfetto trace: a view of this module's
+    /// memory, valid only during the call.
+    #[wasm_bindgen(method)]
+    fn chunk(this: &Listener, bytes: &[u8]);
+}
 
 /// The trace files a page was given, each with the core it was recorded
 /// on when the user said.
@@ -20,6 +43,8 @@ use wasm_bindgen::prelude::*;
 #[derive(Default)]
 pub struct Files {
     inputs: Vec<Input>,
+    /// The file being read: its name, core and bytes so far.
+    reading: Option<(String, Option<u32>, Vec<u8>)>,
 }
 
 #[wasm_bindgen]
@@ -29,27 +54,37 @@ impl Files {
         Files::default()
     }
 
-    /// Adds a file's bytes (hex text is converted, as the tools do).
-    pub fn add(&mut self, name: String, core: Option<u32>, bytes: Vec<u8>) -> Result<(), JsError> {
-        self.push(name, core, bytes).map_err(js_error)
+    /// Starts a file of `size` bytes, whose bytes follow by
+    /// [`append`](Self::append) as the page reads them.
+    pub fn begin(&mut self, name: String, core: Option<u32>, size: usize) {
+        self.reading = Some((name, core, Vec::with_capacity(size)));
     }
 
-    /// Recognises the format and builds the model.
-    pub fn open(self) -> Result<Converted, JsError> {
-        self.build().map_err(js_error)
+    /// The next bytes of the file begun.
+    pub fn append(&mut self, bytes: &[u8]) {
+        if let Some((_, _, read)) = &mut self.reading {
+            read.extend_from_slice(bytes);
+        }
     }
-}
 
-impl Files {
-    fn push(&mut self, name: String, core: Option<u32>, bytes: Vec<u8>) -> Result<(), TraceError> {
-        self.inputs
-            .push(Input::from_bytes(name, core, Bytes::Owned(bytes))?);
+    /// Ends the file begun (hex text is converted, as the tools do).
+    pub fn end(&mut self) -> Result<(), JsError> {
+        let Some((name, core, bytes)) = self.reading.take() else {
+            return Ok(());
+        };
+        let input = Input::from_bytes(name, core, Bytes::Owned(bytes)).map_err(TraceError::from);
+        self.inputs.push(input.map_err(js_error)?);
         Ok(())
     }
 
-    fn build(self) -> Result<Converted, TraceError> {
+    /// Recognises the format and builds the model, telling `listener` how
+    /// many bytes of a tband trace it has decoded.
+    pub fn open(self, listener: &Listener) -> Result<Converted, JsError> {
+        let total: usize = self.inputs.iter().map(|i| i.bytes.len()).sum();
         let options = OpenOptions::default();
-        let trace = Trace::build(Source::from_memory(self.inputs, &options)?, &options)?;
+        let source = Source::from_memory(self.inputs, &options).map_err(js_error)?;
+        let tell = |read: u64| listener.progress(read as f64, total as f64);
+        let trace = Trace::build_with_progress(source, &options, &tell).map_err(js_error)?;
         Ok(Converted { model: trace.model })
     }
 }
@@ -69,12 +104,30 @@ impl Converted {
         String::from_utf8_lossy(&text).into_owned()
     }
 
-    /// The Perfetto trace (`.pftrace`), as `tband-perfetto` writes it.
-    pub fn perfetto(&self) -> Vec<u8> {
-        let mut trace = Vec::new();
-        tband_perfetto::export(&self.model, ExportOptions::default(), &mut trace)
-            .expect("writing to memory does not fail");
-        trace
+    /// The Perfetto trace (`.pftrace`), as `tband-perfetto --threads 1`
+    /// writes it, handed to `listener` chunk by chunk with the progress.
+    pub fn perfetto(&self, listener: &Listener) {
+        let sink = ToPage {
+            listener,
+            rows: tband_perfetto::rows_to_read(&self.model),
+        };
+        tband_perfetto::export_chunks(&self.model, ExportOptions::default().sched, sink)
+            .expect("the page takes every chunk");
+    }
+}
+
+/// Hands the export's chunks to the page.
+struct ToPage<'l> {
+    listener: &'l Listener,
+    rows: u64,
+}
+
+impl ChunkSink for ToPage<'_> {
+    fn write_chunk(&mut self, chunk: &mut Buffer, rows_read: u64) -> io::Result<()> {
+        self.listener.chunk(chunk.as_slice());
+        chunk.clear();
+        self.listener.progress(rows_read as f64, self.rows as f64);
+        Ok(())
     }
 }
 

@@ -211,6 +211,15 @@ fn the_page_converts_and_summarises_as_the_tools_do() {
     )
     .unwrap();
 
+    // Large enough for progress within each stage and a trace of many
+    // chunks.
+    let simulated = tband_sim::Config {
+        size: 8 << 20,
+        ..tband_sim::Config::default()
+    };
+    let (streams, _) = tband_sim::generate(&simulated).unwrap();
+    fs::write(work.join("sim.bin"), &streams[0]).unwrap();
+
     let ctf = Job {
         cli_args: Some(vec!["channel0_0"]),
         ..Job::new(
@@ -233,6 +242,7 @@ fn the_page_converts_and_summarises_as_the_tools_do() {
         ),
         ctf,
         Job::new(&damaged, &[("demo_cut.bin", None)]),
+        Job::new(work, &[("sim.bin", None)]),
     ];
     let refused = [
         Job::new(&damaged, &[("notes.txt", None)]),
@@ -286,6 +296,14 @@ fn the_page_converts_and_summarises_as_the_tools_do() {
         !cut.as_str().unwrap().contains(", 0 invalid frames,"),
         "the cut trace shows its damage: {cut}"
     );
+    let sim = &reports[5]["progress"];
+    for stage in ["reading sim.bin", "decoding", "writing the Perfetto trace"] {
+        let percents = shown_percents(sim, stage);
+        assert!(
+            percents.len() >= 5 && percents.windows(2).all(|w| w[0] < w[1]),
+            "{stage}: the progress shown rises step by step: {sim}"
+        );
+    }
     for (i, job) in refused.iter().enumerate() {
         let report = &reports[converted.len() + i];
         let what = job.cli_args().join(" ");
@@ -300,4 +318,16 @@ fn the_page_converts_and_summarises_as_the_tools_do() {
     if let Some(keep) = std::env::var_os("TBAND_WEB_SCREENSHOT") {
         fs::copy(work.join("page.png"), keep).unwrap();
     }
+}
+
+/// The percents the page showed for `stage`, in order, from its progress
+/// lines ("STAGE: N%").
+fn shown_percents(lines: &Value, stage: &str) -> Vec<u32> {
+    lines
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|line| line.as_str()?.strip_prefix(stage)?.strip_prefix(": "))
+        .map(|percent| percent.strip_suffix('%').unwrap().parse().unwrap())
+        .collect()
 }

@@ -5,7 +5,7 @@
 //   node tests/drive_page.mjs URL JOBS.json
 //
 // A job is { files: [{ path, core }], download?: PATH, screenshot?: PATH }.
-// Its report: { summary, error, timings, peakRendererKiB }, with the
+// Its report: { summary, error, timings, progress, peakRendererKiB }, with the
 // download saved through the page's own link.
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -48,12 +48,13 @@ async function run(job) {
   for (const [i, f] of job.files.entries()) {
     if (f.core !== null && f.core !== undefined) await cores.nth(i).fill(String(f.core));
   }
+  await page.evaluate(recordProgress);
   const sampler = sampleRendererMemory();
   await page.click('#convert');
   await page.waitForSelector('body[data-state=done], body[data-state=error]', { timeout: 600_000 });
   const peakRendererKiB = sampler.stop();
   const state = await page.getAttribute('body', 'data-state');
-  const report = { peakRendererKiB, pageErrors };
+  const report = { peakRendererKiB, pageErrors, progress: await page.evaluate(() => window.shownProgress) };
   if (state === 'error') {
     report.error = await page.textContent('#error');
   } else {
@@ -68,6 +69,17 @@ async function run(job) {
   }
   await page.close();
   return report;
+}
+
+// Keeps every progress line the page shows (`window.shownProgress`).
+function recordProgress() {
+  window.shownProgress = [];
+  const stage = document.getElementById('stage');
+  new MutationObserver(() => window.shownProgress.push(stage.textContent)).observe(stage, {
+    childList: true,
+    characterData: true,
+    subtree: true,
+  });
 }
 
 // The largest resident size of a Chromium renderer process (where the page

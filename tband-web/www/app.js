@@ -5,7 +5,7 @@ const PERFETTO_ORIGIN = 'https://ui.perfetto.dev';
 const $ = (id) => document.getElementById(id);
 const chosen = []; // { file, coreInput }
 let traceUrl = null;
-let traceBuffer = null;
+let traceBlob = null;
 let traceName = '';
 
 $('picker').addEventListener('change', (e) => {
@@ -96,7 +96,7 @@ function showProgress(stage, done, total) {
   const bar = $('progress');
   if (total > 0) {
     bar.value = done / total;
-    $('stage').textContent = `${stage}: ${formatBytes(done)} of ${formatBytes(total)}`;
+    $('stage').textContent = `${stage}: ${Math.floor((100 * done) / total)}%`;
   } else {
     bar.removeAttribute('value');
     $('stage').textContent = `${stage}…`;
@@ -111,15 +111,15 @@ function showError(message) {
 
 function showResult(firstName, { summary, trace, timings }) {
   if (traceUrl) URL.revokeObjectURL(traceUrl);
-  traceBuffer = trace;
+  traceBlob = trace;
   traceName = `${firstName}.pftrace`;
-  traceUrl = URL.createObjectURL(new Blob([trace], { type: 'application/octet-stream' }));
+  traceUrl = URL.createObjectURL(trace);
   const link = $('download');
   link.href = traceUrl;
   link.download = traceName;
   link.textContent = `Download ${traceName}`;
   $('trace-size').textContent =
-    `${formatBytes(trace.byteLength)}, converted in ${(timings.totalMs / 1000).toFixed(2)} s`;
+    `${formatBytes(trace.size)}, converted in ${(timings.totalMs / 1000).toFixed(2)} s`;
   $('trace-size').dataset.timings = JSON.stringify(timings);
   $('summary').textContent = summary;
   $('result').hidden = false;
@@ -127,19 +127,21 @@ function showResult(firstName, { summary, trace, timings }) {
 }
 
 // Perfetto's documented way to hand a trace to its UI: open it, PING until
-// it answers PONG (it is ready), then post the trace buffer.
+// it answers PONG (it is ready), then post the trace buffer (read from the
+// Blob meanwhile: the page holds the trace as a Blob until it is asked for).
 function openInPerfetto() {
   const ui = window.open(PERFETTO_ORIGIN);
   if (!ui) {
     showError('the browser blocked the Perfetto UI window; allow pop-ups for this page');
     return;
   }
+  const buffer = traceBlob.arrayBuffer();
   const ping = setInterval(() => ui.postMessage('PING', PERFETTO_ORIGIN), 50);
-  const onMessage = (e) => {
+  const onMessage = async (e) => {
     if (e.origin !== PERFETTO_ORIGIN || e.data !== 'PONG') return;
     clearInterval(ping);
     window.removeEventListener('message', onMessage);
-    ui.postMessage({ perfetto: { buffer: traceBuffer, title: traceName } }, PERFETTO_ORIGIN);
+    ui.postMessage({ perfetto: { buffer: await buffer, title: traceName } }, PERFETTO_ORIGIN);
   };
   window.addEventListener('message', onMessage);
 }

@@ -3,6 +3,7 @@
 import init, { Files } from './pkg/tband_web.js';
 
 const ready = init();
+const BLOB_BYTES = 16 << 20;
 
 self.onmessage = async ({ data: { files } }) => {
   try {
@@ -12,19 +13,46 @@ self.onmessage = async ({ data: { files } }) => {
     const given = new Files();
     let read = 0;
     for (const { file, core } of files) {
-      const bytes = await readAll(file, (n) => progress(`reading ${file.name}`, read + n, total));
-      read += bytes.length;
-      given.add(file.name, core ?? undefined, bytes);
+      given.begin(file.name, core ?? undefined, file.size);
+      const reader = file.stream().getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        given.append(value);
+        read += value.length;
+        progress(`reading ${file.name}`, read, total);
+      }
+      given.end();
     }
     const readMs = performance.now() - started;
+    // Each stage shown from its start: only a tband trace tells its
+    // decoding's progress.
     progress('decoding', 0, 0);
-    const converted = given.open();
+    const converted = given.open(listener('decoding'));
     const decodedMs = performance.now() - started;
     const summary = converted.summary();
     const summarisedMs = performance.now() - started;
+    // The trace's chunks are copied out of the module's memory as they
+    // come and gathered into Blobs of a few megabytes, which the browser
+    // keeps outside the page's memory: the whole trace is never one buffer.
+    const blobs = [];
+    let chunks = [];
+    let chunked = 0;
     progress('writing the Perfetto trace', 0, 0);
-    const trace = converted.perfetto();
+    converted.perfetto({
+      ...listener('writing the Perfetto trace'),
+      chunk: (bytes) => {
+        chunks.push(bytes.slice());
+        chunked += bytes.length;
+        if (chunked >= BLOB_BYTES) {
+          blobs.push(new Blob(chunks));
+          chunks = [];
+          chunked = 0;
+        }
+      },
+    });
     converted.free();
+    const trace = new Blob([...blobs, ...chunks], { type: 'application/octet-stream' });
     const doneMs = performance.now() - started;
     const timings = {
       readMs,
@@ -33,27 +61,25 @@ self.onmessage = async ({ data: { files } }) => {
       exportMs: doneMs - summarisedMs,
       totalMs: doneMs,
     };
-    self.postMessage({ result: { summary, trace: trace.buffer, timings } }, [trace.buffer]);
+    self.postMessage({ result: { summary, trace, timings } });
   } catch (error) {
     self.postMessage({ error: error instanceof Error ? error.message : String(error) });
   }
 };
 
+// Posts `done` of `total` for `stage` when it is a new stage, or at least
+// a percent further than the last posted, or the end: about a hundred
+// messages a stage, however often the converter tells.
+let posted = { stage: '', fraction: 0 };
 function progress(stage, done, total) {
+  const fraction = total > 0 ? done / total : 0;
+  const further = fraction >= posted.fraction + 0.01 || (fraction >= 1 && posted.fraction < 1);
+  if (stage === posted.stage && !further) return;
+  posted = { stage, fraction };
   self.postMessage({ progress: { stage, done, total } });
 }
 
-// A file's bytes, read in the chunks the browser hands out.
-async function readAll(file, onRead) {
-  const bytes = new Uint8Array(file.size);
-  const reader = file.stream().getReader();
-  let at = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    bytes.set(value, at);
-    at += value.length;
-    onRead(at);
-  }
-  return bytes;
+// What the converter tells its progress to during `stage`.
+function listener(stage) {
+  return { progress: (done, total) => progress(stage, done, total) };
 }
