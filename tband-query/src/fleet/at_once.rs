@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use super::{front, front_columns, tag_names, traces};
+use super::{front, front_columns, tag_names, traces, Tags};
 use crate::engine::{Database, Engine, QueryResult, Value};
 use crate::error::Error;
 use crate::export;
@@ -95,7 +95,7 @@ fn fleet_form(query: &Query) -> Result<Query, Error> {
 }
 
 /// Each trace's tags, by id, from the rows of `trace_info`.
-fn tags(db: &mut dyn Database) -> Result<Vec<(Value, Vec<(String, Value)>)>, Error> {
+fn tags(db: &mut dyn Database) -> Result<Vec<(Value, Tags)>, Error> {
     let info = db
         .query(
             &format!("SELECT * FROM {} ORDER BY trace", TRACE_INFO.name),

@@ -84,9 +84,12 @@ pub fn run(
     }
 }
 
+/// A trace's tags: name and value of each.
+type Tags = Vec<(String, Value)>;
+
 /// The tag names of the traces whose tags are `tagged`, each once, in the
 /// order they first appear.
-fn tag_names(tagged: &[Vec<(String, Value)>]) -> Vec<String> {
+fn tag_names(tagged: &[Tags]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for (name, _) in tagged.iter().flatten() {
         if !names.contains(name) {
