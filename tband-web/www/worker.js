@@ -4,6 +4,7 @@ import init, { Files } from './pkg/tband_web.js';
 
 const ready = init();
 const BLOB_BYTES = 16 << 20;
+const READ_BYTES = 1 << 20;
 
 self.onmessage = async ({ data: { files } }) => {
   try {
@@ -14,12 +15,13 @@ self.onmessage = async ({ data: { files } }) => {
     let read = 0;
     for (const { file, core } of files) {
       given.begin(file.name, core ?? undefined, file.size);
-      const reader = file.stream().getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        given.append(value);
-        read += value.length;
+      // Read in slices of a size of our own: a stream's chunks are as
+      // large as the browser likes, up to megabytes, too few to show
+      // the reading's progress.
+      for (let at = 0; at < file.size; at += READ_BYTES) {
+        const slice = new Uint8Array(await file.slice(at, at + READ_BYTES).arrayBuffer());
+        given.append(slice);
+        read += slice.length;
         progress(`reading ${file.name}`, read, total);
       }
       given.end();
