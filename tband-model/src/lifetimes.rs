@@ -63,14 +63,21 @@ struct Tally {
 }
 
 /// Applies [`Rules`] to events, one [`LifetimeBuilder::event`] call each
-/// in time order, then [`LifetimeBuilder::finish`] puts the result in the model.
-pub struct LifetimeBuilder<'r> {
-    rules: &'r [Rule],
+/// in time order, then [`LifetimeBuilder::finish`] puts the result in the
+/// model. A trace read as it grows lends the result out between its pieces
+/// ([`LifetimeBuilder::lend`]).
+pub struct LifetimeBuilder {
+    rules: Vec<Rule>,
     /// The event names the rules match, each with its rules' indices.
-    events: Vec<(&'r str, Vec<usize>)>,
+    events: Vec<(String, Vec<usize>)>,
     /// By [`EventRow::class`]: its index in `class_rules`.
     classes: IdMap<u32, u32>,
     class_rules: Vec<Class>,
+    state: Applying,
+}
+
+/// What applying the rules has made so far.
+struct Applying {
     condition_fields: Vec<Option<usize>>,
     /// Per rule: its kind's index, its event's name in `tracked.names`,
     /// and its counter's name index.
@@ -95,12 +102,14 @@ pub struct LifetimeBuilder<'r> {
     /// The lifetimes ended by an end rule, in the order they ended (time
     /// order, as lifetimes are in start order).
     ended: Vec<u32>,
+    /// The anomalies put in the model lent out, to take back with it.
+    lent_anomalies: Vec<Anomaly>,
 }
 
-impl<'r> LifetimeBuilder<'r> {
-    pub fn new(rules: &'r Rules) -> LifetimeBuilder<'r> {
-        let rules = &rules.rules[..];
-        let mut events: Vec<(&str, Vec<usize>)> = Vec::new();
+impl LifetimeBuilder {
+    pub fn new(rules: Rules) -> LifetimeBuilder {
+        let rules = rules.rules;
+        let mut events: Vec<(String, Vec<usize>)> = Vec::new();
         let mut kinds: Vec<String> = Vec::new();
         let mut counter_names: Vec<String> = Vec::new();
         let mut rule_kind = Vec::new();
@@ -108,7 +117,7 @@ impl<'r> LifetimeBuilder<'r> {
         for (i, rule) in rules.iter().enumerate() {
             match events.iter_mut().find(|(name, _)| *name == rule.event) {
                 Some((_, list)) => list.push(i),
-                None => events.push((&rule.event, vec![i])),
+                None => events.push((rule.event.clone(), vec![i])),
             }
             rule_kind.push(index_of(&mut kinds, &rule.kind));
             rule_counter.push(index_of(
@@ -123,11 +132,7 @@ impl<'r> LifetimeBuilder<'r> {
         let rule_event = (rules.iter())
             .map(|r| tracked.names.intern(r.event.as_bytes()))
             .collect();
-        LifetimeBuilder {
-            rules,
-            events,
-            classes: IdMap::default(),
-            class_rules: Vec::new(),
+        let state = Applying {
             condition_fields: Vec::new(),
             rule_kind,
             rule_event,
@@ -144,6 +149,14 @@ impl<'r> LifetimeBuilder<'r> {
             ended: Vec::new(),
             last_pool: None,
             last_counter: None,
+            lent_anomalies: Vec::new(),
+        };
+        LifetimeBuilder {
+            rules,
+            events,
+            classes: IdMap::default(),
+            class_rules: Vec::new(),
+            state,
         }
     }
 
@@ -160,7 +173,7 @@ impl<'r> LifetimeBuilder<'r> {
         } as usize;
         for n in 0..self.class_rules[class].rules.len() {
             let fields = self.class_rules[class].rules[n];
-            self.apply(fields, ts, row);
+            self.state.apply(&self.rules, fields, ts, row);
         }
     }
 
@@ -177,8 +190,8 @@ impl<'r> LifetimeBuilder<'r> {
         };
         for &r in rules {
             let rule = &self.rules[r];
-            let conditions = self.condition_fields.len();
-            (self.condition_fields).extend(rule.conditions.iter().map(|(f, _)| position(f)));
+            let conditions = self.state.condition_fields.len();
+            (self.state.condition_fields).extend(rule.conditions.iter().map(|(f, _)| position(f)));
             let field = |f: &Option<String>| f.as_deref().and_then(position);
             class.rules.push(Fields {
                 rule: r,
@@ -204,8 +217,39 @@ impl<'r> LifetimeBuilder<'r> {
         }
     }
 
-    fn apply(&mut self, f: Fields, ts: u64, row: &EventRow<'_>) {
-        let rules = self.rules;
+    /// Puts the objects tracked so far in `model`, as
+    /// [`finish`](Self::finish) would were the trace to end at the model's
+    /// end: what is still live ends there, truncated. Take them back with
+    /// [`take_back`](Self::take_back) before the next event.
+    pub fn lend(&mut self, model: &mut Model) {
+        self.state.put_in(&self.rules, model);
+    }
+
+    /// Takes back the objects [`lend`](Self::lend) put in `model`, and the
+    /// anomalies it added: what was live goes on.
+    pub fn take_back(&mut self, model: &mut Model) {
+        let state = &mut self.state;
+        state.tracked = std::mem::take(&mut model.tracked);
+        for &id in state.live.values() {
+            state.tracked.lifetimes[id as usize].truncated = false;
+        }
+        for lent in state.lent_anomalies.drain(..) {
+            if let Some(at) = model.anomalies.iter().rposition(|a| *a == lent) {
+                model.anomalies.remove(at);
+            }
+        }
+    }
+
+    /// Ends what is still live at the end of the trace, finds the task or
+    /// ISR that began and ended each lifetime, and puts the objects and
+    /// the anomalies in `model`.
+    pub fn finish(mut self, model: &mut Model) {
+        self.state.put_in(&self.rules, model);
+    }
+}
+
+impl Applying {
+    fn apply(&mut self, rules: &[Rule], f: Fields, ts: u64, row: &EventRow<'_>) {
         let r = f.rule;
         let rule = &rules[r];
         for (c, (_, wanted)) in rule.conditions.iter().enumerate() {
@@ -234,7 +278,7 @@ impl<'r> LifetimeBuilder<'r> {
         };
         let kind = self.rule_kind[r];
         match rule.action {
-            RuleAction::Begin => self.begin(f, kind, key, ts, row),
+            RuleAction::Begin => self.begin(rules, f, kind, key, ts, row),
             RuleAction::End => match self.live.remove(&(kind, key.clone())) {
                 Some(id) => {
                     let lifetime = &mut self.tracked.lifetimes[id as usize];
@@ -297,7 +341,7 @@ impl<'r> LifetimeBuilder<'r> {
                         String::new(),
                     );
                 };
-                let Some(pool) = self.pool(f, kind, key, ts, row) else {
+                let Some(pool) = self.pool(rules, f, kind, key, ts, row) else {
                     return;
                 };
                 let name = self.rule_counter[r];
@@ -325,8 +369,15 @@ impl<'r> LifetimeBuilder<'r> {
         }
     }
 
-    fn begin(&mut self, f: Fields, kind: u32, key: ObjectKey, ts: u64, row: &EventRow<'_>) {
-        let rules = self.rules;
+    fn begin(
+        &mut self,
+        rules: &[Rule],
+        f: Fields,
+        kind: u32,
+        key: ObjectKey,
+        ts: u64,
+        row: &EventRow<'_>,
+    ) {
         let r = f.rule;
         let rule = &rules[r];
         let name = match &rule.name {
@@ -346,7 +397,7 @@ impl<'r> LifetimeBuilder<'r> {
         };
         let pool = match &rule.pool {
             Some(_) => match at(row, f.pool) {
-                Some(v) => match self.pool(f, kind, key_of(v), ts, row) {
+                Some(v) => match self.pool(rules, f, kind, key_of(v), ts, row) {
                     Some(pool) => Some(pool),
                     None => return,
                 },
@@ -404,13 +455,13 @@ impl<'r> LifetimeBuilder<'r> {
     /// the rule's `pool_name` field when the event has one.
     fn pool(
         &mut self,
+        rules: &[Rule],
         f: Fields,
         kind: u32,
         key: ObjectKey,
         ts: u64,
         row: &EventRow<'_>,
     ) -> Option<u32> {
-        let rules = self.rules;
         let r = f.rule;
         let rule = &rules[r];
         let name = match &rule.pool_name {
@@ -494,12 +545,12 @@ impl<'r> LifetimeBuilder<'r> {
         tally.last_ns = ts;
     }
 
-    /// Ends what is still live at the end of the trace, finds the task or
-    /// ISR that began and ended each lifetime, and puts the objects and
-    /// the anomalies in `model`.
-    pub fn finish(mut self, model: &mut Model) {
+    /// Ends what is live at the model's end, finds the task or ISR that
+    /// began and ended each lifetime, and puts the objects and the
+    /// anomalies in `model`.
+    fn put_in(&mut self, rules: &[Rule], model: &mut Model) {
         let end = model.info.duration_ns;
-        for (_, id) in self.live.drain() {
+        for &id in self.live.values() {
             let lifetime = &mut self.tracked.lifetimes[id as usize];
             lifetime.end_ns = end;
             lifetime.truncated = true;
@@ -529,8 +580,8 @@ impl<'r> LifetimeBuilder<'r> {
         }
         for (r, problem) in self.tally_order.iter().copied() {
             let tally = &self.tallies[&(r, problem)];
-            let (kind, detail) = describe(&self.rules[r], problem, &tally.example);
-            model.anomalies.push(Anomaly {
+            let (kind, detail) = describe(&rules[r], problem, &tally.example);
+            self.lent_anomalies.push(Anomaly {
                 start_ns: tally.first_ns,
                 end_ns: tally.last_ns,
                 core_id: Some(tally.core_id),
@@ -539,10 +590,11 @@ impl<'r> LifetimeBuilder<'r> {
                 detail,
             });
         }
+        model.anomalies.extend(self.lent_anomalies.iter().cloned());
         model
             .anomalies
             .sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
-        model.tracked = self.tracked;
+        model.tracked = std::mem::take(&mut self.tracked);
     }
 }
 
@@ -701,7 +753,7 @@ mod tests {
         }
     }
 
-    fn event(b: &mut LifetimeBuilder<'_>, ts: u64, name: &str, args: &[(&str, ArgValue<'_>)]) {
+    fn event(b: &mut LifetimeBuilder, ts: u64, name: &str, args: &[(&str, ArgValue<'_>)]) {
         let classes = ["alloc", "free", "ref"];
         b.event(&EventRow {
             ts_ns: Some(ts),
@@ -712,7 +764,7 @@ mod tests {
         });
     }
 
-    fn alloc(b: &mut LifetimeBuilder<'_>, ts: u64, buf: u64, free: u64) {
+    fn alloc(b: &mut LifetimeBuilder, ts: u64, buf: u64, free: u64) {
         let args = [
             ("pool", ArgValue::UInt(0x100)),
             ("free", ArgValue::UInt(free)),
@@ -725,7 +777,7 @@ mod tests {
     #[test]
     fn lifetimes_marks_and_counters_follow_the_rules() {
         let rules = rules();
-        let mut b = LifetimeBuilder::new(&rules);
+        let mut b = LifetimeBuilder::new(rules);
         alloc(&mut b, 10, 0xA, 3);
         alloc(&mut b, 20, 0xB, 2);
         event(
@@ -779,7 +831,7 @@ mod tests {
     #[test]
     fn damage_is_counted_as_anomalies() {
         let rules = rules();
-        let mut b = LifetimeBuilder::new(&rules);
+        let mut b = LifetimeBuilder::new(rules);
         event(&mut b, 5, "free", &[("buf", ArgValue::UInt(0xA))]);
         event(&mut b, 6, "free", &[("buf", ArgValue::UInt(0xB))]);
         alloc(&mut b, 10, 0xA, 3);
