@@ -3,13 +3,16 @@
 //! still live, finds who began and ended each lifetime and reports what did
 //! not add up as anomalies.
 
+mod actors;
+
+use actors::Actors;
+
 use crate::id_index::IdMap;
 use crate::rules::{Rule, RuleAction, Rules};
 use crate::tracked::{
-    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool,
-    TrackedObjects,
+    CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, TrackedObjects,
 };
-use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, IsrKey, IsrSlice, Model, SchedSlice, StrId};
+use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, Model, StrId};
 
 /// What went wrong with one rule, counted: one anomaly row per rule and problem.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -104,6 +107,7 @@ struct Applying {
     ended: Vec<u32>,
     /// The anomalies put in the model lent out, to take back with it.
     lent_anomalies: Vec<Anomaly>,
+    actors: Actors,
 }
 
 impl LifetimeBuilder {
@@ -150,6 +154,7 @@ impl LifetimeBuilder {
             last_pool: None,
             last_counter: None,
             lent_anomalies: Vec::new(),
+            actors: Actors::default(),
         };
         LifetimeBuilder {
             rules,
@@ -555,26 +560,7 @@ impl Applying {
             lifetime.end_ns = end;
             lifetime.truncated = true;
         }
-        // Who began and ended each: its begin and end instants, each kind
-        // already in time order, merged.
-        let lifetimes = &mut self.tracked.lifetimes;
-        let mut instants = Vec::with_capacity(lifetimes.len() + self.ended.len());
-        let mut ends = self.ended.iter().peekable();
-        for (id, l) in lifetimes.iter().enumerate() {
-            while let Some(&end) = ends.next_if(|&&e| lifetimes[e as usize].end_ns < l.start_ns) {
-                instants.push(end_instant(lifetimes, end));
-            }
-            instants.push((l.start_ns, l.begin_core, id as u32, true));
-        }
-        instants.extend(ends.map(|&end| end_instant(lifetimes, end)));
-        let actors = actors_at(model, instants.iter().map(|&(ts, core, ..)| (ts, core)));
-        for (&(_, _, id, begin), actor) in instants.iter().zip(actors) {
-            let lifetime = &mut lifetimes[id as usize];
-            match begin {
-                true => lifetime.begun_by = actor,
-                false => lifetime.ended_by = actor,
-            }
-        }
+        (self.actors).find(model, &mut self.tracked.lifetimes, &self.ended);
         for (pool, lanes) in self.tracked.pools.iter_mut().zip(&self.pool_lanes) {
             pool.slots = lanes.len() as u32;
         }
@@ -634,49 +620,6 @@ fn describe(rule: &Rule, problem: Problem, example: &str) -> (AnomalyKind, Strin
             ),
         ),
     }
-}
-
-/// The end instant of a lifetime that an end rule ended: (time, core,
-/// lifetime, false).
-fn end_instant(lifetimes: &[ObjectLifetime], id: u32) -> (u64, u32, u32, bool) {
-    let l = &lifetimes[id as usize];
-    (l.end_ns, l.end_core.unwrap_or(l.begin_core), id, false)
-}
-
-/// The task or ISR running at each instant (a time and a core), given in
-/// time order, from the model's slices: one sweep over them, keeping each
-/// core's latest task slice and its stack of ISR slices.
-fn actors_at<'m>(
-    model: &'m Model,
-    instants: impl Iterator<Item = (u64, u32)> + 'm,
-) -> impl Iterator<Item = Option<Actor>> + 'm {
-    let mut sched = model.sched_slices.iter().peekable();
-    let mut isrs = model.isr_slices.iter().peekable();
-    let mut running: IdMap<u32, SchedSlice> = IdMap::default();
-    let mut nested: IdMap<u32, Vec<IsrSlice>> = IdMap::default();
-    instants.map(move |(ts, core)| {
-        while let Some(s) = sched.next_if(|s| s.start_ns <= ts) {
-            running.insert(s.core_id, s);
-        }
-        while let Some(s) = isrs.next_if(|s| s.start_ns <= ts) {
-            let stack = nested.entry(s.core_id).or_default();
-            stack.truncate(s.depth as usize);
-            stack.push(s);
-        }
-        let isr = nested
-            .get(&core)
-            .and_then(|stack| stack.iter().rev().find(|s| s.end_ns >= ts));
-        match isr {
-            Some(s) => Some(Actor::Isr(IsrKey {
-                core_id: core,
-                isr_id: s.isr_id,
-            })),
-            None => running
-                .get(&core)
-                .filter(|s| s.end_ns >= ts)
-                .map(|s| Actor::Task(s.task_id)),
-        }
-    })
 }
 
 /// The value of the argument at `position`, if the class has it.

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use tband::Event;
 use tband_decode::encode::encode_stream;
-use tband_model::{Anomaly, AnomalyKind, Model};
+use tband_model::{Actor, Anomaly, AnomalyKind, Model};
 use tband_trace::input::Input;
 use tband_trace::{GrowingFile, OpenOptions, Trace};
 
@@ -168,6 +168,9 @@ fn a_followed_file_applies_the_lifetime_rules_as_opening_it_does() {
     assert!(looks > 20, "{looks} looks");
     let tracked = &model.tracked;
     assert_eq!(tracked.lifetimes.len(), 300);
+    let by_isr = |a: &Option<Actor>| matches!(a, Some(Actor::Isr(_)));
+    let ended_by_isr = tracked.lifetimes.iter().filter(|l| by_isr(&l.ended_by));
+    assert_eq!(ended_by_isr.count(), 75);
     assert_eq!(tracked.pools[0].slots, requests::MOST_LIVE);
     let live = tracked.lifetimes.iter().filter(|l| l.truncated);
     assert!(live.map(|l| l.end_ns).eq([model.info.duration_ns; 3]));

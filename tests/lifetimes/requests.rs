@@ -3,7 +3,7 @@
 //! number as the message), is marked by event marker 9 from an ISR and
 //! ends with event marker 8 three requests later; value marker 7 counts the
 //! requests in flight. Two tasks take turns: `producer` begins requests,
-//! `consumer` ends them. Halfway, a request that never began ends; the last
+//! `consumer` ends them (every fourth end comes from an ISR instead). Halfway, a request that never began ends; the last
 //! three never end. The tests of a followed file include this file
 //! (`#[path = "../../tests/lifetimes/requests.rs"] mod requests;`).
 
@@ -93,8 +93,12 @@ pub fn stream(n: u32) -> Vec<u8> {
         ]);
         if i >= MOST_LIVE - 1 {
             in_flight -= 1;
+            let from_isr = i % 4 == 3;
+            events.push(match from_isr {
+                true => (t + 5, Event::IsrEnter { isr_id: 2 }),
+                false => (t + 5, Event::TaskSwitchedIn { task_id: 2 }),
+            });
             events.extend([
-                (t + 5, Event::TaskSwitchedIn { task_id: 2 }),
                 (
                     t + 6,
                     Event::Evtmarker {
@@ -110,6 +114,9 @@ pub fn stream(n: u32) -> Vec<u8> {
                     },
                 ),
             ]);
+            if from_isr {
+                events.push((t + 6, Event::IsrExit { isr_id: 2 }));
+            }
         }
         if i == n / 2 {
             let never_began = Event::Evtmarker {
