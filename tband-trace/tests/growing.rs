@@ -125,9 +125,11 @@ fn rule_anomalies(model: &Model) -> Vec<&Anomaly> {
     anomalies.filter(|a| by_rules.contains(&a.kind)).collect()
 }
 
-#[test]
-fn a_followed_file_applies_the_lifetime_rules_as_opening_it_does() {
-    let bytes = requests::stream(300);
+/// Follows a file that `bytes` are written to in pieces of many sizes,
+/// with the requests' rules, checking at each look that the objects and
+/// the rules' anomalies are those of opening the bytes read, and at the end
+/// that the file's model is the whole file's. Returns the last look's model.
+fn followed_with_rules(bytes: &[u8]) -> Model {
     let dir = tempfile::tempdir().unwrap();
     let rules = dir.path().join("rules.toml");
     std::fs::write(&rules, requests::RULES).unwrap();
@@ -165,7 +167,17 @@ fn a_followed_file_applies_the_lifetime_rules_as_opening_it_does() {
             looks += 1;
         }
     }
-    assert!(looks > 20, "{looks} looks");
+    assert!(looks > 10, "{looks} looks");
+    assert_eq!(
+        format!("{:?}", file.finish(model.clone()).unwrap()),
+        format!("{:?}", Trace::open(&args, &options).unwrap().model)
+    );
+    model
+}
+
+#[test]
+fn a_followed_file_applies_the_lifetime_rules_as_opening_it_does() {
+    let model = followed_with_rules(&requests::stream(300));
     let tracked = &model.tracked;
     assert_eq!(tracked.lifetimes.len(), 300);
     let by_isr = |a: &Option<Actor>| matches!(a, Some(Actor::Isr(_)));
@@ -176,10 +188,16 @@ fn a_followed_file_applies_the_lifetime_rules_as_opening_it_does() {
     assert!(live.map(|l| l.end_ns).eq([model.info.duration_ns; 3]));
     let ended = rule_anomalies(&model);
     assert_eq!(ended.len(), 1, "{ended:?}");
-    assert_eq!(
-        format!("{:?}", file.finish(model).unwrap()),
-        format!("{:?}", Trace::open(&args, &options).unwrap().model)
-    );
+}
+
+/// Time that runs backwards (the start of the stream written again after
+/// it) makes no look's objects differ from opening the file.
+#[test]
+fn a_followed_file_whose_time_runs_backwards_applies_the_rules_as_opening_it_does() {
+    let bytes = [requests::stream(60), requests::stream(30)].concat();
+    let model = followed_with_rules(&bytes);
+    assert!(model.anomaly_count(AnomalyKind::TimeBackwards) > 0);
+    assert_eq!(model.tracked.lifetimes.len(), 90);
 }
 
 #[test]
