@@ -28,7 +28,7 @@ pub struct GrowingFile {
     /// The lifetime rules that can match the file's events.
     rules: Rules,
     /// What the rules made of the events read, when there are rules.
-    lifetimes: Option<LifetimeBuilder>,
+    lifetimes: Option<Box<LifetimeBuilder>>,
     /// Where the bytes read into `trace` end: after a frame's delimiter.
     read_to: u64,
     /// Whether the caller holds the model of `trace`, lent out.
@@ -237,7 +237,7 @@ impl GrowingFile {
 /// Reads `piece` into `trace`, handing its events to `lifetimes`, if any.
 fn read(
     trace: &mut GrowingTrace,
-    lifetimes: &mut Option<LifetimeBuilder>,
+    lifetimes: &mut Option<Box<LifetimeBuilder>>,
     piece: &[u8],
 ) -> PieceRead {
     match lifetimes {
@@ -248,8 +248,8 @@ fn read(
 
 /// The builder of the rules' objects; none without rules, as
 /// [`Trace::build`](crate::Trace::build) applies none.
-fn lifetime_builder(rules: &Rules) -> Option<LifetimeBuilder> {
-    (!rules.is_empty()).then(|| LifetimeBuilder::new(rules.clone()))
+fn lifetime_builder(rules: &Rules) -> Option<Box<LifetimeBuilder>> {
+    (!rules.is_empty()).then(|| Box::new(LifetimeBuilder::new(rules.clone())))
 }
 
 fn io_error(name: &str, source: io::Error) -> tband_decode::input::InputError {
