@@ -7,7 +7,7 @@ mod actors;
 
 use actors::Actors;
 
-use crate::id_index::IdMap;
+use crate::id_index::{IdIndex, IdMap};
 use crate::rules::{Rule, RuleAction, Rules};
 use crate::tracked::{
     CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, TrackedObjects,
@@ -41,7 +41,7 @@ enum FieldRole {
 struct Fields {
     rule: usize,
     /// The first of the rule's conditions' fields in
-    /// [`LifetimeBuilder::condition_fields`].
+    /// [`Applying::condition_fields`].
     conditions: usize,
     key: Option<usize>,
     name: Option<usize>,
@@ -55,6 +55,16 @@ struct Fields {
 struct Class {
     arg_count: usize,
     rules: Vec<Fields>,
+}
+
+/// An object as the builder's maps key it: its kind, and its integer key
+/// or the number of its text key (in [`Applying::text_keys`]), so
+/// that a lookup hashes two words and copies nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Slot {
+    /// The kind, shifted left one bit; the low bit is set for a text key.
+    kind_text: u64,
+    key: u64,
 }
 
 struct Tally {
@@ -74,7 +84,7 @@ pub struct LifetimeBuilder {
     /// The event names the rules match, each with its rules' indices.
     events: Vec<(String, Vec<usize>)>,
     /// By [`EventRow::class`]: its index in `class_rules`.
-    classes: IdMap<u32, u32>,
+    classes: IdIndex<u32, u32>,
     class_rules: Vec<Class>,
     state: Applying,
 }
@@ -89,12 +99,13 @@ struct Applying {
     rule_counter: Vec<u32>,
     counter_names: Vec<String>,
     tracked: TrackedObjects,
-    live: IdMap<(u32, ObjectKey), u32>,
-    pools: IdMap<(u32, ObjectKey), u32>,
+    /// The number of each text key seen, for its [`Slot`].
+    text_keys: IdMap<Box<str>, u64>,
+    live: IdMap<Slot, u32>,
+    pools: IdMap<Slot, u32>,
     counters: IdMap<(u32, u32), u32>,
-    /// The pool found last, by kind and integer key: events of a pool
-    /// come in runs.
-    last_pool: Option<(u32, u64, u32)>,
+    /// The pool found last: events of a pool come in runs.
+    last_pool: Option<(Slot, u32)>,
     /// The counter found last, by pool and name.
     last_counter: Option<(u32, u32, u32)>,
     /// Busy lanes: per pool, then per kind for lifetimes without a pool.
@@ -144,6 +155,7 @@ impl LifetimeBuilder {
             kind_lanes: vec![Vec::new(); tracked.kinds.len()],
             tracked,
             counter_names,
+            text_keys: IdMap::default(),
             live: IdMap::default(),
             pools: IdMap::default(),
             counters: IdMap::default(),
@@ -159,7 +171,7 @@ impl LifetimeBuilder {
         LifetimeBuilder {
             rules,
             events,
-            classes: IdMap::default(),
+            classes: IdIndex::default(),
             class_rules: Vec::new(),
             state,
         }
@@ -172,7 +184,7 @@ impl LifetimeBuilder {
     #[inline]
     pub fn event(&mut self, row: &EventRow<'_>) {
         let Some(ts) = row.ts_ns else { return };
-        let class = match self.classes.get(&row.class) {
+        let class = match self.classes.get(row.class) {
             Some(&c) if self.class_rules[c as usize].arg_count == row.args.len() => c,
             found => self.resolve(row, found.copied()),
         } as usize;
@@ -272,7 +284,7 @@ impl Applying {
                 }
             }
         }
-        let Some(key) = at(row, f.key).map(key_of) else {
+        let Some(key) = at(row, f.key) else {
             return self.tally(
                 r,
                 Problem::MissingField(FieldRole::Key),
@@ -282,9 +294,10 @@ impl Applying {
             );
         };
         let kind = self.rule_kind[r];
+        let slot = self.slot(kind, key);
         match rule.action {
-            RuleAction::Begin => self.begin(rules, f, kind, key, ts, row),
-            RuleAction::End => match self.live.remove(&(kind, key.clone())) {
+            RuleAction::Begin => self.begin(rules, f, key, slot, ts, row),
+            RuleAction::End => match self.live.remove(&slot) {
                 Some(id) => {
                     let lifetime = &mut self.tracked.lifetimes[id as usize];
                     lifetime.end_ns = ts;
@@ -294,11 +307,11 @@ impl Applying {
                     self.ended.push(id);
                 }
                 None => {
-                    let key = self.key_text(kind, &key);
+                    let key = self.key_text(kind, key);
                     self.tally(r, Problem::NotLive, ts, row, key)
                 }
             },
-            RuleAction::Mark => match self.live.get(&(kind, key.clone())) {
+            RuleAction::Mark => match self.live.get(&slot) {
                 Some(&lifetime) => {
                     let value = match &rule.value {
                         Some(_) => match at(row, f.value) {
@@ -323,7 +336,7 @@ impl Applying {
                     });
                 }
                 None => {
-                    let key = self.key_text(kind, &key);
+                    let key = self.key_text(kind, key);
                     self.tally(r, Problem::NotLive, ts, row, key)
                 }
             },
@@ -346,7 +359,7 @@ impl Applying {
                         String::new(),
                     );
                 };
-                let Some(pool) = self.pool(rules, f, kind, key, ts, row) else {
+                let Some(pool) = self.pool(rules, f, key, slot, ts, row) else {
                     return;
                 };
                 let name = self.rule_counter[r];
@@ -378,12 +391,13 @@ impl Applying {
         &mut self,
         rules: &[Rule],
         f: Fields,
-        kind: u32,
-        key: ObjectKey,
+        key: ArgValue<'_>,
+        slot: Slot,
         ts: u64,
         row: &EventRow<'_>,
     ) {
         let r = f.rule;
+        let kind = self.rule_kind[r];
         let rule = &rules[r];
         let name = match &rule.name {
             Some(_) => match at(row, f.name) {
@@ -402,10 +416,13 @@ impl Applying {
         };
         let pool = match &rule.pool {
             Some(_) => match at(row, f.pool) {
-                Some(v) => match self.pool(rules, f, kind, key_of(v), ts, row) {
-                    Some(pool) => Some(pool),
-                    None => return,
-                },
+                Some(v) => {
+                    let slot = self.slot(kind, v);
+                    match self.pool(rules, f, v, slot, ts, row) {
+                        Some(pool) => Some(pool),
+                        None => return,
+                    }
+                }
                 None => {
                     return self.tally(
                         r,
@@ -418,7 +435,7 @@ impl Applying {
             },
             None => None,
         };
-        if let Some(earlier) = self.live.remove(&(kind, key.clone())) {
+        if let Some(earlier) = self.live.remove(&slot) {
             // The earlier lifetime's end was not recorded: it ends here,
             // as much as is known of it.
             let lifetime = &mut self.tracked.lifetimes[earlier as usize];
@@ -426,26 +443,26 @@ impl Applying {
             lifetime.truncated = true;
             let (slot, its_pool) = (lifetime.slot, lifetime.pool);
             self.lanes_of(kind, its_pool)[slot as usize] = false;
-            let text = self.key_text(kind, &key);
+            let text = self.key_text(kind, key);
             self.tally(r, Problem::AlreadyLive, ts, row, text);
         }
         let lanes = self.lanes_of(kind, pool);
-        let slot = match lanes.iter().position(|busy| !busy) {
+        let lane = match lanes.iter().position(|busy| !busy) {
             Some(free) => free,
             None => {
                 lanes.push(false);
                 lanes.len() - 1
             }
         };
-        lanes[slot] = true;
+        lanes[lane] = true;
         let id = self.tracked.lifetimes.len() as u32;
-        self.live.insert((kind, key.clone()), id);
+        self.live.insert(slot, id);
         self.tracked.lifetimes.push(ObjectLifetime {
             kind,
-            key,
+            key: key_of(key),
             name,
             pool,
-            slot: slot as u32,
+            slot: lane as u32,
             start_ns: ts,
             end_ns: ts,
             truncated: false,
@@ -456,18 +473,19 @@ impl Applying {
         });
     }
 
-    /// The pool of `kind` keyed `key`, made at its first mention; named by
+    /// The pool of the rule's kind keyed `key`, made at its first mention; named by
     /// the rule's `pool_name` field when the event has one.
     fn pool(
         &mut self,
         rules: &[Rule],
         f: Fields,
-        kind: u32,
-        key: ObjectKey,
+        key: ArgValue<'_>,
+        slot: Slot,
         ts: u64,
         row: &EventRow<'_>,
     ) -> Option<u32> {
         let r = f.rule;
+        let kind = self.rule_kind[r];
         let rule = &rules[r];
         let name = match &rule.pool_name {
             Some(_) => match at(row, f.pool_name) {
@@ -485,31 +503,29 @@ impl Applying {
             },
             None => None,
         };
-        if let (Some((k, int, pool)), ObjectKey::Int(v)) = (self.last_pool, &key) {
-            if k == kind && int == *v {
+        if let Some((last, pool)) = self.last_pool {
+            if last == slot {
                 return Some(pool);
             }
         }
-        let key = (kind, key);
-        if let Some(&pool) = self.pools.get(&key) {
-            if let ObjectKey::Int(v) = key.1 {
-                self.last_pool = Some((kind, v, pool));
-            }
+        if let Some(&pool) = self.pools.get(&slot) {
+            self.last_pool = Some((slot, pool));
             return Some(pool);
         }
         let pool = self.tracked.pools.len() as u32;
+        let key = key_of(key);
         let name = match name {
             Some(ArgValue::Str(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
             Some(value) => key_of(value).to_string(),
-            None => key.1.to_string(),
+            None => key.to_string(),
         };
         self.tracked.pools.push(ObjectPool {
             kind,
             name,
-            key: key.1.clone(),
+            key,
             slots: 0,
         });
-        self.pools.insert(key, pool);
+        self.pools.insert(slot, pool);
         self.pool_lanes.push(Vec::new());
         Some(pool)
     }
@@ -531,8 +547,39 @@ impl Applying {
         }
     }
 
-    fn key_text(&self, kind: u32, key: &ObjectKey) -> String {
-        format!("{} {key}", self.tracked.kind(kind))
+    /// The slot of the object of `kind` keyed `key`.
+    #[inline]
+    fn slot(&mut self, kind: u32, key: ArgValue<'_>) -> Slot {
+        let kind = u64::from(kind) << 1;
+        match key {
+            ArgValue::Int(v) => Slot {
+                kind_text: kind,
+                key: v as u64,
+            },
+            ArgValue::UInt(v) => Slot {
+                kind_text: kind,
+                key: v,
+            },
+            ArgValue::Str(bytes) => Slot {
+                kind_text: kind | 1,
+                key: self.text_key(bytes),
+            },
+        }
+    }
+
+    /// The number of a text key, as [`key_of`] makes its text.
+    fn text_key(&mut self, bytes: &[u8]) -> u64 {
+        let text = String::from_utf8_lossy(bytes);
+        if let Some(&n) = self.text_keys.get(&*text) {
+            return n;
+        }
+        let n = self.text_keys.len() as u64;
+        self.text_keys.insert(text.into(), n);
+        n
+    }
+
+    fn key_text(&self, kind: u32, key: ArgValue<'_>) -> String {
+        format!("{} {}", self.tracked.kind(kind), key_of(key))
     }
 
     fn tally(&mut self, r: usize, problem: Problem, ts: u64, row: &EventRow<'_>, example: String) {
@@ -769,6 +816,47 @@ mod tests {
         assert_eq!(free, [(10, 3), (20, 2), (40, 2)]);
         assert_eq!(o.counters[0].name, "free");
         assert!(model.anomalies.is_empty());
+    }
+
+    #[test]
+    fn text_keys_name_objects_apart_by_kind() {
+        let rules = Rules {
+            rules: vec![
+                rule("alloc", RuleAction::Begin, "name"),
+                rule("free", RuleAction::End, "name"),
+                Rule {
+                    kind: "other".into(),
+                    ..rule("alloc", RuleAction::Begin, "name")
+                },
+            ],
+        };
+        let mut b = LifetimeBuilder::new(rules);
+        let named = |text: &'static str| [("name", ArgValue::Str(text.as_bytes()))];
+        event(&mut b, 10, "alloc", &named("a"));
+        event(&mut b, 20, "alloc", &named("b"));
+        event(&mut b, 30, "free", &named("a"));
+        event(&mut b, 35, "free", &named("c"));
+        let mut model = Model::default();
+        model.info.duration_ns = 40;
+        b.finish(&mut model);
+        let o = &model.tracked;
+        let spans: Vec<_> = (o.lifetimes.iter())
+            .map(|l| (o.kind(l.kind), l.key.to_string(), l.start_ns, l.end_ns))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("buf", "a".to_string(), 10, 30),
+                ("other", "a".to_string(), 10, 40),
+                ("buf", "b".to_string(), 20, 40),
+                ("other", "b".to_string(), 20, 40),
+            ]
+        );
+        let details: Vec<_> = model.anomalies.iter().map(|a| a.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            ["free ended buf c, which had not begun (first of these)"]
+        );
     }
 
     #[test]

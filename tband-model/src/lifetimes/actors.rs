@@ -4,7 +4,7 @@
 //! look to look, past the instants that no later event can change, so
 //! that each look sweeps only what is new.
 
-use crate::id_index::IdMap;
+use crate::id_index::IdIndex;
 use crate::tracked::{Actor, ObjectLifetime};
 use crate::{AnomalyKind, IsrKey, Model};
 
@@ -26,8 +26,8 @@ pub(super) struct Actors {
 struct Sweep {
     sched: usize,
     isr: usize,
-    running: IdMap<u32, usize>,
-    nested: IdMap<u32, Vec<usize>>,
+    running: IdIndex<u32, usize>,
+    nested: IdIndex<u32, Vec<usize>>,
 }
 
 impl Actors {
@@ -123,12 +123,12 @@ impl Sweep {
         }
         let isrs = &model.isr_slices;
         while let Some(s) = isrs.get(self.isr).filter(|s| s.start_ns <= ts) {
-            let stack = self.nested.entry(s.core_id).or_default();
+            let stack = self.nested.entry(s.core_id);
             stack.truncate(s.depth as usize);
             stack.push(self.isr);
             self.isr += 1;
         }
-        let isr = self.nested.get(&core).and_then(|stack| {
+        let isr = self.nested.get(core).and_then(|stack| {
             let mut open = stack.iter().rev().filter_map(|&row| isrs.get(row));
             open.find(|s| s.end_ns >= ts)
         });
@@ -137,7 +137,7 @@ impl Sweep {
                 core_id: core,
                 isr_id: s.isr_id,
             })),
-            None => (self.running.get(&core))
+            None => (self.running.get(core))
                 .and_then(|&row| sched.get(row))
                 .filter(|s| s.end_ns >= ts)
                 .map(|s| Actor::Task(s.task_id)),
