@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::panic;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -25,6 +25,8 @@ pub struct Options {
     pub limits: Limits,
     /// Show the file being written in `tband-tui`'s follow view.
     pub tui: bool,
+    /// A file of lifetime rules for the view, besides the built-in ones.
+    pub rules: Option<PathBuf>,
 }
 
 /// Records until the source ends, a limit is reached or the user presses
@@ -36,6 +38,7 @@ pub struct Options {
 /// would), and a recording that ends first leaves the view open until it is
 /// quit. The summary is printed once the view is gone.
 pub fn run(options: &Options) -> Result<(), String> {
+    let view = options.tui.then(|| view_options(options)).transpose()?;
     let stop = stop_on_signals().map_err(|e| format!("cannot handle Ctrl-C: {e}"))?;
     let mut source = options.source.open()?;
     let file = &options.output;
@@ -45,7 +48,7 @@ pub fn run(options: &Options) -> Result<(), String> {
     let terminal = stderr.is_terminal() && !options.tui;
     // Not locked for the whole run: the view's thread may write to stderr.
     let mut status = Status::new(stderr, terminal);
-    let viewer = options.tui.then(|| view(file, Arc::clone(&stop)));
+    let viewer = view.map(|view| spawn_view(view, Arc::clone(&stop)));
     let (progress, end) = record(&mut *source, &mut out, &options.limits, &stop, |p| {
         if !options.tui {
             status.update(p)
@@ -82,12 +85,24 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
 }
 
-/// Runs `tband-tui --follow FILE` on a thread of its own; when the view
-/// ends (the user quit, or it failed), `stop` stops the recording.
-fn view(file: &Path, stop: Arc<AtomicBool>) -> JoinHandle<Result<(), String>> {
-    let options = tband_tui::cli::Options::follow(file.display().to_string());
+/// The options of the view, `tband-tui --follow FILE [--rules RULES]`; the
+/// rules are read here, so that a file of them that does not parse stops
+/// the command before anything is recorded.
+fn view_options(options: &Options) -> Result<tband_tui::cli::Options, String> {
+    let mut view = tband_tui::cli::Options::follow(options.output.display().to_string());
+    view.input.rules = options.rules.clone();
+    view.input.lifetime_rules().map_err(|e| e.to_string())?;
+    Ok(view)
+}
+
+/// Runs the view on a thread of its own; when it ends (the user quit, or
+/// it failed), `stop` stops the recording.
+fn spawn_view(
+    view: tband_tui::cli::Options,
+    stop: Arc<AtomicBool>,
+) -> JoinHandle<Result<(), String>> {
     thread::spawn(move || {
-        let viewed = tband_tui::cli::run(&options);
+        let viewed = tband_tui::cli::run(&view);
         stop.store(true, Ordering::Relaxed);
         viewed
     })

@@ -98,6 +98,11 @@ struct Cli {
     /// recording.
     #[arg(long)]
     tui: bool,
+
+    /// With --tui: a TOML file of lifetime rules for the view, applied
+    /// besides the built-in ones (as `tband-tui --rules`).
+    #[arg(long, value_name = "FILE", requires = "tui")]
+    rules: Option<PathBuf>,
 }
 
 fn parse_seconds(text: &str) -> Result<Duration, String> {
@@ -161,6 +166,7 @@ impl From<Cli> for Options {
                 bytes: cli.bytes,
             },
             tui: cli.tui,
+            rules: cli.rules,
         }
     }
 }
@@ -278,6 +284,13 @@ mod tests {
         for bad in ["0x20000000", "x:1", "0x20000000:0"] {
             assert!(parse(&["--gdb", "h:1", "--scan-ram", bad, "-o", "t"]).is_err());
         }
+    }
+
+    #[test]
+    fn rules_go_with_the_view() {
+        assert!(parse(&["--tcp", "h:1", "-o", "t", "--rules", "r.toml"]).is_err());
+        let options = parse(&["--tcp", "h:1", "-o", "t", "--tui", "--rules", "r.toml"]);
+        assert_eq!(options.unwrap().rules, Some(PathBuf::from("r.toml")));
     }
 
     #[test]

@@ -412,6 +412,9 @@ fn on_a_terminal_the_status_line_is_redrawn_in_place() {
 #[path = "../../tests/tmux/session.rs"]
 mod session;
 
+#[path = "../../tests/lifetimes/requests.rs"]
+mod requests;
+
 /// `--tui` in a terminal (tmux): the follow view shows the trace as it
 /// arrives, quitting it stops the recording, and the summary comes after.
 #[test]
@@ -459,4 +462,62 @@ fn the_tui_shows_the_recording_and_quitting_it_stops_it() {
     let summary = format!("tband-capture: {} bytes to {file}", trace.len());
     assert!(stderr.starts_with(&summary), "{stderr}");
     assert!(stderr.ends_with("stopped on request\n"), "{stderr}");
+}
+
+/// `--tui --rules FILE`: the view applies the rules to the recording as it
+/// arrives, so the pool of requests that the stream's markers begin is
+/// shown with its lanes and counter.
+#[test]
+fn the_tui_applies_a_rules_file() {
+    let trace = requests::stream(60);
+    let (address, server) = server_sending_then_holding(trace.clone());
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = output_in(&dir);
+    let rules = dir.path().join("rules.toml");
+    fs::write(&rules, requests::RULES).unwrap();
+    let command = format!(
+        "{} --tcp {address} -o {file} --tui --rules {}",
+        env!("CARGO_BIN_EXE_tband-capture"),
+        rules.display()
+    );
+    let Some(tmux) = session::Tmux::start("tband-capture-tui-rules", &command) else {
+        return;
+    };
+    wait_for_size(&path, trace.len());
+    tmux.wait_for("the pool of requests and its counter", |s| {
+        s.contains("request 0x7") && s.contains("0x7 in flight")
+    });
+    tmux.quit();
+    server.join().unwrap();
+}
+
+/// A rules file that does not parse is one sentence naming its line, and
+/// nothing is recorded: the source is not even opened.
+#[test]
+fn a_rules_file_that_does_not_parse_stops_the_command_before_it_records() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, file) = output_in(&dir);
+    let rules = dir.path().join("rules.toml");
+    fs::write(
+        &rules,
+        "[[rule]]\nevent = \"evtmarker\"\naction = \"start\"\n",
+    )
+    .unwrap();
+    let rules_arg = rules.to_str().unwrap();
+    // Nothing listens at this address: a connection would fail differently.
+    let closed = TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = closed.local_addr().unwrap().to_string();
+    drop(closed);
+    let args = [
+        "--tcp", &address, "-o", &file, "--tui", "--rules", rules_arg,
+    ];
+    let output = capture(&args).wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success(), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains(&format!("{rules_arg} line 3: ")),
+        "{stderr}"
+    );
+    assert!(!path.exists());
 }
