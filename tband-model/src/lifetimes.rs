@@ -3,7 +3,7 @@
 //! still live, finds who began and ended each lifetime and reports what did
 //! not add up as anomalies.
 
-use crate::id_index::IdMap;
+use crate::id_index::{IdIndex, IdMap};
 use crate::rules::{Rule, RuleAction, Rules};
 use crate::tracked::{
     Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool,
@@ -54,6 +54,16 @@ struct Class {
     rules: Vec<Fields>,
 }
 
+/// An object as the builder's maps key it: its kind, and its integer key
+/// or the number of its text key (in [`LifetimeBuilder::text_keys`]), so
+/// that a lookup hashes two words and copies nothing.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+struct Slot {
+    /// The kind, shifted left one bit; the low bit is set for a text key.
+    kind_text: u64,
+    key: u64,
+}
+
 struct Tally {
     count: u64,
     first_ns: u64,
@@ -69,7 +79,7 @@ pub struct LifetimeBuilder<'r> {
     /// The event names the rules match, each with its rules' indices.
     events: Vec<(&'r str, Vec<usize>)>,
     /// By [`EventRow::class`]: its index in `class_rules`.
-    classes: IdMap<u32, u32>,
+    classes: IdIndex<u32, u32>,
     class_rules: Vec<Class>,
     condition_fields: Vec<Option<usize>>,
     /// Per rule: its kind's index, its event's name in `tracked.names`,
@@ -79,12 +89,13 @@ pub struct LifetimeBuilder<'r> {
     rule_counter: Vec<u32>,
     counter_names: Vec<String>,
     tracked: TrackedObjects,
-    live: IdMap<(u32, ObjectKey), u32>,
-    pools: IdMap<(u32, ObjectKey), u32>,
+    /// The number of each text key seen, for its [`Slot`].
+    text_keys: IdMap<Box<str>, u64>,
+    live: IdMap<Slot, u32>,
+    pools: IdMap<Slot, u32>,
     counters: IdMap<(u32, u32), u32>,
-    /// The pool found last, by kind and integer key: events of a pool
-    /// come in runs.
-    last_pool: Option<(u32, u64, u32)>,
+    /// The pool found last: events of a pool come in runs.
+    last_pool: Option<(Slot, u32)>,
     /// The counter found last, by pool and name.
     last_counter: Option<(u32, u32, u32)>,
     /// Busy lanes: per pool, then per kind for lifetimes without a pool.
@@ -126,7 +137,7 @@ impl<'r> LifetimeBuilder<'r> {
         LifetimeBuilder {
             rules,
             events,
-            classes: IdMap::default(),
+            classes: IdIndex::default(),
             class_rules: Vec::new(),
             condition_fields: Vec::new(),
             rule_kind,
@@ -135,6 +146,7 @@ impl<'r> LifetimeBuilder<'r> {
             kind_lanes: vec![Vec::new(); tracked.kinds.len()],
             tracked,
             counter_names,
+            text_keys: IdMap::default(),
             live: IdMap::default(),
             pools: IdMap::default(),
             counters: IdMap::default(),
@@ -154,7 +166,7 @@ impl<'r> LifetimeBuilder<'r> {
     #[inline]
     pub fn event(&mut self, row: &EventRow<'_>) {
         let Some(ts) = row.ts_ns else { return };
-        let class = match self.classes.get(&row.class) {
+        let class = match self.classes.get(row.class) {
             Some(&c) if self.class_rules[c as usize].arg_count == row.args.len() => c,
             found => self.resolve(row, found.copied()),
         } as usize;
@@ -223,7 +235,7 @@ impl<'r> LifetimeBuilder<'r> {
                 }
             }
         }
-        let Some(key) = at(row, f.key).map(key_of) else {
+        let Some(key) = at(row, f.key) else {
             return self.tally(
                 r,
                 Problem::MissingField(FieldRole::Key),
@@ -233,9 +245,10 @@ impl<'r> LifetimeBuilder<'r> {
             );
         };
         let kind = self.rule_kind[r];
+        let slot = self.slot(kind, key);
         match rule.action {
-            RuleAction::Begin => self.begin(f, kind, key, ts, row),
-            RuleAction::End => match self.live.remove(&(kind, key.clone())) {
+            RuleAction::Begin => self.begin(f, kind, key, slot, ts, row),
+            RuleAction::End => match self.live.remove(&slot) {
                 Some(id) => {
                     let lifetime = &mut self.tracked.lifetimes[id as usize];
                     lifetime.end_ns = ts;
@@ -245,11 +258,11 @@ impl<'r> LifetimeBuilder<'r> {
                     self.ended.push(id);
                 }
                 None => {
-                    let key = self.key_text(kind, &key);
+                    let key = self.key_text(kind, key);
                     self.tally(r, Problem::NotLive, ts, row, key)
                 }
             },
-            RuleAction::Mark => match self.live.get(&(kind, key.clone())) {
+            RuleAction::Mark => match self.live.get(&slot) {
                 Some(&lifetime) => {
                     let value = match &rule.value {
                         Some(_) => match at(row, f.value) {
@@ -274,7 +287,7 @@ impl<'r> LifetimeBuilder<'r> {
                     });
                 }
                 None => {
-                    let key = self.key_text(kind, &key);
+                    let key = self.key_text(kind, key);
                     self.tally(r, Problem::NotLive, ts, row, key)
                 }
             },
@@ -297,7 +310,7 @@ impl<'r> LifetimeBuilder<'r> {
                         String::new(),
                     );
                 };
-                let Some(pool) = self.pool(f, kind, key, ts, row) else {
+                let Some(pool) = self.pool(f, kind, key, slot, ts, row) else {
                     return;
                 };
                 let name = self.rule_counter[r];
@@ -325,7 +338,15 @@ impl<'r> LifetimeBuilder<'r> {
         }
     }
 
-    fn begin(&mut self, f: Fields, kind: u32, key: ObjectKey, ts: u64, row: &EventRow<'_>) {
+    fn begin(
+        &mut self,
+        f: Fields,
+        kind: u32,
+        key: ArgValue<'_>,
+        slot: Slot,
+        ts: u64,
+        row: &EventRow<'_>,
+    ) {
         let rules = self.rules;
         let r = f.rule;
         let rule = &rules[r];
@@ -346,10 +367,13 @@ impl<'r> LifetimeBuilder<'r> {
         };
         let pool = match &rule.pool {
             Some(_) => match at(row, f.pool) {
-                Some(v) => match self.pool(f, kind, key_of(v), ts, row) {
-                    Some(pool) => Some(pool),
-                    None => return,
-                },
+                Some(v) => {
+                    let slot = self.slot(kind, v);
+                    match self.pool(f, kind, v, slot, ts, row) {
+                        Some(pool) => Some(pool),
+                        None => return,
+                    }
+                }
                 None => {
                     return self.tally(
                         r,
@@ -362,7 +386,7 @@ impl<'r> LifetimeBuilder<'r> {
             },
             None => None,
         };
-        if let Some(earlier) = self.live.remove(&(kind, key.clone())) {
+        if let Some(earlier) = self.live.remove(&slot) {
             // The earlier lifetime's end was not recorded: it ends here,
             // as much as is known of it.
             let lifetime = &mut self.tracked.lifetimes[earlier as usize];
@@ -370,26 +394,26 @@ impl<'r> LifetimeBuilder<'r> {
             lifetime.truncated = true;
             let (slot, its_pool) = (lifetime.slot, lifetime.pool);
             self.lanes_of(kind, its_pool)[slot as usize] = false;
-            let text = self.key_text(kind, &key);
+            let text = self.key_text(kind, key);
             self.tally(r, Problem::AlreadyLive, ts, row, text);
         }
         let lanes = self.lanes_of(kind, pool);
-        let slot = match lanes.iter().position(|busy| !busy) {
+        let lane = match lanes.iter().position(|busy| !busy) {
             Some(free) => free,
             None => {
                 lanes.push(false);
                 lanes.len() - 1
             }
         };
-        lanes[slot] = true;
+        lanes[lane] = true;
         let id = self.tracked.lifetimes.len() as u32;
-        self.live.insert((kind, key.clone()), id);
+        self.live.insert(slot, id);
         self.tracked.lifetimes.push(ObjectLifetime {
             kind,
-            key,
+            key: key_of(key),
             name,
             pool,
-            slot: slot as u32,
+            slot: lane as u32,
             start_ns: ts,
             end_ns: ts,
             truncated: false,
@@ -406,7 +430,8 @@ impl<'r> LifetimeBuilder<'r> {
         &mut self,
         f: Fields,
         kind: u32,
-        key: ObjectKey,
+        key: ArgValue<'_>,
+        slot: Slot,
         ts: u64,
         row: &EventRow<'_>,
     ) -> Option<u32> {
@@ -429,31 +454,29 @@ impl<'r> LifetimeBuilder<'r> {
             },
             None => None,
         };
-        if let (Some((k, int, pool)), ObjectKey::Int(v)) = (self.last_pool, &key) {
-            if k == kind && int == *v {
+        if let Some((last, pool)) = self.last_pool {
+            if last == slot {
                 return Some(pool);
             }
         }
-        let key = (kind, key);
-        if let Some(&pool) = self.pools.get(&key) {
-            if let ObjectKey::Int(v) = key.1 {
-                self.last_pool = Some((kind, v, pool));
-            }
+        if let Some(&pool) = self.pools.get(&slot) {
+            self.last_pool = Some((slot, pool));
             return Some(pool);
         }
         let pool = self.tracked.pools.len() as u32;
+        let key = key_of(key);
         let name = match name {
             Some(ArgValue::Str(bytes)) => String::from_utf8_lossy(bytes).into_owned(),
             Some(value) => key_of(value).to_string(),
-            None => key.1.to_string(),
+            None => key.to_string(),
         };
         self.tracked.pools.push(ObjectPool {
             kind,
             name,
-            key: key.1.clone(),
+            key,
             slots: 0,
         });
-        self.pools.insert(key, pool);
+        self.pools.insert(slot, pool);
         self.pool_lanes.push(Vec::new());
         Some(pool)
     }
@@ -475,8 +498,39 @@ impl<'r> LifetimeBuilder<'r> {
         }
     }
 
-    fn key_text(&self, kind: u32, key: &ObjectKey) -> String {
-        format!("{} {key}", self.tracked.kind(kind))
+    /// The slot of the object of `kind` keyed `key`.
+    #[inline]
+    fn slot(&mut self, kind: u32, key: ArgValue<'_>) -> Slot {
+        let kind = u64::from(kind) << 1;
+        match key {
+            ArgValue::Int(v) => Slot {
+                kind_text: kind,
+                key: v as u64,
+            },
+            ArgValue::UInt(v) => Slot {
+                kind_text: kind,
+                key: v,
+            },
+            ArgValue::Str(bytes) => Slot {
+                kind_text: kind | 1,
+                key: self.text_key(bytes),
+            },
+        }
+    }
+
+    /// The number of a text key, as [`key_of`] makes its text.
+    fn text_key(&mut self, bytes: &[u8]) -> u64 {
+        let text = String::from_utf8_lossy(bytes);
+        if let Some(&n) = self.text_keys.get(&*text) {
+            return n;
+        }
+        let n = self.text_keys.len() as u64;
+        self.text_keys.insert(text.into(), n);
+        n
+    }
+
+    fn key_text(&self, kind: u32, key: ArgValue<'_>) -> String {
+        format!("{} {}", self.tracked.kind(kind), key_of(key))
     }
 
     fn tally(&mut self, r: usize, problem: Problem, ts: u64, row: &EventRow<'_>, example: String) {
@@ -600,19 +654,19 @@ fn actors_at<'m>(
 ) -> impl Iterator<Item = Option<Actor>> + 'm {
     let mut sched = model.sched_slices.iter().peekable();
     let mut isrs = model.isr_slices.iter().peekable();
-    let mut running: IdMap<u32, SchedSlice> = IdMap::default();
-    let mut nested: IdMap<u32, Vec<IsrSlice>> = IdMap::default();
+    let mut running: IdIndex<u32, SchedSlice> = IdIndex::default();
+    let mut nested: IdIndex<u32, Vec<IsrSlice>> = IdIndex::default();
     instants.map(move |(ts, core)| {
         while let Some(s) = sched.next_if(|s| s.start_ns <= ts) {
             running.insert(s.core_id, s);
         }
         while let Some(s) = isrs.next_if(|s| s.start_ns <= ts) {
-            let stack = nested.entry(s.core_id).or_default();
+            let stack = nested.entry(s.core_id);
             stack.truncate(s.depth as usize);
             stack.push(s);
         }
         let isr = nested
-            .get(&core)
+            .get(core)
             .and_then(|stack| stack.iter().rev().find(|s| s.end_ns >= ts));
         match isr {
             Some(s) => Some(Actor::Isr(IsrKey {
@@ -620,7 +674,7 @@ fn actors_at<'m>(
                 isr_id: s.isr_id,
             })),
             None => running
-                .get(&core)
+                .get(core)
                 .filter(|s| s.end_ns >= ts)
                 .map(|s| Actor::Task(s.task_id)),
         }
@@ -774,6 +828,47 @@ mod tests {
         assert_eq!(free, [(10, 3), (20, 2), (40, 2)]);
         assert_eq!(o.counters[0].name, "free");
         assert!(model.anomalies.is_empty());
+    }
+
+    #[test]
+    fn text_keys_name_objects_apart_by_kind() {
+        let rules = Rules {
+            rules: vec![
+                rule("alloc", RuleAction::Begin, "name"),
+                rule("free", RuleAction::End, "name"),
+                Rule {
+                    kind: "other".into(),
+                    ..rule("alloc", RuleAction::Begin, "name")
+                },
+            ],
+        };
+        let mut b = LifetimeBuilder::new(&rules);
+        let named = |text: &'static str| [("name", ArgValue::Str(text.as_bytes()))];
+        event(&mut b, 10, "alloc", &named("a"));
+        event(&mut b, 20, "alloc", &named("b"));
+        event(&mut b, 30, "free", &named("a"));
+        event(&mut b, 35, "free", &named("c"));
+        let mut model = Model::default();
+        model.info.duration_ns = 40;
+        b.finish(&mut model);
+        let o = &model.tracked;
+        let spans: Vec<_> = (o.lifetimes.iter())
+            .map(|l| (o.kind(l.kind), l.key.to_string(), l.start_ns, l.end_ns))
+            .collect();
+        assert_eq!(
+            spans,
+            [
+                ("buf", "a".to_string(), 10, 30),
+                ("other", "a".to_string(), 10, 40),
+                ("buf", "b".to_string(), 20, 40),
+                ("other", "b".to_string(), 20, 40),
+            ]
+        );
+        let details: Vec<_> = model.anomalies.iter().map(|a| a.detail.as_str()).collect();
+        assert_eq!(
+            details,
+            ["free ended buf c, which had not begun (first of these)"]
+        );
     }
 
     #[test]
