@@ -159,10 +159,19 @@ struct Timed {
 }
 
 impl Timed {
-    fn read(&mut self, piece: &[u8]) {
+    fn read(&mut self, piece: &[u8], events: Option<EventSink<'_>>) {
         let (clock, offset) = (self.clock, self.read_to);
-        self.stream
-            .read(piece, offset, &clock, &mut self.interpreter);
+        let interpreter = &mut self.interpreter;
+        match events {
+            Some(events) => {
+                let mut handing = HandingOn {
+                    interpreter,
+                    events,
+                };
+                self.stream.read(piece, offset, &clock, &mut handing)
+            }
+            None => self.stream.read(piece, offset, &clock, interpreter),
+        }
         self.read_to += piece.len();
     }
 
@@ -198,10 +207,12 @@ impl GrowingTrace {
         }
     }
 
-    /// Reads `piece`, the stream's bytes from where the last piece ended.
-    /// A piece that ends inside a frame makes that frame invalid: only the
-    /// last piece of a stream should.
-    pub fn read(&mut self, piece: &[u8]) -> PieceRead {
+    /// Reads `piece`, the stream's bytes from where the last piece ended,
+    /// handing each of its events to `events` if given (in the order the
+    /// model takes them in, as [`build_model_with_progress`] does). A piece
+    /// that ends inside a frame makes that frame invalid: only the last
+    /// piece of a stream should.
+    pub fn read(&mut self, piece: &[u8], events: Option<EventSink<'_>>) -> PieceRead {
         match &mut self.state {
             Growing::BeforeTime(before) => {
                 let timed = sequencer::first_timestamp(&[Stream::new(piece, self.core)]);
@@ -216,7 +227,7 @@ impl GrowingTrace {
                         clock,
                         read_to: 0,
                     };
-                    timed.read(&bytes);
+                    timed.read(&bytes, events);
                     self.state = Growing::Timed(Box::new(timed));
                 }
                 PieceRead::Read
@@ -226,7 +237,7 @@ impl GrowingTrace {
                 if !known && sequencer::find_ts_resolution(&[Stream::new(piece, 0)]).is_some() {
                     return PieceRead::ResolutionCameLate;
                 }
-                timed.read(piece);
+                timed.read(piece, events);
                 PieceRead::Read
             }
         }
@@ -458,6 +469,36 @@ impl HandOn for NoSink {
 impl HandOn for EventSink<'_> {
     fn hand_on(&mut self, at: Position, rec: &Record<'_>) {
         hand_event(&mut **self, at, rec);
+    }
+}
+
+/// The interpreter of a growing stream while a piece is read whose events
+/// someone asked for: it hands each on, then interprets it.
+struct HandingOn<'a, 'e> {
+    interpreter: &'a mut Interpreter<'static, NoSink>,
+    events: EventSink<'e>,
+}
+
+impl Visitor for HandingOn<'_, '_> {
+    fn event(&mut self, at: Position, rec: &Record<'_>) {
+        self.events.hand_on(at, rec);
+        self.interpreter.event(at, rec);
+    }
+
+    fn invalid(&mut self, at: Position, err: &FrameError) {
+        self.interpreter.invalid(at, err);
+    }
+
+    fn time_backwards(&mut self, at: Position, previous_raw: u64, raw: u64) {
+        self.interpreter.time_backwards(at, previous_raw, raw);
+    }
+
+    fn progress(&mut self, stream: usize, offset: usize) {
+        self.interpreter.progress(stream, offset);
+    }
+
+    fn stopped(&self) -> bool {
+        self.interpreter.stopped()
     }
 }
 

@@ -3,13 +3,16 @@
 //! still live, finds who began and ended each lifetime and reports what did
 //! not add up as anomalies.
 
+mod actors;
+
+use actors::Actors;
+
 use crate::id_index::{IdIndex, IdMap};
 use crate::rules::{Rule, RuleAction, Rules};
 use crate::tracked::{
-    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool,
-    TrackedObjects,
+    CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, TrackedObjects,
 };
-use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, IsrKey, IsrSlice, Model, SchedSlice, StrId};
+use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, Model, StrId};
 
 /// What went wrong with one rule, counted: one anomaly row per rule and problem.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
@@ -38,7 +41,7 @@ enum FieldRole {
 struct Fields {
     rule: usize,
     /// The first of the rule's conditions' fields in
-    /// [`LifetimeBuilder::condition_fields`].
+    /// [`Applying::condition_fields`].
     conditions: usize,
     key: Option<usize>,
     name: Option<usize>,
@@ -55,7 +58,7 @@ struct Class {
 }
 
 /// An object as the builder's maps key it: its kind, and its integer key
-/// or the number of its text key (in [`LifetimeBuilder::text_keys`]), so
+/// or the number of its text key (in [`Applying::text_keys`]), so
 /// that a lookup hashes two words and copies nothing.
 #[derive(Clone, Copy, PartialEq, Eq, Hash)]
 struct Slot {
@@ -73,14 +76,21 @@ struct Tally {
 }
 
 /// Applies [`Rules`] to events, one [`LifetimeBuilder::event`] call each
-/// in time order, then [`LifetimeBuilder::finish`] puts the result in the model.
-pub struct LifetimeBuilder<'r> {
-    rules: &'r [Rule],
+/// in time order, then [`LifetimeBuilder::finish`] puts the result in the
+/// model. A trace read as it grows lends the result out between its pieces
+/// ([`LifetimeBuilder::lend`]).
+pub struct LifetimeBuilder {
+    rules: Vec<Rule>,
     /// The event names the rules match, each with its rules' indices.
-    events: Vec<(&'r str, Vec<usize>)>,
+    events: Vec<(String, Vec<usize>)>,
     /// By [`EventRow::class`]: its index in `class_rules`.
     classes: IdIndex<u32, u32>,
     class_rules: Vec<Class>,
+    state: Applying,
+}
+
+/// What applying the rules has made so far.
+struct Applying {
     condition_fields: Vec<Option<usize>>,
     /// Per rule: its kind's index, its event's name in `tracked.names`,
     /// and its counter's name index.
@@ -106,12 +116,15 @@ pub struct LifetimeBuilder<'r> {
     /// The lifetimes ended by an end rule, in the order they ended (time
     /// order, as lifetimes are in start order).
     ended: Vec<u32>,
+    /// The anomalies put in the model lent out, to take back with it.
+    lent_anomalies: Vec<Anomaly>,
+    actors: Actors,
 }
 
-impl<'r> LifetimeBuilder<'r> {
-    pub fn new(rules: &'r Rules) -> LifetimeBuilder<'r> {
-        let rules = &rules.rules[..];
-        let mut events: Vec<(&str, Vec<usize>)> = Vec::new();
+impl LifetimeBuilder {
+    pub fn new(rules: Rules) -> LifetimeBuilder {
+        let rules = rules.rules;
+        let mut events: Vec<(String, Vec<usize>)> = Vec::new();
         let mut kinds: Vec<String> = Vec::new();
         let mut counter_names: Vec<String> = Vec::new();
         let mut rule_kind = Vec::new();
@@ -119,7 +132,7 @@ impl<'r> LifetimeBuilder<'r> {
         for (i, rule) in rules.iter().enumerate() {
             match events.iter_mut().find(|(name, _)| *name == rule.event) {
                 Some((_, list)) => list.push(i),
-                None => events.push((&rule.event, vec![i])),
+                None => events.push((rule.event.clone(), vec![i])),
             }
             rule_kind.push(index_of(&mut kinds, &rule.kind));
             rule_counter.push(index_of(
@@ -134,11 +147,7 @@ impl<'r> LifetimeBuilder<'r> {
         let rule_event = (rules.iter())
             .map(|r| tracked.names.intern(r.event.as_bytes()))
             .collect();
-        LifetimeBuilder {
-            rules,
-            events,
-            classes: IdIndex::default(),
-            class_rules: Vec::new(),
+        let state = Applying {
             condition_fields: Vec::new(),
             rule_kind,
             rule_event,
@@ -156,6 +165,15 @@ impl<'r> LifetimeBuilder<'r> {
             ended: Vec::new(),
             last_pool: None,
             last_counter: None,
+            lent_anomalies: Vec::new(),
+            actors: Actors::default(),
+        };
+        LifetimeBuilder {
+            rules,
+            events,
+            classes: IdIndex::default(),
+            class_rules: Vec::new(),
+            state,
         }
     }
 
@@ -172,7 +190,7 @@ impl<'r> LifetimeBuilder<'r> {
         } as usize;
         for n in 0..self.class_rules[class].rules.len() {
             let fields = self.class_rules[class].rules[n];
-            self.apply(fields, ts, row);
+            self.state.apply(&self.rules, fields, ts, row);
         }
     }
 
@@ -189,8 +207,8 @@ impl<'r> LifetimeBuilder<'r> {
         };
         for &r in rules {
             let rule = &self.rules[r];
-            let conditions = self.condition_fields.len();
-            (self.condition_fields).extend(rule.conditions.iter().map(|(f, _)| position(f)));
+            let conditions = self.state.condition_fields.len();
+            (self.state.condition_fields).extend(rule.conditions.iter().map(|(f, _)| position(f)));
             let field = |f: &Option<String>| f.as_deref().and_then(position);
             class.rules.push(Fields {
                 rule: r,
@@ -216,8 +234,39 @@ impl<'r> LifetimeBuilder<'r> {
         }
     }
 
-    fn apply(&mut self, f: Fields, ts: u64, row: &EventRow<'_>) {
-        let rules = self.rules;
+    /// Puts the objects tracked so far in `model`, as
+    /// [`finish`](Self::finish) would were the trace to end at the model's
+    /// end: what is still live ends there, truncated. Take them back with
+    /// [`take_back`](Self::take_back) before the next event.
+    pub fn lend(&mut self, model: &mut Model) {
+        self.state.put_in(&self.rules, model);
+    }
+
+    /// Takes back the objects [`lend`](Self::lend) put in `model`, and the
+    /// anomalies it added: what was live goes on.
+    pub fn take_back(&mut self, model: &mut Model) {
+        let state = &mut self.state;
+        state.tracked = std::mem::take(&mut model.tracked);
+        for &id in state.live.values() {
+            state.tracked.lifetimes[id as usize].truncated = false;
+        }
+        for lent in state.lent_anomalies.drain(..) {
+            if let Some(at) = model.anomalies.iter().rposition(|a| *a == lent) {
+                model.anomalies.remove(at);
+            }
+        }
+    }
+
+    /// Ends what is still live at the end of the trace, finds the task or
+    /// ISR that began and ended each lifetime, and puts the objects and
+    /// the anomalies in `model`.
+    pub fn finish(mut self, model: &mut Model) {
+        self.state.put_in(&self.rules, model);
+    }
+}
+
+impl Applying {
+    fn apply(&mut self, rules: &[Rule], f: Fields, ts: u64, row: &EventRow<'_>) {
         let r = f.rule;
         let rule = &rules[r];
         for (c, (_, wanted)) in rule.conditions.iter().enumerate() {
@@ -247,7 +296,7 @@ impl<'r> LifetimeBuilder<'r> {
         let kind = self.rule_kind[r];
         let slot = self.slot(kind, key);
         match rule.action {
-            RuleAction::Begin => self.begin(f, kind, key, slot, ts, row),
+            RuleAction::Begin => self.begin(rules, f, key, slot, ts, row),
             RuleAction::End => match self.live.remove(&slot) {
                 Some(id) => {
                     let lifetime = &mut self.tracked.lifetimes[id as usize];
@@ -310,7 +359,7 @@ impl<'r> LifetimeBuilder<'r> {
                         String::new(),
                     );
                 };
-                let Some(pool) = self.pool(f, kind, key, slot, ts, row) else {
+                let Some(pool) = self.pool(rules, f, key, slot, ts, row) else {
                     return;
                 };
                 let name = self.rule_counter[r];
@@ -340,15 +389,15 @@ impl<'r> LifetimeBuilder<'r> {
 
     fn begin(
         &mut self,
+        rules: &[Rule],
         f: Fields,
-        kind: u32,
         key: ArgValue<'_>,
         slot: Slot,
         ts: u64,
         row: &EventRow<'_>,
     ) {
-        let rules = self.rules;
         let r = f.rule;
+        let kind = self.rule_kind[r];
         let rule = &rules[r];
         let name = match &rule.name {
             Some(_) => match at(row, f.name) {
@@ -369,7 +418,7 @@ impl<'r> LifetimeBuilder<'r> {
             Some(_) => match at(row, f.pool) {
                 Some(v) => {
                     let slot = self.slot(kind, v);
-                    match self.pool(f, kind, v, slot, ts, row) {
+                    match self.pool(rules, f, v, slot, ts, row) {
                         Some(pool) => Some(pool),
                         None => return,
                     }
@@ -424,19 +473,19 @@ impl<'r> LifetimeBuilder<'r> {
         });
     }
 
-    /// The pool of `kind` keyed `key`, made at its first mention; named by
+    /// The pool of the rule's kind keyed `key`, made at its first mention; named by
     /// the rule's `pool_name` field when the event has one.
     fn pool(
         &mut self,
+        rules: &[Rule],
         f: Fields,
-        kind: u32,
         key: ArgValue<'_>,
         slot: Slot,
         ts: u64,
         row: &EventRow<'_>,
     ) -> Option<u32> {
-        let rules = self.rules;
         let r = f.rule;
+        let kind = self.rule_kind[r];
         let rule = &rules[r];
         let name = match &rule.pool_name {
             Some(_) => match at(row, f.pool_name) {
@@ -548,43 +597,24 @@ impl<'r> LifetimeBuilder<'r> {
         tally.last_ns = ts;
     }
 
-    /// Ends what is still live at the end of the trace, finds the task or
-    /// ISR that began and ended each lifetime, and puts the objects and
-    /// the anomalies in `model`.
-    pub fn finish(mut self, model: &mut Model) {
+    /// Ends what is live at the model's end, finds the task or ISR that
+    /// began and ended each lifetime, and puts the objects and the
+    /// anomalies in `model`.
+    fn put_in(&mut self, rules: &[Rule], model: &mut Model) {
         let end = model.info.duration_ns;
-        for (_, id) in self.live.drain() {
+        for &id in self.live.values() {
             let lifetime = &mut self.tracked.lifetimes[id as usize];
             lifetime.end_ns = end;
             lifetime.truncated = true;
         }
-        // Who began and ended each: its begin and end instants, each kind
-        // already in time order, merged.
-        let lifetimes = &mut self.tracked.lifetimes;
-        let mut instants = Vec::with_capacity(lifetimes.len() + self.ended.len());
-        let mut ends = self.ended.iter().peekable();
-        for (id, l) in lifetimes.iter().enumerate() {
-            while let Some(&end) = ends.next_if(|&&e| lifetimes[e as usize].end_ns < l.start_ns) {
-                instants.push(end_instant(lifetimes, end));
-            }
-            instants.push((l.start_ns, l.begin_core, id as u32, true));
-        }
-        instants.extend(ends.map(|&end| end_instant(lifetimes, end)));
-        let actors = actors_at(model, instants.iter().map(|&(ts, core, ..)| (ts, core)));
-        for (&(_, _, id, begin), actor) in instants.iter().zip(actors) {
-            let lifetime = &mut lifetimes[id as usize];
-            match begin {
-                true => lifetime.begun_by = actor,
-                false => lifetime.ended_by = actor,
-            }
-        }
+        (self.actors).find(model, &mut self.tracked.lifetimes, &self.ended);
         for (pool, lanes) in self.tracked.pools.iter_mut().zip(&self.pool_lanes) {
             pool.slots = lanes.len() as u32;
         }
         for (r, problem) in self.tally_order.iter().copied() {
             let tally = &self.tallies[&(r, problem)];
-            let (kind, detail) = describe(&self.rules[r], problem, &tally.example);
-            model.anomalies.push(Anomaly {
+            let (kind, detail) = describe(&rules[r], problem, &tally.example);
+            self.lent_anomalies.push(Anomaly {
                 start_ns: tally.first_ns,
                 end_ns: tally.last_ns,
                 core_id: Some(tally.core_id),
@@ -593,10 +623,11 @@ impl<'r> LifetimeBuilder<'r> {
                 detail,
             });
         }
+        model.anomalies.extend(self.lent_anomalies.iter().cloned());
         model
             .anomalies
             .sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
-        model.tracked = self.tracked;
+        model.tracked = std::mem::take(&mut self.tracked);
     }
 }
 
@@ -636,49 +667,6 @@ fn describe(rule: &Rule, problem: Problem, example: &str) -> (AnomalyKind, Strin
             ),
         ),
     }
-}
-
-/// The end instant of a lifetime that an end rule ended: (time, core,
-/// lifetime, false).
-fn end_instant(lifetimes: &[ObjectLifetime], id: u32) -> (u64, u32, u32, bool) {
-    let l = &lifetimes[id as usize];
-    (l.end_ns, l.end_core.unwrap_or(l.begin_core), id, false)
-}
-
-/// The task or ISR running at each instant (a time and a core), given in
-/// time order, from the model's slices: one sweep over them, keeping each
-/// core's latest task slice and its stack of ISR slices.
-fn actors_at<'m>(
-    model: &'m Model,
-    instants: impl Iterator<Item = (u64, u32)> + 'm,
-) -> impl Iterator<Item = Option<Actor>> + 'm {
-    let mut sched = model.sched_slices.iter().peekable();
-    let mut isrs = model.isr_slices.iter().peekable();
-    let mut running: IdIndex<u32, SchedSlice> = IdIndex::default();
-    let mut nested: IdIndex<u32, Vec<IsrSlice>> = IdIndex::default();
-    instants.map(move |(ts, core)| {
-        while let Some(s) = sched.next_if(|s| s.start_ns <= ts) {
-            running.insert(s.core_id, s);
-        }
-        while let Some(s) = isrs.next_if(|s| s.start_ns <= ts) {
-            let stack = nested.entry(s.core_id);
-            stack.truncate(s.depth as usize);
-            stack.push(s);
-        }
-        let isr = nested
-            .get(core)
-            .and_then(|stack| stack.iter().rev().find(|s| s.end_ns >= ts));
-        match isr {
-            Some(s) => Some(Actor::Isr(IsrKey {
-                core_id: core,
-                isr_id: s.isr_id,
-            })),
-            None => running
-                .get(core)
-                .filter(|s| s.end_ns >= ts)
-                .map(|s| Actor::Task(s.task_id)),
-        }
-    })
 }
 
 /// The value of the argument at `position`, if the class has it.
@@ -755,7 +743,7 @@ mod tests {
         }
     }
 
-    fn event(b: &mut LifetimeBuilder<'_>, ts: u64, name: &str, args: &[(&str, ArgValue<'_>)]) {
+    fn event(b: &mut LifetimeBuilder, ts: u64, name: &str, args: &[(&str, ArgValue<'_>)]) {
         let classes = ["alloc", "free", "ref"];
         b.event(&EventRow {
             ts_ns: Some(ts),
@@ -766,7 +754,7 @@ mod tests {
         });
     }
 
-    fn alloc(b: &mut LifetimeBuilder<'_>, ts: u64, buf: u64, free: u64) {
+    fn alloc(b: &mut LifetimeBuilder, ts: u64, buf: u64, free: u64) {
         let args = [
             ("pool", ArgValue::UInt(0x100)),
             ("free", ArgValue::UInt(free)),
@@ -779,7 +767,7 @@ mod tests {
     #[test]
     fn lifetimes_marks_and_counters_follow_the_rules() {
         let rules = rules();
-        let mut b = LifetimeBuilder::new(&rules);
+        let mut b = LifetimeBuilder::new(rules);
         alloc(&mut b, 10, 0xA, 3);
         alloc(&mut b, 20, 0xB, 2);
         event(
@@ -842,7 +830,7 @@ mod tests {
                 },
             ],
         };
-        let mut b = LifetimeBuilder::new(&rules);
+        let mut b = LifetimeBuilder::new(rules);
         let named = |text: &'static str| [("name", ArgValue::Str(text.as_bytes()))];
         event(&mut b, 10, "alloc", &named("a"));
         event(&mut b, 20, "alloc", &named("b"));
@@ -874,7 +862,7 @@ mod tests {
     #[test]
     fn damage_is_counted_as_anomalies() {
         let rules = rules();
-        let mut b = LifetimeBuilder::new(&rules);
+        let mut b = LifetimeBuilder::new(rules);
         event(&mut b, 5, "free", &[("buf", ArgValue::UInt(0xA))]);
         event(&mut b, 6, "free", &[("buf", ArgValue::UInt(0xB))]);
         alloc(&mut b, 10, 0xA, 3);

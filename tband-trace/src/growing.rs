@@ -2,7 +2,10 @@
 //! `tband-capture -o FILE` writing what a board streams): each look at the
 //! file reads what was appended since the last, up to its last whole frame,
 //! into a model kept from look to look. A frame still being written is
-//! read once its end has arrived, never counted as invalid before.
+//! read once its end has arrived, never counted as invalid before. The
+//! lifetime rules apply to the events as they are read: each look shows
+//! the tracked objects as opening the file would, with what is still live
+//! ending, truncated, at the newest event.
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -10,7 +13,8 @@ use std::path::PathBuf;
 
 use tband_decode::input::InputSpec;
 use tband_decode::interpret::{GrowingTrace, PieceRead};
-use tband_model::{Model, TraceInfo};
+use tband_model::rules::Rules;
+use tband_model::{LifetimeBuilder, Model, TraceInfo};
 
 use crate::{OpenOptions, Source, TraceError};
 
@@ -21,6 +25,10 @@ pub struct GrowingFile {
     core: u32,
     file: File,
     trace: GrowingTrace,
+    /// The lifetime rules that can match the file's events.
+    rules: Rules,
+    /// What the rules made of the events read, when there are rules.
+    lifetimes: Option<Box<LifetimeBuilder>>,
     /// Where the bytes read into `trace` end: after a frame's delimiter.
     read_to: u64,
     /// Whether the caller holds the model of `trace`, lent out.
@@ -63,7 +71,8 @@ impl GrowingFile {
             return Err(cannot(name, "standard input is not a file"));
         };
         // The format is recognised from what the file holds now.
-        match Source::open(args, options)? {
+        let source = Source::open(args, options)?;
+        match &source {
             Source::Tband(inputs) if inputs.iter().any(|i| i.was_hex) => {
                 return Err(cannot(name, "it is hex text"));
             }
@@ -73,11 +82,14 @@ impl GrowingFile {
                 return Err(cannot(name, &format!("it is a {format} trace")));
             }
         }
+        let rules = source.lifetime_rules(options)?;
         let file =
             File::open(&path).map_err(|source| TraceError::Input(io_error(&name, source)))?;
         let core = spec.core.unwrap_or(0);
         Ok(GrowingFile {
             trace: GrowingTrace::new(core, info(&name)),
+            lifetimes: lifetime_builder(&rules),
+            rules,
             name,
             path,
             core,
@@ -116,9 +128,10 @@ impl GrowingFile {
             return Ok(growth);
         }
         if self.lent {
-            self.trace.resume(std::mem::take(model));
+            self.take_back(model);
         }
-        if self.trace.read(&self.piece) == PieceRead::ResolutionCameLate {
+        let read = read(&mut self.trace, &mut self.lifetimes, &self.piece);
+        if read == PieceRead::ResolutionCameLate {
             self.start_again();
             growth.started_again = true;
             growth.behind = true;
@@ -126,6 +139,9 @@ impl GrowingFile {
             self.read_to += self.piece.len() as u64;
         }
         *model = self.trace.take_so_far();
+        if let Some(lifetimes) = &mut self.lifetimes {
+            lifetimes.lend(model);
+        }
         self.lent = true;
         growth.changed = true;
         Ok(growth)
@@ -163,9 +179,18 @@ impl GrowingFile {
         Ok(false)
     }
 
+    /// Takes back the model lent out, to read more into it.
+    fn take_back(&mut self, model: &mut Model) {
+        if let Some(lifetimes) = &mut self.lifetimes {
+            lifetimes.take_back(model);
+        }
+        self.trace.resume(std::mem::take(model));
+    }
+
     /// Forgets what was read: the file is read again from its start.
     fn start_again(&mut self) {
         self.trace = GrowingTrace::new(self.core, info(&self.name));
+        self.lifetimes = lifetime_builder(&self.rules);
         self.read_to = 0;
         self.lent = false;
     }
@@ -180,7 +205,7 @@ impl GrowingFile {
                 break;
             }
         }
-        self.trace.resume(model);
+        self.take_back(&mut model);
         let len = self.file.metadata().map_err(|e| self.error(e))?.len();
         let mut rest = Vec::new();
         self.file
@@ -191,18 +216,40 @@ impl GrowingFile {
                     .read_to_end(&mut rest)
             })
             .map_err(|e| self.error(e))?;
-        if self.trace.read(&rest) == PieceRead::ResolutionCameLate {
+        if read(&mut self.trace, &mut self.lifetimes, &rest) == PieceRead::ResolutionCameLate {
             return Err(TraceError::Unreadable {
                 name: self.name,
                 reason: "it changed while it was read".into(),
             });
         }
-        Ok(self.trace.finish())
+        let mut model = self.trace.finish();
+        if let Some(lifetimes) = self.lifetimes {
+            lifetimes.finish(&mut model);
+        }
+        Ok(model)
     }
 
     fn error(&self, source: io::Error) -> TraceError {
         TraceError::Input(io_error(&self.path.display().to_string(), source))
     }
+}
+
+/// Reads `piece` into `trace`, handing its events to `lifetimes`, if any.
+fn read(
+    trace: &mut GrowingTrace,
+    lifetimes: &mut Option<Box<LifetimeBuilder>>,
+    piece: &[u8],
+) -> PieceRead {
+    match lifetimes {
+        Some(lifetimes) => trace.read(piece, Some(&mut |row| lifetimes.event(row))),
+        None => trace.read(piece, None),
+    }
+}
+
+/// The builder of the rules' objects; none without rules, as
+/// [`Trace::build`](crate::Trace::build) applies none.
+fn lifetime_builder(rules: &Rules) -> Option<Box<LifetimeBuilder>> {
+    (!rules.is_empty()).then(|| Box::new(LifetimeBuilder::new(rules.clone())))
 }
 
 fn io_error(name: &str, source: io::Error) -> tband_decode::input::InputError {

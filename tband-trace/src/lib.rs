@@ -260,8 +260,16 @@ impl Source {
         })
     }
 
-    /// Whether the format can record events named `name`: lifetime rules
-    /// that name no such event need not look at the trace's events.
+    /// The lifetime rules `options` asks for that can match the source's
+    /// events: rules that name no event its format records need not look
+    /// at the trace's events.
+    fn lifetime_rules(&self, options: &OpenOptions) -> Result<Rules, TraceError> {
+        let mut rules = options.lifetime_rules()?;
+        rules.rules.retain(|r| self.may_record(&r.event));
+        Ok(rules)
+    }
+
+    /// Whether the format can record events named `name`.
     fn may_record(&self, name: &str) -> bool {
         match self {
             Source::Tband(_) => tband::EVENTS.iter().any(|e| e.name == name),
@@ -369,8 +377,7 @@ impl Trace {
             sources: source.names(),
             ..TraceInfo::default()
         };
-        let mut rules = options.lifetime_rules()?;
-        rules.rules.retain(|r| source.may_record(&r.event));
+        let rules = source.lifetime_rules(options)?;
         let importer = source.importer(options, read)?;
         let model = if rules.is_empty() {
             importer.build_model(info, events)
@@ -403,7 +410,7 @@ fn build_applying_rules(
     events: Option<EventSink<'_>>,
     rules: &Rules,
 ) -> Model {
-    let mut lifetimes = LifetimeBuilder::new(rules);
+    let mut lifetimes = LifetimeBuilder::new(rules.clone());
     let mut model = match events {
         Some(events) => {
             let mut each = |row: &EventRow<'_>| {

@@ -1,6 +1,10 @@
 //! A trace file read as it grows, as `tband-tui --follow` reads it: cut
 //! anywhere, mid-frame too, and completed later, it ends as the same model
-//! as the whole file, with no invalid frame counted for a cut.
+//! as the whole file, with no invalid frame counted for a cut; the lifetime
+//! rules make the same objects of what is there at each look as opening it.
+
+#[path = "../../tests/lifetimes/requests.rs"]
+mod requests;
 
 use std::fs::{File, OpenOptions as FileOptions};
 use std::io::Write;
@@ -8,7 +12,8 @@ use std::path::Path;
 
 use tband::Event;
 use tband_decode::encode::encode_stream;
-use tband_model::{AnomalyKind, Model};
+use tband_model::{Actor, Anomaly, AnomalyKind, Model};
+use tband_trace::input::Input;
 use tband_trace::{GrowingFile, OpenOptions, Trace};
 
 fn recording(name: &str) -> Vec<u8> {
@@ -111,6 +116,88 @@ fn a_file_grown_in_pieces_of_every_size_is_the_whole_files_model() {
         format!("{:?}", file.finish(model).unwrap()),
         whole_model(&path)
     );
+}
+
+/// The anomalies the lifetime rules report.
+fn rule_anomalies(model: &Model) -> Vec<&Anomaly> {
+    let by_rules = [AnomalyKind::EndWithoutBegin, AnomalyKind::Inconsistent];
+    let anomalies = model.anomalies.iter();
+    anomalies.filter(|a| by_rules.contains(&a.kind)).collect()
+}
+
+/// Follows a file that `bytes` are written to in pieces of many sizes,
+/// with the requests' rules, checking at each look that the objects and
+/// the rules' anomalies are those of opening the bytes read, and at the end
+/// that the file's model is the whole file's. Returns the last look's model.
+fn followed_with_rules(bytes: &[u8]) -> Model {
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, requests::RULES).unwrap();
+    let options = OpenOptions {
+        rules: Some(rules),
+        ..OpenOptions::default()
+    };
+    let path = dir.path().join("growing.bin");
+    File::create(&path).unwrap();
+    let args = [path.display().to_string()];
+    let mut file = GrowingFile::open(&args, &options).unwrap();
+    let mut model = Model::default();
+    let (mut written, mut size, mut looks) = (0, 1, 0);
+    while written < bytes.len() {
+        let end = (written + size).min(bytes.len());
+        append(&path, &bytes[written..end]);
+        written = end;
+        size = size * 7 % 2003 + 1;
+        let mut behind = true;
+        while behind {
+            behind = file.look(&mut model, 512).unwrap().behind;
+            let read = &bytes[..file.read_to() as usize];
+            if read.is_empty() {
+                continue;
+            }
+            let inputs = Input::per_core("growing.bin", vec![read.to_vec()]);
+            let opened = Trace::from_inputs(inputs, &options).unwrap().model;
+            let at = format!("after {} bytes", read.len());
+            assert_eq!(
+                format!("{:?}", model.tracked),
+                format!("{:?}", opened.tracked),
+                "{at}"
+            );
+            assert_eq!(rule_anomalies(&model), rule_anomalies(&opened), "{at}");
+            looks += 1;
+        }
+    }
+    assert!(looks > 10, "{looks} looks");
+    assert_eq!(
+        format!("{:?}", file.finish(model.clone()).unwrap()),
+        format!("{:?}", Trace::open(&args, &options).unwrap().model)
+    );
+    model
+}
+
+#[test]
+fn a_followed_file_applies_the_lifetime_rules_as_opening_it_does() {
+    let model = followed_with_rules(&requests::stream(300));
+    let tracked = &model.tracked;
+    assert_eq!(tracked.lifetimes.len(), 300);
+    let by_isr = |a: &Option<Actor>| matches!(a, Some(Actor::Isr(_)));
+    let ended_by_isr = tracked.lifetimes.iter().filter(|l| by_isr(&l.ended_by));
+    assert_eq!(ended_by_isr.count(), 75);
+    assert_eq!(tracked.pools[0].slots, requests::MOST_LIVE);
+    let live = tracked.lifetimes.iter().filter(|l| l.truncated);
+    assert!(live.map(|l| l.end_ns).eq([model.info.duration_ns; 3]));
+    let ended = rule_anomalies(&model);
+    assert_eq!(ended.len(), 1, "{ended:?}");
+}
+
+/// Time that runs backwards (the start of the stream written again after
+/// it) makes no look's objects differ from opening the file.
+#[test]
+fn a_followed_file_whose_time_runs_backwards_applies_the_rules_as_opening_it_does() {
+    let bytes = [requests::stream(60), requests::stream(30)].concat();
+    let model = followed_with_rules(&bytes);
+    assert!(model.anomaly_count(AnomalyKind::TimeBackwards) > 0);
+    assert_eq!(model.tracked.lifetimes.len(), 90);
 }
 
 #[test]

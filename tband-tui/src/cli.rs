@@ -67,7 +67,7 @@ pub fn run(cli: &Options) -> Result<(), String> {
         let mut follower = Follower::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
         let mut app = follower.viewer(title).map_err(|e| e.to_string())?;
         app.show_summary = cli.summary;
-        return interact(app, Input::Follower(follower), None);
+        return interact(app, Input::Follower(Box::new(follower)), None);
     }
     let preview = (cli.snapshot.is_none() && cli.preview_bytes > 0).then_some(cli.preview_bytes);
     let opened = load::open(&cli.inputs, &cli.input, preview).map_err(|e| e.to_string())?;
@@ -106,7 +106,7 @@ enum Input {
     /// The whole trace, being loaded.
     Loader(Loader),
     /// The file, as it grows.
-    Follower(Follower),
+    Follower(Box<Follower>),
 }
 
 /// Shows `range` (`START..END`, either side open), if any.

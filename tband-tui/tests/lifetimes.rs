@@ -51,3 +51,33 @@ fn a_snapshot_has_a_lane_per_pool_and_its_counter() {
         assert!(lane.contains('█'), "every lane holds a lifetime: {frame}");
     }
 }
+
+/// `--rules` with `--follow`: a rules file that does not parse is the same
+/// one sentence, before any terminal is used.
+#[test]
+fn a_followed_file_with_a_rules_file_that_does_not_parse_is_one_sentence() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(
+        &rules,
+        "[[rule]]\nevent = \"evtmarker\"\naction = \"start\"\n",
+    )
+    .expect("written");
+    let trace = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/corpus/tband/freertos_small.bin"
+    );
+    let out = Command::new(env!("CARGO_BIN_EXE_tband-tui"))
+        .arg("--follow")
+        .arg("--rules")
+        .arg(&rules)
+        .arg(trace)
+        .output()
+        .expect("tband-tui runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    let line = format!("{} line 3: ", rules.display());
+    assert!(stderr.contains(&line), "{stderr}");
+}

@@ -1,6 +1,9 @@
 //! End to end: the real binary in a tmux pseudo-terminal, driven with
 //! `send-keys` and read with `capture-pane` — open, zoom, pan, select, quit;
-//! follow a file that grows.
+//! follow a file that grows, with lifetime rules applied as it grows.
+
+#[path = "../../tests/lifetimes/requests.rs"]
+mod requests;
 
 use std::fs::OpenOptions;
 use std::io::Write;
@@ -132,5 +135,53 @@ fn a_followed_file_shows_a_new_task_within_a_second() {
     tmux.wait_for("the view following", |s| {
         s.contains("keeps to the newest data")
     });
+    tmux.quit();
+}
+
+/// The labels of the object rows on the screen (the lines of the group
+/// `objects`, cut to their label), e.g. `request 0x7` and a blank label
+/// per further lane.
+fn object_labels(screen: &str) -> Vec<String> {
+    let rows = screen.lines().skip_while(|l| !l.contains("▾ objects"));
+    rows.skip(1)
+        .take_while(|l| !l.trim().is_empty() && !l.contains('▾') && !l.contains('▸'))
+        .map(|l| l.chars().take(16).collect::<String>().trim().to_string())
+        .collect()
+}
+
+/// A followed file with a rules file: the pool of requests its markers
+/// begin shows as soon as the first are written, with a lane per request
+/// live at once, and gains lanes as more requests are live at once.
+#[test]
+fn a_followed_file_shows_the_objects_its_rules_make() {
+    let bytes = requests::stream(60);
+    // The first two requests: up to their second's counter value.
+    let first = 2 * bytes.len() / 60;
+    let first = bytes[..first].iter().rposition(|&b| b == 0).unwrap() + 1;
+    let dir = tempfile::tempdir().unwrap();
+    let rules = dir.path().join("rules.toml");
+    std::fs::write(&rules, requests::RULES).unwrap();
+    let path = dir.path().join("requests.bin");
+    std::fs::write(&path, &bytes[..first]).unwrap();
+    let args = format!("--follow --rules {}", rules.display());
+    let Some(tmux) = start("tband-tui-follow-rules", &args, path.to_str().unwrap()) else {
+        return;
+    };
+    let screen = tmux.wait_for("the pool of requests", |s| {
+        object_labels(s).first().is_some_and(|l| l == "request 0x7")
+    });
+    let labels = object_labels(&screen);
+    assert!(labels.len() < 1 + requests::MOST_LIVE as usize, "{screen}");
+
+    let mut file = OpenOptions::new().append(true).open(&path).unwrap();
+    file.write_all(&bytes[first..]).unwrap();
+    let lanes = ["request 0x7", "", "", "", "0x7 in flight"];
+    let screen = tmux.wait_within(Duration::from_secs(1), "all lanes", |s| {
+        object_labels(s) == lanes
+    });
+    assert!(
+        screen.contains("anomalies"),
+        "the end never begun: {screen}"
+    );
     tmux.quit();
 }
