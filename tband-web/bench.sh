@@ -44,6 +44,8 @@ total = [p["timings"]["totalMs"] / 1e3 for p in pages]
 rate = lambda seconds: ", ".join(f"{mb / s:.0f}" for s in seconds)
 print(f"trace {mb:.1f} MB, {rounds} rounds (MB/s each)")
 print(f"page, decode + export: {rate(page)}; all, with reading and the summary: {rate(total)}")
+for stage in ["decode", "export"]:
+    print(f"page, {stage} alone: {rate([p['timings'][stage + 'Ms'] / 1e3 for p in pages])}")
 print(f"page, summary: {', '.join(f'{s:.2f}' for s in summary)} s")
 print(f"native tband-perfetto --threads 1: {rate(native)}")
 print(f"page / native, medians: {statistics.median(native) / statistics.median(page):.2f}")

@@ -10,6 +10,7 @@
 //! Tables yield rows by value, as the plain row structs of [`super`].
 
 use std::fmt;
+use std::ops::Range;
 
 use super::column::{Zeroed, CHUNK, CHUNK_BITS};
 use super::pages::Pages;
@@ -262,9 +263,13 @@ impl<R: Row> Iterator for Iter<'_, R> {
     fn fold<B, F: FnMut(B, R) -> B>(mut self, init: B, mut f: F) -> B {
         let mut acc = init;
         while let Some(chunk) = self.run() {
-            for index in self.front..self.run_end {
-                acc = f(acc, R::get(chunk, &self.table.columns, index));
-            }
+            acc = fold_run(
+                chunk,
+                &self.table.columns,
+                self.front..self.run_end,
+                acc,
+                &mut f,
+            );
             self.front = self.run_end;
         }
         acc
@@ -274,6 +279,26 @@ impl<R: Row> Iterator for Iter<'_, R> {
         let n = self.back - self.front;
         (n, Some(n))
     }
+}
+
+/// Folds the rows `rows` of one chunk.
+///
+/// A function of its own, called again for each run: in WebAssembly, V8
+/// first runs a function in quickly compiled, slow code and switches to its
+/// optimised code only at the next call, so a fold over a whole table in one
+/// call would run slow throughout.
+#[inline(never)]
+fn fold_run<R: Row, B>(
+    chunk: &R::Chunk,
+    columns: &R::Columns,
+    rows: Range<usize>,
+    mut acc: B,
+    f: &mut impl FnMut(B, R) -> B,
+) -> B {
+    for index in rows {
+        acc = f(acc, R::get(chunk, columns, index));
+    }
+    acc
 }
 
 impl<R: Row> DoubleEndedIterator for Iter<'_, R> {

@@ -5,7 +5,7 @@
 use std::io;
 
 use tband_model::{
-    Core, IdIndex, IsrSlice, Iter, Model, Row, StateReason, Table, TaskKind, TaskState,
+    Core, IdIndex, IsrSlice, Iter, Model, Row, SchedSlice, StateReason, Table, TaskKind, TaskState,
     TaskStateKind,
 };
 
@@ -165,6 +165,9 @@ pub fn rows_read(model: &Model) -> u64 {
     (model.task_states.len() + model.sched_slices.len() + model.isr_slices.len()) as u64
 }
 
+/// Steps of the walk in one call of [`Walk::steps`].
+const WALK_STEPS: usize = 4096;
+
 /// Writes the ftrace bundles of every core, in one walk over the model in
 /// time order. Returns what they hold.
 pub fn write_sched<S: ChunkSink>(
@@ -173,111 +176,161 @@ pub fn write_sched<S: ChunkSink>(
     encoding: SchedEncoding,
     out: &mut PacketWriter<S>,
 ) -> io::Result<CpuCounts> {
-    let mut cpus: Vec<Cpu<'_>> = model
-        .cores
-        .iter()
-        .map(|core| Cpu::new(model, threads, core, encoding))
-        .collect();
-    for a in model.anomalies.iter().filter(|a| loss::is_loss(a.kind)) {
-        if let Some(i) = a.core_id.and_then(|c| cpu_index(&cpus, c)) {
-            cpus[i].losses.push(a.end_ns);
-        }
-    }
-    for cpu in &mut cpus {
-        // Latest first, so that the next one is popped from the end.
-        cpu.losses.sort_unstable_by(|a, b| b.cmp(a));
-    }
-    let mut counts = CpuCounts::default();
-    let mut states = StateCursor::new(model);
-    let mut prios = PriorityCursor::new(model);
-    let on_cpus = OnCpuTable::new(threads, model.tasks.len());
-    let mut slices = Upcoming::new(&model.sched_slices, Step::SliceStart);
-    let mut isrs = Upcoming::new(&model.isr_slices, Step::IsrEntry);
-    loop {
-        // The next step other than a state change.
-        let mut other = isrs.step.min(slices.step);
-        for (i, cpu) in cpus.iter().enumerate() {
-            if let Some(&(end, _)) = cpu.isr_open.last() {
-                other = other.min(NextStep::new(end, Step::IsrExit, i));
-            }
-            if let Some(end) = cpu.running_until {
-                other = other.min(NextStep::new(end, Step::SliceEnd, i));
-            }
-        }
-        // The state changes before it (most steps are state changes; they
-        // move none of the other steps).
-        if let Some(last) = other.last_state_change_before() {
-            while let Some(t) = states.peek_start() {
-                if t > last {
-                    break;
-                }
-                let wakeup = match states.next_row(threads) {
-                    Some(StateStep::Waking(wakeup)) => wakeup,
-                    Some(StateStep::Change(change)) => {
-                        out.write(&change.packet(threads))?;
-                        continue;
-                    }
-                    None => continue,
-                };
-                if let Some(target) = cpu_index(&cpus, wakeup.core_id) {
-                    let woken = on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
-                    cpus[target].waking(&wakeup, woken);
-                    counts.wakings += 1;
-                    let left = || states.rows_left() + slices.len() + isrs.len();
-                    cpus[target].flush_if_full(model, left, out)?;
-                }
-            }
-        }
-        let Some((t, step, i)) = other.get() else {
-            break;
-        };
-        let touched = match step {
-            Step::IsrExit => {
-                cpus[i].isr_exit();
-                Some(i)
-            }
-            // Not among the other steps.
-            Step::StateChange => None,
-            Step::IsrEntry => {
-                let Some(isr) = isrs.take() else { continue };
-                let target = cpu_index(&cpus, isr.core_id);
-                if let Some(target) = target {
-                    cpus[target].isr_entry(&isr);
-                    counts.irqs += 1;
-                }
-                target
-            }
-            Step::SliceStart => {
-                let Some(s) = slices.take() else { continue };
-                let target = cpu_index(&cpus, s.core_id);
-                if let Some(target) = target {
-                    let task = threads.task_index(s.task_id);
-                    let next = on_cpus.get(task, prios.at(threads, t, task));
-                    let cpu = &mut cpus[target];
-                    // A slice that starts before the last one ended ends it.
-                    cpu.running_until = None;
-                    counts.switches += cpu.switch(t, next, prev_state(s.end_state, s.end_reason));
-                    cpu.running_until = (!s.truncated).then_some(s.end_ns);
-                }
-                target
-            }
-            Step::SliceEnd => {
-                let cpu = &mut cpus[i];
-                cpu.running_until = None;
-                counts.switches += cpu.switch(t, cpu.idle, STATE_RUNNABLE);
-                Some(i)
-            }
-        };
-        if let Some(i) = touched {
-            let left = || states.rows_left() + slices.len() + isrs.len();
-            cpus[i].flush_if_full(model, left, out)?;
-        }
-    }
+    let mut walk = Walk::new(model, threads, encoding);
+    while walk.steps(out, WALK_STEPS)? {}
     out.rows_read = rows_read(model);
-    for cpu in &mut cpus {
+    for cpu in &mut walk.cpus {
         cpu.flush(out, true)?;
     }
-    Ok(counts)
+    Ok(walk.counts)
+}
+
+/// The walk of [`write_sched`]: where it has got on each table and core.
+struct Walk<'t, 'm> {
+    model: &'m Model,
+    threads: &'t Threads<'m>,
+    cpus: Vec<Cpu<'m>>,
+    counts: CpuCounts,
+    states: StateCursor<'m>,
+    prios: PriorityCursor<'m>,
+    on_cpus: OnCpuTable<'t, 'm>,
+    slices: Upcoming<'m, SchedSlice>,
+    isrs: Upcoming<'m, IsrSlice>,
+}
+
+impl<'t, 'm> Walk<'t, 'm> {
+    fn new(model: &'m Model, threads: &'t Threads<'m>, encoding: SchedEncoding) -> Self {
+        let mut cpus: Vec<Cpu<'_>> = model
+            .cores
+            .iter()
+            .map(|core| Cpu::new(model, threads, core, encoding))
+            .collect();
+        for a in model.anomalies.iter().filter(|a| loss::is_loss(a.kind)) {
+            if let Some(i) = a.core_id.and_then(|c| cpu_index(&cpus, c)) {
+                cpus[i].losses.push(a.end_ns);
+            }
+        }
+        for cpu in &mut cpus {
+            // Latest first, so that the next one is popped from the end.
+            cpu.losses.sort_unstable_by(|a, b| b.cmp(a));
+        }
+        Walk {
+            model,
+            threads,
+            cpus,
+            counts: CpuCounts::default(),
+            states: StateCursor::new(model),
+            prios: PriorityCursor::new(model),
+            on_cpus: OnCpuTable::new(threads, model.tasks.len()),
+            slices: Upcoming::new(&model.sched_slices, Step::SliceStart),
+            isrs: Upcoming::new(&model.isr_slices, Step::IsrEntry),
+        }
+    }
+
+    /// Takes up to `steps` steps of the walk (each with the state changes
+    /// before it): whether there are more to take.
+    ///
+    /// A function of its own, called again and again: in WebAssembly, V8
+    /// first runs a function in quickly compiled, slow code and switches to
+    /// its optimised code only at the next call, so a walk of the whole
+    /// model in one call would run slow throughout.
+    #[inline(never)]
+    fn steps<S: ChunkSink>(&mut self, out: &mut PacketWriter<S>, steps: usize) -> io::Result<bool> {
+        let Walk {
+            model,
+            threads,
+            cpus,
+            counts,
+            states,
+            prios,
+            on_cpus,
+            slices,
+            isrs,
+        } = self;
+        for _ in 0..steps {
+            // The next step other than a state change.
+            let mut other = isrs.step.min(slices.step);
+            for (i, cpu) in cpus.iter().enumerate() {
+                if let Some(&(end, _)) = cpu.isr_open.last() {
+                    other = other.min(NextStep::new(end, Step::IsrExit, i));
+                }
+                if let Some(end) = cpu.running_until {
+                    other = other.min(NextStep::new(end, Step::SliceEnd, i));
+                }
+            }
+            // The state changes before it (most steps are state changes; they
+            // move none of the other steps).
+            if let Some(last) = other.last_state_change_before() {
+                while let Some(t) = states.peek_start() {
+                    if t > last {
+                        break;
+                    }
+                    let wakeup = match states.next_row(threads) {
+                        Some(StateStep::Waking(wakeup)) => wakeup,
+                        Some(StateStep::Change(change)) => {
+                            out.write(&change.packet(threads))?;
+                            continue;
+                        }
+                        None => continue,
+                    };
+                    if let Some(target) = cpu_index(cpus, wakeup.core_id) {
+                        let woken =
+                            on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
+                        cpus[target].waking(&wakeup, woken);
+                        counts.wakings += 1;
+                        let left = || states.rows_left() + slices.len() + isrs.len();
+                        cpus[target].flush_if_full(model, left, out)?;
+                    }
+                }
+            }
+            let Some((t, step, i)) = other.get() else {
+                return Ok(false);
+            };
+            let touched = match step {
+                Step::IsrExit => {
+                    cpus[i].isr_exit();
+                    Some(i)
+                }
+                // Not among the other steps.
+                Step::StateChange => None,
+                Step::IsrEntry => {
+                    let Some(isr) = isrs.take() else { continue };
+                    let target = cpu_index(cpus, isr.core_id);
+                    if let Some(target) = target {
+                        cpus[target].isr_entry(&isr);
+                        counts.irqs += 1;
+                    }
+                    target
+                }
+                Step::SliceStart => {
+                    let Some(s) = slices.take() else { continue };
+                    let target = cpu_index(cpus, s.core_id);
+                    if let Some(target) = target {
+                        let task = threads.task_index(s.task_id);
+                        let next = on_cpus.get(task, prios.at(threads, t, task));
+                        let cpu = &mut cpus[target];
+                        // A slice that starts before the last one ended ends it.
+                        cpu.running_until = None;
+                        counts.switches +=
+                            cpu.switch(t, next, prev_state(s.end_state, s.end_reason));
+                        cpu.running_until = (!s.truncated).then_some(s.end_ns);
+                    }
+                    target
+                }
+                Step::SliceEnd => {
+                    let cpu = &mut cpus[i];
+                    cpu.running_until = None;
+                    counts.switches += cpu.switch(t, cpu.idle, STATE_RUNNABLE);
+                    Some(i)
+                }
+            };
+            if let Some(i) = touched {
+                let left = || states.rows_left() + slices.len() + isrs.len();
+                cpus[i].flush_if_full(model, left, out)?;
+            }
+        }
+        Ok(true)
+    }
 }
 
 #[inline]
