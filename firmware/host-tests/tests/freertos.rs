@@ -281,6 +281,7 @@ fn capture_cortex_m3_uart(kernel: &Path) -> PathBuf {
         output: dir.join("trace.bin"),
         limits: Limits::default(),
         tui: false,
+        rules: None,
     };
     tband_capture::cli::run(&capture).unwrap();
     let out = qemu.wait_with_output().unwrap();
