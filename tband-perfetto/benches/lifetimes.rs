@@ -1,16 +1,20 @@
-//! Benchmark: what lifetime rules cost. Converts (opens and builds the
-//! model of) two Zephyr CTF traces of the same number of events with the
-//! network-buffer event declarations in their metadata: one of the shipped
-//! `workload` recording's events only, and one where every third event is a
-//! `net_buf_*` event (each buffer allocated, referenced, unreferenced and
-//! destroyed, in three pools), which the built-in rules turn into
-//! lifetimes, marks and pool counters. Also converts the first trace with
-//! Zephyr's metadata unchanged (no rule names an event it declares, so the
-//! events are not looked at). Prints events per second of each, by this
-//! thread's CPU time, best of N runs taken in turn (A, B, C, A, B, C, ...),
-//! and the lifetime trace's speed as a share of the other's.
+//! Benchmark: what lifetime rules cost. Converts two Zephyr CTF traces of
+//! the same number of events with the network-buffer event declarations in
+//! their metadata: one of the shipped `workload` recording's events only,
+//! and one where every third event is a `net_buf_*` event (each buffer
+//! allocated, referenced, unreferenced and destroyed, in three pools),
+//! which the built-in rules turn into lifetimes, marks and pool counters.
+//! Also converts the first trace with Zephyr's metadata unchanged (no rule
+//! names an event it declares, so the events are not looked at).
 //!
-//! `cargo bench -p tband-trace --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|plain]`
+//! Each conversion is timed twice, by this thread's CPU time: opening the
+//! trace into the model, and the whole conversion to a Perfetto trace
+//! (the model, then `tband-perfetto --threads 1`'s export into nothing).
+//! Prints events per second of each, best of N runs taken in turn (A, B,
+//! C, A, B, C, ...), and the lifetime trace's speed as a share of the
+//! other's.
+//!
+//! `cargo bench -p tband-perfetto --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|plain]`
 //! (2 million events and 5 runs by default; naming one trace converts only
 //! that one, once, e.g. under `valgrind --tool=callgrind`).
 
@@ -21,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use tband_ctf::{parse_metadata, CtfTrace, Metadata, StreamDecoder};
 use tband_decode::input::{Bytes, Input};
+use tband_perfetto::ExportOptions;
 use tband_trace::{OpenOptions, Source, Trace};
 
 const WORKLOAD: &str = concat!(
@@ -113,8 +118,15 @@ fn thread_cpu_time() -> Duration {
     Duration::from_nanos(ns.unwrap_or(0))
 }
 
-/// Converts the trace; returns the CPU time taken and what the model holds.
-fn convert(metadata: &Metadata, stream: &[u8]) -> (Duration, String) {
+/// CPU times of one conversion: into the model, and on to a Perfetto trace.
+#[derive(Clone, Copy)]
+struct Times {
+    model: Duration,
+    perfetto: Duration,
+}
+
+/// Converts the trace; returns the CPU times taken and what the model holds.
+fn convert(metadata: &Metadata, stream: &[u8]) -> (Times, String) {
     let trace = CtfTrace {
         metadata: metadata.clone(),
         streams: vec![Input {
@@ -129,9 +141,15 @@ fn convert(metadata: &Metadata, stream: &[u8]) -> (Duration, String) {
         names: vec!["built".into()],
     };
     let (cpu, wall) = (thread_cpu_time(), Instant::now());
+    let since_start = || match thread_cpu_time().saturating_sub(cpu) {
+        none if none.is_zero() => wall.elapsed(),
+        cpu => cpu,
+    };
     let trace = Trace::build(source, &OpenOptions::default()).expect("the built trace converts");
-    let cpu = thread_cpu_time().saturating_sub(cpu);
-    let cpu = if cpu.is_zero() { wall.elapsed() } else { cpu };
+    let model = since_start();
+    tband_perfetto::export(&trace.model, ExportOptions::default(), &mut std::io::sink())
+        .expect("writing to nothing does not fail");
+    let perfetto = since_start();
     let m = &trace.model;
     let outcome = format!(
         "{} events, {} sched slices, {} lifetimes, {} marks, {} counter values, {} anomalies",
@@ -142,7 +160,7 @@ fn convert(metadata: &Metadata, stream: &[u8]) -> (Duration, String) {
         m.tracked.counter_values.len(),
         m.anomalies.len()
     );
-    (cpu, outcome)
+    (Times { model, perfetto }, outcome)
 }
 
 fn main() {
@@ -173,20 +191,29 @@ fn main() {
     if let Some(name) = only {
         let (_, meta, bytes) = cases.iter().find(|c| c.0 == name).expect("a case");
         let (cpu, outcome) = convert(meta, bytes);
-        println!("{name}: {:.1} ms ({outcome})", cpu.as_secs_f64() * 1e3);
+        println!(
+            "{name}: {:.1} ms into the model, {:.1} ms to Perfetto ({outcome})",
+            cpu.model.as_secs_f64() * 1e3,
+            cpu.perfetto.as_secs_f64() * 1e3
+        );
         return;
     }
-    let mut best = [Duration::MAX; 3];
+    let mut best = [Times {
+        model: Duration::MAX,
+        perfetto: Duration::MAX,
+    }; 3];
     let mut outcomes = [String::new(), String::new(), String::new()];
     for _ in 0..runs {
         for (i, (_, meta, bytes)) in cases.iter().enumerate() {
             let (cpu, outcome) = convert(meta, bytes);
-            best[i] = best[i].min(cpu);
+            best[i].model = best[i].model.min(cpu.model);
+            best[i].perfetto = best[i].perfetto.min(cpu.perfetto);
             outcomes[i] = outcome;
         }
     }
-    let rate = |i: usize| events as f64 / best[i].as_secs_f64();
+    let rate = |cpu: Duration| events as f64 / cpu.as_secs_f64() / 1e6;
     println!("{events} events per trace, best of {runs} runs, by thread CPU time");
+    println!("{:<47} {:>9} {:>11}", "M events/s", "model", "to Perfetto");
     for (i, (name, _, bytes)) in cases.iter().enumerate() {
         let what = match *name {
             "without" => "workload events, net_buf metadata",
@@ -194,12 +221,18 @@ fn main() {
             _ => "workload events, Zephyr's metadata",
         };
         println!(
-            "  {name:<8} {what:<36} {:>7.2} M events/s, {:>6.1} MB/s ({})",
-            rate(i) / 1e6,
-            bytes.len() as f64 / best[i].as_secs_f64() / 1e6,
+            "  {name:<8} {what:<36} {:>9.2} {:>11.2}   {:.1} MB ({})",
+            rate(best[i].model),
+            rate(best[i].perfetto),
+            bytes.len() as f64 / 1e6,
             outcomes[i]
         );
     }
-    println!("  with / without: {:.1} %", 100.0 * rate(1) / rate(0));
-    println!("  with / plain:   {:.1} %", 100.0 * rate(1) / rate(2));
+    for (i, against) in [(0, "without"), (2, "plain")] {
+        println!(
+            "  with / {against:<8} {:>39.1} % {:>9.1} %",
+            100.0 * rate(best[1].model) / rate(best[i].model),
+            100.0 * rate(best[1].perfetto) / rate(best[i].perfetto)
+        );
+    }
 }
