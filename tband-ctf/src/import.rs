@@ -14,16 +14,24 @@ use super::CtfTrace;
 use tband_decode::merge::merge_by_time;
 use tband_model::{
     AnomalyKind, IdMap, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
-    QueueKind, QueueOpKind, StateReason, TaskStateKind, TraceInfo,
+    QueueKind, QueueOpKind, ReadProgress, ReadTeller, StateReason, TaskStateKind, TraceInfo,
 };
 use tband_model::{ArgValue, EventRow, EventSink};
 
 /// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
 const UNNAMED_THREAD: &[u8] = b"unknown";
 
-impl Import for CtfTrace {
+/// A CTF trace as its importer reads it, telling `progress` how many bytes
+/// of its streams it has decoded.
+pub struct CtfImport<'a> {
+    pub trace: &'a CtfTrace,
+    pub progress: ReadProgress<'a>,
+}
+
+impl Import for CtfImport<'_> {
     fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
-        build_model(self, info, events)
+        let handed = vec![events.is_some(); self.trace.metadata.events.len()];
+        build_model_handing(self.trace, info, events, &handed, self.progress).0
     }
 
     /// Events of the classes `wanted` refuses are neither handed on nor,
@@ -34,13 +42,10 @@ impl Import for CtfTrace {
         wanted: &dyn Fn(&str) -> bool,
         events: EventSink<'_>,
     ) -> Model {
-        let handed: Vec<bool> = self
-            .metadata
-            .events
-            .iter()
+        let handed: Vec<bool> = (self.trace.metadata.events.iter())
             .map(|c| wanted(&c.name))
             .collect();
-        build_model_handing(self, info, Some(events), &handed).0
+        build_model_handing(self.trace, info, Some(events), &handed, self.progress).0
     }
 }
 
@@ -57,16 +62,18 @@ pub fn build_model_counting(
     events: Option<EventSink<'_>>,
 ) -> (Model, Vec<u64>) {
     let handed = vec![events.is_some(); trace.metadata.events.len()];
-    build_model_handing(trace, info, events, &handed)
+    build_model_handing(trace, info, events, &handed, &|_| {})
 }
 
 /// [`build_model_counting`], handing `events` the events of the classes
-/// marked in `handed` (by index) only.
+/// marked in `handed` (by index) only, and telling `progress` how far it
+/// has read.
 fn build_model_handing(
     trace: &CtfTrace,
     mut info: TraceInfo,
     mut events: Option<EventSink<'_>>,
     handed: &[bool],
+    progress: ReadProgress<'_>,
 ) -> (Model, Vec<u64>) {
     let meta = &trace.metadata;
     let first = first_event(trace);
@@ -90,6 +97,7 @@ fn build_model_handing(
         problems: 0,
     };
     let mut last_ns = vec![0u64; trace.streams.len()];
+    let mut read = ReadTeller::new(trace.streams.len(), progress);
     // The values of events the model ignores are not decoded, unless they
     // are handed on.
     let skip = |class: usize| {
@@ -98,6 +106,7 @@ fn build_model_handing(
     let skip: Vec<bool> = (0..meta.events.len()).map(skip).collect();
     for_each_merged(trace, &skip, |stream, item| match item {
         Merged::Event(record, values) => {
+            read.read_to(stream, record.offset);
             let t = since(first_ns, record.ns);
             if let Some(last) = last_ns.get_mut(stream) {
                 *last = t;
@@ -116,6 +125,7 @@ fn build_model_handing(
             importer.problem(t, trace.stream_core(stream), name, problem);
         }
     });
+    read.done(trace.streams.iter().map(|s| s.bytes.len() as u64).sum());
     importer.finish()
 }
 
@@ -810,6 +820,41 @@ mod tests {
     }
 
     #[test]
+    fn progress_is_told_every_megabyte_of_the_streams_and_at_their_end() {
+        // Two streams of 9-byte events, 3 MB in all.
+        let mut streams = [Stream(Vec::new()), Stream(Vec::new())];
+        for n in 0..(3 << 20) / 9 {
+            streams[n % 2].event(n as u32, 0x80, &[&(n as u32).to_le_bytes()]);
+        }
+        let bytes: u64 = streams.iter().map(|s| s.0.len() as u64).sum();
+        let trace = CtfTrace {
+            metadata: parse_metadata(METADATA).unwrap(),
+            streams: (streams.into_iter())
+                .map(|stream| Input {
+                    name: "stream".into(),
+                    core: None,
+                    bytes: Bytes::Owned(stream.0),
+                    was_hex: false,
+                })
+                .collect(),
+        };
+        let told = std::cell::RefCell::new(Vec::new());
+        let progress = |read| told.borrow_mut().push(read);
+        let import = CtfImport {
+            trace: &trace,
+            progress: &progress,
+        };
+        import.build_model(TraceInfo::default(), None);
+        let told = told.into_inner();
+        assert_eq!(told.len(), 3, "{told:?}");
+        assert!(
+            told[0] >= 1 << 20 && told[1] - told[0] >= 1 << 20,
+            "{told:?}"
+        );
+        assert_eq!(told.last(), Some(&bytes));
+    }
+
+    #[test]
     fn priorities_aborts_nested_isrs_recursive_mutexes_and_named_events() {
         let a = 0x100u32.to_le_bytes();
         let mutex = 0x200u32.to_le_bytes();
@@ -929,7 +974,11 @@ mod tests {
         };
         let whole = build_model(&trace, TraceInfo::default(), Some(&mut keep_wanted));
         let mut keep = |row: &EventRow<'_>| named.push(format!("{row:?}"));
-        let model = trace.build_model_handing_named(
+        let import = CtfImport {
+            trace: &trace,
+            progress: &|_| {},
+        };
+        let model = import.build_model_handing_named(
             TraceInfo::default(),
             &|name| wanted.contains(&name),
             &mut keep,

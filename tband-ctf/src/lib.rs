@@ -20,7 +20,9 @@ use std::path::{Path, PathBuf};
 use tband_decode::input::{Input, InputError, InputSpec};
 
 pub use decode::{EventRecord, FieldsDisplay, Problem, ProblemKind, StreamDecoder, Value};
-pub use import::{build_model, build_model_counting, clock_origin_ns, for_each_event, has_events};
+pub use import::{
+    build_model, build_model_counting, clock_origin_ns, for_each_event, has_events, CtfImport,
+};
 pub use listing::{write_json_row, write_pretty_row};
 pub use tsdl::parse_metadata;
 pub use types::{

@@ -11,14 +11,9 @@ use crate::sequencer::{self, Clock, GrowingStream, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
     AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
-    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, StateReason, TaskKind, TaskStateKind,
-    TraceInfo,
+    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, ReadProgress, StateReason, TaskKind,
+    TaskStateKind, TraceInfo,
 };
-
-/// Told how many input bytes (all streams together) a pass has read so
-/// far, every megabyte or so, on the thread that builds the model: for a
-/// progress display.
-pub type ReadProgress<'a> = &'a dyn Fn(u64);
 
 /// A tband trace as the importer reads it: one stream per input, decoded
 /// on `decode_thread`, its progress told to `progress`.

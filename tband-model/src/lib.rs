@@ -29,7 +29,7 @@ use column::small_enum;
 pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
-pub use import::Import;
+pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
 pub use objects::{
     EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,

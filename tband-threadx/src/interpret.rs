@@ -15,10 +15,11 @@ use super::event_names::{USER_EVENT_FIRST, USER_EVENT_LAST};
 use super::problems::{Problem, ProblemKind};
 use super::raw_events::hand_entry;
 use super::registry::{ObjectKind, RegistryEntry};
-use super::Buffer;
+use super::{Buffer, ENTRY_SIZE};
 use tband_model::{
     AnomalyKind, EventSink, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
-    QueueKind, QueueOpKind, StateReason, StrId, TaskKind, TaskStateKind, TraceInfo,
+    QueueKind, QueueOpKind, ReadProgress, ReadTeller, StateReason, StrId, TaskKind, TaskStateKind,
+    TraceInfo,
 };
 
 /// ThreadX runs on one core.
@@ -76,9 +77,16 @@ mod state {
     pub const MUTEX_SUSP: u32 = 13;
 }
 
-impl Import for Buffer<'_> {
+/// A ThreadX buffer as its importer reads it, telling `progress` how many
+/// of its bytes it has read.
+pub struct ThreadxImport<'a> {
+    pub buffer: Buffer<'a>,
+    pub progress: ReadProgress<'a>,
+}
+
+impl Import for ThreadxImport<'_> {
     fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
-        build_model(self, info.sources, events)
+        build_model_telling(&self.buffer, info.sources, events, self.progress)
     }
 }
 
@@ -87,9 +95,20 @@ impl Import for Buffer<'_> {
 pub fn build_model(
     buffer: &Buffer<'_>,
     sources: Vec<String>,
+    events: Option<EventSink<'_>>,
+) -> Model {
+    build_model_telling(buffer, sources, events, &|_| {})
+}
+
+/// [`build_model`], telling `progress` how far it has read.
+fn build_model_telling(
+    buffer: &Buffer<'_>,
+    sources: Vec<String>,
     mut events: Option<EventSink<'_>>,
+    progress: ReadProgress<'_>,
 ) -> Model {
     let mut importer = Importer::new(buffer, sources);
+    let mut read = ReadTeller::new(1, progress);
     let mut entries = buffer.entries();
     let mut count = 0u64;
     for entry in entries.by_ref() {
@@ -98,7 +117,9 @@ pub fn build_model(
         }
         importer.entry(&entry);
         count += 1;
+        read.read_to(0, count * ENTRY_SIZE as u64);
     }
+    read.done(buffer.bytes.len() as u64);
     let problems = entries.finish();
     importer.finish(count, buffer.problems().iter().chain(&problems))
 }

@@ -25,7 +25,9 @@ pub use event_names::{
     event_info, event_name, family, is_event_name, EventFamily, EventInfo, USER_EVENT_FIRST,
     USER_EVENT_LAST,
 };
-pub use interpret::{build_model, IDLE_TASK_ID, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID};
+pub use interpret::{
+    build_model, ThreadxImport, IDLE_TASK_ID, INIT_MARKER_ID, INTERRUPT_CONTEXT_ISR_ID,
+};
 pub use layout::{ByteOrder, Header, Layout, ENTRY_SIZE, HEADER_ID, HEADER_SIZE};
 pub use problems::{Problem, ProblemKind};
 pub use registry::{ObjectKind, Registry, RegistryEntry};

@@ -6,12 +6,13 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use tband_ctf::{CtfError, CtfTrace};
+use tband_ctf::{CtfError, CtfImport, CtfTrace};
 use tband_decode::input::{Bytes, Input, InputError, InputSpec};
-use tband_decode::interpret::{ReadProgress, TbandTrace};
+use tband_decode::interpret::TbandTrace;
 use tband_decode::sequencer::Stream;
 use tband_model::rules::Rules;
-use tband_model::{EventRow, EventSink, Import, LifetimeBuilder, Model, TraceInfo};
+use tband_model::{EventRow, EventSink, Import, LifetimeBuilder, Model, ReadProgress, TraceInfo};
+use tband_threadx::ThreadxImport;
 
 mod growing;
 mod rules_file;
@@ -255,8 +256,14 @@ impl Source {
                 decode_thread: options.decode_thread,
                 progress: read,
             }),
-            Source::Ctf { trace, .. } => Box::new(trace),
-            Source::Threadx { input, options } => Box::new(read_threadx(input, options)?),
+            Source::Ctf { trace, .. } => Box::new(CtfImport {
+                trace,
+                progress: read,
+            }),
+            Source::Threadx { input, options } => Box::new(ThreadxImport {
+                buffer: read_threadx(input, options)?,
+                progress: read,
+            }),
         })
     }
 

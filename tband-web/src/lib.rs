@@ -26,8 +26,8 @@ extern "C" {
     /// the Perfetto trace a chunk at a time.
     pub type Listener;
 
-    /// `done` of `total` (bytes of a tband trace decoded, or rows of the
-    /// model exported), every megabyte or so.
+    /// `done` of `total` (bytes of the trace decoded, or rows of the model
+    /// exported), every megabyte or so.
     #[wasm_bindgen(method)]
     fn progress(this: &Listener, done: f64, total: f64);
 
@@ -78,11 +78,11 @@ impl Files {
     }
 
     /// Recognises the format and builds the model, telling `listener` how
-    /// many bytes of a tband trace it has decoded.
+    /// many bytes of the trace it has decoded.
     pub fn open(self, listener: &Listener) -> Result<Converted, JsError> {
-        let total: usize = self.inputs.iter().map(|i| i.bytes.len()).sum();
         let options = OpenOptions::default();
         let source = Source::from_memory(self.inputs, &options).map_err(js_error)?;
+        let total = source.byte_count();
         let tell = |read: u64| listener.progress(read as f64, total as f64);
         let trace = Trace::build_with_progress(source, &options, &tell).map_err(js_error)?;
         Ok(Converted { model: trace.model })

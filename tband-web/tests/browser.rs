@@ -304,6 +304,14 @@ fn the_page_converts_and_summarises_as_the_tools_do() {
             "{stage}: the progress shown rises step by step: {sim}"
         );
     }
+    for (i, format) in [(2, "ThreadX"), (3, "CTF")] {
+        let shown = &reports[i]["progress"];
+        assert_eq!(
+            shown_percents(shown, "decoding").last(),
+            Some(&100),
+            "{format}: the decoding's progress is shown to its end: {shown}"
+        );
+    }
     for (i, job) in refused.iter().enumerate() {
         let report = &reports[converted.len() + i];
         let what = job.cli_args().join(" ");
