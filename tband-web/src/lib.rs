@@ -131,6 +131,21 @@ impl ChunkSink for ToPage<'_> {
     }
 }
 
+/// A simulated tband trace of about `bytes` bytes, for the page to convert
+/// while it waits for files: V8 runs WebAssembly first as its quick
+/// compiler made it and optimises a function only after it has run a
+/// while, so the user's first conversion would otherwise start on the slow
+/// code.
+#[wasm_bindgen]
+pub fn simulated_trace(bytes: u32) -> Vec<u8> {
+    let config = tband_sim::Config {
+        size: u64::from(bytes),
+        ..tband_sim::Config::default()
+    };
+    let (mut streams, _) = tband_sim::generate(&config).expect("the default simulation runs");
+    streams.swap_remove(0)
+}
+
 fn js_error(error: TraceError) -> JsError {
     JsError::new(&error.to_string())
 }

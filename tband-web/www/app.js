@@ -70,15 +70,18 @@ function convert() {
   $('result').hidden = true;
   setState('working');
   showProgress('starting', 0, 0);
-  // A worker per conversion: its memory is returned when it ends.
-  const worker = new Worker('worker.js', { type: 'module' });
+  const worker = nextWorker;
+  const finished = () => {
+    worker.terminate();
+    nextWorker = startWorker();
+  };
   worker.onmessage = ({ data }) => {
     if (data.progress) {
       const { stage, done, total } = data.progress;
       showProgress(stage, done, total);
       return;
     }
-    worker.terminate();
+    finished();
     if (data.error) {
       showError(data.error);
     } else {
@@ -86,10 +89,19 @@ function convert() {
     }
   };
   worker.onerror = (e) => {
-    worker.terminate();
+    finished();
     showError(`the converter stopped: ${e.message}`);
   };
   worker.postMessage({ files });
+}
+
+// A worker per conversion, so that its memory is returned when it ends;
+// each is started when the page is free, to warm up (worker.js) while the
+// user chooses files.
+let nextWorker = startWorker();
+
+function startWorker() {
+  return new Worker('worker.js', { type: 'module' });
 }
 
 function showProgress(stage, done, total) {

@@ -1,15 +1,33 @@
 // Converts the trace files it is sent with the WebAssembly build of the
 // tband libraries, posting its progress, then the summary and the trace.
-import init, { Files } from './pkg/tband_web.js';
+import init, { Files, simulated_trace } from './pkg/tband_web.js';
 
-const ready = init();
+const ready = init().then(warmUp);
 const BLOB_BYTES = 16 << 20;
 const READ_BYTES = 1 << 20;
+const WARM_UP_BYTES = 2 << 20;
+
+// V8 runs WebAssembly first as its quick compiler made it, and optimises a
+// function only once it has run a while: converting a small simulated
+// trace while the page waits for files lets the user's first conversion
+// run on optimised code.
+function warmUp() {
+  const quiet = { progress() {} };
+  const bytes = simulated_trace(WARM_UP_BYTES);
+  const files = new Files();
+  files.begin('warm-up.bin', undefined, bytes.length);
+  files.append(bytes);
+  files.end();
+  const converted = files.open(quiet);
+  converted.summary();
+  converted.perfetto({ ...quiet, chunk() {} });
+  converted.free();
+}
 
 self.onmessage = async ({ data: { files } }) => {
   try {
-    await ready;
     const started = performance.now();
+    await ready;
     const total = files.reduce((sum, f) => sum + f.file.size, 0);
     const given = new Files();
     let read = 0;
@@ -27,8 +45,6 @@ self.onmessage = async ({ data: { files } }) => {
       given.end();
     }
     const readMs = performance.now() - started;
-    // Each stage shown from its start: only a tband trace tells its
-    // decoding's progress.
     progress('decoding', 0, 0);
     const converted = given.open(listener('decoding'));
     const decodedMs = performance.now() - started;
