@@ -8,11 +8,10 @@
 //! [`crate::wire`]) with names looked up by where they come from rather
 //! than hashed per event.
 
-use std::collections::HashMap;
 use std::io;
 
 use prost::Message as _;
-use tband_model::{MarkerKind, Model, StrId, TaskState};
+use tband_model::{IdMap, MarkerKind, Model, StrId, TaskState};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
@@ -252,7 +251,7 @@ fn wait_key(s: &TaskState) -> Option<usize> {
 /// The interned event names of the sequence.
 #[derive(Default)]
 struct Names<'m> {
-    iids: HashMap<&'m str, u64>,
+    iids: IdMap<&'m str, u64>,
     /// Interned since the last packet, to be sent with the next one.
     new: Vec<(u64, &'m str)>,
 }

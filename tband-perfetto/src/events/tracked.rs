@@ -7,7 +7,7 @@ use std::io;
 
 use tband_model::Model;
 
-use super::{Arg, EventCounts, Sequence, ARG_CORE, ARG_COUNT, ARG_TRUNCATED};
+use super::{Arg, EventCounts, IidCache, Sequence, ARG_CORE, ARG_COUNT, ARG_TRUNCATED};
 use crate::tracks::Tracks;
 use crate::writer::ChunkSink;
 
@@ -40,12 +40,14 @@ pub(super) fn write<'m, S: ChunkSink>(
         }
         counts.slices += 1;
     }
+    let mut mark_names = IidCache::new(o.names.all().len());
     for mark in &o.marks {
         let lifetime = o.lifetimes.get(mark.lifetime as usize);
         let Some(track) = lifetime.and_then(|l| tracks.tracked.lifetime(l)) else {
             continue;
         };
-        let name = seq.names.iid(o.names.get(mark.event));
+        let event = Some(mark.event.0 as usize);
+        let name = mark_names.iid(&mut seq.names, event, o.names.get(mark.event));
         match mark.value {
             Some(value) => seq.instant(track, mark.ts_ns, name, &[Arg::Int(ARG_COUNT, value)])?,
             None => seq.instant(track, mark.ts_ns, name, &[])?,
