@@ -771,16 +771,22 @@ mod tests {
         }
     }
 
-    fn model_of(stream: Stream) -> (Model, Vec<String>) {
-        let trace = CtfTrace {
-            metadata: parse_metadata(METADATA).unwrap(),
-            streams: vec![Input {
-                name: "stream".into(),
-                core: None,
-                bytes: Bytes::Owned(stream.0),
-                was_hex: false,
-            }],
+    /// A trace of `METADATA` with these stream files.
+    fn trace_of(streams: impl IntoIterator<Item = Stream>) -> CtfTrace {
+        let input = |stream: Stream| Input {
+            name: "stream".into(),
+            core: None,
+            bytes: Bytes::Owned(stream.0),
+            was_hex: false,
         };
+        CtfTrace {
+            metadata: parse_metadata(METADATA).unwrap(),
+            streams: streams.into_iter().map(input).collect(),
+        }
+    }
+
+    fn model_of(stream: Stream) -> (Model, Vec<String>) {
+        let trace = trace_of([stream]);
         let mut rows = Vec::new();
         let model = build_model(
             &trace,
@@ -797,18 +803,7 @@ mod tests {
         for (value, (stream, ts)) in (0u32..).zip(events) {
             streams[stream].event(ts, 0x80, &[&value.to_le_bytes()]);
         }
-        let trace = CtfTrace {
-            metadata: parse_metadata(METADATA).unwrap(),
-            streams: streams
-                .into_iter()
-                .map(|stream| Input {
-                    name: "stream".into(),
-                    core: None,
-                    bytes: Bytes::Owned(stream.0),
-                    was_hex: false,
-                })
-                .collect(),
-        };
+        let trace = trace_of(streams);
         let mut merged = Vec::new();
         for_each_event(&trace, |row| {
             if let [(_, ArgValue::UInt(value))] = row.args {
@@ -827,17 +822,7 @@ mod tests {
             streams[n % 2].event(n as u32, 0x80, &[&(n as u32).to_le_bytes()]);
         }
         let bytes: u64 = streams.iter().map(|s| s.0.len() as u64).sum();
-        let trace = CtfTrace {
-            metadata: parse_metadata(METADATA).unwrap(),
-            streams: (streams.into_iter())
-                .map(|stream| Input {
-                    name: "stream".into(),
-                    core: None,
-                    bytes: Bytes::Owned(stream.0),
-                    was_hex: false,
-                })
-                .collect(),
-        };
+        let trace = trace_of(streams);
         let told = std::cell::RefCell::new(Vec::new());
         let progress = |read| told.borrow_mut().push(read);
         let import = CtfImport {
