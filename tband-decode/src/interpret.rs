@@ -11,8 +11,8 @@ use crate::sequencer::{self, Clock, GrowingStream, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
     AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
-    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, ReadProgress, StateReason, TaskKind,
-    TaskStateKind, TraceInfo,
+    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, ReadProgress, ReadTeller, StateReason,
+    TaskKind, TaskStateKind, TraceInfo,
 };
 
 /// A tband trace as the importer reads it: one stream per input, decoded
@@ -124,6 +124,9 @@ fn interpret<H: HandOn>(
         DecodeThread::Calling => sequencer::sequence(streams, clock, &mut interpreter),
         DecodeThread::Second => sequence_on_decode_thread(streams, clock, &mut interpreter),
     };
+    if let Some(read) = interpreter.progress.take() {
+        read.done(streams.iter().map(|s| s.bytes.len() as u64).sum());
+    }
     interpreter.finish(counts.records)
 }
 
@@ -319,9 +322,7 @@ struct Interpreter<'p, H> {
     metadata_cores: Vec<u32>,
     invalid: u64,
     /// Who is told how far the pass has read, if anyone.
-    progress: Option<ReadProgress<'p>>,
-    /// Per stream: the offset reached when the progress was last updated.
-    read: Vec<usize>,
+    progress: Option<ReadTeller<'p>>,
     /// Where each event goes as a raw event before it is interpreted.
     events: H,
 }
@@ -355,8 +356,7 @@ impl<'p, H> Interpreter<'p, H> {
             open_invalid_runs: 0,
             metadata_cores: Vec::new(),
             invalid: 0,
-            progress,
-            read: vec![0; streams],
+            progress: progress.map(|progress| ReadTeller::new(streams, progress)),
             events,
         }
     }
@@ -778,12 +778,8 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
     }
 
     fn progress(&mut self, stream: usize, offset: usize) {
-        if let Some(read) = self.read.get_mut(stream) {
-            *read = offset;
-        }
-        let total: usize = self.read.iter().sum();
-        if let Some(progress) = self.progress {
-            progress(total as u64);
+        if let Some(read) = &mut self.progress {
+            read.read_to(stream, offset as u64);
         }
     }
 }

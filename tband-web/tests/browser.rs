@@ -304,7 +304,7 @@ fn the_page_converts_and_summarises_as_the_tools_do() {
             "{stage}: the progress shown rises step by step: {sim}"
         );
     }
-    for (i, format) in [(2, "ThreadX"), (3, "CTF")] {
+    for (i, format) in [(2, "ThreadX"), (3, "CTF"), (5, "tband")] {
         let shown = &reports[i]["progress"];
         assert_eq!(
             shown_percents(shown, "decoding").last(),
