@@ -12,11 +12,11 @@ use super::decode::{EventRecord, Problem, ProblemKind, StreamDecoder, Value};
 use super::types::{EventClass, Metadata};
 use super::CtfTrace;
 use tband_decode::merge::merge_by_time;
+use tband_model::{Actor, ArgValue, EventRow, EventSink};
 use tband_model::{
     AnomalyKind, IdMap, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
     QueueKind, QueueOpKind, ReadProgress, ReadTeller, StateReason, TaskStateKind, TraceInfo,
 };
-use tband_model::{ArgValue, EventRow, EventSink};
 
 /// Zephyr's name for a thread that has none yet (its `thread_create` comes before its name).
 const UNNAMED_THREAD: &[u8] = b"unknown";
@@ -114,7 +114,8 @@ fn build_model_handing(
             let core = trace.stream_core(stream);
             if let Some(events) = events.as_deref_mut() {
                 if handed.get(record.class_index) == Some(&true) {
-                    hand_event(events, t, core, record, values);
+                    let actor = importer.b.actor(core);
+                    hand_event(events, t, core, actor, record, values);
                 }
             }
             importer.event(t, core, record, values);
@@ -160,16 +161,19 @@ pub fn for_each_event(trace: &CtfTrace, mut f: impl FnMut(&EventRow<'_>)) {
     for_each_merged(trace, &[], |stream, item| {
         if let Merged::Event(record, values) = item {
             let t = since(first_ns, record.ns);
-            hand_event(&mut f, t, trace.stream_core(stream), record, values);
+            let core = trace.stream_core(stream);
+            hand_event(&mut f, t, core, None, record, values);
         }
     });
 }
 
-/// Hands an event to `events`, its fields as arguments.
+/// Hands an event to `events`, its fields as arguments, with its time,
+/// core and the task or ISR running it.
 fn hand_event(
     events: &mut dyn FnMut(&EventRow<'_>),
     ts_ns: u64,
     core_id: u32,
+    actor: Option<Actor>,
     record: &EventRecord<'_>,
     values: &[Value<'_>],
 ) {
@@ -211,6 +215,7 @@ fn hand_event(
         class: record.class_index as u32,
         name: &record.class.name,
         args,
+        actor,
     });
 }
 

@@ -90,6 +90,7 @@ mod tests {
             class: 0,
             name: "thread_info",
             args,
+            actor: None,
         }
     }
 

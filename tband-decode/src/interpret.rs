@@ -10,7 +10,7 @@ use crate::frames::FrameError;
 use crate::sequencer::{self, Clock, GrowingStream, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
-    AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
+    Actor, AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
     PriorityCause, PriorityOrder, QueueKind, QueueOpKind, ReadProgress, ReadTeller, StateReason,
     TaskKind, TaskStateKind, TraceInfo,
 };
@@ -450,7 +450,8 @@ impl<'p, H> Interpreter<'p, H> {
 
 /// What the interpreter does with each event before it interprets it.
 trait HandOn {
-    fn hand_on(&mut self, at: Position, rec: &Record<'_>);
+    /// `b` holds the model built from the events before.
+    fn hand_on(&mut self, at: Position, rec: &Record<'_>, b: &ModelBuilder);
 }
 
 /// Nobody asked for the raw events.
@@ -458,12 +459,12 @@ struct NoSink;
 
 impl HandOn for NoSink {
     #[inline(always)]
-    fn hand_on(&mut self, _: Position, _: &Record<'_>) {}
+    fn hand_on(&mut self, _: Position, _: &Record<'_>, _: &ModelBuilder) {}
 }
 
 impl HandOn for EventSink<'_> {
-    fn hand_on(&mut self, at: Position, rec: &Record<'_>) {
-        hand_event(&mut **self, at, rec);
+    fn hand_on(&mut self, at: Position, rec: &Record<'_>, b: &ModelBuilder) {
+        hand_event(&mut **self, at, rec, b.actor(at.core));
     }
 }
 
@@ -476,7 +477,7 @@ struct HandingOn<'a, 'e> {
 
 impl Visitor for HandingOn<'_, '_> {
     fn event(&mut self, at: Position, rec: &Record<'_>) {
-        self.events.hand_on(at, rec);
+        self.events.hand_on(at, rec, &self.interpreter.b);
         self.interpreter.event(at, rec);
     }
 
@@ -499,7 +500,12 @@ impl Visitor for HandingOn<'_, '_> {
 
 /// Hands `rec` to `events` as the row of a raw event.
 #[inline(never)]
-fn hand_event(events: &mut dyn FnMut(&EventRow<'_>), at: Position, rec: &Record<'_>) {
+fn hand_event(
+    events: &mut dyn FnMut(&EventRow<'_>),
+    at: Position,
+    rec: &Record<'_>,
+    actor: Option<Actor>,
+) {
     let mut args = [("", ArgValue::Int(0)); 4];
     let mut n = 0;
     rec.event.for_each_field(|name, value| {
@@ -523,13 +529,14 @@ fn hand_event(events: &mut dyn FnMut(&EventRow<'_>), at: Position, rec: &Record<
         class: rec.event.kind().id().into(),
         name: rec.event.kind().name(),
         args: &args[..n],
+        actor,
     });
 }
 
 impl<H: HandOn> Visitor for Interpreter<'_, H> {
     #[inline(always)]
     fn event(&mut self, at: Position, rec: &Record<'_>) {
-        self.events.hand_on(at, rec);
+        self.events.hand_on(at, rec, &self.b);
         self.close_invalid_run(at.stream);
         let Some(t) = at.ts_ns else {
             if !self.metadata_cores.contains(&at.core) {

@@ -13,7 +13,7 @@ mod objects;
 use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
-    Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
+    Actor, Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
     MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
     QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority, TaskState,
     TaskStateKind, TraceInfo,
@@ -314,6 +314,18 @@ impl ModelBuilder {
     /// The innermost ISR executing on `core`.
     pub fn current_isr(&self, core: u32) -> Option<u32> {
         self.cores.get(core)?.isr_stack.last().map(|open| open.isr)
+    }
+
+    /// The innermost ISR executing on `core`, else the task running there.
+    pub fn actor(&self, core: u32) -> Option<Actor> {
+        let track = self.cores.get(core)?;
+        match track.isr_stack.last() {
+            Some(open) => Some(Actor::Isr(IsrKey {
+                core_id: core,
+                isr_id: open.isr,
+            })),
+            None => track.running.map(|(task, _)| Actor::Task(task)),
+        }
     }
 
     /// Records that an event happened on `core` at `t` (every timed event

@@ -13,7 +13,7 @@
 use std::marker::PhantomData;
 
 use super::id_index::{IdIndex, IdMap, Key};
-use super::{IsrKey, StrId};
+use super::{Actor, IsrKey, StrId};
 
 pub(crate) const CHUNK_BITS: u32 = 13;
 /// Rows per chunk.
@@ -300,7 +300,15 @@ macro_rules! id_value {
     )*};
 }
 
-id_value!(u32, IsrKey);
+id_value!(u32, IsrKey, Actor);
+
+/// What an id column's dictionary lists first (only optional actors are
+/// stored).
+impl Default for Actor {
+    fn default() -> Self {
+        Actor::Task(0)
+    }
+}
 
 /// Ids coded by the column's dictionary: a row holds its id's code,
 /// `C::NONE` for none. A column with more distinct ids than codes keeps
@@ -422,6 +430,22 @@ impl Narrows<i32> for i64 {
     #[inline(always)]
     fn widen(narrow: i32) -> i64 {
         narrow.into()
+    }
+}
+
+/// A value that may be missing: `i32::MIN + 1` for none.
+impl Narrows<i32> for Option<i64> {
+    const EXCEPTION: i32 = i32::MIN;
+    #[inline(always)]
+    fn narrow(self) -> Option<i32> {
+        match self {
+            None => Some(i32::MIN + 1),
+            Some(v) => i32::try_from(v).ok().filter(|&n| n > i32::MIN + 1),
+        }
+    }
+    #[inline(always)]
+    fn widen(narrow: i32) -> Option<i64> {
+        (narrow != i32::MIN + 1).then_some(narrow.into())
     }
 }
 

@@ -10,8 +10,9 @@
 use super::column::{columns, Column, Dictionary, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
 use super::table::{Interval, Row, Table};
 use super::{
-    IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold, PriorityCause, QueueOp,
-    QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState, TaskStateKind,
+    Actor, CounterValue, IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold,
+    ObjectLifetime, ObjectMark, PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason,
+    StrId, TaskPriority, TaskState, TaskStateKind,
 };
 
 columns! {
@@ -109,6 +110,60 @@ columns! {
         queue_id: Dictionary<u32, u16>,
         task_id: Dictionary<u32, u16>,
         truncated: Flag,
+    }
+}
+
+columns! {
+    ObjectLifetime in ObjectLifetimeChunk, ObjectLifetimeColumns {
+        start_ns: Time,
+        end_ns: End,
+        kind: Dictionary<u32, u8>,
+        key: Plain<u32>,
+        name: Plain<StrId>,
+        pool: Dictionary<Option<u32>, u16>,
+        slot: Narrow<u32, u8>,
+        truncated: Flag,
+        begin_core: Dictionary<u32, u8>,
+        end_core: Dictionary<Option<u32>, u8>,
+        begun_by: Dictionary<Option<Actor>, u16>,
+        ended_by: Dictionary<Option<Actor>, u16>,
+    }
+}
+
+columns! {
+    ObjectMark in ObjectMarkChunk, ObjectMarkColumns {
+        ts_ns: Time,
+        lifetime: Plain<u32>,
+        event: Plain<StrId>,
+        value: Narrow<Option<i64>, i32>,
+    }
+}
+
+columns! {
+    CounterValue in CounterValueChunk, CounterValueColumns {
+        ts_ns: Time,
+        counter: Dictionary<u32, u16>,
+        value: Narrow<i64, i32>,
+    }
+}
+
+impl Table<ObjectLifetime> {
+    /// Ends the lifetime at `index` at `t` (not before its start), by
+    /// `actor` on `core`.
+    pub(crate) fn end_lifetime_at(
+        &mut self,
+        index: usize,
+        t: u64,
+        core: u32,
+        actor: Option<Actor>,
+    ) {
+        if let Some((chunk, columns)) = self.chunk_mut(index) {
+            ObjectLifetime::end_at(chunk, columns, index, t);
+            columns
+                .end_core
+                .set(&mut chunk.end_core, index, Some(core), t);
+            columns.ended_by.set(&mut chunk.ended_by, index, actor, t);
+        }
     }
 }
 
@@ -337,6 +392,78 @@ mod tests {
             .collect();
         let table: Table<MarkerSpan> = spans.iter().copied().collect();
         assert!(table.iter().eq(spans.iter().copied()));
+    }
+
+    #[test]
+    fn tracked_objects_round_trip_with_wide_values_and_every_actor() {
+        let actors = [
+            None,
+            Some(Actor::Task(0)),
+            Some(Actor::Task(u32::MAX)),
+            Some(Actor::Isr(IsrKey {
+                core_id: 1,
+                isr_id: 7,
+            })),
+            Some(Actor::Isr(IsrKey {
+                core_id: 2,
+                isr_id: 300,
+            })),
+        ];
+        let lifetimes: Vec<ObjectLifetime> = (0..600u32)
+            .map(|i| ObjectLifetime {
+                kind: i % 3,
+                key: i,
+                name: StrId(i / 2),
+                pool: (i % 4 != 0).then_some(i % 5),
+                slot: i,
+                start_ns: u64::from(i) * 10,
+                end_ns: u64::from(i) * 10 + 5,
+                truncated: i % 7 == 0,
+                begin_core: i % 2,
+                end_core: (i % 3 != 0).then_some(i % 2),
+                begun_by: actors[i as usize % 5],
+                ended_by: actors[(i as usize + 1) % 5],
+            })
+            .collect();
+        let mut table: Table<ObjectLifetime> = lifetimes.iter().copied().collect();
+        assert!(table.iter().eq(lifetimes.iter().copied()));
+        let ender = actors[4];
+        table.end_lifetime_at(5, 1_000, 3, ender);
+        let ended = table.get(5).expect("row 5");
+        assert_eq!(
+            (ended.end_ns, ended.end_core, ended.ended_by),
+            (1_000, Some(3), ender)
+        );
+
+        // The narrow code of a missing value, as a value, is kept whole.
+        let values = [
+            None,
+            Some(0),
+            Some(-2_147_483_647),
+            Some(i64::MIN),
+            Some(i64::MAX),
+        ];
+        let marks: Vec<ObjectMark> = (0..10u32)
+            .map(|i| ObjectMark {
+                ts_ns: u64::from(i),
+                lifetime: i,
+                event: StrId(i % 2),
+                value: values[i as usize % 5],
+            })
+            .collect();
+        let table: Table<ObjectMark> = marks.iter().copied().collect();
+        assert_eq!(table.to_vec(), marks);
+        let counts: Vec<CounterValue> = (0..10u32)
+            .map(|i| CounterValue {
+                ts_ns: u64::from(i),
+                counter: i % 3,
+                value: values[i as usize % 5]
+                    .unwrap_or(7)
+                    .wrapping_add(i64::from(i)),
+            })
+            .collect();
+        let table: Table<CounterValue> = counts.iter().copied().collect();
+        assert_eq!(table.to_vec(), counts);
     }
 
     const QUEUE_OPS: [QueueOpKind; 5] = [

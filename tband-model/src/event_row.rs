@@ -1,6 +1,8 @@
 //! A decoded event as its format recorded it, before it means anything to
 //! the model: what raw-event listings and tables show.
 
+use crate::Actor;
+
 /// One field of a raw event.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ArgValue<'a> {
@@ -21,6 +23,9 @@ pub struct EventRow<'a> {
     pub class: u32,
     pub name: &'a str,
     pub args: &'a [(&'a str, ArgValue<'a>)],
+    /// The task or ISR running on its core when it happened, as the model
+    /// has it from the events before; `None` where no model is built.
+    pub actor: Option<Actor>,
 }
 
 /// Where an importer hands every event it decodes, as the format recorded

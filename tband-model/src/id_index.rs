@@ -6,7 +6,7 @@
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hash, Hasher};
 
-use super::{IsrKey, MarkerKind};
+use super::{Actor, IsrKey, MarkerKind};
 
 /// A cheap hasher for small keys (a pathological trace only slows its own
 /// decoding; nothing here is exposed to other inputs).
@@ -92,6 +92,24 @@ impl Key for IsrKey {
         IsrKey {
             core_id: (place >> 8) as u32,
             isr_id: (place & 0xff) as u32,
+        }
+    }
+}
+
+/// Tasks at even places, ISRs (as [`IsrKey`] places them) at odd ones.
+impl Key for Actor {
+    #[inline(always)]
+    fn place(self) -> usize {
+        let (place, isr) = match self {
+            Actor::Task(id) => (id as usize, 0),
+            Actor::Isr(key) => (key.place(), 1),
+        };
+        place.checked_mul(2).map_or(usize::MAX, |place| place | isr)
+    }
+    fn at_place(place: usize) -> Self {
+        match place & 1 {
+            0 => Actor::Task((place >> 1) as u32),
+            _ => Actor::Isr(IsrKey::at_place(place >> 1)),
         }
     }
 }

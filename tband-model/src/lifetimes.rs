@@ -1,11 +1,6 @@
 //! The builder of [`TrackedObjects`]: applies lifetime rules to the events of a
 //! trace as they are decoded, and when the model is built, ends what is
-//! still live, finds who began and ended each lifetime and reports what did
-//! not add up as anomalies.
-
-mod actors;
-
-use actors::Actors;
+//! still live and reports what did not add up as anomalies.
 
 use crate::id_index::{IdIndex, IdMap};
 use crate::rules::{Rule, RuleAction, Rules};
@@ -67,6 +62,15 @@ struct Slot {
     key: u64,
 }
 
+/// A live object: its lifetime's row, and the lane it holds in its pool
+/// (or kind).
+#[derive(Clone, Copy)]
+struct Live {
+    lifetime: u32,
+    pool: Option<u32>,
+    lane: u32,
+}
+
 struct Tally {
     count: u64,
     first_ns: u64,
@@ -101,7 +105,10 @@ struct Applying {
     tracked: TrackedObjects,
     /// The number of each text key seen, for its [`Slot`].
     text_keys: IdMap<Box<str>, u64>,
-    live: IdMap<Slot, u32>,
+    /// The index in `tracked.keys` of each key begun, by whether it is
+    /// text and its [`Slot::key`].
+    key_ids: IdMap<(bool, u64), u32>,
+    live: IdMap<Slot, Live>,
     pools: IdMap<Slot, u32>,
     counters: IdMap<(u32, u32), u32>,
     /// The pool found last: events of a pool come in runs.
@@ -113,12 +120,8 @@ struct Applying {
     kind_lanes: Vec<Vec<bool>>,
     tallies: IdMap<(usize, Problem), Tally>,
     tally_order: Vec<(usize, Problem)>,
-    /// The lifetimes ended by an end rule, in the order they ended (time
-    /// order, as lifetimes are in start order).
-    ended: Vec<u32>,
     /// The anomalies put in the model lent out, to take back with it.
     lent_anomalies: Vec<Anomaly>,
-    actors: Actors,
 }
 
 impl LifetimeBuilder {
@@ -156,17 +159,16 @@ impl LifetimeBuilder {
             tracked,
             counter_names,
             text_keys: IdMap::default(),
+            key_ids: IdMap::default(),
             live: IdMap::default(),
             pools: IdMap::default(),
             counters: IdMap::default(),
             pool_lanes: Vec::new(),
             tallies: IdMap::default(),
             tally_order: Vec::new(),
-            ended: Vec::new(),
             last_pool: None,
             last_counter: None,
             lent_anomalies: Vec::new(),
-            actors: Actors::default(),
         };
         LifetimeBuilder {
             rules,
@@ -247,8 +249,9 @@ impl LifetimeBuilder {
     pub fn take_back(&mut self, model: &mut Model) {
         let state = &mut self.state;
         state.tracked = std::mem::take(&mut model.tracked);
-        for &id in state.live.values() {
-            state.tracked.lifetimes[id as usize].truncated = false;
+        for live in state.live.values() {
+            let lifetimes = &mut state.tracked.lifetimes;
+            lifetimes.update(live.lifetime as usize, |l| l.truncated = false);
         }
         for lent in state.lent_anomalies.drain(..) {
             if let Some(at) = model.anomalies.iter().rposition(|a| *a == lent) {
@@ -257,9 +260,8 @@ impl LifetimeBuilder {
         }
     }
 
-    /// Ends what is still live at the end of the trace, finds the task or
-    /// ISR that began and ended each lifetime, and puts the objects and
-    /// the anomalies in `model`.
+    /// Ends what is still live at the end of the trace, and puts the
+    /// objects and the anomalies in `model`.
     pub fn finish(mut self, model: &mut Model) {
         self.state.put_in(&self.rules, model);
     }
@@ -298,13 +300,10 @@ impl Applying {
         match rule.action {
             RuleAction::Begin => self.begin(rules, f, key, slot, ts, row),
             RuleAction::End => match self.live.remove(&slot) {
-                Some(id) => {
-                    let lifetime = &mut self.tracked.lifetimes[id as usize];
-                    lifetime.end_ns = ts;
-                    lifetime.end_core = Some(row.core_id);
-                    let (slot, pool) = (lifetime.slot, lifetime.pool);
-                    self.lanes_of(kind, pool)[slot as usize] = false;
-                    self.ended.push(id);
+                Some(live) => {
+                    let lifetimes = &mut self.tracked.lifetimes;
+                    lifetimes.end_lifetime_at(live.lifetime as usize, ts, row.core_id, row.actor);
+                    self.lanes_of(kind, live.pool)[live.lane as usize] = false;
                 }
                 None => {
                     let key = self.key_text(kind, key);
@@ -312,7 +311,7 @@ impl Applying {
                 }
             },
             RuleAction::Mark => match self.live.get(&slot) {
-                Some(&lifetime) => {
+                Some(&Live { lifetime, .. }) => {
                     let value = match &rule.value {
                         Some(_) => match at(row, f.value) {
                             Some(v) => int_of(v),
@@ -438,11 +437,13 @@ impl Applying {
         if let Some(earlier) = self.live.remove(&slot) {
             // The earlier lifetime's end was not recorded: it ends here,
             // as much as is known of it.
-            let lifetime = &mut self.tracked.lifetimes[earlier as usize];
-            lifetime.end_ns = ts;
-            lifetime.truncated = true;
-            let (slot, its_pool) = (lifetime.slot, lifetime.pool);
-            self.lanes_of(kind, its_pool)[slot as usize] = false;
+            self.tracked
+                .lifetimes
+                .update(earlier.lifetime as usize, |l| {
+                    l.end_ns = ts;
+                    l.truncated = true;
+                });
+            self.lanes_of(kind, earlier.pool)[earlier.lane as usize] = false;
             let text = self.key_text(kind, key);
             self.tally(r, Problem::AlreadyLive, ts, row, text);
         }
@@ -455,22 +456,43 @@ impl Applying {
             }
         };
         lanes[lane] = true;
-        let id = self.tracked.lifetimes.len() as u32;
-        self.live.insert(slot, id);
+        let lifetime = self.tracked.lifetimes.len() as u32;
+        let lane = lane as u32;
+        (self.live).insert(
+            slot,
+            Live {
+                lifetime,
+                pool,
+                lane,
+            },
+        );
+        let key = self.key_id(slot, key);
         self.tracked.lifetimes.push(ObjectLifetime {
             kind,
-            key: key_of(key),
+            key,
             name,
             pool,
-            slot: lane as u32,
+            slot: lane,
             start_ns: ts,
             end_ns: ts,
             truncated: false,
             begin_core: row.core_id,
             end_core: None,
-            begun_by: None,
+            begun_by: row.actor,
             ended_by: None,
         });
+    }
+
+    /// The index in `tracked.keys` of the key of the object in `slot`.
+    fn key_id(&mut self, slot: Slot, key: ArgValue<'_>) -> u32 {
+        let next = self.tracked.keys.len() as u32;
+        let id = *(self.key_ids)
+            .entry((slot.kind_text & 1 == 1, slot.key))
+            .or_insert(next);
+        if id == next {
+            self.tracked.keys.push(key_of(key));
+        }
+        id
     }
 
     /// The pool of the rule's kind keyed `key`, made at its first mention; named by
@@ -597,17 +619,16 @@ impl Applying {
         tally.last_ns = ts;
     }
 
-    /// Ends what is live at the model's end, finds the task or ISR that
-    /// began and ended each lifetime, and puts the objects and the
+    /// Ends what is live at the model's end, and puts the objects and the
     /// anomalies in `model`.
     fn put_in(&mut self, rules: &[Rule], model: &mut Model) {
         let end = model.info.duration_ns;
-        for &id in self.live.values() {
-            let lifetime = &mut self.tracked.lifetimes[id as usize];
-            lifetime.end_ns = end;
-            lifetime.truncated = true;
+        for live in self.live.values() {
+            self.tracked.lifetimes.update(live.lifetime as usize, |l| {
+                l.end_ns = end;
+                l.truncated = true;
+            });
         }
-        (self.actors).find(model, &mut self.tracked.lifetimes, &self.ended);
         for (pool, lanes) in self.tracked.pools.iter_mut().zip(&self.pool_lanes) {
             pool.slots = lanes.len() as u32;
         }
@@ -751,6 +772,7 @@ mod tests {
             class: classes.iter().position(|c| *c == name).unwrap() as u32,
             name,
             args,
+            actor: None,
         });
     }
 
@@ -787,7 +809,7 @@ mod tests {
             .iter()
             .map(|l| {
                 (
-                    l.key.to_string(),
+                    o.key(&l).to_string(),
                     l.start_ns,
                     l.end_ns,
                     l.truncated,
@@ -807,7 +829,8 @@ mod tests {
         assert_eq!(o.pools.len(), 1);
         assert_eq!((o.pools[0].name.as_str(), o.pools[0].slots), ("rx", 2));
         assert_eq!(o.marks.len(), 1);
-        assert_eq!((o.marks[0].lifetime, o.marks[0].value), (0, Some(2)));
+        let mark = o.marks.first().expect("a mark");
+        assert_eq!((mark.lifetime, mark.value), (0, Some(2)));
         let free: Vec<_> = o
             .counter_values
             .iter()
@@ -841,7 +864,7 @@ mod tests {
         b.finish(&mut model);
         let o = &model.tracked;
         let spans: Vec<_> = (o.lifetimes.iter())
-            .map(|l| (o.kind(l.kind), l.key.to_string(), l.start_ns, l.end_ns))
+            .map(|l| (o.kind(l.kind), o.key(&l).to_string(), l.start_ns, l.end_ns))
             .collect();
         assert_eq!(
             spans,

@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::{IsrKey, StrId, Strings};
+use crate::{IsrKey, StrId, Strings, Table};
 
 /// An object's identity within its kind: the value of the rule's key field.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -25,7 +25,7 @@ impl fmt::Display for ObjectKey {
 }
 
 /// What was running when an event happened: a task, or an ISR.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Actor {
     Task(u32),
     Isr(IsrKey),
@@ -46,11 +46,12 @@ pub struct ObjectPool {
 }
 
 /// One object from the event that began it to the one that ended it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ObjectLifetime {
     /// Index into [`TrackedObjects::kinds`].
     pub kind: u32,
-    pub key: ObjectKey,
+    /// Index into [`TrackedObjects::keys`].
+    pub key: u32,
     /// In [`TrackedObjects::names`]; the empty string when no field named it.
     pub name: StrId,
     /// Index into [`TrackedObjects::pools`].
@@ -102,12 +103,14 @@ pub struct CounterValue {
 pub struct TrackedObjects {
     /// The kinds the rules named, in the rules' order.
     pub kinds: Vec<String>,
+    /// The objects' keys, each once (objects of different kinds may share one).
+    pub keys: Vec<ObjectKey>,
     pub names: Strings,
     pub pools: Vec<ObjectPool>,
-    pub lifetimes: Vec<ObjectLifetime>,
-    pub marks: Vec<ObjectMark>,
+    pub lifetimes: Table<ObjectLifetime>,
+    pub marks: Table<ObjectMark>,
     pub counters: Vec<ObjectCounter>,
-    pub counter_values: Vec<CounterValue>,
+    pub counter_values: Table<CounterValue>,
 }
 
 impl TrackedObjects {
@@ -117,6 +120,11 @@ impl TrackedObjects {
 
     pub fn kind(&self, kind: u32) -> &str {
         self.kinds.get(kind as usize).map_or("", String::as_str)
+    }
+
+    /// The key of `lifetime`'s object.
+    pub fn key(&self, lifetime: &ObjectLifetime) -> &ObjectKey {
+        &self.keys[lifetime.key as usize]
     }
 
     pub fn pool(&self, pool: Option<u32>) -> Option<&ObjectPool> {

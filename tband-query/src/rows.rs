@@ -681,6 +681,7 @@ mod tests {
             class: 0,
             name: "e",
             args,
+            actor: None,
         };
         events.event(&event(Some(5), &args));
         events.event(&event(None, &[]));

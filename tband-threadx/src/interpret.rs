@@ -113,7 +113,7 @@ fn build_model_telling(
     let mut count = 0u64;
     for entry in entries.by_ref() {
         if let Some(events) = events.as_deref_mut() {
-            hand_entry(events, buffer, &entry);
+            hand_entry(events, buffer, &entry, importer.b.actor(0));
         }
         importer.entry(&entry);
         count += 1;

@@ -2,15 +2,20 @@
 
 use super::event_names::event_info;
 use super::{Buffer, Entry};
-use tband_model::{ArgValue, EventRow};
+use tband_model::{Actor, ArgValue, EventRow};
 
 /// Labels of the information words of events without a table entry.
 const PLAIN_LABELS: [&str; 4] = ["info1", "info2", "info3", "info4"];
 
 /// Hands an entry of `buffer` to `events`: the event's name (`unknown` for
 /// ids without one), the logging context and the raw words, the
-/// information words under the names of what they hold.
-pub fn hand_entry(events: &mut dyn FnMut(&EventRow<'_>), buffer: &Buffer<'_>, entry: &Entry) {
+/// information words under the names of what they hold; `actor` ran it.
+pub fn hand_entry(
+    events: &mut dyn FnMut(&EventRow<'_>),
+    buffer: &Buffer<'_>,
+    entry: &Entry,
+    actor: Option<Actor>,
+) {
     let name = entry.event_name().unwrap_or("unknown");
     let labels = event_info(entry.event_id).map_or(PLAIN_LABELS, |info| info.fields);
     let mut args = [
@@ -40,6 +45,7 @@ pub fn hand_entry(events: &mut dyn FnMut(&EventRow<'_>), buffer: &Buffer<'_>, en
         class: entry.event_id,
         name,
         args: &args[..count],
+        actor,
     });
 }
 

@@ -46,7 +46,7 @@ fn net_buf_lifetimes_are_what_the_stream_records() {
                 "a buffer is named by its pool"
             );
             assert_eq!(o.kind(l.kind), "net_buf");
-            let ObjectKey::Int(key) = l.key else {
+            let ObjectKey::Int(key) = *o.key(&l) else {
                 panic!("an address")
             };
             let pool_name = net_buf_trace::LIFETIMES
@@ -73,7 +73,8 @@ fn net_buf_lifetimes_are_what_the_stream_records() {
         .marks
         .iter()
         .map(|m| {
-            let ObjectKey::Int(key) = o.lifetimes[m.lifetime as usize].key else {
+            let lifetime = o.lifetimes.get(m.lifetime as usize).expect("a lifetime");
+            let ObjectKey::Int(key) = *o.key(&lifetime) else {
                 panic!()
             };
             (
@@ -156,7 +157,7 @@ fn lifetimes_of(model: &Model) -> Vec<(String, u64, Option<u64>, Option<bool>)> 
         .map(|l| {
             let by_task = l.begun_by.map(|a| matches!(a, Actor::Task(_)));
             (
-                l.key.to_string(),
+                o.key(&l).to_string(),
                 l.start_ns,
                 (!l.truncated).then_some(l.end_ns),
                 by_task,

@@ -120,12 +120,12 @@ fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static
         }
         IntervalSource::ObjectLifetimes => {
             if let Some(l) = m.tracked.lifetimes.get(i) {
-                tracked::lifetime(m, l, out);
+                tracked::lifetime(m, &l, out);
             }
         }
         IntervalSource::ObjectMarks => {
             if let Some(k) = m.tracked.marks.get(i) {
-                tracked::mark(m, k, out);
+                tracked::mark(m, &k, out);
             }
         }
         IntervalSource::Anomalies => {
@@ -194,7 +194,7 @@ fn sample(m: &Model, source: SampleSource, i: usize, out: &mut Vec<(&'static str
         }
         SampleSource::ObjectCounters => {
             if let Some(v) = m.tracked.counter_values.get(i) {
-                tracked::counter_value(m, v, out);
+                tracked::counter_value(m, &v, out);
             }
         }
         SampleSource::QueueLevels => {

@@ -61,13 +61,13 @@ pub(super) fn write<W: Write>(w: &mut EventWriter<'_, W>, model: &Model) -> io::
             }
         }
     }
+    let keys: Vec<String> = o.keys.iter().map(ToString::to_string).collect();
     for l in &o.lifetimes {
-        let key = l.key.to_string();
         w.begin(
             b'X',
-            pid_of(l),
+            pid_of(&l),
             Some(l.slot.into()),
-            &key,
+            &keys[l.key as usize],
             "object",
             l.start_ns,
         )?;
@@ -83,7 +83,7 @@ pub(super) fn write<W: Write>(w: &mut EventWriter<'_, W>, model: &Model) -> io::
         };
         w.begin(
             b'i',
-            pid_of(l),
+            pid_of(&l),
             Some(l.slot.into()),
             o.names.get(mark.event),
             "object",

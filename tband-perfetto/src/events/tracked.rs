@@ -11,11 +11,10 @@ use super::{Arg, EventCounts, IidCache, Sequence, ARG_CORE, ARG_COUNT, ARG_TRUNC
 use crate::tracks::Tracks;
 use crate::writer::ChunkSink;
 
-/// The objects' keys as text, by lifetime: the names of their slices,
-/// made before the sequence that interns them.
+/// The objects' keys as text, each once: the names of their slices, made
+/// before the sequence that interns them.
 pub(super) fn keys(model: &Model) -> Vec<String> {
-    let lifetimes = &model.tracked.lifetimes;
-    lifetimes.iter().map(|l| l.key.to_string()).collect()
+    model.tracked.keys.iter().map(ToString::to_string).collect()
 }
 
 pub(super) fn write<'m, S: ChunkSink>(
@@ -26,11 +25,13 @@ pub(super) fn write<'m, S: ChunkSink>(
     counts: &mut EventCounts,
 ) -> io::Result<()> {
     let o = &model.tracked;
-    for (l, key) in o.lifetimes.iter().zip(keys) {
-        let Some(track) = tracks.tracked.lifetime(l) else {
+    let mut key_names = IidCache::new(keys.len());
+    for l in &o.lifetimes {
+        let Some(track) = tracks.tracked.lifetime(&l) else {
             continue;
         };
-        let name = seq.names.iid(key);
+        let key = l.key as usize;
+        let name = key_names.iid(&mut seq.names, Some(key), &keys[key]);
         let core = Arg::Uint(ARG_CORE, l.begin_core.into());
         if l.truncated {
             let args = [core, Arg::Bool(ARG_TRUNCATED, true)];
@@ -43,7 +44,7 @@ pub(super) fn write<'m, S: ChunkSink>(
     let mut mark_names = IidCache::new(o.names.all().len());
     for mark in &o.marks {
         let lifetime = o.lifetimes.get(mark.lifetime as usize);
-        let Some(track) = lifetime.and_then(|l| tracks.tracked.lifetime(l)) else {
+        let Some(track) = lifetime.and_then(|l| tracks.tracked.lifetime(&l)) else {
             continue;
         };
         let event = Some(mark.event.0 as usize);

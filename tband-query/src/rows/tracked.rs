@@ -9,9 +9,9 @@ pub fn write<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Res
     let o = &m.tracked;
     let pool_keys: Vec<String> = o.pools.iter().map(|p| p.key.to_string()).collect();
     let pool = |index: u32| (&o.pools[index as usize], pool_keys[index as usize].as_str());
+    let keys: Vec<String> = o.keys.iter().map(ToString::to_string).collect();
     match table.name {
         "object_lifetimes" => o.lifetimes.iter().enumerate().try_for_each(|(id, l)| {
-            let key = l.key.to_string();
             let [pool_key, pool_name] = pool_cells(l.pool.map(pool));
             let (begin_task, begin_isr) = actor_cells(l.begun_by);
             let (end_task, end_isr) = actor_cells(l.ended_by);
@@ -20,7 +20,7 @@ pub fn write<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Res
                 o.kind(l.kind).into(),
                 pool_key,
                 pool_name,
-                key.as_str().into(),
+                keys[l.key as usize].as_str().into(),
                 o.names.get(l.name).into(),
                 l.slot.into(),
                 l.start_ns.into(),

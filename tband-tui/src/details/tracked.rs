@@ -9,7 +9,7 @@ use crate::time::exact;
 pub fn lifetime(m: &Model, l: &ObjectLifetime, out: &mut Vec<(&'static str, String)>) {
     let o = &m.tracked;
     out.push(("kind", o.kind(l.kind).to_string()));
-    out.push(("key", l.key.to_string()));
+    out.push(("key", o.key(l).to_string()));
     let name = o.names.get(l.name);
     if !name.is_empty() {
         out.push(("name", name.to_string()));
@@ -30,7 +30,7 @@ pub fn mark(m: &Model, k: &ObjectMark, out: &mut Vec<(&'static str, String)>) {
     let o = &m.tracked;
     out.push(("event", o.names.get(k.event).to_string()));
     if let Some(l) = o.lifetimes.get(k.lifetime as usize) {
-        out.push(("key", l.key.to_string()));
+        out.push(("key", o.key(&l).to_string()));
     }
     if let Some(value) = k.value {
         out.push(("value", value.to_string()));
