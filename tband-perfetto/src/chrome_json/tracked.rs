@@ -62,10 +62,14 @@ pub(super) fn write<W: Write>(w: &mut EventWriter<'_, W>, model: &Model) -> io::
         }
     }
     let keys: Vec<String> = o.keys.iter().map(ToString::to_string).collect();
+    // Each lifetime's process and thread, for its marks.
+    let mut lanes = Vec::with_capacity(o.lifetimes.len());
     for l in &o.lifetimes {
+        let pid = pid_of(&l);
+        lanes.push((pid, l.slot));
         w.begin(
             b'X',
-            pid_of(&l),
+            pid,
             Some(l.slot.into()),
             &keys[l.key as usize],
             "object",
@@ -78,13 +82,13 @@ pub(super) fn write<W: Write>(w: &mut EventWriter<'_, W>, model: &Model) -> io::
         write!(w.out, ",\"truncated\":{}}}}}", l.truncated)?;
     }
     for mark in &o.marks {
-        let Some(l) = o.lifetimes.get(mark.lifetime as usize) else {
+        let Some(&(pid, slot)) = lanes.get(mark.lifetime as usize) else {
             continue;
         };
         w.begin(
             b'i',
-            pid_of(&l),
-            Some(l.slot.into()),
+            pid,
+            Some(slot.into()),
             o.names.get(mark.event),
             "object",
             mark.ts_ns,

@@ -26,8 +26,12 @@ pub(super) fn write<'m, S: ChunkSink>(
 ) -> io::Result<()> {
     let o = &model.tracked;
     let mut key_names = IidCache::new(keys.len());
+    // Each lifetime's track, for its marks.
+    let mut lifetime_tracks = Vec::with_capacity(o.lifetimes.len());
     for l in &o.lifetimes {
-        let Some(track) = tracks.tracked.lifetime(&l) else {
+        let track = tracks.tracked.lifetime(&l);
+        lifetime_tracks.push(track);
+        let Some(track) = track else {
             continue;
         };
         let key = l.key as usize;
@@ -43,8 +47,7 @@ pub(super) fn write<'m, S: ChunkSink>(
     }
     let mut mark_names = IidCache::new(o.names.all().len());
     for mark in &o.marks {
-        let lifetime = o.lifetimes.get(mark.lifetime as usize);
-        let Some(track) = lifetime.and_then(|l| tracks.tracked.lifetime(&l)) else {
+        let Some(&Some(track)) = lifetime_tracks.get(mark.lifetime as usize) else {
             continue;
         };
         let event = Some(mark.event.0 as usize);
