@@ -109,13 +109,19 @@ fn build_stream(
     out
 }
 
+/// This thread's CPU time, to the nanosecond (`/proc`'s schedstat moves in
+/// scheduler ticks, 4 ms here).
 fn thread_cpu_time() -> Duration {
-    let schedstat = std::fs::read_to_string("/proc/thread-self/schedstat").unwrap_or_default();
-    let ns = schedstat
-        .split_whitespace()
-        .next()
-        .and_then(|v| v.parse().ok());
-    Duration::from_nanos(ns.unwrap_or(0))
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid timespec for the call to fill.
+    let read = unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut now) };
+    match read {
+        0 => Duration::new(now.tv_sec as u64, now.tv_nsec as u32),
+        _ => Duration::ZERO,
+    }
 }
 
 /// CPU times of one conversion: into the model, and on to a Perfetto trace.
