@@ -275,25 +275,11 @@ impl Applying {
             match at(row, self.condition_fields[f.conditions + c]) {
                 Some(v) if int_of(v) == Some(*wanted) => {}
                 Some(_) => return,
-                None => {
-                    return self.tally(
-                        r,
-                        Problem::MissingField(FieldRole::Condition(c)),
-                        ts,
-                        row,
-                        String::new(),
-                    )
-                }
+                None => return self.missing(r, FieldRole::Condition(c), ts, row),
             }
         }
         let Some(key) = at(row, f.key) else {
-            return self.tally(
-                r,
-                Problem::MissingField(FieldRole::Key),
-                ts,
-                row,
-                String::new(),
-            );
+            return self.missing(r, FieldRole::Key, ts, row);
         };
         let kind = self.rule_kind[r];
         let slot = self.slot(kind, key);
@@ -315,15 +301,7 @@ impl Applying {
                     let value = match &rule.value {
                         Some(_) => match at(row, f.value) {
                             Some(v) => int_of(v),
-                            None => {
-                                return self.tally(
-                                    r,
-                                    Problem::MissingField(FieldRole::Value),
-                                    ts,
-                                    row,
-                                    String::new(),
-                                )
-                            }
+                            None => return self.missing(r, FieldRole::Value, ts, row),
                         },
                         None => None,
                     };
@@ -341,22 +319,10 @@ impl Applying {
             },
             RuleAction::Counter => {
                 let Some(value) = at(row, f.value) else {
-                    return self.tally(
-                        r,
-                        Problem::MissingField(FieldRole::Value),
-                        ts,
-                        row,
-                        String::new(),
-                    );
+                    return self.missing(r, FieldRole::Value, ts, row);
                 };
                 let Some(value) = int_of(value) else {
-                    return self.tally(
-                        r,
-                        Problem::MissingField(FieldRole::Value),
-                        ts,
-                        row,
-                        String::new(),
-                    );
+                    return self.missing(r, FieldRole::Value, ts, row);
                 };
                 let Some(pool) = self.pool(rules, f, key, slot, ts, row) else {
                     return;
@@ -401,15 +367,7 @@ impl Applying {
         let name = match &rule.name {
             Some(_) => match at(row, f.name) {
                 Some(v) => self.intern_value(v),
-                None => {
-                    return self.tally(
-                        r,
-                        Problem::MissingField(FieldRole::Name),
-                        ts,
-                        row,
-                        String::new(),
-                    )
-                }
+                None => return self.missing(r, FieldRole::Name, ts, row),
             },
             None => StrId::EMPTY,
         };
@@ -422,15 +380,7 @@ impl Applying {
                         None => return,
                     }
                 }
-                None => {
-                    return self.tally(
-                        r,
-                        Problem::MissingField(FieldRole::Pool),
-                        ts,
-                        row,
-                        String::new(),
-                    )
-                }
+                None => return self.missing(r, FieldRole::Pool, ts, row),
             },
             None => None,
         };
@@ -513,13 +463,7 @@ impl Applying {
             Some(_) => match at(row, f.pool_name) {
                 Some(value) => Some(value),
                 None => {
-                    self.tally(
-                        r,
-                        Problem::MissingField(FieldRole::PoolName),
-                        ts,
-                        row,
-                        String::new(),
-                    );
+                    self.missing(r, FieldRole::PoolName, ts, row);
                     return None;
                 }
             },
@@ -602,6 +546,11 @@ impl Applying {
 
     fn key_text(&self, kind: u32, key: ArgValue<'_>) -> String {
         format!("{} {}", self.tracked.kind(kind), key_of(key))
+    }
+
+    /// Counts an event that lacks the field rule `r` names for `role`.
+    fn missing(&mut self, r: usize, role: FieldRole, ts: u64, row: &EventRow<'_>) {
+        self.tally(r, Problem::MissingField(role), ts, row, String::new());
     }
 
     fn tally(&mut self, r: usize, problem: Problem, ts: u64, row: &EventRow<'_>, example: String) {

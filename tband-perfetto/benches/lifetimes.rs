@@ -12,7 +12,7 @@
 //! (the model, then `tband-perfetto --threads 1`'s export into nothing).
 //! Prints events per second of each, best of N runs taken in turn (A, B,
 //! C, A, B, C, ...), and the lifetime trace's speed as a share of the
-//! other's.
+//! others', in events and in bytes per second.
 //!
 //! `cargo bench -p tband-perfetto --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|plain]`
 //! (2 million events and 5 runs by default; naming one trace converts only
@@ -241,4 +241,14 @@ fn main() {
             100.0 * rate(best[1].perfetto) / rate(best[i].perfetto)
         );
     }
+    // The network-buffer events are longer than the workload's: per byte
+    // of input, the lifetime trace's share is larger.
+    let bytes = |i: usize| cases[i].2.len() as f64;
+    println!(
+        "  with / without, by bytes per second {:>23.1} % {:>9.1} %",
+        100.0 * bytes(1) / best[1].model.as_secs_f64() / (bytes(0) / best[0].model.as_secs_f64()),
+        100.0 * bytes(1)
+            / best[1].perfetto.as_secs_f64()
+            / (bytes(0) / best[0].perfetto.as_secs_f64())
+    );
 }
