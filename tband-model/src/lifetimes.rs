@@ -110,11 +110,10 @@ struct Applying {
     key_ids: IdMap<(bool, u64), u32>,
     live: IdMap<Slot, Live>,
     pools: IdMap<Slot, u32>,
-    counters: IdMap<(u32, u32), u32>,
+    /// Per pool: its counters, each by its name's index (a pool has few).
+    pool_counters: Vec<Vec<(u32, u32)>>,
     /// The pool found last: events of a pool come in runs.
     last_pool: Option<(Slot, u32)>,
-    /// The counter found last, by pool and name.
-    last_counter: Option<(u32, u32, u32)>,
     /// Busy lanes: per pool, then per kind for lifetimes without a pool.
     pool_lanes: Vec<Vec<bool>>,
     kind_lanes: Vec<Vec<bool>>,
@@ -162,12 +161,11 @@ impl LifetimeBuilder {
             key_ids: IdMap::default(),
             live: IdMap::default(),
             pools: IdMap::default(),
-            counters: IdMap::default(),
+            pool_counters: Vec::new(),
             pool_lanes: Vec::new(),
             tallies: IdMap::default(),
             tally_order: Vec::new(),
             last_pool: None,
-            last_counter: None,
             lent_anomalies: Vec::new(),
         };
         LifetimeBuilder {
@@ -191,7 +189,7 @@ impl LifetimeBuilder {
             found => self.resolve(row, found.copied()),
         } as usize;
         for n in 0..self.class_rules[class].rules.len() {
-            let fields = self.class_rules[class].rules[n];
+            let fields = &self.class_rules[class].rules[n];
             self.state.apply(&self.rules, fields, ts, row);
         }
     }
@@ -268,7 +266,7 @@ impl LifetimeBuilder {
 }
 
 impl Applying {
-    fn apply(&mut self, rules: &[Rule], f: Fields, ts: u64, row: &EventRow<'_>) {
+    fn apply(&mut self, rules: &[Rule], f: &Fields, ts: u64, row: &EventRow<'_>) {
         let r = f.rule;
         let rule = &rules[r];
         for (c, (_, wanted)) in rule.conditions.iter().enumerate() {
@@ -328,18 +326,16 @@ impl Applying {
                     return;
                 };
                 let name = self.rule_counter[r];
-                let counter = match self.last_counter {
-                    Some((p, n, counter)) if (p, n) == (pool, name) => counter,
-                    _ => {
-                        let next = self.tracked.counters.len() as u32;
-                        let counter = *self.counters.entry((pool, name)).or_insert(next);
-                        if counter == next {
-                            self.tracked.counters.push(ObjectCounter {
-                                pool,
-                                name: self.counter_names[name as usize].clone(),
-                            });
-                        }
-                        self.last_counter = Some((pool, name, counter));
+                let counters = &mut self.pool_counters[pool as usize];
+                let counter = match counters.iter().find(|&&(n, _)| n == name) {
+                    Some(&(_, counter)) => counter,
+                    None => {
+                        let counter = self.tracked.counters.len() as u32;
+                        counters.push((name, counter));
+                        self.tracked.counters.push(ObjectCounter {
+                            pool,
+                            name: self.counter_names[name as usize].clone(),
+                        });
                         counter
                     }
                 };
@@ -355,7 +351,7 @@ impl Applying {
     fn begin(
         &mut self,
         rules: &[Rule],
-        f: Fields,
+        f: &Fields,
         key: ArgValue<'_>,
         slot: Slot,
         ts: u64,
@@ -450,7 +446,7 @@ impl Applying {
     fn pool(
         &mut self,
         rules: &[Rule],
-        f: Fields,
+        f: &Fields,
         key: ArgValue<'_>,
         slot: Slot,
         ts: u64,
@@ -493,6 +489,7 @@ impl Applying {
         });
         self.pools.insert(slot, pool);
         self.pool_lanes.push(Vec::new());
+        self.pool_counters.push(Vec::new());
         Some(pool)
     }
 
