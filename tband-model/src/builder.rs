@@ -318,13 +318,12 @@ impl ModelBuilder {
 
     /// The innermost ISR executing on `core`, else the task running there.
     pub fn actor(&self, core: u32) -> Option<Actor> {
-        let track = self.cores.get(core)?;
-        match track.isr_stack.last() {
-            Some(open) => Some(Actor::Isr(IsrKey {
+        match self.current_isr(core) {
+            Some(isr_id) => Some(Actor::Isr(IsrKey {
                 core_id: core,
-                isr_id: open.isr,
+                isr_id,
             })),
-            None => track.running.map(|(task, _)| Actor::Task(task)),
+            None => self.running_task(core).map(Actor::Task),
         }
     }
 
