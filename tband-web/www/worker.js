@@ -3,7 +3,6 @@
 import init, { Files, simulated_trace } from './pkg/tband_web.js';
 
 const ready = init().then(warmUp);
-const BLOB_BYTES = 16 << 20;
 const READ_BYTES = 1 << 20;
 const WARM_UP_BYTES = 2 << 20;
 
@@ -50,27 +49,17 @@ self.onmessage = async ({ data: { files } }) => {
     const decodedMs = performance.now() - started;
     const summary = converted.summary();
     const summarisedMs = performance.now() - started;
-    // The trace's chunks are copied out of the module's memory as they
-    // come and gathered into Blobs of a few megabytes, which the browser
-    // keeps outside the page's memory: the whole trace is never one buffer.
-    const blobs = [];
-    let chunks = [];
-    let chunked = 0;
+    // Each chunk becomes a Blob as it comes, which copies it out of the
+    // module's memory to where the browser keeps Blobs, outside the page's
+    // memory: the whole trace is never one buffer here.
+    const chunks = [];
     progress('writing the Perfetto trace', 0, 0);
     converted.perfetto({
       ...listener('writing the Perfetto trace'),
-      chunk: (bytes) => {
-        chunks.push(bytes.slice());
-        chunked += bytes.length;
-        if (chunked >= BLOB_BYTES) {
-          blobs.push(new Blob(chunks));
-          chunks = [];
-          chunked = 0;
-        }
-      },
+      chunk: (bytes) => chunks.push(new Blob([bytes])),
     });
     converted.free();
-    const trace = new Blob([...blobs, ...chunks], { type: 'application/octet-stream' });
+    const trace = new Blob(chunks, { type: 'application/octet-stream' });
     const doneMs = performance.now() - started;
     const timings = {
       readMs,
