@@ -279,10 +279,7 @@ mod tests {
         let mut bytes = [&bytes[..], &[0x17, 0x80, 0], &bytes[..]].concat();
         bytes.extend_from_slice(&[3, 200]);
         let streams = [Stream::new(&bytes, 0)];
-        let clock = Clock {
-            ns_per_tick: 1,
-            first_raw: 40,
-        };
+        let clock = Clock::new(1, 40);
         let (mut one, mut two) = (FullLog::default(), FullLog::default());
         sequence(&streams, &clock, &mut one);
         sequence_on_decode_thread(&streams, &clock, &mut two);

@@ -91,10 +91,7 @@ fn start_model(streams: &[Stream<'_>], mut info: TraceInfo) -> (ModelBuilder, Cl
     info.ns_per_tick_known = ns_per_tick.is_some();
     info.ns_per_tick = ns_per_tick.unwrap_or(1).max(1);
     info.first_ts_raw = sequencer::first_timestamp(streams).unwrap_or(0);
-    let clock = Clock {
-        ns_per_tick: info.ns_per_tick,
-        first_raw: info.first_ts_raw,
-    };
+    let clock = Clock::new(info.ns_per_tick, info.first_ts_raw);
     *builder.info_mut() = info;
     if ns_per_tick.is_none() {
         builder.anomaly(

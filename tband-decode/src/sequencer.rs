@@ -102,15 +102,35 @@ pub fn find_ts_resolution(streams: &[Stream<'_>]) -> Option<u64> {
 /// Converts raw ticks to ns since the first event.
 #[derive(Clone, Copy, Debug)]
 pub struct Clock {
-    pub ns_per_tick: u64,
-    pub first_raw: u64,
+    ns_per_tick: u64,
+    first_raw: u64,
+    /// The most ticks whose ns fit in 64 bits.
+    max_ticks: u64,
 }
 
 impl Clock {
+    pub const fn new(ns_per_tick: u64, first_raw: u64) -> Clock {
+        let max_ticks = match u64::MAX.checked_div(ns_per_tick) {
+            Some(max) => max,
+            None => u64::MAX,
+        };
+        Clock {
+            ns_per_tick,
+            first_raw,
+            max_ticks,
+        }
+    }
+
+    /// Saturates at a bound found once: WebAssembly has no multiplication
+    /// that flags an overflow, so `saturating_mul` there is a call to a
+    /// 128-bit multiplication, 3 % of the web page's conversion.
     #[inline]
     pub fn ns(&self, raw: u64) -> u64 {
         let ticks = raw.saturating_sub(self.first_raw);
-        ticks.saturating_mul(self.ns_per_tick)
+        match ticks <= self.max_ticks {
+            true => ticks * self.ns_per_tick,
+            false => u64::MAX,
+        }
     }
 }
 
@@ -556,6 +576,15 @@ pub(crate) mod tests {
     use super::*;
     use crate::encode::encode_stream;
 
+    #[test]
+    fn clock_times_saturate_rather_than_wrap() {
+        let clock = Clock::new(10, 100);
+        assert_eq!((clock.ns(50), clock.ns(105)), (0, 50));
+        assert_eq!(clock.ns(u64::MAX / 10 + 100), u64::MAX / 10 * 10);
+        assert_eq!(clock.ns(u64::MAX / 10 + 101), u64::MAX);
+        assert_eq!(Clock::new(0, 0).ns(u64::MAX), 0);
+    }
+
     #[derive(Default)]
     struct Log(Vec<(u32, Option<u64>, String)>);
 
@@ -586,10 +615,7 @@ pub(crate) mod tests {
         ]);
         let streams = [Stream::new(&c0, 0), Stream::new(&c1, 1)];
         assert_eq!(first_timestamp(&streams), Some(100));
-        let clock = Clock {
-            ns_per_tick: 10,
-            first_raw: 100,
-        };
+        let clock = Clock::new(10, 100);
         let mut log = Log::default();
         sequence(&streams, &clock, &mut log);
         let got: Vec<_> = log.0.iter().map(|(c, t, _)| (*c, t.unwrap())).collect();
@@ -611,10 +637,7 @@ pub(crate) mod tests {
             if other {
                 streams.push(Stream::new(&empty, 1));
             }
-            let clock = Clock {
-                ns_per_tick: 1,
-                first_raw: 50,
-            };
+            let clock = Clock::new(1, 50);
             let mut log = Log::default();
             sequence(&streams, &clock, &mut log);
             let names: Vec<_> = log.0.iter().map(|(c, t, n)| (*c, *t, n.as_str())).collect();
@@ -681,10 +704,7 @@ pub(crate) mod tests {
                 .zip(0..)
                 .map(|(b, core)| Stream::new(b, core))
                 .collect();
-            let clock = Clock {
-                ns_per_tick: 10,
-                first_raw: first_timestamp(&streams).unwrap(),
-            };
+            let clock = Clock::new(10, first_timestamp(&streams).unwrap());
             f(cores, &streams, &clock);
         }
     }
@@ -804,10 +824,7 @@ pub(crate) mod tests {
     fn a_stream_read_in_pieces_is_visited_as_it_is_whole() {
         let bytes = damaged_streams(1).remove(0);
         let streams = [Stream::new(&bytes, 0)];
-        let clock = Clock {
-            ns_per_tick: 10,
-            first_raw: first_timestamp(&streams).unwrap(),
-        };
+        let clock = Clock::new(10, first_timestamp(&streams).unwrap());
         let mut whole = FullLog::default();
         let counts = sequence(&streams, &clock, &mut whole);
         whole.0.retain(|l| !l.contains(" read to "));

@@ -80,10 +80,7 @@ pub struct StreamDecoder<'a> {
 
 /// A listing shows the ticks as recorded, so the pass's own times (which
 /// it does not show) are left in ticks.
-const RAW_TICKS: Clock = Clock {
-    ns_per_tick: 1,
-    first_raw: 0,
-};
+const RAW_TICKS: Clock = Clock::new(1, 0);
 
 impl<'a> StreamDecoder<'a> {
     pub fn new(bytes: &'a [u8], core: u32) -> Self {
