@@ -71,6 +71,8 @@ function convert() {
   setState('working');
   showProgress('starting', 0, 0);
   const worker = nextWorker;
+  const startedAt = now();
+  const parts = [];
   const finished = () => {
     worker.terminate();
     nextWorker = startWorker();
@@ -81,11 +83,19 @@ function convert() {
       showProgress(stage, done, total);
       return;
     }
+    if (data.chunk) {
+      parts.push(new Blob([data.chunk]));
+      return;
+    }
     finished();
     if (data.error) {
       showError(data.error);
     } else {
-      showResult(files[0].file.name, data.result);
+      const { summary, timings } = data.result;
+      const trace = new Blob(parts, { type: 'application/octet-stream' });
+      timings.exportMs = now() - timings.exportStartedAt;
+      timings.totalMs = now() - startedAt;
+      showResult(files[0].file.name, { summary, trace, timings });
     }
   };
   worker.onerror = (e) => {
@@ -99,6 +109,11 @@ function convert() {
 // each is started when the page is free, to warm up (worker.js) while the
 // user chooses files.
 let nextWorker = startWorker();
+
+// Milliseconds on a clock that the page and its workers share.
+function now() {
+  return performance.timeOrigin + performance.now();
+}
 
 function startWorker() {
   return new Worker('worker.js', { type: 'module' });
