@@ -127,6 +127,12 @@ impl TrackedObjects {
         &self.keys[lifetime.key as usize]
     }
 
+    /// The keys as text, by index: made once per key for the sinks that
+    /// name each lifetime by its key.
+    pub fn key_texts(&self) -> Vec<String> {
+        self.keys.iter().map(ToString::to_string).collect()
+    }
+
     pub fn pool(&self, pool: Option<u32>) -> Option<&ObjectPool> {
         self.pools.get(pool? as usize)
     }

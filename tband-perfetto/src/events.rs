@@ -97,7 +97,8 @@ pub fn write_track_events<S: ChunkSink>(
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
     let (tracks, descriptors) = Tracks::new(model, threads);
-    let object_keys = tracked::keys(model);
+    // Made before the sequence that interns them, which borrows them.
+    let object_keys = model.tracked.key_texts();
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;

@@ -61,7 +61,7 @@ pub(super) fn write<W: Write>(w: &mut EventWriter<'_, W>, model: &Model) -> io::
             }
         }
     }
-    let keys: Vec<String> = o.keys.iter().map(ToString::to_string).collect();
+    let keys = o.key_texts();
     // Each lifetime's process and thread, for its marks.
     let mut lanes = Vec::with_capacity(o.lifetimes.len());
     for l in &o.lifetimes {

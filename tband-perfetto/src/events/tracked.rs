@@ -11,12 +11,6 @@ use super::{Arg, EventCounts, IidCache, Sequence, ARG_CORE, ARG_COUNT, ARG_TRUNC
 use crate::tracks::Tracks;
 use crate::writer::ChunkSink;
 
-/// The objects' keys as text, each once: the names of their slices, made
-/// before the sequence that interns them.
-pub(super) fn keys(model: &Model) -> Vec<String> {
-    model.tracked.keys.iter().map(ToString::to_string).collect()
-}
-
 pub(super) fn write<'m, S: ChunkSink>(
     seq: &mut Sequence<'_, 'm, S>,
     model: &'m Model,

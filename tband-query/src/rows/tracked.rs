@@ -9,7 +9,7 @@ pub fn write<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Res
     let o = &m.tracked;
     let pool_keys: Vec<String> = o.pools.iter().map(|p| p.key.to_string()).collect();
     let pool = |index: u32| (&o.pools[index as usize], pool_keys[index as usize].as_str());
-    let keys: Vec<String> = o.keys.iter().map(ToString::to_string).collect();
+    let keys = o.key_texts();
     match table.name {
         "object_lifetimes" => o.lifetimes.iter().enumerate().try_for_each(|(id, l)| {
             let [pool_key, pool_name] = pool_cells(l.pool.map(pool));
