@@ -171,13 +171,16 @@ fn convert(metadata: &Metadata, stream: &[u8]) -> (Times, String) {
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let millions: f64 = args.iter().find_map(|a| a.parse().ok()).unwrap_or(2.0);
-    let events = (millions * 1e6) as u64;
-    let runs: usize = args
-        .iter()
-        .position(|a| a == "--runs")
+    let runs_at = args.iter().position(|a| a == "--runs");
+    let runs: usize = runs_at
         .and_then(|i| args.get(i + 1)?.parse().ok())
         .unwrap_or(5);
+    // The first number that is not the count of runs.
+    let millions: f64 = (args.iter().enumerate())
+        .filter(|&(i, _)| Some(i) != runs_at.map(|r| r + 1))
+        .find_map(|(_, a)| a.parse().ok())
+        .unwrap_or(2.0);
+    let events = (millions * 1e6) as u64;
     let only = ["with", "without", "plain"]
         .into_iter()
         .find(|name| args.iter().any(|a| a == name));
