@@ -177,46 +177,56 @@ fn hand_event(
     record: &EventRecord<'_>,
     values: &[Value<'_>],
 ) {
-    let compound =
-        |v: &&Value<'_>| matches!(v, Value::Enum(_) | Value::Array(_) | Value::Struct(_));
-    // Most events have no compound field: nothing to collect.
-    let texts: Vec<String> = match values.iter().any(|v| compound(&v)) {
-        true => values
-            .iter()
-            .filter(compound)
-            .map(Value::to_string)
-            .collect(),
-        false => Vec::new(),
-    };
-    let mut compound = texts.iter();
-    let unset = ("", ArgValue::Int(0));
-    let mut short = [unset; SHORT_ROW_ARGS];
-    let mut long = Vec::new();
-    let count = values.len().min(MAX_ROW_ARGS);
-    let args = if count <= SHORT_ROW_ARGS {
-        &mut short[..count]
-    } else {
-        long.resize(count, unset);
-        &mut long[..]
-    };
-    let fields = record.class.fields.fields.iter().zip(values);
-    for (slot, (field, value)) in args.iter_mut().zip(fields) {
-        let arg = match *value {
-            Value::Unsigned(v) => ArgValue::UInt(v),
-            Value::Signed(v) => ArgValue::Int(v),
-            Value::String(bytes) => ArgValue::Str(bytes),
-            _ => ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())),
-        };
-        *slot = (field.name.as_str(), arg);
-    }
-    events(&EventRow {
+    let row = |args| EventRow {
         ts_ns: Some(ts_ns),
         core_id,
         class: record.class_index as u32,
         name: &record.class.name,
         args,
         actor,
-    });
+    };
+    let unset = ("", ArgValue::Int(0));
+    // Most events have a few fields, none compound: their row is made on
+    // the stack as they are read, with no text to make.
+    if values.len() <= SHORT_ROW_ARGS {
+        let mut short = [unset; SHORT_ROW_ARGS];
+        let fields = record.class.fields.fields.iter().zip(values);
+        let scalars = short.iter_mut().zip(fields).all(|(slot, (field, value))| {
+            let arg = scalar(value);
+            if let Some(arg) = arg {
+                *slot = (field.name.as_str(), arg);
+            }
+            arg.is_some()
+        });
+        if scalars {
+            return events(&row(&short[..values.len()]));
+        }
+    }
+    let texts: Vec<String> = (values.iter())
+        .filter(|v| scalar(v).is_none())
+        .map(Value::to_string)
+        .collect();
+    let mut compound = texts.iter();
+    let mut args = vec![unset; values.len().min(MAX_ROW_ARGS)];
+    let fields = record.class.fields.fields.iter().zip(values);
+    for (slot, (field, value)) in args.iter_mut().zip(fields) {
+        let arg = scalar(value)
+            .unwrap_or_else(|| ArgValue::Str(compound.next().map_or(&b""[..], |s| s.as_bytes())));
+        *slot = (field.name.as_str(), arg);
+    }
+    events(&row(&args));
+}
+
+/// A field's value as an argument, unless it is compound (an enum, array
+/// or structure, shown as text).
+#[inline]
+fn scalar<'a>(value: &Value<'a>) -> Option<ArgValue<'a>> {
+    match *value {
+        Value::Unsigned(v) => Some(ArgValue::UInt(v)),
+        Value::Signed(v) => Some(ArgValue::Int(v)),
+        Value::String(bytes) => Some(ArgValue::Str(bytes)),
+        _ => None,
+    }
 }
 
 fn since(first_ns: i64, ns: i64) -> u64 {
@@ -799,6 +809,48 @@ mod tests {
             Some(&mut |row| rows.push(row.name.to_owned())),
         );
         (model, rows)
+    }
+
+    #[test]
+    fn handed_rows_carry_scalars_as_values_and_compound_fields_as_text() {
+        let metadata = "/* CTF 1.8 */
+            typealias integer { size = 8; align = 8; signed = false; } := uint8_t;
+            typealias integer { size = 32; align = 8; signed = true; } := int32_t;
+            trace { major = 1; minor = 8; byte_order = le; };
+            stream { event.header := struct { uint8_t id; }; };
+            event { name = plain; id = 1; fields := struct { uint8_t a; int32_t b; }; };
+            event { name = mixed; id = 2; fields := struct {
+                uint8_t a; enum : uint8_t { OFF, ON } mode; uint8_t pair[2]; int32_t b;
+            }; };";
+        let mut stream = vec![1, 7];
+        stream.extend_from_slice(&(-3i32).to_le_bytes());
+        stream.extend_from_slice(&[2, 7, 1, 4, 5]);
+        stream.extend_from_slice(&(-3i32).to_le_bytes());
+        let trace = CtfTrace {
+            metadata: parse_metadata(metadata).unwrap(),
+            streams: vec![Input {
+                name: "stream".into(),
+                core: None,
+                bytes: Bytes::Owned(stream),
+                was_hex: false,
+            }],
+        };
+        let mut rows = Vec::new();
+        for_each_event(&trace, |row| {
+            let args = row.args.iter().map(|&(name, value)| match value {
+                ArgValue::Str(text) => format!("{name}={}", String::from_utf8_lossy(text)),
+                ArgValue::Int(v) => format!("{name}={v}"),
+                ArgValue::UInt(v) => format!("{name}={v}u"),
+            });
+            rows.push(args.collect::<Vec<_>>().join(" "));
+        });
+        assert_eq!(
+            rows,
+            [
+                "a=7u b=-3",
+                "a=7u mode=( \"ON\" : container = 1 ) pair=[ [0] = 4, [1] = 5 ] b=-3",
+            ]
+        );
     }
 
     #[test]
