@@ -188,8 +188,7 @@ impl LifetimeBuilder {
             Some(&c) if self.class_rules[c as usize].arg_count == row.args.len() => c,
             found => self.resolve(row, found.copied()),
         } as usize;
-        for n in 0..self.class_rules[class].rules.len() {
-            let fields = &self.class_rules[class].rules[n];
+        for fields in &self.class_rules[class].rules {
             self.state.apply(&self.rules, fields, ts, row);
         }
     }
