@@ -123,7 +123,7 @@ impl Clock {
 
     /// Saturates at a bound found once: WebAssembly has no multiplication
     /// that flags an overflow, so `saturating_mul` there is a call to a
-    /// 128-bit multiplication, 3 % of the web page's conversion.
+    /// 128-bit multiplication, once per event.
     #[inline]
     pub fn ns(&self, raw: u64) -> u64 {
         let ticks = raw.saturating_sub(self.first_raw);

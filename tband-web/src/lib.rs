@@ -152,9 +152,9 @@ pub fn simulated_trace(bytes: u32) -> Vec<u8> {
 const MODEL_BYTES_PER_TRACE_BYTE: u64 = 2;
 
 /// Grows the module's memory by `bytes` at once, for the allocations to
-/// come to reuse: V8 takes long over each growth (a 105 MB trace decoded
-/// 1.25 s growing step by step, 0.81 s after one growth). Where the
-/// memory cannot grow that far, it grows as needed.
+/// come to reuse: V8 takes long over each growth, and the model grows
+/// step by step. Where the memory cannot grow that far, it grows as
+/// needed.
 fn reserve_memory(bytes: u64) {
     let mut block = Vec::<u8>::new();
     if let Ok(bytes) = usize::try_from(bytes) {

@@ -50,8 +50,8 @@ self.onmessage = async ({ data: { files } }) => {
     const summary = converted.summary();
     const summarisedMs = performance.now() - started;
     // Each chunk is copied out of the module's memory and handed to the
-    // page, which makes it a Blob (kept by the browser outside the page's
-    // memory) while this worker goes on with the next.
+    // page, which makes it a Blob (which the browser may keep outside the
+    // page's memory) while this worker goes on with the next.
     progress('writing the Perfetto trace', 0, 0);
     converted.perfetto({
       ...listener('writing the Perfetto trace'),
