@@ -30,26 +30,75 @@ enum FieldRole {
     Value,
 }
 
-/// Where a rule's fields are among the arguments of one class of events
-/// (`None`: the class has no such field), found at the class's first event.
+/// Where a rule's field is among the arguments of one class of events.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum FieldAt {
+    /// The rule names no such field.
+    Unnamed,
+    /// The rule names a field the class's events do not have.
+    Missing,
+    At(u32),
+}
+
+impl FieldAt {
+    fn find(row: &EventRow<'_>, field: Option<&str>) -> FieldAt {
+        match field {
+            None => FieldAt::Unnamed,
+            Some(field) => match row.args.iter().position(|(name, _)| *name == field) {
+                Some(at) => FieldAt::At(at as u32),
+                None => FieldAt::Missing,
+            },
+        }
+    }
+
+    /// The field's value in `row`, if the class has it.
+    #[inline]
+    fn of<'a>(self, row: &EventRow<'a>) -> Option<ArgValue<'a>> {
+        match self {
+            FieldAt::At(at) => row.args.get(at as usize).map(|&(_, value)| value),
+            FieldAt::Unnamed | FieldAt::Missing => None,
+        }
+    }
+
+    /// The value of a field the rule may leave unnamed: `Err` if it names
+    /// one the class lacks.
+    #[inline]
+    fn optional<'a>(self, row: &EventRow<'a>) -> Result<Option<ArgValue<'a>>, ()> {
+        match self {
+            FieldAt::Unnamed => Ok(None),
+            at => at.of(row).map(Some).ok_or(()),
+        }
+    }
+}
+
+/// One rule compiled for one class of events: all that applying it reads,
+/// its fields found among the class's arguments.
 #[derive(Clone, Copy)]
-struct Fields {
-    rule: usize,
-    /// The first of the rule's conditions' fields in
-    /// [`Applying::condition_fields`].
-    conditions: usize,
-    key: Option<usize>,
-    name: Option<usize>,
-    pool: Option<usize>,
-    pool_name: Option<usize>,
-    value: Option<usize>,
+struct ClassRule {
+    /// The rule's index, which its anomalies are counted by.
+    rule: u32,
+    action: RuleAction,
+    /// The kind's index in `tracked.kinds`.
+    kind: u32,
+    /// The event's name in `tracked.names` (what a mark shows).
+    event: StrId,
+    /// The counter's name index.
+    counter: u32,
+    /// The rule's conditions, in [`LifetimeBuilder::conditions`].
+    conditions: u32,
+    condition_count: u32,
+    key: FieldAt,
+    name: FieldAt,
+    pool: FieldAt,
+    pool_name: FieldAt,
+    value: FieldAt,
 }
 
 /// The rules that apply to one class of events (those its name matches),
 /// and the number of arguments the class's events have.
 struct Class {
     arg_count: usize,
-    rules: Vec<Fields>,
+    rules: Vec<ClassRule>,
 }
 
 /// An object as the builder's maps key it: its kind, and its integer key
@@ -87,20 +136,19 @@ pub struct LifetimeBuilder {
     rules: Vec<Rule>,
     /// The event names the rules match, each with its rules' indices.
     events: Vec<(String, Vec<usize>)>,
+    /// Per rule: what compiling it for a class adds its fields to.
+    compiled: Vec<ClassRule>,
     /// By [`EventRow::class`]: its index in `class_rules`.
     classes: IdIndex<u32, u32>,
     class_rules: Vec<Class>,
+    /// The compiled rules' conditions: where each field is, and the value
+    /// it must hold.
+    conditions: Vec<(FieldAt, i64)>,
     state: Applying,
 }
 
 /// What applying the rules has made so far.
 struct Applying {
-    condition_fields: Vec<Option<usize>>,
-    /// Per rule: its kind's index, its event's name in `tracked.names`,
-    /// and its counter's name index.
-    rule_kind: Vec<u32>,
-    rule_event: Vec<StrId>,
-    rule_counter: Vec<u32>,
     counter_names: Vec<String>,
     tracked: TrackedObjects,
     /// The number of each text key seen, for its [`Slot`].
@@ -129,31 +177,30 @@ impl LifetimeBuilder {
         let mut events: Vec<(String, Vec<usize>)> = Vec::new();
         let mut kinds: Vec<String> = Vec::new();
         let mut counter_names: Vec<String> = Vec::new();
-        let mut rule_kind = Vec::new();
-        let mut rule_counter = Vec::new();
+        let mut tracked = TrackedObjects::default();
+        let mut compiled = Vec::with_capacity(rules.len());
         for (i, rule) in rules.iter().enumerate() {
             match events.iter_mut().find(|(name, _)| *name == rule.event) {
                 Some((_, list)) => list.push(i),
                 None => events.push((rule.event.clone(), vec![i])),
             }
-            rule_kind.push(index_of(&mut kinds, &rule.kind));
-            rule_counter.push(index_of(
-                &mut counter_names,
-                rule.counter.as_deref().unwrap_or(""),
-            ));
+            compiled.push(ClassRule {
+                rule: i as u32,
+                action: rule.action,
+                kind: index_of(&mut kinds, &rule.kind),
+                event: tracked.names.intern(rule.event.as_bytes()),
+                counter: index_of(&mut counter_names, rule.counter.as_deref().unwrap_or("")),
+                conditions: 0,
+                condition_count: 0,
+                key: FieldAt::Unnamed,
+                name: FieldAt::Unnamed,
+                pool: FieldAt::Unnamed,
+                pool_name: FieldAt::Unnamed,
+                value: FieldAt::Unnamed,
+            });
         }
-        let mut tracked = TrackedObjects {
-            kinds,
-            ..TrackedObjects::default()
-        };
-        let rule_event = (rules.iter())
-            .map(|r| tracked.names.intern(r.event.as_bytes()))
-            .collect();
+        tracked.kinds = kinds;
         let state = Applying {
-            condition_fields: Vec::new(),
-            rule_kind,
-            rule_event,
-            rule_counter,
             kind_lanes: vec![Vec::new(); tracked.kinds.len()],
             tracked,
             counter_names,
@@ -171,33 +218,34 @@ impl LifetimeBuilder {
         LifetimeBuilder {
             rules,
             events,
+            compiled,
             classes: IdIndex::default(),
             class_rules: Vec::new(),
+            conditions: Vec::new(),
             state,
         }
     }
 
     /// Applies the rules that match the event; events without a time
-    /// (metadata) match none. The rules and their fields are found once per
-    /// class of events (again if a class's events change their number of
+    /// (metadata) match none. The rules are compiled once per class of
+    /// events (again if a class's events change their number of
     /// arguments).
     #[inline]
     pub fn event(&mut self, row: &EventRow<'_>) {
         let Some(ts) = row.ts_ns else { return };
         let class = match self.classes.get(row.class) {
             Some(&c) if self.class_rules[c as usize].arg_count == row.args.len() => c,
-            found => self.resolve(row, found.copied()),
+            found => self.compile(row, found.copied()),
         } as usize;
-        for fields in &self.class_rules[class].rules {
-            self.state.apply(&self.rules, fields, ts, row);
+        for rule in &self.class_rules[class].rules {
+            self.state.apply(rule, &self.conditions, ts, row);
         }
     }
 
-    /// Finds the rules of the event's class and their fields among its
-    /// arguments, in `class_rules` at `at` or at its end.
+    /// Compiles the rules of the event's class, finding their fields among
+    /// its arguments, into `class_rules` at `at` or at its end.
     #[cold]
-    fn resolve(&mut self, row: &EventRow<'_>, at: Option<u32>) -> u32 {
-        let position = |field: &str| row.args.iter().position(|(name, _)| *name == field);
+    fn compile(&mut self, row: &EventRow<'_>, at: Option<u32>) -> u32 {
         let named = self.events.iter().find(|(name, _)| *name == row.name);
         let rules = named.map_or(&[][..], |(_, rules)| rules.as_slice());
         let mut class = Class {
@@ -206,17 +254,20 @@ impl LifetimeBuilder {
         };
         for &r in rules {
             let rule = &self.rules[r];
-            let conditions = self.state.condition_fields.len();
-            (self.state.condition_fields).extend(rule.conditions.iter().map(|(f, _)| position(f)));
-            let field = |f: &Option<String>| f.as_deref().and_then(position);
-            class.rules.push(Fields {
-                rule: r,
+            let conditions = self.conditions.len() as u32;
+            (self.conditions).extend(
+                (rule.conditions.iter()).map(|(f, wanted)| (FieldAt::find(row, Some(f)), *wanted)),
+            );
+            let field = |f: &Option<String>| FieldAt::find(row, f.as_deref());
+            class.rules.push(ClassRule {
                 conditions,
-                key: position(&rule.key),
+                condition_count: rule.conditions.len() as u32,
+                key: FieldAt::find(row, Some(&rule.key)),
                 name: field(&rule.name),
                 pool: field(&rule.pool),
                 pool_name: field(&rule.pool_name),
                 value: field(&rule.value),
+                ..self.compiled[r]
             });
         }
         match at {
@@ -265,75 +316,66 @@ impl LifetimeBuilder {
 }
 
 impl Applying {
-    fn apply(&mut self, rules: &[Rule], f: &Fields, ts: u64, row: &EventRow<'_>) {
-        let r = f.rule;
-        let rule = &rules[r];
-        for (c, (_, wanted)) in rule.conditions.iter().enumerate() {
-            match at(row, self.condition_fields[f.conditions + c]) {
-                Some(v) if int_of(v) == Some(*wanted) => {}
+    fn apply(&mut self, c: &ClassRule, conditions: &[(FieldAt, i64)], ts: u64, row: &EventRow<'_>) {
+        let r = c.rule as usize;
+        let conditions = &conditions[c.conditions as usize..][..c.condition_count as usize];
+        for (i, &(field, wanted)) in conditions.iter().enumerate() {
+            match field.of(row) {
+                Some(v) if int_of(v) == Some(wanted) => {}
                 Some(_) => return,
-                None => return self.missing(r, FieldRole::Condition(c), ts, row),
+                None => return self.missing(r, FieldRole::Condition(i), ts, row),
             }
         }
-        let Some(key) = at(row, f.key) else {
+        let Some(key) = c.key.of(row) else {
             return self.missing(r, FieldRole::Key, ts, row);
         };
-        let kind = self.rule_kind[r];
-        let slot = self.slot(kind, key);
-        match rule.action {
-            RuleAction::Begin => self.begin(rules, f, key, slot, ts, row),
+        let slot = self.slot(c.kind, key);
+        match c.action {
+            RuleAction::Begin => self.begin(c, key, slot, ts, row),
             RuleAction::End => match self.live.remove(&slot) {
                 Some(live) => {
                     let lifetimes = &mut self.tracked.lifetimes;
                     lifetimes.end_lifetime_at(live.lifetime as usize, ts, row.core_id, row.actor);
-                    self.lanes_of(kind, live.pool)[live.lane as usize] = false;
+                    self.lanes_of(c.kind, live.pool)[live.lane as usize] = false;
                 }
                 None => {
-                    let key = self.key_text(kind, key);
+                    let key = self.key_text(c.kind, key);
                     self.tally(r, Problem::NotLive, ts, row, key)
                 }
             },
             RuleAction::Mark => match self.live.get(&slot) {
                 Some(&Live { lifetime, .. }) => {
-                    let value = match &rule.value {
-                        Some(_) => match at(row, f.value) {
-                            Some(v) => int_of(v),
-                            None => return self.missing(r, FieldRole::Value, ts, row),
-                        },
-                        None => None,
+                    let Ok(value) = c.value.optional(row) else {
+                        return self.missing(r, FieldRole::Value, ts, row);
                     };
                     self.tracked.marks.push(ObjectMark {
                         ts_ns: ts,
                         lifetime,
-                        event: self.rule_event[r],
-                        value,
+                        event: c.event,
+                        value: value.and_then(int_of),
                     });
                 }
                 None => {
-                    let key = self.key_text(kind, key);
+                    let key = self.key_text(c.kind, key);
                     self.tally(r, Problem::NotLive, ts, row, key)
                 }
             },
             RuleAction::Counter => {
-                let Some(value) = at(row, f.value) else {
+                let Some(value) = c.value.of(row).and_then(int_of) else {
                     return self.missing(r, FieldRole::Value, ts, row);
                 };
-                let Some(value) = int_of(value) else {
-                    return self.missing(r, FieldRole::Value, ts, row);
-                };
-                let Some(pool) = self.pool(rules, f, key, slot, ts, row) else {
+                let Some(pool) = self.pool(c, key, slot, ts, row) else {
                     return;
                 };
-                let name = self.rule_counter[r];
                 let counters = &mut self.pool_counters[pool as usize];
-                let counter = match counters.iter().find(|&&(n, _)| n == name) {
+                let counter = match counters.iter().find(|&&(n, _)| n == c.counter) {
                     Some(&(_, counter)) => counter,
                     None => {
                         let counter = self.tracked.counters.len() as u32;
-                        counters.push((name, counter));
+                        counters.push((c.counter, counter));
                         self.tracked.counters.push(ObjectCounter {
                             pool,
-                            name: self.counter_names[name as usize].clone(),
+                            name: self.counter_names[c.counter as usize].clone(),
                         });
                         counter
                     }
@@ -347,37 +389,23 @@ impl Applying {
         }
     }
 
-    fn begin(
-        &mut self,
-        rules: &[Rule],
-        f: &Fields,
-        key: ArgValue<'_>,
-        slot: Slot,
-        ts: u64,
-        row: &EventRow<'_>,
-    ) {
-        let r = f.rule;
-        let kind = self.rule_kind[r];
-        let rule = &rules[r];
-        let name = match &rule.name {
-            Some(_) => match at(row, f.name) {
-                Some(v) => self.intern_value(v),
-                None => return self.missing(r, FieldRole::Name, ts, row),
-            },
-            None => StrId::EMPTY,
+    fn begin(&mut self, c: &ClassRule, key: ArgValue<'_>, slot: Slot, ts: u64, row: &EventRow<'_>) {
+        let r = c.rule as usize;
+        let name = match c.name.optional(row) {
+            Ok(Some(v)) => self.intern_value(v),
+            Ok(None) => StrId::EMPTY,
+            Err(()) => return self.missing(r, FieldRole::Name, ts, row),
         };
-        let pool = match &rule.pool {
-            Some(_) => match at(row, f.pool) {
-                Some(v) => {
-                    let slot = self.slot(kind, v);
-                    match self.pool(rules, f, v, slot, ts, row) {
-                        Some(pool) => Some(pool),
-                        None => return,
-                    }
+        let pool = match c.pool.optional(row) {
+            Ok(Some(v)) => {
+                let slot = self.slot(c.kind, v);
+                match self.pool(c, v, slot, ts, row) {
+                    Some(pool) => Some(pool),
+                    None => return,
                 }
-                None => return self.missing(r, FieldRole::Pool, ts, row),
-            },
-            None => None,
+            }
+            Ok(None) => None,
+            Err(()) => return self.missing(r, FieldRole::Pool, ts, row),
         };
         if let Some(earlier) = self.live.remove(&slot) {
             // The earlier lifetime's end was not recorded: it ends here,
@@ -388,11 +416,11 @@ impl Applying {
                     l.end_ns = ts;
                     l.truncated = true;
                 });
-            self.lanes_of(kind, earlier.pool)[earlier.lane as usize] = false;
-            let text = self.key_text(kind, key);
+            self.lanes_of(c.kind, earlier.pool)[earlier.lane as usize] = false;
+            let text = self.key_text(c.kind, key);
             self.tally(r, Problem::AlreadyLive, ts, row, text);
         }
-        let lanes = self.lanes_of(kind, pool);
+        let lanes = self.lanes_of(c.kind, pool);
         let lane = match lanes.iter().position(|busy| !busy) {
             Some(free) => free,
             None => {
@@ -413,7 +441,7 @@ impl Applying {
         );
         let key = self.key_id(slot, key);
         self.tracked.lifetimes.push(ObjectLifetime {
-            kind,
+            kind: c.kind,
             key,
             name,
             pool,
@@ -444,25 +472,15 @@ impl Applying {
     /// the rule's `pool_name` field when the event has one.
     fn pool(
         &mut self,
-        rules: &[Rule],
-        f: &Fields,
+        c: &ClassRule,
         key: ArgValue<'_>,
         slot: Slot,
         ts: u64,
         row: &EventRow<'_>,
     ) -> Option<u32> {
-        let r = f.rule;
-        let kind = self.rule_kind[r];
-        let rule = &rules[r];
-        let name = match &rule.pool_name {
-            Some(_) => match at(row, f.pool_name) {
-                Some(value) => Some(value),
-                None => {
-                    self.missing(r, FieldRole::PoolName, ts, row);
-                    return None;
-                }
-            },
-            None => None,
+        let Ok(name) = c.pool_name.optional(row) else {
+            self.missing(c.rule as usize, FieldRole::PoolName, ts, row);
+            return None;
         };
         if let Some((last, pool)) = self.last_pool {
             if last == slot {
@@ -481,7 +499,7 @@ impl Applying {
             None => key.to_string(),
         };
         self.tracked.pools.push(ObjectPool {
-            kind,
+            kind: c.kind,
             name,
             key,
             slots: 0,
@@ -633,11 +651,6 @@ fn describe(rule: &Rule, problem: Problem, example: &str) -> (AnomalyKind, Strin
             ),
         ),
     }
-}
-
-/// The value of the argument at `position`, if the class has it.
-fn at<'a>(row: &EventRow<'a>, position: Option<usize>) -> Option<ArgValue<'a>> {
-    row.args.get(position?).map(|&(_, value)| value)
 }
 
 fn int_of(value: ArgValue<'_>) -> Option<i64> {
