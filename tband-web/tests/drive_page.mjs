@@ -49,12 +49,11 @@ async function run(job) {
     if (f.core !== null && f.core !== undefined) await cores.nth(i).fill(String(f.core));
   }
   await page.evaluate(recordProgress);
-  const sampler = sampleRendererMemory();
   await page.click('#convert');
   await page.waitForSelector('body[data-state=done], body[data-state=error]', { timeout: 600_000 });
-  const peakRendererKiB = sampler.stop();
   const state = await page.getAttribute('body', 'data-state');
-  const report = { peakRendererKiB, pageErrors, progress: await page.evaluate(() => window.shownProgress) };
+  const progress = await page.evaluate(() => window.shownProgress);
+  const report = { peakRendererKiB: peakRendererKiB(), pageErrors, progress };
   if (state === 'error') {
     report.error = await page.textContent('#error');
   } else {
@@ -82,23 +81,23 @@ function recordProgress() {
   });
 }
 
-// The largest resident size of a Chromium renderer process (where the page
-// and its worker run) while a conversion runs, sampled every 50 ms.
-function sampleRendererMemory() {
+// The largest resident size any Chromium renderer process (where the page
+// and its worker run) has had: the kernel's high-water mark of each, read
+// once the conversion is over, as sampling would take the page's CPU time
+// (a renderer that has exited since it was listed is passed over).
+function peakRendererKiB() {
   let peak = 0;
-  const sample = () => {
-    const ps = execFileSync('ps', ['-eo', 'rss=,args='], { encoding: 'utf8' });
-    for (const line of ps.split('\n')) {
-      if (line.includes('--type=renderer')) peak = Math.max(peak, parseInt(line, 10));
+  const ps = execFileSync('ps', ['-eo', 'pid=,args='], { encoding: 'utf8' });
+  for (const line of ps.split('\n')) {
+    if (!line.includes('--type=renderer')) continue;
+    let status;
+    try {
+      status = readFileSync(`/proc/${parseInt(line, 10)}/status`, 'utf8');
+    } catch {
+      continue;
     }
-  };
-  sample();
-  const timer = setInterval(sample, 50);
-  return {
-    stop() {
-      clearInterval(timer);
-      sample();
-      return peak;
-    },
-  };
+    const highWater = /^VmHWM:\s+(\d+) kB$/m.exec(status);
+    if (highWater) peak = Math.max(peak, Number(highWater[1]));
+  }
+  return peak;
 }
