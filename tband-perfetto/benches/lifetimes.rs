@@ -12,7 +12,8 @@
 //! (the model, then `tband-perfetto --threads 1`'s export into nothing).
 //! Prints events per second of each, best of N runs taken in turn (A, B,
 //! C, A, B, C, ...), and the lifetime trace's speed as a share of the
-//! others', in events and in bytes per second.
+//! others', in events and in bytes per second; also the median over the
+//! runs of its share of the speed without, each run's A and B compared.
 //!
 //! `cargo bench -p tband-perfetto --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|plain]`
 //! (2 million events and 5 runs by default; naming one trace converts only
@@ -174,7 +175,8 @@ fn main() {
     let runs_at = args.iter().position(|a| a == "--runs");
     let runs: usize = runs_at
         .and_then(|i| args.get(i + 1)?.parse().ok())
-        .unwrap_or(5);
+        .unwrap_or(5)
+        .max(1);
     // The first number that is not the count of runs.
     let millions: f64 = (args.iter().enumerate())
         .filter(|&(i, _)| Some(i) != runs_at.map(|r| r + 1))
@@ -212,13 +214,22 @@ fn main() {
         perfetto: Duration::MAX,
     }; 3];
     let mut outcomes = [String::new(), String::new(), String::new()];
+    // Per run, the lifetime trace's time over the one without's, into the
+    // model and to Perfetto.
+    let mut slowdowns = (Vec::new(), Vec::new());
     for _ in 0..runs {
+        let mut times = best;
         for (i, (_, meta, bytes)) in cases.iter().enumerate() {
             let (cpu, outcome) = convert(meta, bytes);
             best[i].model = best[i].model.min(cpu.model);
             best[i].perfetto = best[i].perfetto.min(cpu.perfetto);
+            times[i] = cpu;
             outcomes[i] = outcome;
         }
+        let slowdown =
+            |of: fn(&Times) -> Duration| of(&times[1]).as_secs_f64() / of(&times[0]).as_secs_f64();
+        slowdowns.0.push(slowdown(|t| t.model));
+        slowdowns.1.push(slowdown(|t| t.perfetto));
     }
     let rate = |cpu: Duration| events as f64 / cpu.as_secs_f64() / 1e6;
     println!("{events} events per trace, best of {runs} runs, by thread CPU time");
@@ -244,6 +255,18 @@ fn main() {
             100.0 * rate(best[1].perfetto) / rate(best[i].perfetto)
         );
     }
+    // A machine's speed can drift between runs by more than the difference
+    // measured: the share within each run, A and B taken back to back, is
+    // the steadier figure.
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        100.0 / v[v.len() / 2]
+    };
+    println!(
+        "  with / without, median of the runs {:>22.1} % {:>9.1} %",
+        median(&mut slowdowns.0),
+        median(&mut slowdowns.1)
+    );
     // The network-buffer events are longer than the workload's: per byte
     // of input, the lifetime trace's share is larger.
     let bytes = |i: usize| cases[i].2.len() as f64;
