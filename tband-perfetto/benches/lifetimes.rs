@@ -218,16 +218,15 @@ fn main() {
     // model and to Perfetto.
     let mut slowdowns = (Vec::new(), Vec::new());
     for _ in 0..runs {
-        let mut times = best;
-        for (i, (_, meta, bytes)) in cases.iter().enumerate() {
-            let (cpu, outcome) = convert(meta, bytes);
+        let converted = cases.map(|(_, meta, bytes)| convert(meta, bytes));
+        for (i, (cpu, outcome)) in converted.iter().enumerate() {
             best[i].model = best[i].model.min(cpu.model);
             best[i].perfetto = best[i].perfetto.min(cpu.perfetto);
-            times[i] = cpu;
-            outcomes[i] = outcome;
+            outcomes[i].clone_from(outcome);
         }
-        let slowdown =
-            |of: fn(&Times) -> Duration| of(&times[1]).as_secs_f64() / of(&times[0]).as_secs_f64();
+        let slowdown = |of: fn(&Times) -> Duration| {
+            of(&converted[1].0).as_secs_f64() / of(&converted[0].0).as_secs_f64()
+        };
         slowdowns.0.push(slowdown(|t| t.model));
         slowdowns.1.push(slowdown(|t| t.perfetto));
     }
