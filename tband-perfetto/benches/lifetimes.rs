@@ -170,19 +170,29 @@ fn convert(metadata: &Metadata, stream: &[u8]) -> (Times, String) {
     (Times { model, perfetto }, outcome)
 }
 
+/// Says why the arguments cannot be run, and exits.
+fn refuse(why: &str) -> ! {
+    eprintln!("lifetimes: {why}");
+    std::process::exit(2)
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let runs_at = args.iter().position(|a| a == "--runs");
-    let runs: usize = runs_at
-        .and_then(|i| args.get(i + 1)?.parse().ok())
-        .unwrap_or(5)
-        .max(1);
+    let runs: usize = match runs_at.map(|i| args.get(i + 1).and_then(|a| a.parse().ok())) {
+        None => 5,
+        Some(Some(runs)) if runs > 0 => runs,
+        Some(_) => refuse("--runs takes a positive whole number of runs, e.g. --runs 10"),
+    };
     // The first number that is not the count of runs.
     let millions: f64 = (args.iter().enumerate())
         .filter(|&(i, _)| Some(i) != runs_at.map(|r| r + 1))
         .find_map(|(_, a)| a.parse().ok())
         .unwrap_or(2.0);
     let events = (millions * 1e6) as u64;
+    if events == 0 {
+        refuse("the traces need at least one event: give a positive number of millions, e.g. 0.3");
+    }
     let only = ["with", "without", "plain"]
         .into_iter()
         .find(|name| args.iter().any(|a| a == name));
