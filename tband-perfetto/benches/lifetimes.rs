@@ -1,21 +1,23 @@
-//! Benchmark: what lifetime rules cost. Converts two Zephyr CTF traces of
-//! the same number of events with the network-buffer event declarations in
-//! their metadata: one of the shipped `workload` recording's events only,
-//! and one where every third event is a `net_buf_*` event (each buffer
-//! allocated, referenced, unreferenced and destroyed, in three pools),
-//! which the built-in rules turn into lifetimes, marks and pool counters.
-//! Also converts the first trace with Zephyr's metadata unchanged (no rule
-//! names an event it declares, so the events are not looked at).
+//! Benchmark: what lifetime rules cost. Converts three Zephyr CTF traces
+//! of the same number of events, with five network-buffer event
+//! declarations added to Zephyr's metadata:
+//! - `with`: every third event is a `net_buf_*` event (each buffer
+//!   allocated, referenced, unreferenced and destroyed, in three pools),
+//!   which the built-in rules turn into lifetimes, marks and pool counters;
+//! - `without`: the shipped `workload` recording's events only;
+//! - `unnamed`: the bytes of `with`, its five declarations renamed so that
+//!   no rule names them: the same events, none of them lifetime events.
 //!
 //! Each conversion is timed twice, by this thread's CPU time: opening the
 //! trace into the model, and the whole conversion to a Perfetto trace
 //! (the model, then `tband-perfetto --threads 1`'s export into nothing).
-//! Prints events per second of each, best of N runs taken in turn (A, B,
-//! C, A, B, C, ...), and the lifetime trace's speed as a share of the
-//! others', in events and in bytes per second; also the median over the
-//! runs of its share of the speed without, each run's A and B compared.
+//! Prints events and bytes per second of each, best of N runs taken in
+//! turn (A, B, C, A, B, C, ...), and the median over the runs of the
+//! lifetime trace's speed as a share of each other's, each run's pair
+//! compared: in events per second, and against `without` also in bytes
+//! per second.
 //!
-//! `cargo bench -p tband-perfetto --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|plain]`
+//! `cargo bench -p tband-perfetto --bench lifetimes [-- EVENTS_MILLIONS] [--runs N] [with|without|unnamed]`
 //! (2 million events and 5 runs by default; naming one trace converts only
 //! that one, once, e.g. under `valgrind --tool=callgrind`).
 
@@ -193,7 +195,7 @@ fn main() {
     if events == 0 {
         refuse("the traces need at least one event: give a positive number of millions, e.g. 0.3");
     }
-    let only = ["with", "without", "plain"]
+    let only = ["with", "without", "unnamed"]
         .into_iter()
         .find(|name| args.iter().any(|a| a == name));
 
@@ -202,12 +204,14 @@ fn main() {
     let stream = &workload.streams[0].bytes;
     let offsets = events_of(&workload.metadata, stream);
     let net_buf_meta = parse_metadata(&net_buf_trace::metadata()).expect("the metadata parses");
+    let renamed = net_buf_trace::metadata().replace("name = net_buf_", "name = pkt_");
+    let unnamed_meta = parse_metadata(&renamed).expect("the renamed metadata parses");
     let without = build_stream(stream, &offsets, events, false);
     let with = build_stream(stream, &offsets, events, true);
     let cases: [(&str, &Metadata, &[u8]); 3] = [
         ("without", &net_buf_meta, &without),
         ("with", &net_buf_meta, &with),
-        ("plain", &workload.metadata, &without),
+        ("unnamed", &unnamed_meta, &with),
     ];
     if let Some(name) = only {
         let (_, meta, bytes) = cases.iter().find(|c| c.0 == name).expect("a case");
@@ -224,9 +228,9 @@ fn main() {
         perfetto: Duration::MAX,
     }; 3];
     let mut outcomes = [String::new(), String::new(), String::new()];
-    // Per run, the lifetime trace's time over the one without's, into the
-    // model and to Perfetto.
-    let mut slowdowns = (Vec::new(), Vec::new());
+    // Per run, the lifetime trace's time over `without`'s and over
+    // `unnamed`'s: each into the model, and to Perfetto.
+    let mut slowdowns: [[Vec<f64>; 2]; 2] = Default::default();
     for _ in 0..runs {
         let converted = cases.map(|(_, meta, bytes)| convert(meta, bytes));
         for (i, (cpu, outcome)) in converted.iter().enumerate() {
@@ -234,56 +238,65 @@ fn main() {
             best[i].perfetto = best[i].perfetto.min(cpu.perfetto);
             outcomes[i].clone_from(outcome);
         }
-        let slowdown = |of: fn(&Times) -> Duration| {
-            of(&converted[1].0).as_secs_f64() / of(&converted[0].0).as_secs_f64()
-        };
-        slowdowns.0.push(slowdown(|t| t.model));
-        slowdowns.1.push(slowdown(|t| t.perfetto));
+        for (against, [model, perfetto]) in [0, 2].into_iter().zip(&mut slowdowns) {
+            let over = |of: fn(&Times) -> Duration| {
+                of(&converted[1].0).as_secs_f64() / of(&converted[against].0).as_secs_f64()
+            };
+            model.push(over(|t| t.model));
+            perfetto.push(over(|t| t.perfetto));
+        }
     }
-    let rate = |cpu: Duration| events as f64 / cpu.as_secs_f64() / 1e6;
+    let per_second = |n: usize, cpu: Duration| n as f64 / cpu.as_secs_f64() / 1e6;
     println!("{events} events per trace, best of {runs} runs, by thread CPU time");
-    println!("{:<47} {:>9} {:>11}", "M events/s", "model", "to Perfetto");
+    println!("{:<33} {:>16} {:>16}", "", "M events/s", "MB/s");
+    println!(
+        "{:<33} {:>6} {:>9} {:>6} {:>9}",
+        "", "model", "Perfetto", "model", "Perfetto"
+    );
     for (i, (name, _, bytes)) in cases.iter().enumerate() {
         let what = match *name {
-            "without" => "workload events, net_buf metadata",
-            "with" => "a third net_buf events",
-            _ => "workload events, Zephyr's metadata",
+            "without" => "workload events only",
+            "with" => "a third net_buf",
+            _ => "with's bytes, renamed",
         };
+        let Times { model, perfetto } = best[i];
+        let n = events as usize;
         println!(
-            "  {name:<8} {what:<36} {:>9.2} {:>11.2}   {:.1} MB ({})",
-            rate(best[i].model),
-            rate(best[i].perfetto),
+            "  {name:<8} {what:<22} {:>6.2} {:>9.2} {:>6.1} {:>9.1}   {:.1} MB: {}",
+            per_second(n, model),
+            per_second(n, perfetto),
+            per_second(bytes.len(), model),
+            per_second(bytes.len(), perfetto),
             bytes.len() as f64 / 1e6,
             outcomes[i]
         );
     }
-    for (i, against) in [(0, "without"), (2, "plain")] {
-        println!(
-            "  with / {against:<8} {:>39.1} % {:>9.1} %",
-            100.0 * rate(best[1].model) / rate(best[i].model),
-            100.0 * rate(best[1].perfetto) / rate(best[i].perfetto)
-        );
-    }
     // A machine's speed can drift between runs by more than the difference
-    // measured: the share within each run, A and B taken back to back, is
-    // the steadier figure.
+    // measured: the share within each run, the two traces converted back
+    // to back, is the steadier figure.
     let median = |v: &mut Vec<f64>| {
         v.sort_by(f64::total_cmp);
         100.0 / v[v.len() / 2]
     };
-    println!(
-        "  with / without, median of the runs {:>22.1} % {:>9.1} %",
-        median(&mut slowdowns.0),
-        median(&mut slowdowns.1)
-    );
+    let [[without_model, without_perfetto], [unnamed_model, unnamed_perfetto]] = &mut slowdowns;
+    let (without_model, without_perfetto) = (median(without_model), median(without_perfetto));
     // The network-buffer events are longer than the workload's: per byte
     // of input, the lifetime trace's share is larger.
-    let bytes = |i: usize| cases[i].2.len() as f64;
-    println!(
-        "  with / without, by bytes per second {:>23.1} % {:>9.1} %",
-        100.0 * bytes(1) / best[1].model.as_secs_f64() / (bytes(0) / best[0].model.as_secs_f64()),
-        100.0 * bytes(1)
-            / best[1].perfetto.as_secs_f64()
-            / (bytes(0) / best[0].perfetto.as_secs_f64())
-    );
+    let per_byte = cases[1].2.len() as f64 / cases[0].2.len() as f64;
+    println!("with's speed as a share, median of the runs     model  Perfetto");
+    for (against, model, perfetto) in [
+        (
+            "without, per byte",
+            without_model * per_byte,
+            without_perfetto * per_byte,
+        ),
+        ("without, per event", without_model, without_perfetto),
+        (
+            "unnamed (the same bytes)",
+            median(unnamed_model),
+            median(unnamed_perfetto),
+        ),
+    ] {
+        println!("  with / {against:<32} {model:>8.1} % {perfetto:>6.1} %");
+    }
 }
