@@ -203,18 +203,19 @@ fn main() {
         CtfTrace::open(std::path::Path::new(WORKLOAD)).expect("the shipped recording opens");
     let stream = &workload.streams[0].bytes;
     let offsets = events_of(&workload.metadata, stream);
-    let net_buf_meta = parse_metadata(&net_buf_trace::metadata()).expect("the metadata parses");
-    let renamed = net_buf_trace::metadata().replace("name = net_buf_", "name = pkt_");
+    let net_buf_text = net_buf_trace::metadata();
+    let net_buf_meta = parse_metadata(&net_buf_text).expect("the metadata parses");
+    let renamed = net_buf_text.replace("name = net_buf_", "name = pkt_");
     let unnamed_meta = parse_metadata(&renamed).expect("the renamed metadata parses");
     let without = build_stream(stream, &offsets, events, false);
     let with = build_stream(stream, &offsets, events, true);
-    let cases: [(&str, &Metadata, &[u8]); 3] = [
-        ("without", &net_buf_meta, &without),
-        ("with", &net_buf_meta, &with),
-        ("unnamed", &unnamed_meta, &with),
+    let cases: [(&str, &str, &Metadata, &[u8]); 3] = [
+        ("without", "workload events only", &net_buf_meta, &without),
+        ("with", "a third net_buf", &net_buf_meta, &with),
+        ("unnamed", "with's bytes, renamed", &unnamed_meta, &with),
     ];
     if let Some(name) = only {
-        let (_, meta, bytes) = cases.iter().find(|c| c.0 == name).expect("a case");
+        let (_, _, meta, bytes) = cases.iter().find(|c| c.0 == name).expect("a case");
         let (cpu, outcome) = convert(meta, bytes);
         println!(
             "{name}: {:.1} ms into the model, {:.1} ms to Perfetto ({outcome})",
@@ -232,7 +233,7 @@ fn main() {
     // `unnamed`'s: each into the model, and to Perfetto.
     let mut slowdowns: [[Vec<f64>; 2]; 2] = Default::default();
     for _ in 0..runs {
-        let converted = cases.map(|(_, meta, bytes)| convert(meta, bytes));
+        let converted = cases.map(|(_, _, meta, bytes)| convert(meta, bytes));
         for (i, (cpu, outcome)) in converted.iter().enumerate() {
             best[i].model = best[i].model.min(cpu.model);
             best[i].perfetto = best[i].perfetto.min(cpu.perfetto);
@@ -253,12 +254,7 @@ fn main() {
         "{:<33} {:>6} {:>9} {:>6} {:>9}",
         "", "model", "Perfetto", "model", "Perfetto"
     );
-    for (i, (name, _, bytes)) in cases.iter().enumerate() {
-        let what = match *name {
-            "without" => "workload events only",
-            "with" => "a third net_buf",
-            _ => "with's bytes, renamed",
-        };
+    for (i, (name, what, _, bytes)) in cases.iter().enumerate() {
         let Times { model, perfetto } = best[i];
         let n = events as usize;
         println!(
@@ -282,7 +278,7 @@ fn main() {
     let (without_model, without_perfetto) = (median(without_model), median(without_perfetto));
     // The network-buffer events are longer than the workload's: per byte
     // of input, the lifetime trace's share is larger.
-    let per_byte = cases[1].2.len() as f64 / cases[0].2.len() as f64;
+    let per_byte = with.len() as f64 / without.len() as f64;
     println!("with's speed as a share, median of the runs     model  Perfetto");
     for (against, model, perfetto) in [
         (
