@@ -2,8 +2,8 @@
 --
 -- Marker tracks are named after their marker; task-local ones sit under the
 -- task's thread, global ones in the "Markers" group. Instants count as spans
--- of 0 ns. A span that never ended (slice argument debug.truncated) is left out,
--- and so are the lanes of tracked objects (see object_lifetimes).
+-- of 0 ns. A span that never ended (open: dur -1) is left out, and so are
+-- the lanes of tracked objects (see object_lifetimes).
 --
 -- Columns:
 --   marker     the marker track's name
@@ -17,7 +17,6 @@ JOIN track t ON t.id = s.track_id
 WHERE t.name NOT IN ('Wait reason', 'Trace health')
   AND t.type NOT GLOB '*irq*'
   AND s.dur >= 0
-  AND EXTRACT_ARG(s.arg_set_id, 'debug.truncated') IS NULL
   AND NOT EXISTS (SELECT 1 FROM track g WHERE g.id = t.parent_id AND g.name = 'Mutex holders')
   AND NOT EXISTS (SELECT 1 FROM track g JOIN track o ON o.id = g.parent_id
                   WHERE g.id = t.parent_id AND o.name = 'Objects')

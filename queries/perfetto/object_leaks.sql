@@ -1,7 +1,8 @@
 -- Objects begun and never ended (leaks, or a trace cut short), with who began them, in a trace exported by tband-perfetto.
 --
 -- A leak is a lifetime slice (see object_lifetimes) with the argument
--- debug.truncated; debug.core is the core that began it. Who began it is
+-- debug.truncated (open, dur -1, when it was live at the end of the trace:
+-- its age counts up to the end); debug.core is the core that began it. Who began it is
 -- the ISR whose IRQ slice was running on that core then (the innermost),
 -- else the thread running there.
 --
@@ -16,7 +17,7 @@
 INCLUDE PERFETTO MODULE linux.irqs;
 
 WITH leaks AS (
-  SELECT s.id, s.ts, s.dur, s.name AS key, g.name AS pool_group,
+  SELECT s.id, s.ts, IIF(s.dur < 0, trace_end() - s.ts, s.dur) AS dur, s.name AS key, g.name AS pool_group,
     RTRIM(RTRIM(k.name, '0123456789'), ' ') AS kind,
     EXTRACT_ARG(s.arg_set_id, 'debug.core') AS core
   FROM slice s
@@ -31,13 +32,13 @@ WITH leaks AS (
      JOIN slice sl ON sl.id = i.id
      JOIN track tr ON tr.id = sl.track_id
      WHERE EXTRACT_ARG(tr.dimension_arg_set_id, 'cpu') = l.core
-       AND i.ts <= l.ts AND i.ts + i.dur >= l.ts
+       AND i.ts <= l.ts AND (i.dur < 0 OR i.ts + i.dur >= l.ts)
      ORDER BY sl.depth DESC LIMIT 1) AS name
   FROM leaks l
 ), by_task AS (
   SELECT l.id,
     (SELECT t.name FROM sched sc JOIN thread t USING (utid)
-     WHERE sc.cpu = l.core AND sc.ts <= l.ts AND sc.ts + sc.dur >= l.ts
+     WHERE sc.cpu = l.core AND sc.ts <= l.ts AND (sc.dur < 0 OR sc.ts + sc.dur >= l.ts)
      ORDER BY sc.ts DESC LIMIT 1) AS name
   FROM leaks l
 )

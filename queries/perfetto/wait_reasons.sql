@@ -2,7 +2,8 @@
 --
 -- Slice names are the model's block reasons (queue_receive, queue_send,
 -- semaphore, mutex, delay, delay_until, suspended, ...); the queue a task
--- waited on is the slice argument debug.queue.
+-- waited on is the slice argument debug.queue. A wait cut by the end of the
+-- trace is open (dur -1) and counts up to the end.
 --
 -- Columns:
 --   tid        the task's thread id
@@ -13,7 +14,8 @@
 --   total_ns, max_ns   time spent waiting
 SELECT t.tid, t.name AS task_name, s.name AS reason,
   EXTRACT_ARG(s.arg_set_id, 'debug.queue') AS queue,
-  COUNT(*) AS count, SUM(s.dur) AS total_ns, MAX(s.dur) AS max_ns
+  COUNT(*) AS count, SUM(IIF(s.dur < 0, trace_end() - s.ts, s.dur)) AS total_ns,
+  MAX(IIF(s.dur < 0, trace_end() - s.ts, s.dur)) AS max_ns
 FROM slice s
 JOIN thread_track w ON w.id = s.track_id AND w.name = 'Wait reason'
 JOIN thread t USING (utid)

@@ -11,7 +11,7 @@
 use std::io;
 
 use prost::Message as _;
-use tband_model::{IdMap, MarkerKind, Model, StrId, TaskState};
+use tband_model::{AnomalyKind, IdMap, MarkerKind, Model, StrId, TaskState};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
@@ -121,16 +121,11 @@ pub fn write_track_events<S: ChunkSink>(
         };
         let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
         let queue = s.queue_id.and_then(|q| tracks.queue_index(q));
-        match queue.and_then(|i| model.queues.get(i)) {
-            Some(q) => seq.slice(
-                track,
-                s.start_ns,
-                s.end_ns,
-                name,
-                &[Arg::Str(ARG_QUEUE, &q.name)],
-            )?,
-            None => seq.slice(track, s.start_ns, s.end_ns, name, &[])?,
-        }
+        let queue = queue
+            .and_then(|i| model.queues.get(i))
+            .map(|q| Arg::Str(ARG_QUEUE, &q.name));
+        let args = queue.as_slice();
+        seq.slice_or_open(track, s.start_ns, s.end_ns, s.truncated, name, args)?;
         counts.slices += 1;
         Ok(())
     })?;
@@ -152,17 +147,7 @@ pub fn write_track_events<S: ChunkSink>(
             return Ok(());
         };
         let name = marker_names.iid(&mut seq.names, s.msg, marker);
-        if s.truncated {
-            seq.slice(
-                track,
-                s.start_ns,
-                s.end_ns,
-                name,
-                &[Arg::Bool(ARG_TRUNCATED, true)],
-            )?;
-        } else {
-            seq.slice(track, s.start_ns, s.end_ns, name, &[])?;
-        }
+        seq.slice_or_open(track, s.start_ns, s.end_ns, s.truncated, name, &[])?;
         counts.slices += 1;
         Ok(())
     })?;
@@ -199,17 +184,7 @@ pub fn write_track_events<S: ChunkSink>(
         if let Some(track) = track {
             let task = threads.task_index(h.task_id);
             let name = holder_names.iid(&mut seq.names, task, threads.comm_at(task));
-            if h.truncated {
-                seq.slice(
-                    track,
-                    h.start_ns,
-                    h.end_ns,
-                    name,
-                    &[Arg::Bool(ARG_TRUNCATED, true)],
-                )?;
-            } else {
-                seq.slice(track, h.start_ns, h.end_ns, name, &[])?;
-            }
+            seq.slice_or_open(track, h.start_ns, h.end_ns, h.truncated, name, &[])?;
             counts.slices += 1;
         }
         Ok(())
@@ -229,7 +204,9 @@ pub fn write_track_events<S: ChunkSink>(
             }
             let name = seq.names.iid(a.kind.as_str());
             if a.start_ns < a.end_ns {
-                seq.slice(track, a.start_ns, a.end_ns, name, &args)?;
+                // Spans never closed make a region that lasts to the end.
+                let cut = a.kind == AnomalyKind::NeverClosed && a.end_ns >= model.info.duration_ns;
+                seq.slice_or_open(track, a.start_ns, a.end_ns, cut, name, &args)?;
                 counts.slices += 1;
             } else {
                 seq.instant(track, a.end_ns, name, &args)?;
@@ -237,8 +214,14 @@ pub fn write_track_events<S: ChunkSink>(
             }
         }
     }
+    let name = seq.names.iid(TRACE_END);
+    seq.instant(tracks.trace_end, model.info.duration_ns, name, &[])?;
+    counts.instants += 1;
     Ok(counts)
 }
+
+/// The name of the instant at the end of the trace, on the trace health track.
+pub const TRACE_END: &str = "end_of_trace";
 
 /// Slots of the wait-name cache: by reason, then state.
 const WAIT_STATES: usize = 8;
@@ -451,15 +434,7 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
         name_iid: u64,
         args: &[Arg<'_>],
     ) -> io::Result<()> {
-        self.event::<SLICE_BEGIN>(
-            start,
-            Event {
-                track,
-                name_iid,
-                counter_value: 0,
-                args,
-            },
-        )?;
+        self.open_slice(track, start, name_iid, args)?;
         self.event::<SLICE_END>(
             end,
             Event {
@@ -469,6 +444,43 @@ impl<'o, 'm, S: ChunkSink> Sequence<'o, 'm, S> {
                 args: &[],
             },
         )
+    }
+
+    /// A slice begun and never ended: Perfetto records it as not ended
+    /// (`dur` -1), which is how a slice cut by the end of the trace is written.
+    fn open_slice(
+        &mut self,
+        track: u64,
+        start: u64,
+        name_iid: u64,
+        args: &[Arg<'_>],
+    ) -> io::Result<()> {
+        self.event::<SLICE_BEGIN>(
+            start,
+            Event {
+                track,
+                name_iid,
+                counter_value: 0,
+                args,
+            },
+        )
+    }
+
+    /// A slice that ends at `end`, or stays open when `cut` by the end of the trace.
+    fn slice_or_open(
+        &mut self,
+        track: u64,
+        start: u64,
+        end: u64,
+        cut: bool,
+        name_iid: u64,
+        args: &[Arg<'_>],
+    ) -> io::Result<()> {
+        if cut {
+            self.open_slice(track, start, name_iid, args)
+        } else {
+            self.slice(track, start, end, name_iid, args)
+        }
     }
 
     fn instant(&mut self, track: u64, ts: u64, name_iid: u64, args: &[Arg<'_>]) -> io::Result<()> {
@@ -681,9 +693,10 @@ mod tests {
         let counts = write_track_events(&m, &threads, &mut w).unwrap();
         assert_eq!(
             counts,
+            // The instants: a marker's and the end of the trace.
             EventCounts {
                 slices: 2,
-                instants: 1,
+                instants: 2,
                 counter_values: 1
             }
         );
@@ -721,7 +734,7 @@ mod tests {
             .flat_map(|i| i.event_names.iter())
             .map(|n| n.name.as_deref().unwrap())
             .collect();
-        assert_eq!(names, ["step", "boot"]);
+        assert_eq!(names, ["step", "boot", TRACE_END]);
         let job_events: Vec<_> = packets
             .iter()
             .filter_map(|p| Some((p.timestamp?, p.track_event.as_ref()?)))
@@ -733,8 +746,8 @@ mod tests {
             [
                 (10, Type::SliceBegin, Some(1), 0),
                 (20, Type::SliceEnd, None, 0),
-                (30, Type::SliceBegin, Some(1), 1),
-                (40, Type::SliceEnd, None, 0),
+                // Cut by the end of the trace: begun and never ended.
+                (30, Type::SliceBegin, Some(1), 0),
             ]
         );
     }
@@ -777,7 +790,8 @@ mod tests {
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
         let counts = write_track_events(&m, &threads, &mut w).unwrap();
-        assert_eq!((counts.slices, counts.instants), (4, 2));
+        // The instants: an anomaly's, a marker's and the end of the trace.
+        assert_eq!((counts.slices, counts.instants), (4, 3));
         let bytes = w.finish().unwrap();
         let trace = Trace::decode(bytes.as_slice()).unwrap();
         // Field order and lengths as prost writes them.

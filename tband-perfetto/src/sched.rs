@@ -251,7 +251,7 @@ impl<'t, 'm> Walk<'t, 'm> {
             // The next step other than a state change.
             let mut other = isrs.step.min(slices.step);
             for (i, cpu) in cpus.iter().enumerate() {
-                if let Some(&(end, _)) = cpu.isr_open.last() {
+                if let Some(&(Some(end), _)) = cpu.isr_open.last() {
                     other = other.min(NextStep::new(end, Step::IsrExit, i));
                 }
                 if let Some(end) = cpu.running_until {
@@ -392,8 +392,11 @@ struct Cpu<'m> {
     current_leaves_as: i64,
     /// Names of the core's ISRs by ISR id.
     isr_names: IdIndex<u32, &'m str>,
-    /// Exit times and irq numbers of the ISRs executing, innermost last.
-    isr_open: Vec<(u64, i32)>,
+    /// Exit times and irq numbers of the ISRs executing, innermost last; no
+    /// exit time for one cut by the end of the trace, which stays open.
+    isr_open: Vec<(Option<u64>, i32)>,
+    /// The end of the trace.
+    trace_end: u64,
     last_isr_ts: u64,
     /// End of the running slice, when it ends before the trace does.
     running_until: Option<u64>,
@@ -430,6 +433,7 @@ impl<'m> Cpu<'m> {
             current_leaves_as: STATE_RUNNABLE,
             isr_names,
             isr_open: Vec::new(),
+            trace_end: model.info.duration_ns,
             last_isr_ts: 0,
             running_until: None,
             first_switch_ts: None,
@@ -493,7 +497,7 @@ impl<'m> Cpu<'m> {
     }
 
     fn isr_exit(&mut self) {
-        if let Some((end, irq)) = self.isr_open.pop() {
+        if let Some((Some(end), irq)) = self.isr_open.pop() {
             let ts = end.max(self.last_isr_ts);
             self.last_isr_ts = ts;
             self.bundle.irq_exit(ts, self.current.tid, irq);
@@ -506,7 +510,12 @@ impl<'m> Cpu<'m> {
         self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
         self.bundle
             .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
-        self.isr_open.push((isr.end_ns, irq));
+        // Cut by the end of the trace: truncated there, inside no ISR that
+        // exits (an ISR exiting at the end ends those nested in it).
+        let cut = isr.truncated
+            && isr.end_ns >= self.trace_end
+            && self.isr_open.last().is_none_or(|&(end, _)| end.is_none());
+        self.isr_open.push(((!cut).then_some(isr.end_ns), irq));
     }
 
     fn waking(&mut self, wakeup: &Wakeup, woken: OnCpu<'m>) {

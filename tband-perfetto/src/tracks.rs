@@ -1,7 +1,8 @@
 //! The named tracks beside Perfetto's own CPU and thread tracks: one process
 //! track for the firmware, a track per task, and under them (or under a group)
 //! wait reasons, priorities, markers, queue fill levels, mutex holders and
-//! trace health. Tracks exist only where the model has data for them.
+//! trace health. Tracks exist only where the model has data for them, but
+//! for trace health, which always holds the end of the trace.
 
 use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
 
@@ -35,6 +36,10 @@ pub struct Tracks {
     /// Every anomaly (by index in `model.anomalies`) and its track, in the
     /// order to write them: see [`health_lanes`].
     pub health: Vec<(usize, u64)>,
+    /// The instant at the end of the trace (the first health lane): slices
+    /// cut by the end are open, and Perfetto knows where the trace ends
+    /// only from the last event it reads.
+    pub trace_end: u64,
     pub tracked: TrackedTracks,
     pub objects: objects::ObjectTracks,
 }
@@ -198,27 +203,25 @@ impl Tracks {
 
         let tracked = TrackedTracks::new(model, &mut d, &mut group);
 
-        let mut health = Vec::new();
-        if !model.anomalies.is_empty() {
-            let (order, lanes) = health_lanes(model);
-            let description = "Lost events and other damage found while decoding";
-            let first = group(&mut d, "Trace health");
-            d.descriptors[first as usize - 1].description = Some(description.into());
-            let mut uuids = vec![first];
-            for _ in 1..lanes {
-                let lane = d.add(TrackDescriptor {
-                    name: Some("Trace health".into()),
-                    description: Some(description.into()),
-                    sibling_order_rank: Some(group_rank),
-                    ..Default::default()
-                });
-                uuids.push(lane);
-            }
-            health = order
-                .into_iter()
-                .map(|(i, lane)| (i, uuids[lane]))
-                .collect();
+        let (order, lanes) = health_lanes(model);
+        let description =
+            "Lost events and other damage found while decoding, and the end of the trace";
+        let trace_end = group(&mut d, "Trace health");
+        d.descriptors[trace_end as usize - 1].description = Some(description.into());
+        let mut uuids = vec![trace_end];
+        for _ in 1..lanes {
+            let lane = d.add(TrackDescriptor {
+                name: Some("Trace health".into()),
+                description: Some(description.into()),
+                sibling_order_rank: Some(group_rank),
+                ..Default::default()
+            });
+            uuids.push(lane);
         }
+        let health = order
+            .into_iter()
+            .map(|(i, lane)| (i, uuids[lane]))
+            .collect();
 
         let tracks = Tracks {
             wait,
@@ -229,6 +232,7 @@ impl Tracks {
             queue_level,
             mutex,
             health,
+            trace_end,
             tracked,
             objects,
         };

@@ -111,9 +111,9 @@ fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
 }
 
 const QUERIES: [&str; 3] = [
-    "SELECT g.name AS pool, s.name AS key, s.ts, s.ts + s.dur AS end_ts FROM slice s \
-     JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
-     JOIN track o ON o.id = g.parent_id WHERE o.name = 'Objects' AND s.dur > 0 ORDER BY s.ts",
+    "SELECT g.name AS pool, s.name AS key, s.ts, IIF(s.dur < 0, NULL, s.ts + s.dur) AS end_ts \
+     FROM slice s JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
+     JOIN track o ON o.id = g.parent_id WHERE o.name = 'Objects' AND s.dur <> 0 ORDER BY s.ts",
     "SELECT s.name, s.ts, extract_arg(s.arg_set_id, 'debug.count') AS value FROM slice s \
      JOIN track k ON k.id = s.track_id JOIN track g ON g.id = k.parent_id \
      WHERE g.name GLOB 'net_buf *' AND s.dur = 0 ORDER BY s.ts",
@@ -139,19 +139,25 @@ fn perfetto_reads_the_lifetimes_references_and_pool_levels() {
         Value::Int(i) => *i,
         other => panic!("{other:?} is not an integer"),
     };
+    // A leak is open (no end): it lives on at the end of the trace.
+    let mut open = 0;
     let lifetimes: Vec<_> = results[0]
         .rows
         .iter()
         .map(|r| {
-            (
-                text(&r[0]),
-                text(&r[1]),
-                int(&r[2]) as u64,
-                int(&r[3]) as u64,
-            )
+            let end = match &r[3] {
+                Value::Null => {
+                    open += 1;
+                    net_buf_trace::END_NS
+                }
+                end => int(end) as u64,
+            };
+            (text(&r[0]), text(&r[1]), int(&r[2]) as u64, end)
         })
         .collect();
     assert_eq!(lifetimes, expected_lifetimes());
+    let leaks = net_buf_trace::LIFETIMES.iter().filter(|l| l.3.is_none());
+    assert_eq!(open, leaks.count());
     let marks: Vec<_> = results[1]
         .rows
         .iter()

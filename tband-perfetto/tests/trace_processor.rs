@@ -15,7 +15,10 @@
 //! i64::MAX is 2^63, which SQLite reads back as i64::MAX); IRQ names are cut
 //! to 254 bytes; events more than 2^63 ns after the first are dropped, and
 //! counted in `stats` ([`LAST_TIME`]); the depth of instants and of trace
-//! health regions is not compared. The book's Perfetto page has the table.
+//! health regions is not compared. What the trace's end cut (a task's
+//! running slice and state, an ISR, a wait, a marker span, a mutex hold, a
+//! region of spans never closed) is open in Perfetto (`dur` -1). The book's
+//! Perfetto page has the table.
 //!
 //! The shell is found as [`shell::trace_processor`] says.
 
@@ -30,6 +33,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use tband_model::{AnomalyKind, MarkerKind, Model, StateReason, TaskKind, TaskStateKind};
+use tband_perfetto::events::TRACE_END;
 use tband_perfetto::threads::{Threads, IDLE_TID, PID};
 use tband_trace::{OpenOptions, Trace};
 
@@ -201,16 +205,16 @@ fn kept(ts: u64, dropped: &mut u64) -> bool {
 }
 
 /// The duration Perfetto shows for a span from `start` to `end`, both
-/// events (-1 if it drops the end), or `None` if it drops the start.
-fn span(start: u64, end: u64, dropped: &mut u64) -> Option<i64> {
+/// events (-1 if there is no end, a span cut by the end of the trace, or if
+/// it drops the end), or `None` if it drops the start.
+fn span(start: u64, end: Option<u64>, dropped: &mut u64) -> Option<i64> {
     if !kept(start, dropped) {
-        *dropped += 1;
+        *dropped += u64::from(end.is_some());
         return None;
     }
-    Some(if kept(end, dropped) {
-        end as i64 - start as i64
-    } else {
-        -1
+    Some(match end {
+        Some(end) if kept(end, dropped) => end as i64 - start as i64,
+        _ => -1,
     })
 }
 
@@ -310,12 +314,21 @@ fn expected(model: &Model) -> Tables {
         t.threads.push(row(&[&tid(task.task_id), &task.name]));
     }
 
+    // An ISR cut by the end of the trace stays open, unless one it is nested
+    // in exits (at the end: the ISRs nested in it end there with it).
+    let trace_end = model.info.duration_ns;
+    let mut open_isrs = BTreeMap::<u32, Vec<bool>>::new();
     for s in model.isr_slices.iter() {
         let key = tband_model::IsrKey {
             core_id: s.core_id,
             isr_id: s.isr_id,
         };
-        let Some(dur) = span(s.start_ns, s.end_ns, &mut dropped.kernel) else {
+        let outer = open_isrs.entry(s.core_id).or_default();
+        outer.truncate(s.depth as usize);
+        let cut = s.truncated && s.end_ns >= trace_end && outer.last().is_none_or(|&open| open);
+        outer.push(cut);
+        let end = (!cut).then_some(s.end_ns);
+        let Some(dur) = span(s.start_ns, end, &mut dropped.kernel) else {
             continue;
         };
         // Perfetto makes the name in a buffer of 255 bytes.
@@ -344,9 +357,10 @@ fn expected(model: &Model) -> Tables {
         "" => marker,
         text => text.to_string(),
     };
-    // Slices: (track, start, end) and name and depth; instants end where
-    // they start, and their depth is not compared.
-    let mut slices: Vec<(Track, u64, u64, String, String)> = Vec::new();
+    // Slices: (track, start, end: none when cut by the end of the trace)
+    // and name and depth; instants end where they start, and their depth is
+    // not compared.
+    let mut slices: Vec<(Track, u64, Option<u64>, String, String)> = Vec::new();
     let mut instants: Vec<(Track, u64, String)> = Vec::new();
 
     for s in model.task_states.iter().filter(|s| s.state.is_waiting()) {
@@ -361,13 +375,15 @@ fn expected(model: &Model) -> Tables {
             reason => reason,
         };
         let track = thread_track(s.task_id, "Wait reason");
-        slices.push((track, s.start_ns, s.end_ns, name.into(), "0".into()));
+        let end = (!s.truncated).then_some(s.end_ns);
+        slices.push((track, s.start_ns, end, name.into(), "0".into()));
     }
     for s in model.marker_spans.iter() {
         let marker = marker_name(s.marker_id, s.task_id, MarkerKind::Event);
         let track = marker_track(s.task_id, &marker);
         let name = message_or(s.msg, marker);
-        slices.push((track, s.start_ns, s.end_ns, name, s.depth.to_string()));
+        let end = (!s.truncated).then_some(s.end_ns);
+        slices.push((track, s.start_ns, end, name, s.depth.to_string()));
     }
     for i in model.marker_instants.iter() {
         let marker = marker_name(i.marker_id, i.task_id, MarkerKind::Event);
@@ -378,18 +394,26 @@ fn expected(model: &Model) -> Tables {
         let queue = model.queue(h.queue_id).map_or("", |q| q.name.as_str());
         let holder = model.task(h.task_id).map_or("", |t| t.name.as_str());
         let track = group_track("Mutex holders", queue);
-        slices.push((track, h.start_ns, h.end_ns, holder.into(), "0".into()));
+        let end = (!h.truncated).then_some(h.end_ns);
+        slices.push((track, h.start_ns, end, holder.into(), "0".into()));
     }
     // Regions that overlap are on tracks of their own, at depths not compared.
     for a in &model.anomalies {
         let track = group_track("", "Trace health");
         let name = a.kind.as_str().to_string();
         if a.start_ns < a.end_ns {
-            slices.push((track, a.start_ns, a.end_ns, name, ANY_DEPTH.into()));
+            // Spans never closed: a region open to the end of the trace.
+            let open = a.kind == AnomalyKind::NeverClosed && a.end_ns >= trace_end;
+            let end = (!open).then_some(a.end_ns);
+            slices.push((track, a.start_ns, end, name, ANY_DEPTH.into()));
         } else {
             instants.push((track, a.end_ns, name));
         }
     }
+    // Where the trace ends, which Perfetto would not know were the last
+    // event an end cut off.
+    let track = group_track("", "Trace health");
+    instants.push((track, trace_end, TRACE_END.to_string()));
     for ((owner, group, track), start, end, name, depth) in slices {
         if let Some(dur) = span(start, end, &mut dropped.track) {
             t.slices

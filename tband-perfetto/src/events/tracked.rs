@@ -1,6 +1,7 @@
 //! The track events of objects tracked by id: each lifetime a slice named
 //! by the object's key on its lane (the core that began it as the argument
-//! `core`), each mark an instant on it (its value, a reference count for
+//! `core`; `truncated` when its end was not seen: open when the trace ended
+//! with it live), each mark an instant on it (its value, a reference count for
 //! the built-in rules, as the argument `count`), and the pools' counters.
 
 use std::io;
@@ -32,8 +33,11 @@ pub(super) fn write<'m, S: ChunkSink>(
         let name = key_names.iid(&mut seq.names, Some(key), &keys[key]);
         let core = Arg::Uint(ARG_CORE, l.begin_core.into());
         if l.truncated {
+            // Truncated also where the object was begun again before its
+            // end was seen, which the argument alone tells.
             let args = [core, Arg::Bool(ARG_TRUNCATED, true)];
-            seq.slice(track, l.start_ns, l.end_ns, name, &args)?;
+            let cut = l.end_ns >= model.info.duration_ns;
+            seq.slice_or_open(track, l.start_ns, l.end_ns, cut, name, &args)?;
         } else {
             seq.slice(track, l.start_ns, l.end_ns, name, &[core])?;
         }
