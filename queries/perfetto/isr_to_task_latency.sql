@@ -1,10 +1,14 @@
--- Latency from an ISR making a task ready to that task running, per task, in a trace exported by tband-perfetto.
+-- Latency from an ISR making a task ready (queue send or resume from an ISR) to that task running, per task, from Perfetto's thread_state table.
 --
+-- The rows of isr_to_task_latency.sql, from a trace exported by tband-perfetto.
 -- A wake-up from an ISR is a sched_waking in interrupt context, which
 -- Perfetto marks with irq_context = 1 on the Runnable thread state that
 -- follows it; that state's duration is the latency, if the task ran next
 -- (a task woken and then suspended or deleted before it ran is left out).
 -- Percentiles are nearest-rank.
+--
+-- Where the SQL form differs: tasks are Perfetto threads, so tid stands in
+-- for task_id.
 --
 -- Columns:
 --   tid        the task's thread id

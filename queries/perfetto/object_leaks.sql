@@ -1,5 +1,8 @@
 -- Objects begun and never ended (leaks, or a trace cut short), with who began them, in a trace exported by tband-perfetto.
 --
+-- The rows of object_leaks.sql but its name column: the export names a
+-- lifetime's slice after the object's key only.
+--
 -- A leak is a lifetime slice (see object_lifetimes) with the argument
 -- debug.truncated (open, dur -1, when it was live at the end of the trace:
 -- its age counts up to the end); debug.core is the core that began it. Who began it is

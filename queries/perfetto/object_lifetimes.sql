@@ -1,5 +1,8 @@
 -- Object lifetimes per kind and pool, from the "Objects" group of a trace exported by tband-perfetto.
 --
+-- The rows of object_lifetimes.sql but its pool_key column: the export
+-- names a pool's group after its kind and name only.
+--
 -- Each pool is a group `<kind> <pool name>` (`<kind>` for objects without a
 -- pool) under "Objects", holding a lane track `<kind> <n>` per object alive
 -- at once; a lifetime is a slice on a lane (its marks are instants nested

@@ -1,5 +1,8 @@
 -- Pool low-water marks: each pool counter's fewest value (e.g. free buffers) and when it first got there, in a trace exported by tband-perfetto.
 --
+-- The rows of pool_low_water.sql but its pool_key column: the export names
+-- a pool's group after its kind and name only.
+--
 -- A pool's counters are the counter tracks of its group `<kind> <pool
 -- name>` under "Objects", each named after its counter. The kind is that
 -- of the group's lanes (`<kind> <n>`); a pool without lanes (no lifetime)

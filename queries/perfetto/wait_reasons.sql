@@ -1,9 +1,13 @@
--- Why tasks waited: the slices of each task's "Wait reason" track in a trace exported by tband-perfetto.
+-- Why tasks waited: per task, reason and queue, how often and for how long, from each task's "Wait reason" track.
 --
+-- The rows of wait_reasons.sql, from a trace exported by tband-perfetto.
 -- Slice names are the model's block reasons (queue_receive, queue_send,
 -- semaphore, mutex, delay, delay_until, suspended, ...); the queue a task
 -- waited on is the slice argument debug.queue. A wait cut by the end of the
 -- trace is open (dur -1) and counts up to the end.
+--
+-- Where the SQL form differs: tasks are Perfetto threads, so tid stands in
+-- for task_id.
 --
 -- Columns:
 --   tid        the task's thread id

@@ -33,8 +33,16 @@ pub const CANNED: &[(&str, &str)] = &[
     ),
     ("task_states", include_str!("../../queries/task_states.sql")),
     (
+        "wait_reasons",
+        include_str!("../../queries/wait_reasons.sql"),
+    ),
+    (
         "queue_high_water",
         include_str!("../../queries/queue_high_water.sql"),
+    ),
+    (
+        "queue_levels",
+        include_str!("../../queries/queue_levels.sql"),
     ),
     ("markers", include_str!("../../queries/markers.sql")),
     (

@@ -47,6 +47,18 @@ pub fn run_queries(shell: &Path, sql: &str, pftrace: &Path) -> String {
 /// the last one giving the rows) on `pftrace`, every field as text (NULL
 /// as empty).
 pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<Vec<String>>> {
+    report_tables(shell, reports, pftrace)
+        .into_iter()
+        .map(|(_, rows)| rows)
+        .collect()
+}
+
+/// The column names and rows of each report, as [`report_rows`] gives the rows.
+pub fn report_tables(
+    shell: &Path,
+    reports: &[String],
+    pftrace: &Path,
+) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
     let split: Vec<(String, String)> = reports
         .iter()
         .map(|report| {
@@ -73,7 +85,8 @@ pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<
         .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
         .into_iter()
         .map(|rows| {
-            rows.rows
+            let values = rows
+                .rows
                 .into_iter()
                 .map(|row| {
                     row.into_iter()
@@ -85,7 +98,8 @@ pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<
                         })
                         .collect()
                 })
-                .collect()
+                .collect();
+            (rows.columns, values)
         })
         .collect()
 }
