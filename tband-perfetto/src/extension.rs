@@ -71,7 +71,7 @@ const HEALTH_TRACK: (&str, TrackMatch) = (r"^Trace health$", TrackMatch::Name);
 const OBJECT_TRACKS: (&str, TrackMatch) = (r"(^| > )Objects > [^>]+ > [^>]+$", TrackMatch::Path);
 
 /// Every report of `queries/perfetto/`.
-pub const REPORTS: [Report; 11] = [
+pub const REPORTS: [Report; 12] = [
     Report {
         name: "cpu_load",
         sql: include_str!("../../queries/perfetto/cpu_load.sql"),
@@ -94,6 +94,12 @@ pub const REPORTS: [Report; 11] = [
         name: "task_states",
         sql: include_str!("../../queries/perfetto/task_states.sql"),
         title: "tband: task states",
+        pins: &[CPU_TRACKS],
+    },
+    Report {
+        name: "task_response",
+        sql: include_str!("../../queries/perfetto/task_response.sql"),
+        title: "tband: task response",
         pins: &[CPU_TRACKS],
     },
     Report {

@@ -11,7 +11,8 @@
 //! before they are compared ([`perfetto_view`]):
 //! - a task is a Perfetto thread: `task_id` becomes the thread id (`tid`),
 //!   an idle task is Perfetto's idle thread (tid 0, named `swapper`), and a
-//!   timer task's kind is `normal`; `task_states` leaves idle tasks out;
+//!   timer task's kind is `normal`; `task_states`, `task_response` and the
+//!   reports of a task's waits and wake-ups leave idle tasks out;
 //! - `isr_latency` has no `isr_id` (Perfetto keeps no IRQ number), and an
 //!   ISR's name is cut as Perfetto cuts its slice name, to 254 bytes;
 //! - `object_lifetimes` and `pool_low_water` have no `pool_key`,
@@ -61,11 +62,12 @@ use tband_perfetto::ExportOptions;
 use tband_trace::{OpenOptions, Trace};
 
 /// The reports with a PerfettoSQL form, run in one go in this order.
-const REPORTS: [&str; 11] = [
+const REPORTS: [&str; 12] = [
     "cpu_load",
     "isr_latency",
     "isr_to_task_latency",
     "task_states",
+    "task_response",
     "wait_reasons",
     "queue_levels",
     "markers",
@@ -76,18 +78,15 @@ const REPORTS: [&str; 11] = [
 ];
 
 /// The canned reports with no PerfettoSQL form, and why.
-const NO_PERFETTO_FORM: [(&str, &str); 3] = [
+const NO_PERFETTO_FORM: [(&str, &str); 2] = [
     (
         "queue_high_water",
         "sends, receives, capacity, kind and mutex holds are not exported per queue",
     ),
     (
-        "task_response",
-        "not written yet: the facts are in thread_state and sched",
-    ),
-    (
         "cpu_load_timeline",
-        "not written yet: the facts are in sched and the IRQ slices",
+        "it takes a parameter (:window_ms), which a PerfettoSQL file run by the \
+         shell or the UI extension cannot be given",
     ),
 ];
 
