@@ -12,7 +12,8 @@
 //! file in `queries/perfetto/`.
 //!
 //! `tband-perfetto extension DIR` must write the bytes the server serves,
-//! and nothing else.
+//! and nothing else; the repository's `perfetto-extension/` (a GitHub
+//! extension server) must be what it writes today.
 //!
 //! The shell is found as [`shell::trace_processor`] says.
 
@@ -345,12 +346,30 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-#[test]
-fn the_extension_command_writes_the_files_the_server_serves() {
-    let dir = temp_dir("written");
+/// Every file under `dir`, by its path relative to `dir` (with `/`).
+fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                files.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// Runs `tband-perfetto extension DIR`.
+fn write_extension(dir: &Path) {
     let out = Command::new(env!("CARGO_BIN_EXE_tband-perfetto"))
         .arg("extension")
-        .arg(dir.join("ext"))
+        .arg(dir)
         .output()
         .unwrap();
     assert!(
@@ -358,20 +377,13 @@ fn the_extension_command_writes_the_files_the_server_serves() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut written = BTreeMap::new();
-    let mut pending = vec![dir.join("ext")];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path.strip_prefix(dir.join("ext")).unwrap();
-                let relative = relative.to_string_lossy().replace('\\', "/");
-                written.insert(relative, std::fs::read(&path).unwrap());
-            }
-        }
-    }
+}
+
+#[test]
+fn the_extension_command_writes_the_files_the_server_serves() {
+    let dir = temp_dir("written");
+    write_extension(&dir.join("ext"));
+    let written = files_under(&dir.join("ext"));
 
     let server = Server::start(
         &root().join("samples/demo.bin").display().to_string(),
@@ -386,5 +398,30 @@ fn the_extension_command_writes_the_files_the_server_serves() {
         assert!(written[path] == *body, "{path} differs from what is served");
     }
     drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `perfetto-extension/` is what users add as a GitHub extension server:
+/// it must be what the command writes today, byte for byte, and nothing
+/// more.
+#[test]
+fn the_committed_extension_is_what_the_command_writes() {
+    let dir = temp_dir("committed");
+    write_extension(&dir);
+    let committed = files_under(&root().join("perfetto-extension"));
+    let written = files_under(&dir);
+    let refresh = "refresh it with `cargo run -p tband-perfetto -- extension perfetto-extension` \
+                   (after removing the folder) and commit it";
+    assert_eq!(
+        committed.keys().collect::<Vec<_>>(),
+        written.keys().collect::<Vec<_>>(),
+        "perfetto-extension/ holds other files than the command writes: {refresh}"
+    );
+    for (path, body) in &written {
+        assert!(
+            committed[path] == *body,
+            "perfetto-extension/{path} differs from what `tband-perfetto extension` writes: {refresh}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
