@@ -13,6 +13,7 @@ pub mod loss;
 pub mod protos;
 pub mod sched;
 pub mod serve;
+mod sql_text;
 pub mod threads;
 pub mod trace_processor;
 pub mod tracks;
