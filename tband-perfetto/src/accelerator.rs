@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Child, ChildStderr, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -22,6 +23,8 @@ pub struct Accelerator {
     port: u16,
     /// The last line the shell wrote on stderr.
     last_line: Arc<Mutex<String>>,
+    /// The thread reading stderr, which ends when the shell does.
+    reader: Option<JoinHandle<()>>,
 }
 
 impl Accelerator {
@@ -54,11 +57,13 @@ impl Accelerator {
         let stderr = child.stderr.take().expect("a piped stderr");
         let bar = loading_bar(trace);
         let (bar_of_reader, last_line_of_reader) = (bar.clone(), Arc::clone(&last_line));
-        std::thread::spawn(move || read_stderr(stderr, &bar_of_reader, &last_line_of_reader));
+        let reader =
+            std::thread::spawn(move || read_stderr(stderr, &bar_of_reader, &last_line_of_reader));
         let mut accelerator = Accelerator {
             child,
             port,
             last_line,
+            reader: Some(reader),
         };
         let ready = accelerator.wait_until_listening(stop);
         bar.finish_and_clear();
@@ -72,6 +77,10 @@ impl Accelerator {
     /// Why the shell stopped, if it did.
     pub fn stopped(&mut self) -> Option<String> {
         let status = self.child.try_wait().ok()??;
+        // Its last words may still be in the pipe.
+        if let Some(reader) = self.reader.take() {
+            let _ = reader.join();
+        }
         let line = self.last_line.lock().map(|l| l.clone()).unwrap_or_default();
         Some(if line.is_empty() {
             format!("trace_processor stopped ({status})")
@@ -160,9 +169,39 @@ fn read_stderr(mut stderr: ChildStderr, bar: &ProgressBar, last_line: &Mutex<Str
                 bar.set_position((megabytes * 1e6) as u64);
             } else if !line.is_empty() {
                 if let Ok(mut last) = last_line.lock() {
-                    *last = line;
+                    *last = without_log_prefix(&line).to_string();
                 }
             }
         }
+    }
+}
+
+/// A line of the shell's log without the time and source position it
+/// starts with (`[12.345]   http_server.cc:67 `).
+fn without_log_prefix(line: &str) -> &str {
+    let Some((_, rest)) = line.strip_prefix('[').and_then(|l| l.split_once("] ")) else {
+        return line;
+    };
+    let rest = rest.trim_start();
+    match rest.split_once(' ') {
+        Some((source, message)) if source.contains(".cc:") => message,
+        _ => rest,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_lines_lose_their_time_and_source() {
+        assert_eq!(
+            without_log_prefix("[419.900]       http_server.cc:67 [HTTP] Starting HTTP server"),
+            "[HTTP] Starting HTTP server"
+        );
+        assert_eq!(
+            without_log_prefix("failed to read trace file (path: t): Unknown trace type"),
+            "failed to read trace file (path: t): Unknown trace type"
+        );
     }
 }
