@@ -57,7 +57,12 @@ impl Origins {
 /// The origin of a URL, as a browser sends it in `Origin`: lower-case
 /// scheme and host, the port only when it is not the scheme's default.
 fn origin_of(url: &str) -> Result<String, String> {
-    let not_a_url = || format!("{url} is not an http:// or https:// URL");
+    let not_a_url = || {
+        format!(
+            "{url} is not an http:// or https:// URL, which --ui and --allow-origin take \
+             (e.g. {DEFAULT_UI})"
+        )
+    };
     let uri: http::Uri = url.parse().map_err(|_| not_a_url())?;
     let scheme = uri.scheme_str().map(str::to_ascii_lowercase);
     let default_port = match scheme.as_deref() {

@@ -248,7 +248,7 @@ fn serve_without_trace_processor_serves_the_file_and_the_extension() {
     assert!(!stderr.contains("certificate"), "{stderr}");
     let (head, _) = server.request_extension("GET", "/manifest", "https://ui.perfetto.dev");
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
-    assert_eq!(std::fs::read(server.certificate()).unwrap(), cert);
+    assert_eq!(std::fs::read(&server.trusted).unwrap(), cert);
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
 }
@@ -343,6 +343,65 @@ fn serve_says_which_port_is_in_use() {
         );
         assert!(out.stdout.is_empty());
         assert!(!dir.join("t.pftrace").exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// --tls-cert and --tls-key serve a certificate of the user's instead of
+/// making one; files that hold none, and a --ui that is no URL, are one
+/// sentence each.
+#[test]
+fn serve_presents_a_given_certificate_and_refuses_bad_settings() {
+    let dir = temp_dir("given");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    let (cert_file, key_file) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_file, cert.pem()).unwrap();
+    std::fs::write(&key_file, key.serialize_pem()).unwrap();
+    let (cert_arg, key_arg) = (
+        cert_file.display().to_string(),
+        key_file.display().to_string(),
+    );
+    let given = ["--tls-cert", &cert_arg, "--tls-key", &key_arg];
+    let mut server = Server::start_with(SMALL, &dir.join("t.pftrace"), &given, None);
+    let stderr = server.wait_for_stderr("Ctrl-C");
+    assert!(!stderr.contains("certificate"), "{stderr}");
+    assert!(!server.data_dir.join("tband").exists());
+    server.trusted = cert_file.clone();
+    let (head, _) = server.request_extension("GET", "/manifest", "https://ui.perfetto.dev");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    drop(server);
+
+    let not_pem = dir.join("not.pem");
+    std::fs::write(&not_pem, "no certificate here\n").unwrap();
+    let not_pem = not_pem.display().to_string();
+    for (args, expected) in [
+        (
+            vec!["--tls-cert", not_pem.as_str(), "--tls-key", &key_arg],
+            "cannot read the TLS certificate or key",
+        ),
+        (
+            vec!["--ui", "ui.perfetto.dev"],
+            "ui.perfetto.dev is not an http:// or https:// URL",
+        ),
+    ] {
+        let out = bin()
+            .arg(SMALL)
+            .arg("-o")
+            .arg(dir.join("bad.pftrace"))
+            .args(["--serve", "--port", "0", "--extension-port", "0"])
+            .args(&args)
+            .env("XDG_DATA_HOME", &dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("tband-perfetto: {expected}")),
+            "{stderr}"
+        );
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }

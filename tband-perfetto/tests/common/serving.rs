@@ -36,6 +36,9 @@ pub struct Server {
     pub stdout: BufReader<ChildStdout>,
     /// The data directory it keeps its certificate in.
     pub data_dir: PathBuf,
+    /// The certificate HTTPS requests trust: the one it made, unless the
+    /// test says otherwise.
+    pub trusted: PathBuf,
 }
 
 impl Server {
@@ -97,6 +100,7 @@ impl Server {
             trace_path: None,
             stderr,
             stdout,
+            trusted: data_dir.join("tband/localhost.pem"),
             data_dir,
         };
         if server.extension_url.is_empty() {
@@ -156,11 +160,6 @@ impl Server {
             .unwrap()
     }
 
-    /// The certificate it made.
-    pub fn certificate(&self) -> PathBuf {
-        self.data_dir.join("tband/localhost.pem")
-    }
-
     /// Sends a plain HTTP request to the trace's port from the Perfetto
     /// UI: the response's head and body.
     pub fn request(&self, method: &str, path: &str) -> (String, Vec<u8>) {
@@ -169,11 +168,11 @@ impl Server {
     }
 
     /// Sends an HTTPS request to the extension server from `origin`,
-    /// trusting the certificate it made and no other: the response's head
-    /// and body.
+    /// trusting [`Server::trusted`] and no other certificate: the
+    /// response's head and body.
     pub fn request_extension(&self, method: &str, path: &str, origin: &str) -> (String, Vec<u8>) {
         let mut roots = RootCertStore::empty();
-        for cert in CertificateDer::pem_file_iter(self.certificate()).unwrap() {
+        for cert in CertificateDer::pem_file_iter(&self.trusted).unwrap() {
             roots.add(cert.unwrap()).unwrap();
         }
         let provider = Arc::new(rustls::crypto::ring::default_provider());
