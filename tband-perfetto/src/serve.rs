@@ -10,6 +10,7 @@ use std::io::{self, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::time::Duration;
 
 use rustls::{ServerConfig, ServerConnection, StreamOwned};
 
@@ -26,6 +27,9 @@ pub const DEFAULT_UI: &str = "https://ui.perfetto.dev";
 
 /// Longest request head read before giving up on a client.
 const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// How long a client may keep a connection without sending its request.
+const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 
 /// The web origins (`scheme://host[:port]`) allowed to read the answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -157,6 +161,8 @@ impl Server {
 }
 
 fn serve_client(stream: TcpStream, tls: Option<Arc<ServerConfig>>, site: &Site) -> io::Result<()> {
+    // Browsers open connections ahead of requests and may leave them idle.
+    stream.set_read_timeout(Some(IDLE_TIMEOUT))?;
     let Some(config) = tls else {
         return answer(stream, site);
     };
