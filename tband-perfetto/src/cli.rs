@@ -1,15 +1,24 @@
 //! The `tband-perfetto` command: what it does with its arguments, which
 //! the binary (`main.rs`) parses.
 
-use std::io;
+use std::io::{self, Write};
+use std::net::{Ipv4Addr, TcpListener};
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
-use crate::chrome_json::write_chrome_json;
+use signal_hook::consts::{SIGINT, SIGTERM};
 use tband_trace::{OpenOptions, Trace};
 
+use crate::accelerator::Accelerator;
+use crate::chrome_json::write_chrome_json;
 use crate::extension;
-use crate::serve::{TraceServer, DEFAULT_PORT};
+use crate::link::ui_link;
+use crate::serve::{Origins, Server, Site, DEFAULT_PORT};
+use crate::tls::{self, Tls};
+use crate::trace_processor;
 use crate::writer::Output;
 use crate::ExportOptions;
 
@@ -25,9 +34,22 @@ pub struct Options {
     pub format: OutputFormat,
     /// `--sched-format` and `--threads`.
     pub export: ExportOptions,
-    pub serve: bool,
+    /// `--serve` or `--open`, and how.
+    pub serve: Option<ServeOptions>,
+}
+
+/// How to serve the trace (the options by the same names).
+#[derive(Clone, Debug)]
+pub struct ServeOptions {
     pub open: bool,
     pub port: u16,
+    pub extension_port: u16,
+    /// The Perfetto UI the printed address opens.
+    pub ui: String,
+    pub allow_origins: Vec<String>,
+    pub trace_processor: Option<PathBuf>,
+    /// `--tls-cert` and `--tls-key`.
+    pub tls: Option<(PathBuf, PathBuf)>,
 }
 
 /// What to write.
@@ -44,9 +66,10 @@ pub fn run(cli: &Options) -> Result<(), String> {
     let output = output_path(cli)?;
     let trace = Trace::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let to_stdout = output.as_os_str() == "-";
-    if to_stdout && (cli.serve || cli.open) {
+    if to_stdout && cli.serve.is_some() {
         return Err("--serve and --open need an output file, not stdout".into());
     }
+    let serving = cli.serve.as_ref().map(Serving::prepare).transpose()?;
     let cannot_write = |e: io::Error| format!("cannot write {}: {e}", output.display());
     let mut file = if to_stdout {
         Output::stdout(cli.gzip)
@@ -77,10 +100,10 @@ pub fn run(cli: &Options) -> Result<(), String> {
             stats.events.counter_values,
         );
     }
-    if cli.serve || cli.open {
-        serve(&output, cli.port, cli.open)?;
+    match serving {
+        Some(serving) => serving.serve(&output),
+        None => Ok(()),
     }
-    Ok(())
 }
 
 fn output_path(cli: &Options) -> Result<PathBuf, String> {
@@ -105,30 +128,131 @@ fn output_path(cli: &Options) -> Result<PathBuf, String> {
     Ok(path)
 }
 
-fn serve(file: &Path, port: u16, open: bool) -> Result<(), String> {
-    let server = TraceServer::bind(file, port)
-        .map_err(|e| format!("cannot listen on 127.0.0.1:{port}: {e}"))?;
-    let url = server.ui_url().map_err(|e| e.to_string())?;
-    println!("{url}");
-    if port != DEFAULT_PORT {
-        eprintln!("note: ui.perfetto.dev only loads traces from port {DEFAULT_PORT}; use the file URL with other tools");
+/// What `--serve` sets up before the conversion, so that a port in use or
+/// a certificate that cannot be read is said before any long work.
+struct Serving<'o> {
+    options: &'o ServeOptions,
+    origins: Origins,
+    /// The trace's port, held until the file is served on it or
+    /// trace_processor is started on it.
+    trace_listener: TcpListener,
+    extension_listener: TcpListener,
+    tls: Tls,
+    trace_processor: Option<PathBuf>,
+}
+
+impl<'o> Serving<'o> {
+    fn prepare(options: &'o ServeOptions) -> Result<Serving<'o>, String> {
+        let origins = Origins::new(&options.ui, &options.allow_origins)?;
+        let trace_listener = listen(options.port, "--port")?;
+        let extension_listener = listen(options.extension_port, "--extension-port")?;
+        let tls = match &options.tls {
+            Some((cert, key)) => tls::given(cert, key)?,
+            None => tls::kept()?,
+        };
+        Ok(Serving {
+            options,
+            origins,
+            trace_listener,
+            extension_listener,
+            tls,
+            trace_processor: trace_processor::locate(options.trace_processor.as_deref()),
+        })
     }
-    eprintln!(
-        "serving {} and the Perfetto UI extension server {} (Ctrl-C to stop)",
-        file.display(),
-        server.base_url().map_err(|e| e.to_string())?
-    );
-    if open {
-        // The launcher may only return once the browser has the page, which
-        // needs the server running: wait for it beside the server.
-        std::thread::spawn(move || {
-            if let Err(message) = launch_browser(&url) {
-                eprintln!("tband-perfetto: {message}");
-                std::process::exit(1);
+
+    /// Serves `file` and the extension until Ctrl-C or SIGTERM; prints the
+    /// UI's address and the extension server's on stdout, one a line, when
+    /// they are ready.
+    fn serve(self, file: &Path) -> Result<(), String> {
+        let stop = Arc::new(AtomicBool::new(false));
+        for signal in [SIGINT, SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&stop))
+                .map_err(|e| format!("cannot catch signal {signal}: {e}"))?;
+        }
+        let port = self
+            .trace_listener
+            .local_addr()
+            .map_err(|e| e.to_string())?
+            .port();
+        let extension = Server::new(
+            self.extension_listener,
+            Some(self.tls.config),
+            Site::endpoints(extension::endpoints(), self.origins.clone()),
+        );
+        let extension_url = extension.base_url().map_err(|e| e.to_string())?;
+        extension.spawn();
+        let name = file
+            .file_name()
+            .unwrap_or(file.as_os_str())
+            .to_string_lossy();
+        let (link, mut accelerator) = match &self.trace_processor {
+            Some(shell) => {
+                // Free the port for trace_processor to listen on.
+                drop(self.trace_listener);
+                let accelerator =
+                    Accelerator::start(shell, file, port, self.origins.iter(), &stop)?;
+                eprintln!(
+                    "trace_processor holds {name} on 127.0.0.1:{port}: open the first address \
+                     below and answer \"YES, use loaded trace\" when the UI offers its native acceleration"
+                );
+                (ui_link(&self.options.ui, None), Some(accelerator))
             }
-        });
+            None => {
+                let site = Site::file(file, self.origins.clone());
+                let path = site.file_path().unwrap_or_default().to_string();
+                let server = Server::new(self.trace_listener, None, site);
+                let file_url = server.base_url().map_err(|e| e.to_string())? + &path;
+                server.spawn();
+                eprintln!(
+                    "serving {name} at {file_url}: open the first address below; with trace_processor \
+                     ({}, on PATH or --trace-processor; get it with `{}`) the UI opens traces of any size",
+                    trace_processor::ENV,
+                    trace_processor::DOWNLOAD
+                );
+                (ui_link(&self.options.ui, Some(&file_url)), None)
+            }
+        };
+        if port != DEFAULT_PORT {
+            eprintln!("note: the Perfetto UI reaches port {DEFAULT_PORT} only; use port {port} with other tools");
+        }
+        eprintln!(
+            "tband's extension server is the second address: add it once in the UI under Settings > \
+             Extension Servers > Add Server > HTTPS and reload; its macros are in the command palette (Ctrl+Shift+P)"
+        );
+        if self.tls.made {
+            eprintln!(
+                "made a certificate for 127.0.0.1 in {}: trust it once by opening {extension_url}/manifest \
+                 in your browser and accepting it, or add that file to your system's or browser's certificates",
+                self.tls.cert.display()
+            );
+        }
+        eprintln!("Ctrl-C stops serving");
+        let mut stdout = io::stdout().lock();
+        writeln!(stdout, "{link}\n{extension_url}")
+            .and_then(|()| stdout.flush())
+            .map_err(|e| format!("cannot write to stdout: {e}"))?;
+        if self.options.open {
+            launch_browser(&link)?;
+        }
+        while !stop.load(Ordering::Relaxed) {
+            if let Some(why) = accelerator.as_mut().and_then(Accelerator::stopped) {
+                return Err(why);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Ok(())
     }
-    server.run().map_err(|e| format!("serving failed: {e}"))
+}
+
+/// Takes `port` on 127.0.0.1; a port in use is one sentence naming the
+/// `option` that changes it.
+fn listen(port: u16, option: &str) -> Result<TcpListener, String> {
+    TcpListener::bind((Ipv4Addr::LOCALHOST, port)).map_err(|e| match e.kind() {
+        io::ErrorKind::AddrInUse => format!(
+            "port {port} of 127.0.0.1 is in use: stop what listens there or choose another port with {option}"
+        ),
+        _ => format!("cannot listen on 127.0.0.1:{port}: {e}"),
+    })
 }
 
 /// `tband-perfetto extension DIR`: writes the Perfetto UI extension's

@@ -6,19 +6,27 @@
 //!   features it serves (macros, SQL modules) and its one module, `default`.
 //! - `modules/default/sql_modules`: each report as the SQL module
 //!   `dev.tband.<report>`, which defines the view `tband_<report>`. The
-//!   module is the report file itself with `CREATE PERFETTO VIEW ... AS`
-//!   put before its last statement, so the files stay the one definition.
+//!   module is the report file itself with `CREATE OR REPLACE PERFETTO
+//!   VIEW ... AS` put before its last statement, so the files stay the one
+//!   definition.
 //! - `modules/default/macros`: a command-palette entry per report, which
 //!   includes the module, shows the view in a query tab and pins the tracks
 //!   the report is about.
 //!
 //! The UI rejects a server whose macro ids or module names do not start
 //! with its namespace and a dot.
+//!
+//! The same views need no extension at all through the UI's startup
+//! commands ([`startup_commands`]), which a link can carry: the link
+//! defines every view and shows one report. A module included after them
+//! replaces the view rather than failing on it.
 
 use std::io;
 use std::path::Path;
 
 use serde_json::{json, Value};
+
+use crate::sql_text;
 
 /// The prefix of every macro id and SQL module name.
 pub const NAMESPACE: &str = "dev.tband";
@@ -159,9 +167,9 @@ impl Report {
 
     /// The module's SQL: the report, its last statement made the view.
     pub fn module_sql(&self) -> String {
-        let start = last_statement_start(self.sql);
+        let start = sql_text::last_statement_start(self.sql);
         format!(
-            "{}CREATE PERFETTO VIEW {} AS\n{}",
+            "{}CREATE OR REPLACE PERFETTO VIEW {} AS\n{}",
             &self.sql[..start],
             self.view(),
             &self.sql[start..]
@@ -185,23 +193,36 @@ impl Report {
     }
 
     fn macro_json(&self) -> Value {
-        let mut run = vec![
-            command(
-                RUN_QUERY,
-                &[&format!("INCLUDE PERFETTO MODULE {};", self.module())],
-            ),
-            command(
-                RUN_QUERY_AND_SHOW_TAB,
-                &[&format!("SELECT * FROM {};", self.view()), self.title],
-            ),
-        ];
-        run.extend(
-            self.pins
-                .iter()
-                .map(|(pattern, by)| command(PIN_TRACKS_BY_REGEX, &[pattern, by.arg()])),
-        );
+        let mut run = vec![command(
+            RUN_QUERY,
+            &[&format!("INCLUDE PERFETTO MODULE {};", self.module())],
+        )];
+        run.extend(self.show_commands());
         json!({"id": self.macro_id(), "name": self.title, "run": run})
     }
+
+    /// The commands that show the view in a query tab and pin the tracks.
+    fn show_commands(&self) -> impl Iterator<Item = Value> + '_ {
+        let tab = command(
+            RUN_QUERY_AND_SHOW_TAB,
+            &[&format!("SELECT * FROM {};", self.view()), self.title],
+        );
+        let pins = self
+            .pins
+            .iter()
+            .map(|(pattern, by)| command(PIN_TRACKS_BY_REGEX, &[pattern, by.arg()]));
+        std::iter::once(tab).chain(pins)
+    }
+}
+
+/// The UI's startup commands (run once the trace has loaded) that define
+/// every report's view, the module's SQL without its comments, and show
+/// `shown` as its macro does: the reports with no extension installed.
+pub fn startup_commands(shown: &Report) -> Value {
+    let views = REPORTS
+        .iter()
+        .map(|r| command(RUN_QUERY, &[&sql_text::compact(&r.module_sql())]));
+    Value::Array(views.chain(shown.show_commands()).collect())
 }
 
 /// One endpoint of the extension: its path under the server's base URL
@@ -261,56 +282,9 @@ fn command(id: &str, args: &[&str]) -> Value {
     json!({"id": id, "args": args})
 }
 
-/// Where the last statement of `sql` begins: its first character that is
-/// not a blank or in a comment.
-fn last_statement_start(sql: &str) -> usize {
-    let bytes = sql.as_bytes();
-    // The start of the statement being read, and of the one before it.
-    let (mut current, mut last) = (None, 0);
-    let mut i = 0;
-    while i < bytes.len() {
-        let rest = &sql[i..];
-        if rest.starts_with("--") {
-            i += rest.find('\n').map_or(rest.len(), |n| n + 1);
-            continue;
-        }
-        if let Some(comment) = rest.strip_prefix("/*") {
-            i += comment.find("*/").map_or(rest.len(), |n| n + 4);
-            continue;
-        }
-        match bytes[i] {
-            b';' => {
-                last = current.take().unwrap_or(last);
-            }
-            b if b.is_ascii_whitespace() => {}
-            b => {
-                current.get_or_insert(i);
-                if b == b'\'' || b == b'"' {
-                    // A doubled quote inside is two quoted stretches in a row.
-                    i += rest[1..].find(b as char).map_or(rest.len(), |n| n + 2);
-                    continue;
-                }
-            }
-        }
-        i += 1;
-    }
-    current.unwrap_or(last)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_last_statement_is_found_past_comments_strings_and_blanks() {
-        let sql = "-- a; comment\nINCLUDE PERFETTO MODULE x;\n\n/* ; */ SELECT ';' AS \"a;b\";\n-- end;\n";
-        assert_eq!(
-            &sql[last_statement_start(sql)..],
-            "SELECT ';' AS \"a;b\";\n-- end;\n"
-        );
-        assert_eq!(last_statement_start("  SELECT 1"), 2);
-        assert_eq!(last_statement_start("SELECT 'it''s;'"), 0);
-    }
 
     #[test]
     fn each_report_becomes_a_module_defining_its_view() {
@@ -318,11 +292,11 @@ mod tests {
         let sql = cpu_load.module_sql();
         assert!(sql.starts_with(cpu_load.sql.lines().next().unwrap()));
         assert!(sql.contains(
-            "INCLUDE PERFETTO MODULE linux.irqs;\n\nCREATE PERFETTO VIEW tband_cpu_load AS\nWITH slices AS ("
+            "INCLUDE PERFETTO MODULE linux.irqs;\n\nCREATE OR REPLACE PERFETTO VIEW tband_cpu_load AS\nWITH slices AS ("
         ));
         for report in &REPORTS {
             let sql = report.module_sql();
-            let view = format!("CREATE PERFETTO VIEW {} AS\n", report.view());
+            let view = format!("CREATE OR REPLACE PERFETTO VIEW {} AS\n", report.view());
             let (_, query) = sql.split_once(&view).unwrap();
             let first = query.split_whitespace().next().unwrap();
             assert!(

@@ -3,17 +3,26 @@
 //! switches, wake-ups and ISRs are kernel (ftrace) events per core, and
 //! markers, counters and anomalies are track events on named tracks.
 
+#[cfg(not(target_family = "wasm"))]
+pub mod accelerator;
 pub mod chrome_json;
+#[cfg(not(target_family = "wasm"))]
 pub mod cli;
 pub mod events;
 pub mod extension;
+#[cfg(not(target_family = "wasm"))]
+pub mod link;
 pub mod loss;
 #[allow(clippy::all)]
 #[rustfmt::skip]
 pub mod protos;
 pub mod sched;
+#[cfg(not(target_family = "wasm"))]
 pub mod serve;
+mod sql_text;
 pub mod threads;
+#[cfg(not(target_family = "wasm"))]
+pub mod tls;
 pub mod trace_processor;
 pub mod tracks;
 pub mod wire;

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use tband_cli::{open_options, InputArgs, ToolCommand};
-use tband_perfetto::cli::{self, Options};
+use tband_perfetto::cli::{self, Options, ServeOptions};
 use tband_perfetto::sched::SchedEncoding;
-use tband_perfetto::serve::DEFAULT_PORT;
+use tband_perfetto::serve::{DEFAULT_EXTENSION_PORT, DEFAULT_PORT, DEFAULT_UI};
 use tband_perfetto::ExportOptions;
 
 /// Convert tband traces to Perfetto traces (open them in ui.perfetto.dev or
@@ -58,10 +58,13 @@ struct Cli {
     #[arg(long, value_name = "N", default_value_t = default_threads(), value_parser = clap::value_parser!(u8).range(1..=2))]
     threads: u8,
 
-    /// After converting, serve the file to the Perfetto UI on 127.0.0.1 and
-    /// print the ui.perfetto.dev address that opens it (until Ctrl-C). The
-    /// same server is an extension server with tband's SQL modules and
-    /// macros (see the `extension` command).
+    /// After converting, serve the trace to the Perfetto UI on 127.0.0.1
+    /// until Ctrl-C: through trace_processor's HTTP accelerator when there
+    /// is a trace_processor_shell (--trace-processor, TBAND_TRACE_PROCESSOR
+    /// or PATH), which opens traces of any size, else as a file. Beside
+    /// it, tband's extension server over HTTPS (see the `extension`
+    /// command). Prints the UI address to open, then the extension
+    /// server's.
     #[arg(long)]
     serve: bool,
 
@@ -69,9 +72,37 @@ struct Cli {
     #[arg(long)]
     open: bool,
 
-    /// Port to serve on (the Perfetto UI only fetches from port 9001).
+    /// Port of the trace (the Perfetto UI reaches trace_processor and trace
+    /// files on port 9001 only).
     #[arg(long, default_value_t = DEFAULT_PORT, value_name = "PORT")]
     port: u16,
+
+    /// Port of the extension server (HTTPS).
+    #[arg(long, default_value_t = DEFAULT_EXTENSION_PORT, value_name = "PORT")]
+    extension_port: u16,
+
+    /// The Perfetto UI the printed address opens; its origin may read what
+    /// is served.
+    #[arg(long, default_value = DEFAULT_UI, value_name = "URL")]
+    ui: String,
+
+    /// Another web origin (e.g. https://perfetto.example.com) that may
+    /// read what is served; repeatable.
+    #[arg(long, value_name = "ORIGIN")]
+    allow_origin: Vec<String>,
+
+    /// The trace_processor_shell to serve the trace with.
+    #[arg(long, value_name = "PATH")]
+    trace_processor: Option<PathBuf>,
+
+    /// Certificate (PEM) of the extension server, instead of the one made
+    /// for 127.0.0.1 and kept in the user's data directory.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+
+    /// Private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
 }
 
 #[derive(Subcommand)]
@@ -150,9 +181,15 @@ impl From<Cli> for Options {
                 },
                 two_threads: cli.threads == 2,
             },
-            serve: cli.serve,
-            open: cli.open,
-            port: cli.port,
+            serve: (cli.serve || cli.open).then(|| ServeOptions {
+                open: cli.open,
+                port: cli.port,
+                extension_port: cli.extension_port,
+                ui: cli.ui,
+                allow_origins: cli.allow_origin,
+                trace_processor: cli.trace_processor,
+                tls: cli.tls_cert.zip(cli.tls_key),
+            }),
         }
     }
 }

@@ -15,8 +15,22 @@ pub const DOWNLOAD: &str = "curl -LO https://get.perfetto.dev/trace_processor";
 /// The shell: `TBAND_TRACE_PROCESSOR`, else `trace_processor_shell` or
 /// `trace_processor` on `PATH`; says where to get one if there is none.
 pub fn find() -> Result<PathBuf, String> {
+    locate(None).ok_or_else(|| {
+        format!(
+            "no trace_processor_shell found on PATH or in {ENV}: get one with `{DOWNLOAD}` \
+             (then chmod +x it and put it on PATH)"
+        )
+    })
+}
+
+/// The shell `given`, else as [`find`] looks for it; `None` if there is
+/// none.
+pub fn locate(given: Option<&Path>) -> Option<PathBuf> {
+    if let Some(path) = given {
+        return Some(path.to_path_buf());
+    }
     if let Some(path) = std::env::var_os(ENV).filter(|p| !p.is_empty()) {
-        return Ok(PathBuf::from(path));
+        return Some(PathBuf::from(path));
     }
     let dirs = std::env::var_os("PATH").unwrap_or_default();
     std::env::split_paths(&dirs)
@@ -26,12 +40,6 @@ pub fn find() -> Result<PathBuf, String> {
                 .map(move |name| dir.join(name))
         })
         .find(|path| path.is_file())
-        .ok_or_else(|| {
-            format!(
-                "no trace_processor_shell found on PATH or in {ENV}: get one with `{DOWNLOAD}` \
-                 (then chmod +x it and put it on PATH)"
-            )
-        })
 }
 
 /// A value of a statement's result, one of SQLite's storage classes (the

@@ -2,8 +2,11 @@
 
 #[path = "common/serving.rs"]
 mod serving;
+#[path = "../../tests/trace_processor/shell.rs"]
+mod shell;
 
-use std::io::Read;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -170,14 +173,33 @@ fn completion_prints_a_script() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("tband-perfetto"));
 }
 
+/// Without trace_processor the file is served over plain HTTP for the
+/// UI's open-from-URL route, and the extension over HTTPS; only the UI's
+/// origin and the allowed ones are granted CORS. Stdout is the two
+/// addresses and nothing else.
 #[test]
-fn serve_answers_the_perfetto_ui_with_cors_headers() {
+fn serve_without_trace_processor_serves_the_file_and_the_extension() {
     let dir = temp_dir("serve");
     let out = dir.join("served trace.pftrace");
-    let server = Server::start(SMALL, &out);
-    assert_eq!(server.trace_path, "/served%20trace.pftrace");
+    let other = "http://127.0.0.1:10000";
+    let mut server = Server::start_with(SMALL, &out, &["--allow-origin", other], None);
+    assert_eq!(
+        server.trace_path.as_deref(),
+        Some("/served%20trace.pftrace")
+    );
+    assert!(
+        server
+            .ui_link
+            .starts_with("https://ui.perfetto.dev/#!/?url=http%3A%2F%2F127.0.0.1%3A"),
+        "{}",
+        server.ui_link
+    );
+    assert!(server.ui_link.contains("&startupCommands="));
+    let stderr = server.wait_for_stderr("Ctrl-C");
+    assert!(stderr.contains("made a certificate"), "{stderr}");
 
-    let (head, body) = server.request("GET", &server.trace_path);
+    let trace_path = server.trace_path.clone().unwrap();
+    let (head, body) = server.request("GET", &trace_path);
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(
         header(&head, "Access-Control-Allow-Origin"),
@@ -185,18 +207,230 @@ fn serve_answers_the_perfetto_ui_with_cors_headers() {
         "{head}"
     );
     assert_eq!(body, std::fs::read(&out).unwrap());
-
-    let (preflight, _) = server.request("OPTIONS", &server.trace_path);
+    let (preflight, _) = server.request("OPTIONS", &trace_path);
     assert!(preflight.starts_with("HTTP/1.1 204"), "{preflight}");
     assert_eq!(
         header(&preflight, "Access-Control-Allow-Private-Network"),
         Some("true")
     );
-
     let (missing, _) = server.request("GET", "/other.pftrace");
     assert!(missing.starts_with("HTTP/1.1 404"), "{missing}");
+
+    for (origin, granted) in [
+        (other, Some(other)),
+        ("https://ui.perfetto.dev", Some("https://ui.perfetto.dev")),
+        ("https://elsewhere.example", None),
+    ] {
+        for method in ["GET", "OPTIONS"] {
+            let (head, _) = server.request_extension(method, "/manifest", origin);
+            assert!(head.starts_with("HTTP/1.1 2"), "{head}");
+            assert_eq!(
+                header(&head, "Access-Control-Allow-Origin"),
+                granted,
+                "{method} from {origin}: {head}"
+            );
+        }
+    }
+
+    // SIGINT stops it; it printed nothing more.
+    unsafe { libc::kill(server.child.id() as i32, libc::SIGINT) };
+    assert!(server.child.wait().unwrap().success());
+    let mut rest = String::new();
+    server.stdout.read_to_string(&mut rest).unwrap();
+    assert_eq!(rest, "");
+    drop(server);
+
+    // The certificate is kept: a second server presents it and says
+    // nothing about it.
+    let cert = std::fs::read(dir.join("served trace.data/tband/localhost.pem")).unwrap();
+    let server = Server::start(SMALL, &out);
+    let stderr = server.wait_for_stderr("Ctrl-C");
+    assert!(!stderr.contains("certificate"), "{stderr}");
+    let (head, _) = server.request_extension("GET", "/manifest", "https://ui.perfetto.dev");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert_eq!(std::fs::read(&server.trusted).unwrap(), cert);
     drop(server);
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// With trace_processor the trace is loaded into its HTTP accelerator,
+/// which the UI's origins may use; the printed address carries no file.
+/// SIGINT stops everything, and so does killing tband-perfetto outright.
+#[test]
+fn serve_with_trace_processor_loads_the_trace_into_it() {
+    let Some(shell) = shell::trace_processor() else {
+        return;
+    };
+    let dir = temp_dir("accelerator");
+    let out = dir.join("accelerated.pftrace");
+    let origin = "http://127.0.0.1:10000";
+    for stop in [libc::SIGINT, libc::SIGKILL] {
+        let mut server = Server::start_with(SMALL, &out, &["--allow-origin", origin], Some(&shell));
+        assert!(
+            server
+                .ui_link
+                .starts_with("https://ui.perfetto.dev/#!/?startupCommands="),
+            "{}",
+            server.ui_link
+        );
+        assert_eq!(server.trace_path, None);
+        let children = children_of(server.child.id());
+        assert_eq!(children.len(), 1, "{children:?}");
+
+        // trace_processor's status names the loaded trace.
+        let mut status = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
+        write!(
+            status,
+            "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut response = Vec::new();
+        status.read_to_end(&mut response).unwrap();
+        let response = String::from_utf8_lossy(&response);
+        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
+        assert!(response.contains("accelerated.pftrace"), "{response}");
+        assert_eq!(
+            header(&response, "Access-Control-Allow-Origin"),
+            Some(origin),
+            "{response}"
+        );
+
+        unsafe { libc::kill(server.child.id() as i32, stop) };
+        let status = server.child.wait().unwrap();
+        if stop == libc::SIGINT {
+            assert!(status.success(), "{status}");
+        }
+        let (port, extension_port) = (server.port, server.extension_port());
+        eventually(&format!("trace_processor {children:?} gone"), || {
+            !Path::new(&format!("/proc/{}", children[0])).exists()
+        });
+        eventually("both ports free", || {
+            [port, extension_port]
+                .iter()
+                .all(|&p| TcpListener::bind(("127.0.0.1", p)).is_ok())
+        });
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A port in use is one sentence naming the option that changes it, said
+/// before trace_processor is started or the trace converted.
+#[test]
+fn serve_says_which_port_is_in_use() {
+    let dir = temp_dir("ports");
+    let taken = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = taken.local_addr().unwrap().port().to_string();
+    for (option, other) in [
+        ("--port", "--extension-port"),
+        ("--extension-port", "--port"),
+    ] {
+        let out = bin()
+            .arg(SMALL)
+            .arg("-o")
+            .arg(dir.join("t.pftrace"))
+            .args(["--serve", option, &port, other, "0"])
+            .env("XDG_DATA_HOME", &dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr,
+            format!(
+                "tband-perfetto: port {port} of 127.0.0.1 is in use: stop what listens there or \
+                 choose another port with {option}\n"
+            )
+        );
+        assert!(out.stdout.is_empty());
+        assert!(!dir.join("t.pftrace").exists());
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// --tls-cert and --tls-key serve a certificate of the user's instead of
+/// making one; files that hold none, and a --ui that is no URL, are one
+/// sentence each.
+#[test]
+fn serve_presents_a_given_certificate_and_refuses_bad_settings() {
+    let dir = temp_dir("given");
+    let key = rcgen::KeyPair::generate().unwrap();
+    let params = rcgen::CertificateParams::new(vec!["127.0.0.1".to_string()]).unwrap();
+    let cert = params.self_signed(&key).unwrap();
+    let (cert_file, key_file) = (dir.join("cert.pem"), dir.join("key.pem"));
+    std::fs::write(&cert_file, cert.pem()).unwrap();
+    std::fs::write(&key_file, key.serialize_pem()).unwrap();
+    let (cert_arg, key_arg) = (
+        cert_file.display().to_string(),
+        key_file.display().to_string(),
+    );
+    let given = ["--tls-cert", &cert_arg, "--tls-key", &key_arg];
+    let mut server = Server::start_with(SMALL, &dir.join("t.pftrace"), &given, None);
+    let stderr = server.wait_for_stderr("Ctrl-C");
+    assert!(!stderr.contains("certificate"), "{stderr}");
+    assert!(!server.data_dir.join("tband").exists());
+    server.trusted = cert_file.clone();
+    let (head, _) = server.request_extension("GET", "/manifest", "https://ui.perfetto.dev");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    drop(server);
+
+    let not_pem = dir.join("not.pem");
+    std::fs::write(&not_pem, "no certificate here\n").unwrap();
+    let not_pem = not_pem.display().to_string();
+    for (args, expected) in [
+        (
+            vec!["--tls-cert", not_pem.as_str(), "--tls-key", &key_arg],
+            "cannot read the TLS certificate or key",
+        ),
+        (
+            vec!["--ui", "ui.perfetto.dev"],
+            "ui.perfetto.dev is not an http:// or https:// URL",
+        ),
+    ] {
+        let out = bin()
+            .arg(SMALL)
+            .arg("-o")
+            .arg(dir.join("bad.pftrace"))
+            .args(["--serve", "--port", "0", "--extension-port", "0"])
+            .args(&args)
+            .env("XDG_DATA_HOME", &dir)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("tband-perfetto: {expected}")),
+            "{stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The processes whose parent is `pid`.
+fn children_of(pid: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let child: u32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(format!("/proc/{child}/stat")).ok()?;
+            // The parent is the second field after the command's `)`.
+            let (_, fields) = stat.rsplit_once(')')?;
+            let parent: u32 = fields.split_whitespace().nth(1)?.parse().ok()?;
+            (parent == pid).then_some(child)
+        })
+        .collect()
+}
+
+/// Waits up to ten seconds for `done`.
+fn eventually(what: &str, done: impl Fn() -> bool) {
+    let start = std::time::Instant::now();
+    while !done() {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "not {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
 }
 
 #[test]
@@ -207,8 +441,10 @@ fn open_without_a_browser_launcher_fails_with_one_sentence() {
         .arg(SMALL)
         .arg("-o")
         .arg(dir.join("t.pftrace"))
-        .args(["--open", "--port", "0"])
+        .args(["--open", "--port", "0", "--extension-port", "0"])
         .env("PATH", &dir)
+        .env_remove("TBAND_TRACE_PROCESSOR")
+        .env("XDG_DATA_HOME", &dir)
         .output()
         .unwrap();
     assert!(!out.status.success());

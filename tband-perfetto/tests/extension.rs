@@ -1,6 +1,7 @@
 //! The Perfetto UI extension as the UI gets it. `tband-perfetto --serve`
 //! serves it beside a trace, over a real socket; every endpoint is fetched
-//! over HTTP and checked against Perfetto's extension server protocol: the
+//! over HTTPS, trusting the certificate the server made, and checked
+//! against Perfetto's extension server protocol: the
 //! manifest's fields, the features it declares (and only those served),
 //! macro ids and SQL module names under the namespace, macro commands that
 //! are the UI's stable automation commands with the arguments they take,
@@ -12,7 +13,8 @@
 //! file in `queries/perfetto/`.
 //!
 //! `tband-perfetto extension DIR` must write the bytes the server serves,
-//! and nothing else.
+//! and nothing else; the repository's `perfetto-extension/` (a GitHub
+//! extension server) must be what it writes today.
 //!
 //! The shell is found as [`shell::trace_processor`] says.
 
@@ -29,9 +31,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use serde_json::Value;
-use serving::{header, Server};
-
-const UI_ORIGIN: &str = "https://ui.perfetto.dev";
+use serving::{header, unescape, Server, UI_ORIGIN};
 const FEATURES: [&str; 3] = ["macros", "sql_modules", "proto_descriptors"];
 
 fn root() -> PathBuf {
@@ -51,7 +51,7 @@ fn temp_dir(name: &str) -> PathBuf {
 /// Fetches `path` as the UI does and checks the answer is JSON the UI may
 /// read across origins: the body and the JSON.
 fn fetch_json(server: &Server, path: &str) -> (Vec<u8>, Value) {
-    let (head, body) = server.request("GET", path);
+    let (head, body) = server.request_extension("GET", path, UI_ORIGIN);
     assert!(head.starts_with("HTTP/1.1 200"), "{path}: {head}");
     check_cors(path, &head);
     assert_eq!(
@@ -173,7 +173,7 @@ fn fetch_extension(server: &Server) -> Served {
         for feature in FEATURES {
             let path = format!("/modules/{module}/{feature}");
             if !features.contains(feature) {
-                let (head, _) = server.request("GET", &path);
+                let (head, _) = server.request_extension("GET", &path, UI_ORIGIN);
                 assert!(head.starts_with("HTTP/1.1 404"), "{path}: {head}");
                 continue;
             }
@@ -199,7 +199,7 @@ fn fetch_extension(server: &Server) -> Served {
     }
     let ids: BTreeSet<&str> = macros.iter().map(|(id, ..)| id.as_str()).collect();
     assert_eq!(ids.len(), macros.len(), "macro ids are unique");
-    let (preflight, _) = server.request("OPTIONS", "/manifest");
+    let (preflight, _) = server.request_extension("OPTIONS", "/manifest", UI_ORIGIN);
     assert!(preflight.starts_with("HTTP/1.1 204"), "{preflight}");
     check_cors("OPTIONS /manifest", &preflight);
     Served {
@@ -272,7 +272,7 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
     );
     let served = fetch_extension(&server);
     // The trace is served beside the extension.
-    let (head, body) = server.request("GET", &server.trace_path);
+    let (head, body) = server.request("GET", server.trace_path.as_ref().unwrap());
     assert!(head.starts_with("HTTP/1.1 200"), "{head}");
     assert_eq!(body, std::fs::read(&served_trace).unwrap());
     drop(server);
@@ -345,12 +345,74 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The address `--serve` prints carries startup commands, which the UI
+/// runs with no extension installed: the UI's stable automation commands
+/// (all on its startup allowlist) that define every report's view, whose
+/// rows must be the report's, and show one. The extension's module,
+/// included after them as its macro does, replaces the view and gives the
+/// same rows.
 #[test]
-fn the_extension_command_writes_the_files_the_server_serves() {
-    let dir = temp_dir("written");
+fn the_links_startup_commands_define_every_view() {
+    let dir = temp_dir("link");
+    let trace = dir.join("demo.pftrace");
+    let server = Server::start(
+        &root().join("samples/demo.bin").display().to_string(),
+        &trace,
+    );
+    let link = server.ui_link.clone();
+    let served = fetch_extension(&server);
+    drop(server);
+    println!("the printed address is {} characters long", link.len());
+    let (_, commands) = link.split_once("&startupCommands=").unwrap();
+    let commands: Value = serde_json::from_str(&unescape(commands)).unwrap();
+    let (views, tab) = macro_statements("startupCommands", commands.as_array().unwrap());
+    assert_eq!(tab, "SELECT * FROM tband_cpu_load;");
+    let reports = report_files();
+    assert_eq!(views.len(), reports.len(), "a view per report");
+
+    let Some(shell) = shell::trace_processor() else {
+        return;
+    };
+    let package = dir.join("package");
+    write_package(&package, "dev.tband", &served.modules);
+    for (report, sql) in &reports {
+        let select = format!("SELECT * FROM tband_{report};");
+        let script = format!(
+            "{}\n{select}\nINCLUDE PERFETTO MODULE dev.tband.{report};\n{select}\n",
+            views.join("\n")
+        );
+        let output = run_with_package(&shell, &package, &script, &trace);
+        let direct = shell::run_queries(&shell, sql, &trace);
+        let sets: Vec<&str> = output.trim_end().rsplit("\n\n").take(2).collect();
+        assert_eq!(sets, [last_set(&direct); 2], "{report}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Every file under `dir`, by its path relative to `dir` (with `/`).
+fn files_under(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut files = BTreeMap::new();
+    let mut pending = vec![dir.to_path_buf()];
+    while let Some(d) = pending.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                pending.push(path);
+            } else {
+                let relative = path.strip_prefix(dir).unwrap();
+                let relative = relative.to_string_lossy().replace('\\', "/");
+                files.insert(relative, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    files
+}
+
+/// Runs `tband-perfetto extension DIR`.
+fn write_extension(dir: &Path) {
     let out = Command::new(env!("CARGO_BIN_EXE_tband-perfetto"))
         .arg("extension")
-        .arg(dir.join("ext"))
+        .arg(dir)
         .output()
         .unwrap();
     assert!(
@@ -358,20 +420,13 @@ fn the_extension_command_writes_the_files_the_server_serves() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut written = BTreeMap::new();
-    let mut pending = vec![dir.join("ext")];
-    while let Some(d) = pending.pop() {
-        for entry in std::fs::read_dir(&d).unwrap() {
-            let path = entry.unwrap().path();
-            if path.is_dir() {
-                pending.push(path);
-            } else {
-                let relative = path.strip_prefix(dir.join("ext")).unwrap();
-                let relative = relative.to_string_lossy().replace('\\', "/");
-                written.insert(relative, std::fs::read(&path).unwrap());
-            }
-        }
-    }
+}
+
+#[test]
+fn the_extension_command_writes_the_files_the_server_serves() {
+    let dir = temp_dir("written");
+    write_extension(&dir.join("ext"));
+    let written = files_under(&dir.join("ext"));
 
     let server = Server::start(
         &root().join("samples/demo.bin").display().to_string(),
@@ -386,5 +441,30 @@ fn the_extension_command_writes_the_files_the_server_serves() {
         assert!(written[path] == *body, "{path} differs from what is served");
     }
     drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `perfetto-extension/` is what users add as a GitHub extension server:
+/// it must be what the command writes today, byte for byte, and nothing
+/// more.
+#[test]
+fn the_committed_extension_is_what_the_command_writes() {
+    let dir = temp_dir("committed");
+    write_extension(&dir);
+    let committed = files_under(&root().join("perfetto-extension"));
+    let written = files_under(&dir);
+    let refresh = "refresh it with `cargo run -p tband-perfetto -- extension perfetto-extension` \
+                   (after removing the folder) and commit it";
+    assert_eq!(
+        committed.keys().collect::<Vec<_>>(),
+        written.keys().collect::<Vec<_>>(),
+        "perfetto-extension/ holds other files than the command writes: {refresh}"
+    );
+    for (path, body) in &written {
+        assert!(
+            committed[path] == *body,
+            "perfetto-extension/{path} differs from what `tband-perfetto extension` writes: {refresh}"
+        );
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

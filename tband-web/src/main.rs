@@ -50,7 +50,7 @@ fn serve(cli: &Cli) -> Result<ExitCode, String> {
 }
 
 fn answer(stream: TcpStream, folder: &Path) -> io::Result<()> {
-    let Request { method, path } = Request::read(&stream)?;
+    let Request { method, path, .. } = Request::read(&stream)?;
     let (method, path) = (method.as_str(), path.as_str());
     let mut out = io::BufWriter::new(stream);
     let file = (method == "GET" || method == "HEAD")

@@ -15,7 +15,6 @@ use std::process::{Child, Command, Stdio};
 use serde_json::{json, Value};
 use tband_cli::{open_options, FormatArgs};
 use tband_perfetto::cli::OutputFormat;
-use tband_perfetto::serve::DEFAULT_PORT;
 use tband_perfetto::ExportOptions;
 
 const WEB: &str = env!("CARGO_MANIFEST_DIR");
@@ -108,9 +107,7 @@ fn cli_perfetto(job: &Job, out: &Path) -> Vec<u8> {
         gzip: false,
         format: OutputFormat::Perfetto,
         export: ExportOptions::default(),
-        serve: false,
-        open: false,
-        port: DEFAULT_PORT,
+        serve: None,
     };
     tband_perfetto::cli::run(&options).unwrap();
     fs::read(out).unwrap()

@@ -350,9 +350,7 @@ fn perfetto(trace: &Path, out: &Path) {
         gzip: false,
         format: tband_perfetto::cli::OutputFormat::Perfetto,
         export: tband_perfetto::ExportOptions::default(),
-        serve: false,
-        open: false,
-        port: 0,
+        serve: None,
     };
     tband_perfetto::cli::run(&options).unwrap();
     assert!(std::fs::metadata(out).unwrap().len() > 0);
