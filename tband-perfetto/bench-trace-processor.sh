@@ -30,12 +30,18 @@ bin="${CARGO_TARGET_DIR:-target}/release"
 echo "trace_processor: $("$tp" --version 2>&1 | head -n 1)"
 printf '%-6s %-12s %9s %9s %9s %9s %9s\n' input format "input MB" "file MB" "CPU s" "wall s" "peak MB"
 
-# Loads FILE and prints CPU seconds, wall seconds and peak RSS in MB.
-load() {
-  /usr/bin/time -v -o "$work/time.txt" "$tp" query "$1" 'select 1' >/dev/null 2>"$work/tp.err" || {
-    cat "$work/tp.err" >&2
+# Runs a command whose output is not wanted; on failure shows its errors and stops.
+quiet() {
+  "$@" >/dev/null 2>"$work/err" || {
+    cat "$work/err" >&2
+    echo "bench-trace-processor.sh: this failed: $*" >&2
     exit 1
   }
+}
+
+# Loads FILE and prints CPU seconds, wall seconds and peak RSS in MB.
+load() {
+  quiet /usr/bin/time -v -o "$work/time.txt" "$tp" query "$1" 'select 1'
   awk -F': ' '
     /User time/ { cpu += $2 }
     /System time/ { cpu += $2 }
@@ -45,16 +51,17 @@ load() {
 }
 
 for size in "${sizes[@]}"; do
-  "$bin/tband-sim" --size "$size" --cores 2 -o "$work/sim.bin" >/dev/null 2>&1
+  quiet "$bin/tband-sim" --size "$size" --cores 2 -o "$work/sim.bin"
   inputs=("$work/sim.c0.bin@0" "$work/sim.c1.bin@1")
   input_mb=$(stat -c %s "$work/sim.c0.bin" "$work/sim.c1.bin" | awk '{ s += $1 } END { printf "%.1f", s / 1e6 }')
-  "$bin/tband-perfetto" "${inputs[@]}" -o "$work/sim.pftrace" 2>/dev/null
-  "$bin/tband-perfetto" "${inputs[@]}" --format chrome-json -o "$work/sim.json" 2>/dev/null
+  quiet "$bin/tband-perfetto" "${inputs[@]}" -o "$work/sim.pftrace"
+  quiet "$bin/tband-perfetto" "${inputs[@]}" --format chrome-json -o "$work/sim.json"
   rm "$work"/sim.c*.bin
   for file in sim.pftrace sim.json; do
     format=$([ "$file" = sim.json ] && echo chrome-json || echo perfetto)
     file_mb=$(stat -c %s "$work/$file" | awk '{ printf "%.1f", $1 / 1e6 }')
-    printf '%-6s %-12s %9s %9s %s\n' "$size" "$format" "$input_mb" "$file_mb" "$(load "$work/$file")"
+    figures=$(load "$work/$file")
+    printf '%-6s %-12s %9s %9s %s\n' "$size" "$format" "$input_mb" "$file_mb" "$figures"
     rm "$work/$file"
   done
 done
