@@ -17,6 +17,8 @@ use tband_model::summary::write_summary;
 use tband_model::{EventRow, Model, TraceInfo};
 use tband_trace::{read_threadx, OpenOptions, Source, Trace};
 
+use crate::progress::open_trace;
+
 /// What the command line asks for (its options, by the same names).
 #[derive(Clone, Debug, Default)]
 pub struct Options {
@@ -48,7 +50,7 @@ fn open_output(cli: &Options) -> Result<Box<dyn Write>, String> {
 }
 
 fn summarize(cli: &Options) -> Result<ExitCode, String> {
-    let trace = Trace::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let mut out = BufWriter::new(open_output(cli)?);
     match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),

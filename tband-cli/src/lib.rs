@@ -1,5 +1,6 @@
 //! What every tband tool's command line shares: naming the inputs, the
-//! `completion` subcommand, and how an error ends the process.
+//! `completion` subcommand, how an error ends the process, and the
+//! progress bar of long work on a terminal ([`progress`]).
 //!
 //! The libraries take plain options; clap lives here and in the tools'
 //! `main.rs`. The arguments become [`tband_trace::OpenOptions`] through
@@ -7,6 +8,7 @@
 //! the model's summary).
 
 pub mod decode;
+pub mod progress;
 
 use std::fmt::Display;
 use std::io::Write;

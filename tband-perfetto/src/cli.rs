@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use signal_hook::consts::{SIGINT, SIGTERM};
-use tband_trace::{OpenOptions, Trace};
+use tband_cli::progress::{open_trace, showing_share};
+use tband_trace::OpenOptions;
 
 use crate::accelerator::Accelerator;
 use crate::chrome_json::write_chrome_json;
@@ -64,7 +65,7 @@ pub enum OutputFormat {
 /// Runs the command: converts the trace, writes it and serves it when asked.
 pub fn run(cli: &Options) -> Result<(), String> {
     let output = output_path(cli)?;
-    let trace = Trace::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && cli.serve.is_some() {
         return Err("--serve and --open need an output file, not stdout".into());
@@ -85,7 +86,10 @@ pub fn run(cli: &Options) -> Result<(), String> {
             .map_err(cannot_write)?;
         eprintln!("wrote {} (Chrome trace-event JSON)", output.display());
     } else {
-        let stats = crate::export(&trace.model, cli.export, &mut file).map_err(cannot_write)?;
+        let stats = showing_share("Writing", crate::rows_to_read(&trace.model), |tell| {
+            crate::export_with_progress(&trace.model, cli.export, &mut file, tell)
+        })
+        .map_err(cannot_write)?;
         file.finish().map_err(cannot_write)?;
         eprintln!(
             "wrote {}: {} packets, {} bytes; {} context switches, {} wake-ups, {} IRQs, {} slices, {} instants, {} counter values",

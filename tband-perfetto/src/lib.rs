@@ -32,6 +32,7 @@ pub mod writer;
 mod test_fixtures;
 
 use std::io::{self, Write};
+use std::sync::atomic::AtomicU64;
 
 use tband_model::Model;
 
@@ -40,7 +41,7 @@ use crate::protos::process_tree::{Process, Thread};
 use crate::protos::{ProcessTree, TracePacket};
 use crate::sched::{CpuCounts, SchedEncoding};
 use crate::threads::{Threads, IDLE_TID, PID};
-use crate::writer::{ChunkSink, Interleave, PacketWriter};
+use crate::writer::{ChunkSink, Interleave, PacketWriter, Telling};
 
 /// Packet sequence of the process tree and the kernel events.
 pub const FTRACE_SEQUENCE_ID: u32 = 1;
@@ -68,6 +69,11 @@ pub struct ExportStats {
     pub bytes: u64,
 }
 
+/// Told how many rows of the model an export has read so far, of
+/// [`rows_to_read`], each time a chunk of packets is handed on: for a
+/// progress display.
+pub type ExportProgress<'a> = &'a (dyn Fn(u64) + Sync);
+
 /// Writes the whole model to `out` as a Perfetto trace, in chunks of
 /// [`writer::CHUNK_BYTES`].
 pub fn export<W: Write + Send>(
@@ -75,27 +81,39 @@ pub fn export<W: Write + Send>(
     options: ExportOptions,
     out: &mut W,
 ) -> io::Result<ExportStats> {
+    export_with_progress(model, options, out, &|_| {})
+}
+
+/// [`export`], telling `progress` how far it has got.
+pub fn export_with_progress<W: Write + Send>(
+    model: &Model,
+    options: ExportOptions,
+    out: &mut W,
+    progress: ExportProgress<'_>,
+) -> io::Result<ExportStats> {
+    let read = AtomicU64::new(0);
     if !options.two_threads {
-        return export_chunks(model, options.sched, out);
+        return export_chunks(model, options.sched, Telling::new(out, &read, progress));
     }
     let threads = Threads::new(model);
     let interleave = Interleave::new(out);
     let (sched, (events, event_packets, event_bytes), (packets, bytes)) =
         std::thread::scope(|scope| {
             let worker = scope.spawn(|| {
-                let mut writer =
-                    PacketWriter::new(interleave.lane(false, events::rows_read(model)));
+                let lane = interleave.lane(false, events::rows_read(model));
+                let mut writer = PacketWriter::new(Telling::new(lane, &read, progress));
                 let events = events::write_track_events(model, &threads, &mut writer)?;
                 let (packets, bytes) = (writer.packets(), writer.bytes());
-                writer.finish()?.finish()?;
+                writer.finish()?.into_inner().finish()?;
                 io::Result::Ok((events, packets, bytes))
             });
             let sched = (|| {
-                let mut writer = PacketWriter::new(interleave.lane(true, sched::rows_read(model)));
+                let lane = interleave.lane(true, sched::rows_read(model));
+                let mut writer = PacketWriter::new(Telling::new(lane, &read, progress));
                 write_header(model, &threads, &mut writer)?;
                 let sched = sched::write_sched(model, &threads, options.sched, &mut writer)?;
                 let (packets, bytes) = (writer.packets(), writer.bytes());
-                writer.finish()?.finish()?;
+                writer.finish()?.into_inner().finish()?;
                 io::Result::Ok((sched, packets, bytes))
             })();
             let events = worker

@@ -1043,15 +1043,17 @@ impl FtraceEvent<'_> {
                 e.int(WAKING_TARGET_CPU, cpu.into());
                 e.end(waking);
             }
+            // No `common_flags` on IRQ events: they are in hard-interrupt
+            // context by definition, and trace_processor reads the field
+            // there as an event of its own, a nameless row of its raw
+            // `ftrace_event` table for every IRQ event.
             EventBody::IrqEntry { irq, name } => {
-                e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
                 let entry = e.begin(EVENT_IRQ_ENTRY);
                 e.int(IRQ_NUMBER, irq.into());
                 e.bytes(IRQ_ENTRY_NAME, name.as_bytes());
                 e.end(entry);
             }
             EventBody::IrqExit { irq } => {
-                e.uint(EVENT_COMMON_FLAGS, FLAG_HARDIRQ.into());
                 let exit = e.begin(EVENT_IRQ_EXIT);
                 e.int(IRQ_NUMBER, irq.into());
                 e.int(IRQ_EXIT_RET, 1);

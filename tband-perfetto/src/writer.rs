@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{self, BufWriter, Write};
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 
 use flate2::write::GzEncoder;
@@ -18,6 +19,7 @@ use prost::Message;
 
 use crate::protos::TracePacket;
 use crate::wire::{Buffer, Encoder, Fields, Short, FIELD_MAX};
+use crate::ExportProgress;
 
 /// `Trace.packet`.
 const TRACE_PACKET: u32 = 1;
@@ -260,6 +262,41 @@ impl<W: Write> ChunkSink for Lane<'_, '_, W> {
     fn write_chunk(&mut self, chunk: &mut Buffer, rows_read: u64) -> io::Result<()> {
         let progress = (u128::from(rows_read.min(self.rows)) << 32) / u128::from(self.rows);
         self.interleave.hand_on(self.index, progress as u64, chunk)
+    }
+}
+
+/// A sink that passes chunks on to another, telling an
+/// [`ExportProgress`] how many rows the encoders sharing `read` have read
+/// together.
+pub struct Telling<'p, S: ChunkSink> {
+    sink: S,
+    /// Rows this encoder had read at its last chunk.
+    told: u64,
+    read: &'p AtomicU64,
+    progress: ExportProgress<'p>,
+}
+
+impl<'p, S: ChunkSink> Telling<'p, S> {
+    pub fn new(sink: S, read: &'p AtomicU64, progress: ExportProgress<'p>) -> Self {
+        Telling {
+            sink,
+            told: 0,
+            read,
+            progress,
+        }
+    }
+
+    pub fn into_inner(self) -> S {
+        self.sink
+    }
+}
+
+impl<S: ChunkSink> ChunkSink for Telling<'_, S> {
+    fn write_chunk(&mut self, chunk: &mut Buffer, rows_read: u64) -> io::Result<()> {
+        let new = rows_read.saturating_sub(self.told);
+        self.told += new;
+        (self.progress)(self.read.fetch_add(new, Ordering::Relaxed) + new);
+        self.sink.write_chunk(chunk, rows_read)
     }
 }
 

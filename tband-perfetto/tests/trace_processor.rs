@@ -4,7 +4,10 @@
 //! rows of each cpu, the `thread_state` rows of each task, the IRQ slices,
 //! every counter track with its points, every slice and instant of the
 //! track events on its track, the thread names, and the `stats` entries
-//! (nothing skipped, no error or data loss but the losses the model has).
+//! (nothing skipped, no error or data loss but the losses the model has);
+//! and that its raw `ftrace_event` table has no nameless row but those it
+//! makes of a full wake-up's `common_flags` (which it reads as an event of
+//! its own).
 //!
 //! The recordings are those of `tests/corpus/` and `samples/` (found as the
 //! golden test finds them) and simulated traces of 1, 2 and 4 cores, each
@@ -71,6 +74,10 @@ LEFT JOIN track p ON p.id = k.parent_id;
 
 SELECT name, coalesce(idx, -1) AS idx, severity, value FROM stats
 WHERE value <> 0 AND (severity IN ('error', 'data_loss') OR name GLOB '*_skipped');
+
+SELECT n.cpu, n.ts FROM ftrace_event n
+WHERE n.name IS NULL AND NOT EXISTS (
+  SELECT 1 FROM ftrace_event w WHERE w.name = 'sched_waking' AND w.cpu = n.cpu AND w.ts = n.ts);
 ";
 
 /// A row as text: numbers in decimal, names as they are, NULL as `[NULL]`.
@@ -94,6 +101,9 @@ struct Tables {
     counters: Rows,
     /// name, index (-1: none), severity, value.
     stats: Rows,
+    /// cpu, ts of each raw ftrace event without a name, but those beside
+    /// a wake-up (none expected).
+    nameless_raw: Rows,
 }
 
 const NULL: &str = "[NULL]";
@@ -120,6 +130,7 @@ fn query(shell: &Path, pftrace: &Path) -> Tables {
         slices: next(),
         counters: next(),
         stats: next(),
+        nameless_raw: next(),
     }
 }
 
@@ -588,6 +599,12 @@ fn check(
         &mut problems,
     );
     compare("stats", &expected.stats, actual.stats, &mut problems);
+    compare(
+        "nameless ftrace_event rows",
+        &expected.nameless_raw,
+        actual.nameless_raw,
+        &mut problems,
+    );
     problems
 }
 

@@ -61,6 +61,17 @@ impl Tmux {
         String::from_utf8_lossy(&self.run(&["capture-pane", "-p", "-t", "tui"]).stdout).into_owned()
     }
 
+    /// Logs everything the program writes to the terminal from now on, as
+    /// bytes (escape sequences and lines drawn over included), to `file`.
+    #[allow(dead_code)] // not every test that includes this file logs
+    pub fn pipe_to(&self, file: &std::path::Path) {
+        let command = format!("cat > '{}'", file.display());
+        assert!(self
+            .run(&["pipe-pane", "-o", "-t", "tui", &command])
+            .status
+            .success());
+    }
+
     pub fn keys(&self, keys: &[&str]) {
         let mut args = vec!["send-keys", "-t", "tui"];
         args.extend_from_slice(keys);
