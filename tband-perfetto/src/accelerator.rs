@@ -7,12 +7,12 @@ use std::io::Read;
 use std::net::{Ipv4Addr, TcpStream};
 use std::path::Path;
 use std::process::{Child, ChildStderr, Command, Stdio};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use indicatif::{ProgressBar, ProgressStyle};
+use tband_cli::progress::Progress;
 
 /// How often to look whether the shell listens yet.
 const POLL: Duration = Duration::from_millis(100);
@@ -23,6 +23,8 @@ pub struct Accelerator {
     port: u16,
     /// The last line the shell wrote on stderr.
     last_line: Arc<Mutex<String>>,
+    /// How many bytes of the trace the shell says it has loaded.
+    loaded: Arc<AtomicU64>,
     /// The thread reading stderr, which ends when the shell does.
     reader: Option<JoinHandle<()>>,
 }
@@ -55,19 +57,23 @@ impl Accelerator {
             .map_err(|e| format!("cannot run {}: {e}", shell.display()))?;
         let last_line = Arc::new(Mutex::new(String::new()));
         let stderr = child.stderr.take().expect("a piped stderr");
-        let bar = loading_bar(trace);
-        let (bar_of_reader, last_line_of_reader) = (bar.clone(), Arc::clone(&last_line));
-        let reader =
-            std::thread::spawn(move || read_stderr(stderr, &bar_of_reader, &last_line_of_reader));
+        let loaded = Arc::new(AtomicU64::new(0));
+        let (loaded_of_reader, last_line_of_reader) = (Arc::clone(&loaded), Arc::clone(&last_line));
+        let reader = std::thread::spawn(move || {
+            read_stderr(stderr, &loaded_of_reader, &last_line_of_reader)
+        });
         let mut accelerator = Accelerator {
             child,
             port,
             last_line,
+            loaded,
             reader: Some(reader),
         };
-        let ready = accelerator.wait_until_listening(stop);
-        bar.finish_and_clear();
-        ready.map(|()| accelerator)
+        let size = std::fs::metadata(trace).map_or(0, |m| m.len());
+        let bar = Progress::bytes("Loading", size);
+        accelerator
+            .wait_until_listening(stop, &bar)
+            .map(|()| accelerator)
     }
 
     pub fn port(&self) -> u16 {
@@ -89,8 +95,9 @@ impl Accelerator {
         })
     }
 
-    fn wait_until_listening(&mut self, stop: &AtomicBool) -> Result<(), String> {
+    fn wait_until_listening(&mut self, stop: &AtomicBool, bar: &Progress) -> Result<(), String> {
         loop {
+            bar.set(self.loaded.load(Ordering::Relaxed));
             if let Some(why) = self.stopped() {
                 return Err(why);
             }
@@ -128,29 +135,10 @@ fn die_with_parent(command: &mut Command) {
     let _ = command;
 }
 
-/// A bar of the trace's bytes loaded, drawn on stderr when it is a
-/// terminal, as cargo draws its progress.
-fn loading_bar(trace: &Path) -> ProgressBar {
-    let size = std::fs::metadata(trace).map_or(0, |m| m.len());
-    let bar = ProgressBar::new(size);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix:>12.cyan.bold} [{bar:27}] {bytes}/{total_bytes} {msg} {elapsed}",
-        )
-        .expect("a valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_prefix("Loading");
-    let name = trace.file_name().unwrap_or(trace.as_os_str());
-    bar.set_message(format!("{} into trace_processor", name.to_string_lossy()));
-    bar.enable_steady_tick(POLL);
-    bar
-}
-
 /// Follows the shell's stderr: its progress lines (`Loading trace: 12.34
-/// MB`, in millions of bytes, each ended by a carriage return) move the
-/// bar; the last line is kept to say why the shell stopped.
-fn read_stderr(mut stderr: ChildStderr, bar: &ProgressBar, last_line: &Mutex<String>) {
+/// MB`, in millions of bytes, each ended by a carriage return) are counted
+/// in `loaded`; the last other line is kept to say why the shell stopped.
+fn read_stderr(mut stderr: ChildStderr, loaded: &AtomicU64, last_line: &Mutex<String>) {
     let mut pending = Vec::new();
     let mut chunk = [0; 4096];
     while let Ok(n) = stderr.read(&mut chunk) {
@@ -166,7 +154,7 @@ fn read_stderr(mut stderr: ChildStderr, bar: &ProgressBar, last_line: &Mutex<Str
                 .and_then(|l| l.strip_suffix(" MB"))
                 .and_then(|mb| mb.parse::<f64>().ok())
             {
-                bar.set_position((megabytes * 1e6) as u64);
+                loaded.store((megabytes * 1e6) as u64, Ordering::Relaxed);
             } else if !line.is_empty() {
                 if let Ok(mut last) = last_line.lock() {
                     *last = without_log_prefix(&line).to_string();
