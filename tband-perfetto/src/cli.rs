@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use crate::chrome_json::write_chrome_json;
+use tband_model::Model;
 use tband_trace::{OpenOptions, Trace};
 
 use crate::extension;
 use crate::serve::{TraceServer, DEFAULT_PORT};
+use crate::windows;
 use crate::writer::Output;
 use crate::ExportOptions;
 
@@ -28,6 +30,11 @@ pub struct Options {
     pub serve: bool,
     pub open: bool,
     pub port: u16,
+    /// `--from` and `--to`, in ns.
+    pub from: Option<u64>,
+    pub to: Option<u64>,
+    /// `--split`, in bytes.
+    pub split: Option<u64>,
 }
 
 /// What to write.
@@ -42,27 +49,45 @@ pub enum OutputFormat {
 /// Runs the command: converts the trace, writes it and serves it when asked.
 pub fn run(cli: &Options) -> Result<(), String> {
     let output = output_path(cli)?;
+    windows::check_split(cli, &output)?;
     let trace = Trace::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && (cli.serve || cli.open) {
         return Err("--serve and --open need an output file, not stdout".into());
     }
+    let window = windows::window(&trace.model, cli.from, cli.to)?;
+    let model = window.as_ref().unwrap_or(&trace.model);
+    if let Some(size) = cli.split {
+        return windows::write_pieces(model, size, cli, &output, |piece, path| {
+            write(piece, cli, path)
+        });
+    }
+    write(model, cli, &output)?;
+    if cli.serve || cli.open {
+        serve(&output, cli.port, cli.open)?;
+    }
+    Ok(())
+}
+
+/// Writes `model` to `output` in the format asked for, and says what it wrote.
+fn write(model: &Model, cli: &Options, output: &Path) -> Result<(), String> {
+    let to_stdout = output.as_os_str() == "-";
     let cannot_write = |e: io::Error| format!("cannot write {}: {e}", output.display());
     let mut file = if to_stdout {
         Output::stdout(cli.gzip)
     } else {
-        Output::create(&output).map_err(cannot_write)?
+        Output::create(output).map_err(cannot_write)?
     };
     if cli.format == OutputFormat::ChromeJson {
         let mut out = io::BufWriter::new(file);
-        write_chrome_json(&mut out, &trace.model).map_err(cannot_write)?;
+        write_chrome_json(&mut out, model).map_err(cannot_write)?;
         out.into_inner()
             .map_err(|e| cannot_write(e.into_error()))?
             .finish()
             .map_err(cannot_write)?;
         eprintln!("wrote {} (Chrome trace-event JSON)", output.display());
     } else {
-        let stats = crate::export(&trace.model, cli.export, &mut file).map_err(cannot_write)?;
+        let stats = crate::export(model, cli.export, &mut file).map_err(cannot_write)?;
         file.finish().map_err(cannot_write)?;
         eprintln!(
             "wrote {}: {} packets, {} bytes; {} context switches, {} wake-ups, {} IRQs, {} slices, {} instants, {} counter values",
@@ -76,9 +101,6 @@ pub fn run(cli: &Options) -> Result<(), String> {
             stats.events.instants,
             stats.events.counter_values,
         );
-    }
-    if cli.serve || cli.open {
-        serve(&output, cli.port, cli.open)?;
     }
     Ok(())
 }

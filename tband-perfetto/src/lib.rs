@@ -16,6 +16,7 @@ pub mod serve;
 pub mod threads;
 pub mod trace_processor;
 pub mod tracks;
+pub mod windows;
 pub mod wire;
 pub mod writer;
 

@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tband_cli::{open_options, InputArgs, ToolCommand};
+use tband_cli::{open_options, parse_size, InputArgs, ToolCommand};
+use tband_model::summary::parse_ns;
 use tband_perfetto::cli::{self, Options};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::DEFAULT_PORT;
@@ -72,6 +73,28 @@ struct Cli {
     /// Port to serve on (the Perfetto UI only fetches from port 9001).
     #[arg(long, default_value_t = DEFAULT_PORT, value_name = "PORT")]
     port: u16,
+
+    /// Write only the trace from TIME on, a time as `tband-decode --summary`
+    /// prints it (`12.50 ms`, `1.500 s`) or in nanoseconds. The window is
+    /// self-contained: it starts with what was in effect at TIME (the task
+    /// running on each core, every task's state, every counter's value, the
+    /// slices open then).
+    #[arg(long, value_name = "TIME", value_parser = parse_ns)]
+    from: Option<u64>,
+
+    /// Write only the trace before TIME (as --from); slices still open at
+    /// TIME end there, as at the end of a trace.
+    #[arg(long, value_name = "TIME", value_parser = parse_ns)]
+    to: Option<u64>,
+
+    /// Write the output (or the window of --from/--to) as consecutive
+    /// self-contained pieces of about SIZE bytes each (`100M`, `512K`, `1G`;
+    /// before --gzip compresses them): FILE.001.pftrace, FILE.002.pftrace, ...
+    /// The whole export is measured first; each piece then ends at the time
+    /// by which it holds its share of the trace's events, and starts with
+    /// the state at its start, so sizes vary a little.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    split: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -153,6 +176,9 @@ impl From<Cli> for Options {
             serve: cli.serve,
             open: cli.open,
             port: cli.port,
+            from: cli.from,
+            to: cli.to,
+            split: cli.split,
         }
     }
 }
