@@ -74,25 +74,30 @@ struct Cli {
     #[arg(long, default_value_t = DEFAULT_PORT, value_name = "PORT")]
     port: u16,
 
-    /// Write only the trace from TIME on, a time as `tband-decode --summary`
-    /// prints it (`12.50 ms`, `1.500 s`) or in nanoseconds. The window is
-    /// self-contained: it starts with what was in effect at TIME (the task
-    /// running on each core, every task's state, every counter's value, the
-    /// slices open then).
+    /// Write only the trace from TIME on (a time as `tband-decode --summary`
+    /// prints it, e.g. `12.50 ms`, or in ns).
+    ///
+    /// The window is self-contained: it starts with what was in effect at
+    /// TIME (the task running on each core, every task's state, every
+    /// counter's value, the slices open then).
     #[arg(long, value_name = "TIME", value_parser = parse_ns)]
     from: Option<u64>,
 
-    /// Write only the trace before TIME (as --from); slices still open at
-    /// TIME end there, as at the end of a trace.
+    /// Write only the trace before TIME (as --from).
+    ///
+    /// Slices still open at TIME end there, as at the end of a trace.
     #[arg(long, value_name = "TIME", value_parser = parse_ns)]
     to: Option<u64>,
 
-    /// Write the output (or the window of --from/--to) as consecutive
-    /// self-contained pieces of about SIZE bytes each (`100M`, `512K`, `1G`;
-    /// before --gzip compresses them): FILE.001.pftrace, FILE.002.pftrace, ...
-    /// The whole export is measured first; each piece then ends at the time
-    /// by which it holds its share of the trace's events, and starts with
-    /// the state at its start, so sizes vary a little.
+    /// Write consecutive self-contained pieces of about SIZE bytes each
+    /// (e.g. `100M`): FILE.001.pftrace, FILE.002.pftrace, ...
+    ///
+    /// SIZE takes K, M and G (powers of 1024) and counts bytes before
+    /// --gzip compresses them; a window of --from/--to is split too. The
+    /// whole export is measured first, and what every piece repeats (its
+    /// tracks and the state at its start); each piece then ends at the time
+    /// by which it holds its share of the trace's events, so sizes vary a
+    /// little.
     #[arg(long, value_name = "SIZE", value_parser = parse_size)]
     split: Option<u64>,
 }
