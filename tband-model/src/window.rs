@@ -23,7 +23,11 @@ impl Model {
     /// when `to` is `None`, events at its last instant included), as the
     /// module documentation says.
     pub fn window(&self, from: u64, to: Option<u64>) -> Model {
-        let cut = Cut { from, to };
+        let cut = Cut {
+            from,
+            to,
+            trace_end: self.info.duration_ns,
+        };
         let task_states = cut.intervals(&self.task_states);
         let mut tasks = self.tasks.clone();
         for task in &mut tasks {
@@ -126,6 +130,7 @@ impl Model {
 /// A row with a start and an end, as a window cuts it.
 trait Interval: Row {
     fn end_ns(&self) -> u64;
+    fn truncated(&self) -> bool;
     fn begin_at(&mut self, from: u64);
     /// Ends the row at `to`, as the end of a trace ends a row still open.
     fn cut_at(&mut self, to: u64);
@@ -136,6 +141,9 @@ macro_rules! interval {
         impl Interval for $row {
             fn end_ns(&self) -> u64 {
                 self.end_ns
+            }
+            fn truncated(&self) -> bool {
+                self.truncated
             }
             fn begin_at(&mut self, from: u64) {
                 self.start_ns = from;
@@ -168,6 +176,8 @@ interval!(ObjectLifetime, |l| {
 struct Cut {
     from: u64,
     to: Option<u64>,
+    /// Where the trace ends, and with it the intervals still open then.
+    trace_end: u64,
 }
 
 impl Cut {
@@ -206,7 +216,12 @@ impl Cut {
             .iter()
             .take(end)
             .enumerate()
-            .filter(move |(_, r)| cut.overlaps(r.time_ns(), r.end_ns()))
+            .filter(move |(_, r)| {
+                // Open when the trace ended: open in a window at its last instant too.
+                let open = r.truncated() && r.end_ns() >= cut.trace_end;
+                let end = if open { u64::MAX } else { r.end_ns() };
+                cut.overlaps(r.time_ns(), end)
+            })
             .map(move |(i, mut r)| {
                 if r.time_ns() < cut.from {
                     r.begin_at(cut.from);
@@ -582,6 +597,22 @@ mod tests {
         );
         assert!(w.tracked.marks.is_empty());
         assert_eq!((w.anomalies[0].start_ns, w.anomalies[0].end_ns), (30, 50));
+    }
+
+    #[test]
+    fn what_was_open_when_the_trace_ended_is_in_a_window_at_its_last_instant() {
+        let m = model();
+        let w = m.window(100, None);
+        let open = m.sched_slices.get(1).unwrap();
+        assert_eq!(
+            w.sched_slices.to_vec(),
+            [SchedSlice {
+                start_ns: 100,
+                ..open
+            }]
+        );
+        // The run that ended at 100 is not open then.
+        assert!(w.task_states.is_empty());
     }
 
     #[test]

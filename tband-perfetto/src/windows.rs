@@ -138,31 +138,31 @@ fn rows_per_piece(model: &Model, bytes: u64, size: u64) -> u64 {
 }
 
 /// The start times of consecutive pieces of `rows` rows of the model each
-/// (by [`Model::rows_before`]; the last holds the rest): a piece starts at
-/// the first time before which the one before it has its rows, and no
-/// piece starts after the trace's end.
+/// (counted by [`Model::rows_before`]; the last holds the rest): each
+/// piece after the first starts at the time of its first row, and the
+/// rows of one instant are never split between pieces.
 fn piece_starts(model: &Model, rows: u64) -> Vec<u64> {
     let total = model.rows_before(u64::MAX);
     let mut starts = vec![0];
     loop {
         let start = *starts.last().unwrap_or(&0);
-        let target = model.rows_before(start).saturating_add(rows);
-        if target >= total {
+        // The number of the next piece's first row (from 0, in time order).
+        let first = model
+            .rows_before(start)
+            .saturating_add(rows)
+            .max(model.rows_before(start.saturating_add(1)));
+        if first >= total {
             return starts;
         }
-        // The least time after `start` with `target` rows before it.
+        // Its time: the least time `t` with more than `first` rows up to it.
         let (mut low, mut high) = (start, u64::MAX);
         while high - low > 1 {
             let mid = low + (high - low) / 2;
-            if model.rows_before(mid) >= target {
+            if model.rows_before(mid.saturating_add(1)) > first {
                 high = mid;
             } else {
                 low = mid;
             }
-        }
-        // Rows at the trace's last instant stay in the piece before them.
-        if high > model.info.duration_ns {
-            return starts;
         }
         starts.push(high);
     }
@@ -190,6 +190,41 @@ pub fn piece_path(output: &Path, n: usize, count: usize) -> PathBuf {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tband_model::{MarkerInstant, StrId};
+
+    /// A model of one marker instant at each of `times`.
+    fn instants(times: impl IntoIterator<Item = u64>) -> Model {
+        let mut m = Model::default();
+        for ts_ns in times {
+            m.marker_instants.push(MarkerInstant {
+                ts_ns,
+                marker_id: 1,
+                task_id: None,
+                msg: StrId::EMPTY,
+            });
+            m.info.duration_ns = ts_ns;
+        }
+        m
+    }
+
+    #[test]
+    fn pieces_hold_their_share_of_the_rows() {
+        let m = instants((0..100).map(|i| i * 10));
+        assert_eq!(piece_starts(&m, 25), [0, 250, 500, 750]);
+        assert_eq!(piece_starts(&m, 30), [0, 300, 600, 900]);
+        assert_eq!(piece_starts(&m, 100), [0]);
+        // 80 bytes of rows in pieces of 20 bytes: 25 rows each.
+        assert_eq!(rows_per_piece(&m, 80, 20), 25);
+    }
+
+    #[test]
+    fn the_rows_of_one_instant_are_in_one_piece() {
+        // The rows of one instant stay together, however many.
+        let m = instants([0, 5].into_iter().chain([9; 10]));
+        assert_eq!(piece_starts(&m, 4), [0, 9]);
+        let m = instants([0; 10].into_iter().chain([5, 9]));
+        assert_eq!(piece_starts(&m, 4), [0, 5]);
+    }
 
     #[test]
     fn pieces_are_numbered_before_the_extension() {
