@@ -5,8 +5,8 @@
 //! A window holds at its start what was in effect there: an interval that
 //! began earlier (a task's run and state, an ISR, a marker span, a mutex
 //! hold, an object's lifetime) begins at `from`, and each counter (a
-//! queue's fill level, a task's priority, a value marker, a pool's
-//! counter) has its value of the time at `from`. An interval still open at
+//! queue's or stream buffer's fill level, a task's priority, a value
+//! marker, a pool's counter) has its value of the time at `from`. An interval still open at
 //! `to` is cut there and flagged `truncated`, as one open at a trace's end
 //! is. Times stay those of the whole trace.
 
@@ -15,7 +15,8 @@ use std::hash::Hash;
 
 use crate::{
     Anomaly, CounterValue, IsrSlice, MarkerSpan, Model, MutexHold, ObjectLifetime, QueueOp,
-    QueueOpKind, Row, RtosObjects, SchedSlice, StateReason, Table, TaskState,
+    QueueOpKind, Row, RtosObjects, SchedSlice, StateReason, StreamBufferOp, StreamBufferOpKind,
+    Table, TaskState,
 };
 
 impl Model {
@@ -54,12 +55,22 @@ impl Model {
         let mut info = self.info.clone();
         info.duration_ns = to.map_or(info.duration_ns, |to| to.min(info.duration_ns));
         let o = &self.objects;
+        let stream_buffer_ops = cut.stream_buffer_ops(&o.stream_buffer_ops);
+        let mut stream_buffers = o.stream_buffers.clone();
+        for buffer in &mut stream_buffers {
+            buffer.high_water = 0;
+        }
+        for op in &stream_buffer_ops {
+            if let Ok(i) = stream_buffers.binary_search_by_key(&op.buffer_id, |b| b.buffer_id) {
+                stream_buffers[i].high_water = stream_buffers[i].high_water.max(op.bytes_after);
+            }
+        }
         let objects = RtosObjects {
             notifications: cut.instants(&o.notifications, |n| n.ts_ns),
             event_groups: o.event_groups.clone(),
             event_group_ops: cut.instants(&o.event_group_ops, |e| e.ts_ns),
-            stream_buffers: o.stream_buffers.clone(),
-            stream_buffer_ops: cut.instants(&o.stream_buffer_ops, |s| s.ts_ns),
+            stream_buffers,
+            stream_buffer_ops,
             timers: o.timers.clone(),
             timer_ops: cut.instants(&o.timer_ops, |t| t.ts_ns),
         };
@@ -257,7 +268,7 @@ impl Cut {
         key: impl Fn(&R) -> K,
         at: impl Fn(&mut R, u64),
     ) -> Table<R> {
-        let carried = self.in_effect(table, |_| true, key);
+        let carried = self.in_effect(table.iter(), R::time_ns, |_| true, key);
         carried
             .into_iter()
             .map(|mut row| {
@@ -268,28 +279,29 @@ impl Cut {
             .collect()
     }
 
-    /// Of the rows of `table` that `is_value` says are counter values (of
-    /// the counter `key` names), each counter's last before the window,
+    /// Of `rows` (in time order) that `is_value` says are counter values
+    /// (of the counter `key` names), each counter's last before the window,
     /// unless it has a value at the start itself; in the order they came,
     /// so that a window is the same every time.
-    fn in_effect<R: Row, K: Hash + Eq>(
+    fn in_effect<R, K: Hash + Eq>(
         &self,
-        table: &Table<R>,
+        rows: impl Iterator<Item = R>,
+        time: impl Fn(&R) -> u64,
         is_value: impl Fn(&R) -> bool,
         key: impl Fn(&R) -> K,
     ) -> Vec<R> {
-        let first = table.partition_point(|r| r.time_ns() < self.from);
         let mut last: HashMap<K, (usize, R)> = HashMap::new();
-        for (i, row) in table.iter().take(first).enumerate() {
-            if is_value(&row) {
-                last.insert(key(&row), (i, row));
-            }
-        }
-        for row in table.iter().skip(first) {
-            if row.time_ns() != self.from {
+        for (i, row) in rows.enumerate() {
+            let t = time(&row);
+            if t > self.from {
                 break;
             }
-            if is_value(&row) {
+            if !is_value(&row) {
+                continue;
+            }
+            if t < self.from {
+                last.insert(key(&row), (i, row));
+            } else {
                 last.remove(&key(&row));
             }
         }
@@ -301,7 +313,12 @@ impl Cut {
     /// The operations on queues in the window, each queue's fill level at
     /// its start stated as a `level` operation.
     fn queue_ops(&self, table: &Table<QueueOp>) -> Table<QueueOp> {
-        let levels = self.in_effect(table, |op| op.len_after.is_some(), |op| op.queue_id);
+        let levels = self.in_effect(
+            table.iter(),
+            |op| op.ts_ns,
+            |op| op.len_after.is_some(),
+            |op| op.queue_id,
+        );
         levels
             .into_iter()
             .map(|op| QueueOp {
@@ -312,6 +329,23 @@ impl Cut {
                 ..op
             })
             .chain(self.instant_rows(table))
+            .collect()
+    }
+
+    /// The operations on stream buffers in the window, each buffer's fill
+    /// level at its start stated as a `level` operation.
+    fn stream_buffer_ops(&self, ops: &[StreamBufferOp]) -> Vec<StreamBufferOp> {
+        let levels = self.in_effect(ops.iter(), |op| op.ts_ns, |_| true, |op| op.buffer_id);
+        levels
+            .into_iter()
+            .map(|op| StreamBufferOp {
+                ts_ns: self.from,
+                op: StreamBufferOpKind::Level,
+                from_isr: false,
+                task_id: None,
+                ..*op
+            })
+            .chain(self.instants(ops, |op| op.ts_ns))
             .collect()
     }
 
@@ -498,6 +532,26 @@ mod tests {
             })
             .to_vec()
             .into();
+        m.objects.stream_buffers = vec![crate::StreamBuffer {
+            buffer_id: 3,
+            name: "log".into(),
+            kind: crate::StreamBufferKind::Stream,
+            high_water: 5,
+        }];
+        m.objects.stream_buffer_ops = [
+            (10, StreamBufferOpKind::Send, 5),
+            (40, StreamBufferOpKind::Receive, 2),
+        ]
+        .map(|(ts_ns, op, bytes_after)| StreamBufferOp {
+            ts_ns,
+            buffer_id: 3,
+            op,
+            from_isr: true,
+            task_id: None,
+            core_id: 0,
+            bytes_after,
+        })
+        .to_vec();
         m.anomalies = vec![Anomaly {
             start_ns: 20,
             end_ns: 80,
@@ -521,11 +575,12 @@ mod tests {
         assert_eq!(w.tracked.lifetimes, m.tracked.lifetimes);
         assert_eq!(w.tracked.marks, m.tracked.marks);
         assert_eq!(w.anomalies, m.anomalies);
+        assert_eq!(w.objects, m.objects);
         assert_eq!(w.tasks, m.tasks);
         assert_eq!(w.info, m.info);
         assert_eq!(m.rows_before(0), 0);
-        assert_eq!(m.rows_before(101), 2 + 3 + 2 + 3 + 6 + 2 + 2);
-        assert_eq!(m.rows_before(30), 1 + 1 + 1 + 1 + 3 + 2 + 1);
+        assert_eq!(m.rows_before(101), 2 + 3 + 2 + 3 + 6 + 2 + 2 + 2);
+        assert_eq!(m.rows_before(30), 1 + 1 + 1 + 1 + 3 + 2 + 1 + 1);
     }
 
     #[test]
@@ -583,6 +638,21 @@ mod tests {
         // Levels seen in the window.
         let high: Vec<_> = w.queues.iter().map(|q| q.high_water).collect();
         assert_eq!(high, [4, 0]);
+        // So is the stream buffer's (5 bytes, since 10).
+        let buffer_ops: Vec<_> = w
+            .objects
+            .stream_buffer_ops
+            .iter()
+            .map(|o| (o.ts_ns, o.op, o.from_isr, o.bytes_after))
+            .collect();
+        assert_eq!(
+            buffer_ops,
+            [
+                (30, StreamBufferOpKind::Level, false, 5),
+                (40, StreamBufferOpKind::Receive, true, 2),
+            ]
+        );
+        assert_eq!(w.objects.stream_buffers[0].high_water, 5);
         // Both lifetimes are live at 30; the second is cut at 50, where its
         // mark is not (the window ends before 50).
         let lifetimes: Vec<_> = w

@@ -3,8 +3,8 @@
 //! a window shows equals what the whole export shows in its time, cut to
 //! it, and the pieces of a split together show the whole export.
 //!
-//! For each recording of `tests/corpus/` and `samples/` and a simulated
-//! trace of two cores with losses, the rows of `sched`, `thread_state`,
+//! For each recording of `tests/corpus/` and `samples/`, a trace with a
+//! stream buffer and a simulated trace of two cores with losses, the rows of `sched`, `thread_state`,
 //! the IRQ slices, the track events' slices and instants and the counters
 //! of the whole export, each cut to a window (a row that overlaps an edge
 //! ends or begins there, a row still open at the window's end is open
@@ -34,6 +34,8 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tband::Event;
+use tband_decode::encode::encode_stream;
 use tband_perfetto::trace_processor::{self, Value};
 use tband_trace::{OpenOptions, Trace};
 
@@ -233,8 +235,9 @@ fn differences(expected: &[Row], actual: &[Row]) -> Vec<String> {
         .collect()
 }
 
-/// The recordings of the corpus and the samples, and a simulated trace
-/// of two cores with losses written to `dir`: the inputs of each.
+/// The recordings of the corpus and the samples, a trace with a stream
+/// buffer (which none of them has) and a simulated trace of two cores with
+/// losses, the last two written to `dir`: the inputs of each.
 fn traces(dir: &Path) -> Vec<Vec<String>> {
     let mut traces: Vec<Vec<String>> = harness::traces()
         .iter()
@@ -252,6 +255,7 @@ fn traces(dir: &Path) -> Vec<Vec<String>> {
         drops: Some(tband_sim::DropConfig::default()),
         ..tband_sim::Config::default()
     };
+    traces.push(vec![stream_buffer_trace(dir)]);
     let (streams, _) = tband_sim::generate(&config).unwrap();
     let base = dir.join("sim2.bin");
     traces.push(
@@ -266,6 +270,66 @@ fn traces(dir: &Path) -> Vec<Vec<String>> {
             .collect(),
     );
     traces
+}
+
+/// A trace of two tasks taking turns to fill and drain a stream buffer,
+/// written to `dir`: its file.
+fn stream_buffer_trace(dir: &Path) -> String {
+    let mut events = vec![
+        (0, Event::TsResolutionNs { ns_per_ts: 1 }),
+        (
+            0,
+            Event::TaskName {
+                task_id: 1,
+                name: b"writer",
+            },
+        ),
+        (
+            0,
+            Event::TaskName {
+                task_id: 2,
+                name: b"reader",
+            },
+        ),
+        (
+            0,
+            Event::StreamBufferName {
+                buffer_id: 1,
+                name: b"log",
+            },
+        ),
+        (1, Event::TaskSwitchedIn { task_id: 1 }),
+        (
+            2,
+            Event::StreamBufferCreated {
+                buffer_id: 1,
+                kind: 0,
+            },
+        ),
+    ];
+    let mut bytes = 0;
+    for i in 0..40u64 {
+        let t = 10 + i * 10;
+        let task_id = 1 + (i % 2) as u32;
+        events.push((t, Event::TaskSwitchedIn { task_id }));
+        let event = if task_id == 1 {
+            bytes += 7;
+            Event::StreamBufferSend {
+                buffer_id: 1,
+                len_after: bytes,
+            }
+        } else {
+            bytes -= 3;
+            Event::StreamBufferReceive {
+                buffer_id: 1,
+                len_after: bytes,
+            }
+        };
+        events.push((t + 1, event));
+    }
+    let path = dir.join("stream_buffer.bin");
+    std::fs::write(&path, encode_stream(&events)).unwrap();
+    path.display().to_string()
 }
 
 /// The pieces a split wrote next to `out` (`out.001.pftrace`, ...), in order.
