@@ -11,7 +11,7 @@ use tband_trace::{OpenOptions, Trace};
 
 use crate::extension;
 use crate::serve::{TraceServer, DEFAULT_PORT};
-use crate::windows;
+use crate::windows::{self, WindowOptions};
 use crate::writer::Output;
 use crate::ExportOptions;
 
@@ -30,11 +30,8 @@ pub struct Options {
     pub serve: bool,
     pub open: bool,
     pub port: u16,
-    /// `--from` and `--to`, in ns.
-    pub from: Option<u64>,
-    pub to: Option<u64>,
-    /// `--split`, in bytes.
-    pub split: Option<u64>,
+    /// `--from`, `--to` and `--split`.
+    pub window: WindowOptions,
 }
 
 /// What to write.
@@ -49,15 +46,15 @@ pub enum OutputFormat {
 /// Runs the command: converts the trace, writes it and serves it when asked.
 pub fn run(cli: &Options) -> Result<(), String> {
     let output = output_path(cli)?;
-    windows::check_split(cli, &output)?;
+    windows::check_split(&cli.window, &output, cli.serve || cli.open)?;
     let trace = Trace::open(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && (cli.serve || cli.open) {
         return Err("--serve and --open need an output file, not stdout".into());
     }
-    let window = windows::window(&trace.model, cli.from, cli.to)?;
+    let window = windows::window(&trace.model, cli.window.from, cli.window.to)?;
     let model = window.as_ref().unwrap_or(&trace.model);
-    if let Some(size) = cli.split {
+    if let Some(size) = cli.window.split {
         return windows::write_pieces(model, size, cli, &output, |piece, path| {
             write(piece, cli, path)
         });

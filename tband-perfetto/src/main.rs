@@ -10,6 +10,7 @@ use tband_model::summary::parse_ns;
 use tband_perfetto::cli::{self, Options};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::DEFAULT_PORT;
+use tband_perfetto::windows::WindowOptions;
 use tband_perfetto::ExportOptions;
 
 /// Convert tband traces to Perfetto traces (open them in ui.perfetto.dev or
@@ -181,9 +182,11 @@ impl From<Cli> for Options {
             serve: cli.serve,
             open: cli.open,
             port: cli.port,
-            from: cli.from,
-            to: cli.to,
-            split: cli.split,
+            window: WindowOptions {
+                from: cli.from,
+                to: cli.to,
+                split: cli.split,
+            },
         }
     }
 }

@@ -11,6 +11,16 @@ use tband_model::Model;
 use crate::chrome_json::write_chrome_json;
 use crate::cli::{Options, OutputFormat};
 
+/// What `--from`, `--to` and `--split` ask for.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WindowOptions {
+    /// The window's bounds, in ns.
+    pub from: Option<u64>,
+    pub to: Option<u64>,
+    /// The size of the pieces, in bytes.
+    pub split: Option<u64>,
+}
+
 /// The window `from`..`to` of `model` (either bound may be left out), or
 /// `None` when both are; an error sentence for bounds outside the trace.
 pub fn window(model: &Model, from: Option<u64>, to: Option<u64>) -> Result<Option<Model>, String> {
@@ -44,17 +54,16 @@ pub fn window(model: &Model, from: Option<u64>, to: Option<u64>) -> Result<Optio
     Ok(Some(model.window(from.unwrap_or(0), to)))
 }
 
-/// Whether `--split` can be done as asked (checked before the trace is read).
-pub fn check_split(cli: &Options, output: &Path) -> Result<(), String> {
-    match cli.split {
+/// Whether `--split` can be done as asked, writing to `output` and
+/// serving or not (checked before the trace is read).
+pub fn check_split(options: &WindowOptions, output: &Path, serve: bool) -> Result<(), String> {
+    match options.split {
         None => Ok(()),
         Some(_) if output.as_os_str() == "-" => {
             Err("--split writes files named after -o FILE; give a file name, not -".into())
         }
         Some(0) => Err("--split needs a size above 0, e.g. 100M".into()),
-        Some(_) if cli.serve || cli.open => {
-            Err("--serve and --open serve one file; leave out --split".into())
-        }
+        Some(_) if serve => Err("--serve and --open serve one file; leave out --split".into()),
         Some(_) => Ok(()),
     }
 }

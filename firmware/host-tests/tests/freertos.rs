@@ -353,6 +353,7 @@ fn perfetto(trace: &Path, out: &Path) {
         serve: false,
         open: false,
         port: 0,
+        window: Default::default(),
     };
     tband_perfetto::cli::run(&options).unwrap();
     assert!(std::fs::metadata(out).unwrap().len() > 0);
