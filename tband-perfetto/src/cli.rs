@@ -55,7 +55,8 @@ pub fn run(cli: &Options) -> Result<(), String> {
     let window = windows::window(&trace.model, cli.window.from, cli.window.to)?;
     let model = window.as_ref().unwrap_or(&trace.model);
     if let Some(size) = cli.window.split {
-        return windows::write_pieces(model, size, cli, &output, |piece, path| {
+        let start = cli.window.from.unwrap_or(0);
+        return windows::write_pieces(model, start, size, cli, &output, |piece, path| {
             write(piece, cli, path)
         });
     }

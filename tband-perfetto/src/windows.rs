@@ -68,10 +68,12 @@ pub fn check_split(options: &WindowOptions, output: &Path, serve: bool) -> Resul
     }
 }
 
-/// Writes `model` as consecutive pieces of about `size` bytes each, named
-/// after `output` ([`piece_path`]), each written by `write`.
+/// Writes `model` from `start` on as consecutive pieces of about `size`
+/// bytes each, named after `output` ([`piece_path`]), each written by
+/// `write`.
 pub fn write_pieces(
     model: &Model,
+    start: u64,
     size: u64,
     cli: &Options,
     output: &Path,
@@ -87,8 +89,8 @@ pub fn write_pieces(
     let overhead = measure(&model.window(end, None))?;
     if size <= overhead && bytes > size {
         return Err(format!(
-            "--split {size} is not above what every piece repeats (its tracks and the state at \
-             its start, {overhead} bytes); give a larger size"
+            "pieces of {size} bytes cannot hold what every piece repeats (its tracks and the \
+             state at its start, {overhead} bytes); give a larger --split"
         ));
     }
     let rows = rows_per_piece(
@@ -96,7 +98,7 @@ pub fn write_pieces(
         bytes.saturating_sub(overhead),
         size - overhead.min(size),
     );
-    let starts = piece_starts(model, rows);
+    let starts = piece_starts(model, start, rows);
     for (i, &from) in starts.iter().enumerate() {
         let to = starts.get(i + 1).copied();
         let path = piece_path(output, i + 1, starts.len());
@@ -146,28 +148,28 @@ fn rows_per_piece(model: &Model, bytes: u64, size: u64) -> u64 {
     u64::try_from(rows).unwrap_or(u64::MAX).max(1)
 }
 
-/// The start times of consecutive pieces of `rows` rows of the model each
-/// (counted by [`Model::rows_before`]; the last holds the rest): each
-/// piece after the first starts at the time of its first row, and the
-/// rows of one instant are never split between pieces.
-fn piece_starts(model: &Model, rows: u64) -> Vec<u64> {
+/// The start times of consecutive pieces, from `first` on, of `rows` rows
+/// of the model each (counted by [`Model::rows_before`]; the last holds the
+/// rest): each piece after the first starts at the time of its first row,
+/// and the rows of one instant are never split between pieces.
+fn piece_starts(model: &Model, first: u64, rows: u64) -> Vec<u64> {
     let total = model.rows_before(u64::MAX);
-    let mut starts = vec![0];
+    let mut starts = vec![first];
     loop {
-        let start = *starts.last().unwrap_or(&0);
+        let start = *starts.last().unwrap_or(&first);
         // The number of the next piece's first row (from 0, in time order).
-        let first = model
+        let next = model
             .rows_before(start)
             .saturating_add(rows)
             .max(model.rows_before(start.saturating_add(1)));
-        if first >= total {
+        if next >= total {
             return starts;
         }
-        // Its time: the least time `t` with more than `first` rows up to it.
+        // Its time: the least time `t` with more than `next` rows up to it.
         let (mut low, mut high) = (start, u64::MAX);
         while high - low > 1 {
             let mid = low + (high - low) / 2;
-            if model.rows_before(mid.saturating_add(1)) > first {
+            if model.rows_before(mid.saturating_add(1)) > next {
                 high = mid;
             } else {
                 low = mid;
@@ -219,9 +221,11 @@ mod tests {
     #[test]
     fn pieces_hold_their_share_of_the_rows() {
         let m = instants((0..100).map(|i| i * 10));
-        assert_eq!(piece_starts(&m, 25), [0, 250, 500, 750]);
-        assert_eq!(piece_starts(&m, 30), [0, 300, 600, 900]);
-        assert_eq!(piece_starts(&m, 100), [0]);
+        assert_eq!(piece_starts(&m, 0, 25), [0, 250, 500, 750]);
+        assert_eq!(piece_starts(&m, 0, 30), [0, 300, 600, 900]);
+        assert_eq!(piece_starts(&m, 0, 100), [0]);
+        // A window from 500 on.
+        assert_eq!(piece_starts(&m.window(500, None), 500, 25), [500, 750]);
         // 80 bytes of rows in pieces of 20 bytes: 25 rows each.
         assert_eq!(rows_per_piece(&m, 80, 20), 25);
     }
@@ -230,9 +234,9 @@ mod tests {
     fn the_rows_of_one_instant_are_in_one_piece() {
         // The rows of one instant stay together, however many.
         let m = instants([0, 5].into_iter().chain([9; 10]));
-        assert_eq!(piece_starts(&m, 4), [0, 9]);
+        assert_eq!(piece_starts(&m, 0, 4), [0, 9]);
         let m = instants([0; 10].into_iter().chain([5, 9]));
-        assert_eq!(piece_starts(&m, 4), [0, 5]);
+        assert_eq!(piece_starts(&m, 0, 4), [0, 5]);
     }
 
     #[test]

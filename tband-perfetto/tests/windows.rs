@@ -439,7 +439,7 @@ fn windows_and_pieces_show_the_whole_export_cut_to_their_time() {
                 .unwrap();
             let stderr = String::from_utf8_lossy(&output.stderr);
             assert!(
-                output.status.success() || stderr.contains("not above what every piece repeats"),
+                output.status.success() || stderr.contains("cannot hold what every piece repeats"),
                 "{inputs:?} --split {size}: {stderr}"
             );
             output.status.success()
@@ -516,7 +516,7 @@ fn bad_times_and_sizes_are_one_sentence_and_a_failure() {
         (&["--split", "lots"], "`lots` is not a size like 4096"),
         (
             &["--split", "100", "--from", "1 ms"],
-            "--split 100 is not above what every piece repeats",
+            "pieces of 100 bytes cannot hold what every piece repeats",
         ),
     ];
     for (args, message) in cases {
@@ -545,6 +545,25 @@ fn bad_times_and_sizes_are_one_sentence_and_a_failure() {
         String::from_utf8_lossy(&output.stderr),
         "tband-perfetto: --split writes files named after -o FILE; give a file name, not -\n"
     );
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_window_is_split_from_its_start_to_its_end() {
+    let trace = harness::root().join("tests/corpus/tband/freertos_small.bin");
+    let dir = std::env::temp_dir().join(format!("tband-perfetto-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("part.pftrace");
+    let stderr = common::convert(
+        &[trace.display().to_string()],
+        &out,
+        &["--from", "20 ms", "--to", "60 ms", "--split", "8K"],
+    );
+    let lines: Vec<&str> = stderr.lines().filter(|l| l.starts_with("piece ")).collect();
+    assert!(lines.len() >= 2, "{stderr}");
+    assert!(lines[0].contains(": 20.00 ms to "), "{stderr}");
+    assert!(lines[lines.len() - 1].ends_with(" to 60.00 ms"), "{stderr}");
+    assert_eq!(pieces(&out).len(), lines.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
