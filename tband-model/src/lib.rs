@@ -23,6 +23,7 @@ mod strings;
 pub mod summary;
 mod table;
 mod tracked;
+mod window;
 
 use column::small_enum;
 

@@ -149,6 +149,8 @@ pub enum StreamBufferOpKind {
     Send,
     Receive,
     Reset,
+    /// The fill level stated outright (at the start of a window of a trace).
+    Level,
 }
 
 impl StreamBufferOpKind {
@@ -157,6 +159,7 @@ impl StreamBufferOpKind {
             StreamBufferOpKind::Send => "send",
             StreamBufferOpKind::Receive => "receive",
             StreamBufferOpKind::Reset => "reset",
+            StreamBufferOpKind::Level => "level",
         }
     }
 }

@@ -25,6 +25,44 @@ pub fn format_ns(ns: u64) -> String {
     }
 }
 
+/// Reads a time as [`format_ns`] writes it (`89.84 ms`, `1.50 µs`,
+/// `3.000 s`, `999 ns`; the space may be left out, `us` stands for `µs`)
+/// or as plain nanoseconds (`89840000`).
+pub fn parse_ns(text: &str) -> Result<u64, String> {
+    let bad = || format!("`{text}` is not a time like 89.84 ms, 1.50 µs, 3.000 s or 120000 (ns)");
+    let t = text.trim();
+    let number_len = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (number, unit) = t.split_at(number_len);
+    let ns_per_unit: u128 = match unit.trim_start() {
+        "" | "ns" => 1,
+        "µs" | "μs" | "us" => 1_000,
+        "ms" => 1_000_000,
+        "s" => 1_000_000_000,
+        _ => return Err(bad()),
+    };
+    let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return Err(bad());
+    }
+    let digits = |d: &str| -> Result<u128, String> {
+        if d.is_empty() {
+            return Ok(0);
+        }
+        d.parse::<u128>().map_err(|_| bad())
+    };
+    // Digits below a nanosecond are dropped.
+    let fraction = &fraction[..fraction.len().min(9)];
+    let scale = 10u128.pow(fraction.len() as u32);
+    let fraction_ns = digits(fraction)? * ns_per_unit / scale;
+    let ns = digits(whole)?
+        .checked_mul(ns_per_unit)
+        .and_then(|w| w.checked_add(fraction_ns))
+        .ok_or_else(bad)?;
+    u64::try_from(ns).map_err(|_| bad())
+}
+
 pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     let info = &m.info;
     let duration = info.duration_ns;
@@ -266,5 +304,31 @@ mod tests {
         assert_eq!(format_ns(2_345_678), "2.35 ms");
         assert_eq!(format_ns(3_000_000_000), "3.000 s");
         assert_eq!(truncate("abcdef", 4), "abc…");
+    }
+
+    #[test]
+    fn times_are_read_as_they_are_written() {
+        for ns in [0, 999, 1_500, 2_350_000, 3_000_000_000] {
+            assert_eq!(parse_ns(&format_ns(ns)), Ok(ns));
+        }
+        assert_eq!(parse_ns("89.84ms"), Ok(89_840_000));
+        assert_eq!(parse_ns(" 12 us "), Ok(12_000));
+        assert_eq!(parse_ns("1.5 s"), Ok(1_500_000_000));
+        assert_eq!(parse_ns(".5 µs"), Ok(500));
+        assert_eq!(parse_ns("1.0000000009 s"), Ok(1_000_000_000));
+        assert_eq!(parse_ns("120000"), Ok(120_000));
+        for bad in [
+            "",
+            "ms",
+            ".",
+            "1.2.3 ms",
+            "5 min",
+            "-3 ms",
+            "1e3",
+            "99999999999 s",
+        ] {
+            let message = parse_ns(bad).unwrap_err();
+            assert!(message.contains("is not a time like"), "{bad}: {message}");
+        }
     }
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use signal_hook::consts::{SIGINT, SIGTERM};
 use tband_cli::progress::{open_trace, showing_share};
+use tband_model::Model;
 use tband_trace::OpenOptions;
 
 use crate::accelerator::Accelerator;
@@ -20,6 +21,7 @@ use crate::link::ui_link;
 use crate::serve::{Origins, Server, Site, DEFAULT_PORT};
 use crate::tls::{self, Tls};
 use crate::trace_processor;
+use crate::windows::{self, WindowOptions};
 use crate::writer::Output;
 use crate::ExportOptions;
 
@@ -37,6 +39,8 @@ pub struct Options {
     pub export: ExportOptions,
     /// `--serve` or `--open`, and how.
     pub serve: Option<ServeOptions>,
+    /// `--from`, `--to` and `--split`.
+    pub window: WindowOptions,
 }
 
 /// How to serve the trace (the options by the same names).
@@ -65,29 +69,48 @@ pub enum OutputFormat {
 /// Runs the command: converts the trace, writes it and serves it when asked.
 pub fn run(cli: &Options) -> Result<(), String> {
     let output = output_path(cli)?;
+    windows::check_split(&cli.window, &output, cli.serve.is_some())?;
     let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let to_stdout = output.as_os_str() == "-";
     if to_stdout && cli.serve.is_some() {
         return Err("--serve and --open need an output file, not stdout".into());
     }
+    let window = windows::window(&trace.model, cli.window.from, cli.window.to)?;
+    let model = window.as_ref().unwrap_or(&trace.model);
+    if let Some(size) = cli.window.split {
+        let start = cli.window.from.unwrap_or(0);
+        return windows::write_pieces(model, start, size, cli, &output, |piece, path| {
+            write(piece, cli, path)
+        });
+    }
     let serving = cli.serve.as_ref().map(Serving::prepare).transpose()?;
+    write(model, cli, &output)?;
+    match serving {
+        Some(serving) => serving.serve(&output),
+        None => Ok(()),
+    }
+}
+
+/// Writes `model` to `output` in the format asked for, and says what it wrote.
+fn write(model: &Model, cli: &Options, output: &Path) -> Result<(), String> {
+    let to_stdout = output.as_os_str() == "-";
     let cannot_write = |e: io::Error| format!("cannot write {}: {e}", output.display());
     let mut file = if to_stdout {
         Output::stdout(cli.gzip)
     } else {
-        Output::create(&output).map_err(cannot_write)?
+        Output::create(output).map_err(cannot_write)?
     };
     if cli.format == OutputFormat::ChromeJson {
         let mut out = io::BufWriter::new(file);
-        write_chrome_json(&mut out, &trace.model).map_err(cannot_write)?;
+        write_chrome_json(&mut out, model).map_err(cannot_write)?;
         out.into_inner()
             .map_err(|e| cannot_write(e.into_error()))?
             .finish()
             .map_err(cannot_write)?;
         eprintln!("wrote {} (Chrome trace-event JSON)", output.display());
     } else {
-        let stats = showing_share("Writing", crate::rows_to_read(&trace.model), |tell| {
-            crate::export_with_progress(&trace.model, cli.export, &mut file, tell)
+        let stats = showing_share("Writing", crate::rows_to_read(model), |tell| {
+            crate::export_with_progress(model, cli.export, &mut file, tell)
         })
         .map_err(cannot_write)?;
         file.finish().map_err(cannot_write)?;
@@ -104,10 +127,7 @@ pub fn run(cli: &Options) -> Result<(), String> {
             stats.events.counter_values,
         );
     }
-    match serving {
-        Some(serving) => serving.serve(&output),
-        None => Ok(()),
-    }
+    Ok(())
 }
 
 fn output_path(cli: &Options) -> Result<PathBuf, String> {

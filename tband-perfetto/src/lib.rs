@@ -25,6 +25,7 @@ pub mod threads;
 pub mod tls;
 pub mod trace_processor;
 pub mod tracks;
+pub mod windows;
 pub mod wire;
 pub mod writer;
 

@@ -5,10 +5,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use tband_cli::{open_options, InputArgs, ToolCommand};
+use tband_cli::{open_options, parse_size, InputArgs, ToolCommand};
+use tband_model::summary::parse_ns;
 use tband_perfetto::cli::{self, Options, ServeOptions};
 use tband_perfetto::sched::SchedEncoding;
 use tband_perfetto::serve::{DEFAULT_EXTENSION_PORT, DEFAULT_PORT, DEFAULT_UI};
+use tband_perfetto::windows::WindowOptions;
 use tband_perfetto::ExportOptions;
 
 /// Convert tband traces to Perfetto traces (open them in ui.perfetto.dev or
@@ -103,6 +105,33 @@ struct Cli {
     /// Private key (PEM) of --tls-cert.
     #[arg(long, value_name = "FILE", requires = "tls_cert")]
     tls_key: Option<PathBuf>,
+
+    /// Write only the trace from TIME on (a time as `tband-decode --summary`
+    /// prints it, e.g. `12.50 ms`, or in ns).
+    ///
+    /// The window is self-contained: it starts with what was in effect at
+    /// TIME (the task running on each core, every task's state, every
+    /// counter's value, the slices open then).
+    #[arg(long, value_name = "TIME", value_parser = parse_ns)]
+    from: Option<u64>,
+
+    /// Write only the trace before TIME (as --from).
+    ///
+    /// Slices still open at TIME end there, as at the end of a trace.
+    #[arg(long, value_name = "TIME", value_parser = parse_ns)]
+    to: Option<u64>,
+
+    /// Write consecutive self-contained pieces of about SIZE bytes each
+    /// (e.g. `100M`): FILE.001.pftrace, FILE.002.pftrace, ...
+    ///
+    /// SIZE takes K, M and G (powers of 1024) and counts bytes before
+    /// --gzip compresses them; a window of --from/--to is split too. The
+    /// whole export is measured first, and what every piece repeats (its
+    /// tracks and the state at its start); each piece then ends at the time
+    /// by which it holds its share of the trace's events, so sizes vary a
+    /// little.
+    #[arg(long, value_name = "SIZE", value_parser = parse_size)]
+    split: Option<u64>,
 }
 
 #[derive(Subcommand)]
@@ -190,6 +219,11 @@ impl From<Cli> for Options {
                 trace_processor: cli.trace_processor,
                 tls: cli.tls_cert.zip(cli.tls_key),
             }),
+            window: WindowOptions {
+                from: cli.from,
+                to: cli.to,
+                split: cli.split,
+            },
         }
     }
 }

@@ -351,6 +351,7 @@ fn perfetto(trace: &Path, out: &Path) {
         format: tband_perfetto::cli::OutputFormat::Perfetto,
         export: tband_perfetto::ExportOptions::default(),
         serve: None,
+        window: Default::default(),
     };
     tband_perfetto::cli::run(&options).unwrap();
     assert!(std::fs::metadata(out).unwrap().len() > 0);

@@ -73,7 +73,10 @@ pub const STREAM_BUFFER_OPS: Table = Table {
     columns: &[
         int("buffer_id", "the buffer"),
         int("ts_ns", "when"),
-        text("op", "send, receive or reset"),
+        text(
+            "op",
+            "send, receive, reset, or level (the fill level stated at the start of a window)",
+        ),
         int("from_isr", "1 if done from an ISR"),
         int(
             "task_id",
