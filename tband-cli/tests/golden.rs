@@ -1,6 +1,6 @@
 //! Golden outputs of `tband-decode`: every listing mode on every recording,
-//! checked against `tests/golden/tband-decode.txt` (see
-//! `tests/golden/harness.rs`; bless with
+//! checked against `tests/golden/tband-decode.txt` and the texts in
+//! `tests/golden/tband-decode/` (see `tests/golden/harness.rs`; bless with
 //! `TBAND_BLESS=1 cargo test -p tband-cli --test golden`).
 
 #[path = "../../tests/golden/harness.rs"]

@@ -1,6 +1,7 @@
 //! Golden outputs of `tband-perfetto`: the Perfetto protobuf and Chrome
 //! JSON exports of every recording, checked against
-//! `tests/golden/tband-perfetto.txt` (see `tests/golden/harness.rs`; bless
+//! `tests/golden/tband-perfetto.txt` and the texts in
+//! `tests/golden/tband-perfetto/` (see `tests/golden/harness.rs`; bless
 //! with `TBAND_BLESS=1 cargo test -p tband-perfetto --test golden`).
 
 #[path = "../../tests/golden/harness.rs"]

@@ -1,6 +1,6 @@
 //! Golden outputs of `tband-query`: every canned report on every recording,
-//! checked against `tests/golden/tband-query.txt` (see
-//! `tests/golden/harness.rs`; bless with
+//! checked against `tests/golden/tband-query.txt` and the texts in
+//! `tests/golden/tband-query/` (see `tests/golden/harness.rs`; bless with
 //! `TBAND_BLESS=1 cargo test -p tband-query --test golden`).
 
 #[path = "../../tests/golden/harness.rs"]

@@ -1,6 +1,6 @@
 //! Golden outputs of `tband-tui`: frames of every recording printed with
-//! `--snapshot`, checked against `tests/golden/tband-tui.txt` (see
-//! `tests/golden/harness.rs`; bless with
+//! `--snapshot`, checked against `tests/golden/tband-tui.txt` and the texts
+//! in `tests/golden/tband-tui/` (see `tests/golden/harness.rs`; bless with
 //! `TBAND_BLESS=1 cargo test -p tband-tui --test golden`).
 
 #[path = "../../tests/golden/harness.rs"]
