@@ -98,26 +98,9 @@ pub fn open_options(format: &FormatArgs) -> OpenOptions {
 }
 
 /// Reads a byte count with an optional `K`, `M` or `G` suffix (powers of
-/// 1024), e.g. `100M`: the syntax of `tband-sim --size`.
-pub fn parse_size(text: &str) -> Result<u64, String> {
-    let t = text.trim();
-    let (digits, multiplier) = match t.char_indices().last() {
-        Some((i, c)) if c.is_ascii_alphabetic() => {
-            let multiplier = match c.to_ascii_uppercase() {
-                'K' => Some(1 << 10),
-                'M' => Some(1 << 20),
-                'G' => Some(1 << 30),
-                _ => None,
-            };
-            (&t[..i], multiplier)
-        }
-        _ => (t, Some(1)),
-    };
-    multiplier
-        .zip(digits.parse::<u64>().ok())
-        .and_then(|(multiplier, n)| n.checked_mul(multiplier))
-        .ok_or_else(|| format!("`{text}` is not a size like 4096, 512K, 100M or 1G"))
-}
+/// 1024), e.g. `100M`: the syntax of `tband-sim --size`, read by the
+/// simulator's own parser.
+pub use tband_sim::parse_size;
 
 /// The subcommand every tool has besides its main job.
 #[derive(Subcommand, Clone, Debug)]
@@ -190,17 +173,6 @@ mod tests {
         assert!(error
             .to_string()
             .contains("[possible values: tband, ctf, threadx]"));
-    }
-
-    #[test]
-    fn sizes() {
-        assert_eq!(parse_size("4096"), Ok(4096));
-        assert_eq!(parse_size("512K"), Ok(512 << 10));
-        assert_eq!(parse_size("100M"), Ok(100 << 20));
-        assert_eq!(parse_size("1g"), Ok(1 << 30));
-        for bad in ["", "M", "12X", "-1K", "1.5M", "99999999999999999999G"] {
-            assert!(parse_size(bad).is_err(), "{bad}");
-        }
     }
 
     #[test]

@@ -432,6 +432,18 @@ mod tests {
         }
     }
 
+    /// A queue operation as the tests compare it: time, queue, kind, task,
+    /// length after.
+    type QueueOpRow = (u64, u32, QueueOpKind, Option<u32>, Option<u32>);
+
+    /// The queue operations of `m`, as [`QueueOpRow`]s.
+    fn queue_ops(m: &Model) -> Vec<QueueOpRow> {
+        m.queue_ops
+            .iter()
+            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task_id, o.len_after))
+            .collect()
+    }
+
     fn level(ts_ns: u64, queue_id: u32, len_after: Option<u32>) -> QueueOp {
         QueueOp {
             ts_ns,
@@ -622,11 +634,7 @@ mod tests {
         assert_eq!(values, [(30, -2)]);
         // Queue 2's level at 30 is its own; queue 1's (2, set at 10) is
         // stated at 30 before its operations there.
-        let ops: Vec<_> = w
-            .queue_ops
-            .iter()
-            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task_id, o.len_after))
-            .collect();
+        let ops = queue_ops(&w);
         assert_eq!(
             ops,
             [
@@ -688,11 +696,7 @@ mod tests {
     #[test]
     fn counters_carried_to_the_start_come_first_in_their_order() {
         let w = model().window(26, None);
-        let ops: Vec<_> = w
-            .queue_ops
-            .iter()
-            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task_id, o.len_after))
-            .collect();
+        let ops = queue_ops(&w);
         assert_eq!(
             ops[..2],
             [

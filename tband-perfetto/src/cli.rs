@@ -70,11 +70,10 @@ pub enum OutputFormat {
 pub fn run(cli: &Options) -> Result<(), String> {
     let output = output_path(cli)?;
     windows::check_split(&cli.window, &output, cli.serve.is_some())?;
-    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
-    let to_stdout = output.as_os_str() == "-";
-    if to_stdout && cli.serve.is_some() {
+    if output.as_os_str() == "-" && cli.serve.is_some() {
         return Err("--serve and --open need an output file, not stdout".into());
     }
+    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let window = windows::window(&trace.model, cli.window.from, cli.window.to)?;
     let model = window.as_ref().unwrap_or(&trace.model);
     if let Some(size) = cli.window.split {

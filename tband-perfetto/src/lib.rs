@@ -19,7 +19,7 @@ pub mod protos;
 pub mod sched;
 #[cfg(not(target_family = "wasm"))]
 pub mod serve;
-mod sql_text;
+pub mod sql_text;
 pub mod threads;
 #[cfg(not(target_family = "wasm"))]
 pub mod tls;

@@ -5,8 +5,8 @@ mod serving;
 #[path = "../../tests/trace_processor/shell.rs"]
 mod shell;
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::io::Read;
+use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -278,21 +278,14 @@ fn serve_with_trace_processor_loads_the_trace_into_it() {
         assert_eq!(children.len(), 1, "{children:?}");
 
         // trace_processor's status names the loaded trace.
-        let mut status = TcpStream::connect(("127.0.0.1", server.port)).unwrap();
-        write!(
-            status,
-            "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
-        )
-        .unwrap();
-        let mut response = Vec::new();
-        status.read_to_end(&mut response).unwrap();
-        let response = String::from_utf8_lossy(&response);
-        assert!(response.starts_with("HTTP/1.1 200"), "{response}");
-        assert!(response.contains("accelerated.pftrace"), "{response}");
+        let (head, body) = server.request_from("GET", "/status", origin);
+        let body = String::from_utf8_lossy(&body);
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        assert!(body.contains("accelerated.pftrace"), "{head}\n\n{body}");
         assert_eq!(
-            header(&response, "Access-Control-Allow-Origin"),
+            header(&head, "Access-Control-Allow-Origin"),
             Some(origin),
-            "{response}"
+            "{head}"
         );
 
         unsafe { libc::kill(server.child.id() as i32, stop) };

@@ -312,17 +312,7 @@ fn a_simulated_two_core_trace_with_losses_passes_the_official_schema_checks() {
         wide_values: true,
         ..tband_sim::Config::default()
     };
-    let (streams, _) = tband_sim::generate(&config).unwrap();
-    let base = dir.join("sim.bin");
-    let inputs: Vec<String> = streams
-        .iter()
-        .enumerate()
-        .map(|(core, bytes)| {
-            let path = tband_sim::core_file_name(&base, core as u32, config.cores);
-            std::fs::write(&path, bytes).unwrap();
-            format!("{}@{core}", path.display())
-        })
-        .collect();
+    let inputs = common::simulated_inputs(&config, &dir.join("sim.bin"));
     convert_and_check(&dir, &inputs, "sim.pftrace", &[]);
     convert_and_check(
         &dir,

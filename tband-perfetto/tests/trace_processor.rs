@@ -623,17 +623,7 @@ fn simulated(dir: &Path) -> Vec<Vec<String>> {
                 wide_values: true,
                 ..tband_sim::Config::default()
             };
-            let (streams, _) = tband_sim::generate(&config).unwrap();
-            let base = dir.join(format!("sim{cores}.bin"));
-            streams
-                .iter()
-                .enumerate()
-                .map(|(core, bytes)| {
-                    let path = tband_sim::core_file_name(&base, core as u32, config.cores);
-                    std::fs::write(&path, bytes).unwrap();
-                    format!("{}@{core}", path.display())
-                })
-                .collect()
+            common::simulated_inputs(&config, &dir.join(format!("sim{cores}.bin")))
         })
         .collect()
 }
@@ -648,12 +638,7 @@ fn trace_processor_reads_every_export_as_the_model_says() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut traces: Vec<Vec<String>> = harness::traces()
         .iter()
-        .map(|t| {
-            t.args
-                .iter()
-                .map(|a| harness::root().join(a).display().to_string())
-                .collect()
-        })
+        .map(|t| harness::absolute(&t.args))
         .collect();
     traces.extend(simulated(&dir));
 

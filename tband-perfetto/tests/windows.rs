@@ -250,12 +250,7 @@ fn differences(expected: &[Row], actual: &[Row]) -> Vec<String> {
 fn traces(dir: &Path) -> Vec<Vec<String>> {
     let mut traces: Vec<Vec<String>> = harness::traces()
         .iter()
-        .map(|t| {
-            t.args
-                .iter()
-                .map(|a| harness::root().join(a).display().to_string())
-                .collect()
-        })
+        .map(|t| harness::absolute(&t.args))
         .collect();
     let config = tband_sim::Config {
         seed: 7,
@@ -265,19 +260,7 @@ fn traces(dir: &Path) -> Vec<Vec<String>> {
         ..tband_sim::Config::default()
     };
     traces.push(vec![stream_buffer_trace(dir)]);
-    let (streams, _) = tband_sim::generate(&config).unwrap();
-    let base = dir.join("sim2.bin");
-    traces.push(
-        streams
-            .iter()
-            .enumerate()
-            .map(|(core, bytes)| {
-                let path = tband_sim::core_file_name(&base, core as u32, config.cores);
-                std::fs::write(&path, bytes).unwrap();
-                format!("{}@{core}", path.display())
-            })
-            .collect(),
-    );
+    traces.push(common::simulated_inputs(&config, &dir.join("sim2.bin")));
     traces
 }
 

@@ -439,10 +439,7 @@ fn every_report_gives_the_same_rows_on_sqlite_and_trace_processor() {
     let mut rows_compared = BTreeMap::<&str, usize>::new();
     let (mut isrs_left_out, mut markers_left_out) = (0, 0);
     for (n, inputs) in traces.iter().enumerate() {
-        let absolute: Vec<String> = inputs
-            .iter()
-            .map(|a| harness::root().join(a).display().to_string())
-            .collect();
+        let absolute = harness::absolute(inputs);
         let model = Trace::open(&absolute, &OpenOptions::default())
             .unwrap_or_else(|e| panic!("{inputs:?}: {e}"))
             .model;
@@ -580,10 +577,7 @@ fn the_perfetto_engine_gives_the_rows_trace_processor_gives() {
             "samples/demo_2core.c1.bin@1".to_string(),
         ],
     ] {
-        let absolute: Vec<String> = inputs
-            .iter()
-            .map(|a| harness::root().join(a).display().to_string())
-            .collect();
+        let absolute = harness::absolute(&inputs);
         let model = Trace::open(&absolute, &OpenOptions::default())
             .unwrap()
             .model;

@@ -81,6 +81,14 @@ pub fn root() -> PathBuf {
         .to_path_buf()
 }
 
+/// `args` (trace arguments relative to the repository root) as they are
+/// given from anywhere: each joined to the root.
+pub fn absolute(args: &[String]) -> Vec<String> {
+    args.iter()
+        .map(|a| root().join(a).display().to_string())
+        .collect()
+}
+
 /// Where the full outputs go.
 fn output_dir() -> PathBuf {
     Path::new(env!("CARGO_TARGET_TMPDIR")).join("golden")

@@ -9,6 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use tband_perfetto::sql_text;
 use tband_perfetto::trace_processor::{self, Value};
 
 /// The shell to run, if there is one; says why not otherwise.
@@ -59,27 +60,10 @@ pub fn report_tables(
     reports: &[String],
     pftrace: &Path,
 ) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
-    let split: Vec<(String, String)> = reports
+    // Each report's last statement, found as the extension finds it.
+    let pairs: Vec<(&str, &str)> = reports
         .iter()
-        .map(|report| {
-            let code: String = report
-                .lines()
-                .filter(|l| !l.trim_start().starts_with("--"))
-                .collect::<Vec<_>>()
-                .join("\n");
-            let mut statements: Vec<&str> = code
-                .split(';')
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .collect();
-            let last = statements.pop().expect("a report has a statement");
-            let prelude: String = statements.iter().map(|s| format!("{s};\n")).collect();
-            (prelude, last.to_string())
-        })
-        .collect();
-    let pairs: Vec<(&str, &str)> = split
-        .iter()
-        .map(|(p, q)| (p.as_str(), q.as_str()))
+        .map(|report| report.split_at(sql_text::last_statement_start(report)))
         .collect();
     trace_processor::queries(shell, &pairs, pftrace)
         .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))

@@ -224,6 +224,7 @@ mod tests {
         assert!(parse_size("M").is_err());
         assert!(parse_size("12X").is_err());
         assert!(parse_size("-1K").is_err());
+        assert!(parse_size("1.5M").is_err());
         assert!(parse_size("99999999999999999999G").is_err());
     }
 

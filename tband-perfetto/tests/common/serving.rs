@@ -163,8 +163,13 @@ impl Server {
     /// Sends a plain HTTP request to the trace's port from the Perfetto
     /// UI: the response's head and body.
     pub fn request(&self, method: &str, path: &str) -> (String, Vec<u8>) {
+        self.request_from(method, path, UI_ORIGIN)
+    }
+
+    /// [`Server::request`] from `origin`.
+    pub fn request_from(&self, method: &str, path: &str, origin: &str) -> (String, Vec<u8>) {
         let mut stream = TcpStream::connect((Ipv4Addr::LOCALHOST, self.port)).unwrap();
-        exchange(&mut stream, method, path, UI_ORIGIN)
+        exchange(&mut stream, method, path, origin)
     }
 
     /// Sends an HTTPS request to the extension server from `origin`,
@@ -202,9 +207,11 @@ fn exchange(
     path: &str,
     origin: &str,
 ) -> (String, Vec<u8>) {
+    // Closed after the response, by trace_processor too (it keeps
+    // connections open otherwise).
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: {origin}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut response = Vec::new();
