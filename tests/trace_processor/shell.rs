@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use tband_perfetto::trace_processor::{self, Value};
+use tband_perfetto::trace_processor::{self, Rows, Value};
 
 /// The shell to run, if there is one; says why not otherwise.
 pub fn trace_processor() -> Option<PathBuf> {
@@ -43,10 +43,10 @@ pub fn run_queries(shell: &Path, sql: &str, pftrace: &Path) -> String {
         .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
 }
 
-/// The rows of each report of `reports` (files of PerfettoSQL statements,
-/// the last one giving the rows) on `pftrace`, every field as text (NULL
-/// as empty).
-pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<Vec<String>>> {
+/// The result of each report of `reports` (files of PerfettoSQL
+/// statements, the last one giving the rows) on `pftrace`: its columns and
+/// its rows, each value with its type.
+pub fn report_results(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Rows> {
     let split: Vec<(String, String)> = reports
         .iter()
         .map(|report| {
@@ -71,6 +71,12 @@ pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<
         .collect();
     trace_processor::queries(shell, &pairs, pftrace)
         .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
+}
+
+/// The rows of each report of `reports` on `pftrace` ([`report_results`]),
+/// every field as text (NULL as empty).
+pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<Vec<String>>> {
+    report_results(shell, reports, pftrace)
         .into_iter()
         .map(|rows| {
             rows.rows
