@@ -23,7 +23,7 @@
 // expanded), add-server.png (the dialog filled in), macro.png (macroShot
 // run); failure.png if the drive fails.
 import { createServer } from 'node:http';
-import { mkdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { extname, join, resolve, sep } from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -101,6 +101,12 @@ console.log(JSON.stringify(report));
 // Runs the job in a page of `context`; on a failure, leaves a screenshot of
 // the page as it was (`failure.png`).
 async function drive(context) {
+  // Headless Chromium has no GPU, and the UI's WebGL drawing of track
+  // rectangles then leaves some tracks blank; the UI's own flag draws them
+  // with Canvas 2D, as a user would set it on its Flags page.
+  await context.addInitScript(() =>
+    localStorage.setItem('perfettoFeatureFlags', JSON.stringify({ webglRendering: 'OVERRIDE_FALSE' })),
+  );
   const page = await context.newPage();
   try {
     return await steps(page);
@@ -117,7 +123,10 @@ async function steps(page) {
     await rm(join(job.screenshots, 'failure.png'), { force: true });
   }
   const shot = async (name) => {
-    if (job.screenshots) await page.screenshot({ path: join(job.screenshots, `${name}.png`) });
+    if (!job.screenshots) return;
+    // A pointer over the timeline highlights what it is over.
+    await page.mouse.move(0, 0);
+    await writeFile(join(job.screenshots, `${name}.png`), await settled(page));
   };
 
   await page.goto(job.link);
@@ -155,7 +164,6 @@ async function steps(page) {
     .first()
     .evaluate((shell) => shell.scrollIntoView({ block: 'start' }));
   // The tracks brought into view load their data.
-  await nextFrame(page);
   await waitUntilIdle(page);
   await shot('timeline');
   await page.getByTitle('Show panel').click();
@@ -215,10 +223,15 @@ async function openLoadedTrace(page) {
   await page.locator('.pf-track__shell').first().waitFor({ timeout: LONG });
 }
 
-// Waits until the page's loading bar stops: the trace is loaded, startup
-// commands have run and no query is pending.
+// Waits until the page's loading bar has stopped for good: the trace is
+// loaded, startup commands have run and no query is pending, also a frame
+// later (a track drawn asks for its data then).
 async function waitUntilIdle(page) {
-  await page.locator('.pf-ui-main__loading.pf-linear-progress--anim').waitFor({ state: 'detached', timeout: LONG });
+  const loading = page.locator('.pf-ui-main__loading.pf-linear-progress--anim');
+  do {
+    await loading.waitFor({ state: 'detached', timeout: LONG });
+    await nextFrame(page);
+  } while ((await loading.count()) > 0);
 }
 
 // Runs a command from the command palette (Ctrl+Shift+P): types its name
@@ -236,7 +249,6 @@ async function runCommand(page, name) {
     throw new Error(`the command palette offers no "${name}" but: ${offered.join(', ') || 'nothing'}`);
   }
   await entry.click();
-  await nextFrame(page);
   await waitUntilIdle(page);
   noPageErrors(name);
 }
@@ -245,6 +257,23 @@ async function runCommand(page, name) {
 // frames).
 function nextFrame(page) {
   return page.evaluate(() => new Promise((drawn) => requestAnimationFrame(() => requestAnimationFrame(drawn))));
+}
+
+// A screenshot of the page once it has stopped changing for a second:
+// tracks draw their data as it comes, some in later frames.
+async function settled(page) {
+  const deadline = Date.now() + LONG;
+  let last = await page.screenshot();
+  let since = Date.now();
+  while (Date.now() - since < 1000) {
+    await page.waitForTimeout(200);
+    const now = await page.screenshot();
+    if (!now.equals(last)) {
+      if (Date.now() > deadline) throw new Error('the page kept changing');
+      [last, since] = [now, Date.now()];
+    }
+  }
+  return last;
 }
 
 // The text of the open dialog with this title, or null when there is none.
