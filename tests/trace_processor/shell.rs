@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use tband_perfetto::sql_text;
-use tband_perfetto::trace_processor::{self, Value};
+use tband_perfetto::trace_processor::{self, Rows, Value};
 
 /// The shell to run, if there is one; says why not otherwise.
 pub fn trace_processor() -> Option<PathBuf> {
@@ -44,9 +44,21 @@ pub fn run_queries(shell: &Path, sql: &str, pftrace: &Path) -> String {
         .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
 }
 
-/// The rows of each report of `reports` (files of PerfettoSQL statements,
-/// the last one giving the rows) on `pftrace`, every field as text (NULL
-/// as empty).
+/// The result of each report of `reports` (files of PerfettoSQL
+/// statements, the last one giving the rows) on `pftrace`: its columns and
+/// its rows, each value with its type.
+pub fn report_results(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Rows> {
+    // Each report's last statement, found as the extension finds it.
+    let pairs: Vec<(&str, &str)> = reports
+        .iter()
+        .map(|report| report.split_at(sql_text::last_statement_start(report)))
+        .collect();
+    trace_processor::queries(shell, &pairs, pftrace)
+        .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
+}
+
+/// The rows of each report of `reports` on `pftrace`, every field as text
+/// (NULL as empty).
 pub fn report_rows(shell: &Path, reports: &[String], pftrace: &Path) -> Vec<Vec<Vec<String>>> {
     report_tables(shell, reports, pftrace)
         .into_iter()
@@ -60,13 +72,7 @@ pub fn report_tables(
     reports: &[String],
     pftrace: &Path,
 ) -> Vec<(Vec<String>, Vec<Vec<String>>)> {
-    // Each report's last statement, found as the extension finds it.
-    let pairs: Vec<(&str, &str)> = reports
-        .iter()
-        .map(|report| report.split_at(sql_text::last_statement_start(report)))
-        .collect();
-    trace_processor::queries(shell, &pairs, pftrace)
-        .unwrap_or_else(|e| panic!("trace_processor failed on {}: {e}", pftrace.display()))
+    report_results(shell, reports, pftrace)
         .into_iter()
         .map(|rows| {
             let values = rows
