@@ -24,22 +24,22 @@
 --   isr_ns     ISR time inside its slices (on the total row: all depth-0 ISR time on the core)
 --   load_pct   run_ns * 100 / trace duration (total row: (run_ns + isr_ns) * 100 / duration), 2 decimals
 INCLUDE PERFETTO MODULE linux.irqs;
+INCLUDE PERFETTO MODULE intervals.intersect;
 
 WITH slices AS (
-  SELECT s.cpu, s.utid, s.ts, IIF(s.dur < 0, trace_end() - s.ts, s.dur) AS dur
+  SELECT s.id, s.cpu, s.utid, s.ts, IIF(s.dur < 0, trace_end() - s.ts, s.dur) AS dur
   FROM sched s
 ), irqs AS (
-  SELECT EXTRACT_ARG(tr.dimension_arg_set_id, 'cpu') AS cpu, i.ts,
+  SELECT i.id, EXTRACT_ARG(tr.dimension_arg_set_id, 'cpu') AS cpu, i.ts,
     IIF(i.dur < 0, trace_end() - i.ts, i.dur) AS dur
   FROM linux_hard_irqs i
   JOIN slice sl ON sl.id = i.id
   JOIN track tr ON tr.id = sl.track_id
   WHERE sl.depth = 0
 ), isr_inside AS (
-  SELECT s.cpu, s.utid,
-    SUM(MIN(s.ts + s.dur, i.ts + i.dur) - MAX(s.ts, i.ts)) AS isr_ns
-  FROM slices s
-  JOIN irqs i ON i.cpu = s.cpu AND i.ts < s.ts + s.dur AND i.ts + i.dur > s.ts
+  SELECT s.cpu, s.utid, SUM(ii.dur) AS isr_ns
+  FROM _interval_intersect!((slices, irqs), (cpu)) ii
+  JOIN slices s ON s.id = ii.id_0
   GROUP BY s.cpu, s.utid
 ), per_task AS (
   SELECT p.cpu, t.tid, t.name AS task_name, IIF(t.tid = 0, 'idle', 'normal') AS kind,

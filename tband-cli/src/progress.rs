@@ -43,6 +43,8 @@ impl Progress {
         // Redrawn on a clock too (a thread), so that the time taken moves
         // on while the work reports nothing.
         if !bar.is_hidden() {
+            // Drawn at once, so that even work shorter than a tick shows.
+            bar.tick();
             bar.enable_steady_tick(Duration::from_millis(250));
         }
         Progress { bar }

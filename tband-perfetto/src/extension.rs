@@ -292,7 +292,7 @@ mod tests {
         let sql = cpu_load.module_sql();
         assert!(sql.starts_with(cpu_load.sql.lines().next().unwrap()));
         assert!(sql.contains(
-            "INCLUDE PERFETTO MODULE linux.irqs;\n\nCREATE OR REPLACE PERFETTO VIEW tband_cpu_load AS\nWITH slices AS ("
+            "INCLUDE PERFETTO MODULE intervals.intersect;\n\nCREATE OR REPLACE PERFETTO VIEW tband_cpu_load AS\nWITH slices AS ("
         ));
         for report in &REPORTS {
             let sql = report.module_sql();
