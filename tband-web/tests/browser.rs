@@ -108,6 +108,7 @@ fn cli_perfetto(job: &Job, out: &Path) -> Vec<u8> {
         format: OutputFormat::Perfetto,
         export: ExportOptions::default(),
         serve: None,
+        window: Default::default(),
     };
     tband_perfetto::cli::run(&options).unwrap();
     fs::read(out).unwrap()
