@@ -152,6 +152,10 @@ def check(trace, expected, problems):
         1 for switches in switches_by_cpu.values() for s in switches if s[2] != 0
     )
 
+    # An entry or begin left without its exit or end is a slice the end of
+    # the trace cut, written open on purpose (tests/trace_processor.rs
+    # checks which ones against the model); an exit or end without its
+    # entry or begin is a fault.
     irqs = 0
     for cpu, events in irq_by_cpu.items():
         depth = 0
@@ -163,8 +167,6 @@ def check(trace, expected, problems):
                 problems.add(f"cpu {cpu}: IRQ exit at {ts} without an entry")
             else:
                 depth -= 1
-        if depth:
-            problems.add(f"cpu {cpu}: {depth} IRQ entries without an exit")
 
     slices = 0
     for track, events in track_events.items():
@@ -177,8 +179,6 @@ def check(trace, expected, problems):
                 problems.add(f"track {track}: slice end at {ts} without a begin")
             else:
                 depth -= 1
-        if depth:
-            problems.add(f"track {track}: {depth} slice begins without an end")
 
     counts = {
         "switches_to_tasks": switches_to_tasks,

@@ -94,8 +94,9 @@ fn expected(model: &Model) -> serde_json::Value {
         "wakings": wakings,
         "irqs": model.isr_slices.len(),
         "slices": waits + model.marker_spans.len() + model.mutex_holds.len() + anomaly_regions,
+        // The last instant says where the trace ends.
         "instants": model.marker_instants.len() + model.anomalies.len() - anomaly_regions
-            + object_instants,
+            + object_instants + 1,
         "counter_values": model.marker_values.len() + levels + priorities
             + objects.stream_buffer_ops.len(),
     })
