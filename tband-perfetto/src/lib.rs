@@ -25,6 +25,7 @@ pub mod threads;
 pub mod tls;
 pub mod trace_processor;
 pub mod tracks;
+#[cfg(not(target_family = "wasm"))]
 pub mod windows;
 pub mod wire;
 pub mod writer;
