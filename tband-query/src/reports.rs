@@ -101,7 +101,15 @@ pub const FLEET: &[(&str, &str)] = &[
         "queue_high_water",
         include_str!("../../queries/fleet/queue_high_water.sql"),
     ),
+    (
+        "queue_levels",
+        include_str!("../../queries/fleet/queue_levels.sql"),
+    ),
     ("markers", include_str!("../../queries/fleet/markers.sql")),
+    (
+        "wait_reasons",
+        include_str!("../../queries/fleet/wait_reasons.sql"),
+    ),
     (
         "trace_health",
         include_str!("../../queries/fleet/trace_health.sql"),
