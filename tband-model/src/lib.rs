@@ -22,6 +22,7 @@ pub mod rules;
 mod strings;
 pub mod summary;
 mod table;
+pub mod timeline;
 mod tracked;
 mod window;
 

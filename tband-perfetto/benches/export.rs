@@ -92,7 +92,13 @@ fn main() {
     let sched_cpu = cpu_seconds().zip(cpu1).map(|(a, b)| a - b);
     let sched_packets = sink.packets();
     let (cpu2, t2) = (cpu_seconds(), Instant::now());
-    tband_perfetto::events::write_track_events(&trace.model, &threads, &mut sink).unwrap();
+    tband_perfetto::events::write_track_events(
+        &trace.model,
+        &tband_model::timeline::Timeline::new(&trace.model),
+        &threads,
+        &mut sink,
+    )
+    .unwrap();
     let events_s = t2.elapsed().as_secs_f64();
     let events_cpu = cpu_seconds().zip(cpu2).map(|(a, b)| a - b);
     println!(

@@ -1,6 +1,6 @@
 //! Everything that is not scheduling, as TrackEvents on the tracks of
-//! [`crate::tracks`]: marker spans, instants and values, wait reasons, task
-//! priorities, queue fill levels, mutex holders and anomalies.
+//! [`crate::tracks`]: wait reasons, task priorities, the timeline's items
+//! and anomalies.
 //!
 //! All of it is one packet sequence. Event names and argument names are
 //! interned: each string is sent once, and packets refer to it by number.
@@ -11,7 +11,8 @@
 use std::io;
 
 use prost::Message as _;
-use tband_model::{AnomalyKind, IdMap, MarkerKind, Model, StrId, TaskState};
+use tband_model::timeline::{ArgName, ArgValue, Item, Shape, Timeline};
+use tband_model::{AnomalyKind, IdMap, Model, TaskState};
 
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
@@ -20,9 +21,6 @@ use crate::tracks::Tracks;
 use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
-
-mod objects;
-mod tracked;
 
 /// Sequence flags of `TracePacket`.
 const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
@@ -34,7 +32,6 @@ const ARG_QUEUE: u64 = 1;
 const ARG_COUNT: u64 = 2;
 const ARG_DETAIL: u64 = 3;
 const ARG_CORE: u64 = 4;
-const ARG_TRUNCATED: u64 = 5;
 
 /// Field numbers (proto/perfetto_subset.proto).
 mod field {
@@ -79,26 +76,24 @@ enum Arg<'a> {
 
 /// The rows of the model that [`write_track_events`] reads one by one,
 /// which it counts in [`PacketWriter::rows_read`].
-pub fn rows_read(model: &Model) -> u64 {
-    (model.task_states.len()
-        + model.task_priorities.len()
-        + model.marker_spans.len()
-        + model.marker_instants.len()
-        + model.marker_values.len()
-        + model.queue_ops.len()
-        + model.mutex_holds.len()
-        + objects::rows(model)) as u64
+pub fn rows_read(model: &Model, timeline: &Timeline) -> u64 {
+    (model.task_states.len() + model.task_priorities.len() + timeline.rows(model)) as u64
+}
+
+/// The name of each timeline argument, interned with the others.
+fn arg_iid(name: ArgName) -> u64 {
+    let position = ARG_NAMES.iter().position(|&n| n == name.as_str());
+    position.map_or(0, |p| p as u64 + 1)
 }
 
 /// Writes the track descriptors and then every track event.
 pub fn write_track_events<S: ChunkSink>(
     model: &Model,
+    timeline: &Timeline,
     threads: &Threads<'_>,
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
-    let (tracks, descriptors) = Tracks::new(model, threads);
-    // Made before the sequence that interns them, which borrows them.
-    let object_keys = model.tracked.key_texts();
+    let (tracks, descriptors) = Tracks::new(model, threads, timeline);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -141,57 +136,17 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
 
-    let mut marker_names = MarkerNames::new(model);
-    seq.each_row(model.marker_spans.iter(), |seq, s| {
-        let Some((track, marker)) = tracks.marker(s.marker_id, s.task_id, MarkerKind::Event) else {
-            return Ok(());
-        };
-        let name = marker_names.iid(&mut seq.names, s.msg, marker);
-        seq.slice_or_open(track, s.start_ns, s.end_ns, s.truncated, name, &[])?;
-        counts.slices += 1;
-        Ok(())
-    })?;
-    seq.each_row(model.marker_instants.iter(), |seq, i| {
-        if let Some((track, marker)) = tracks.marker(i.marker_id, i.task_id, MarkerKind::Event) {
-            let name = marker_names.iid(&mut seq.names, i.msg, marker);
-            seq.instant(track, i.ts_ns, name, &[])?;
-            counts.instants += 1;
-        }
-        Ok(())
-    })?;
-    seq.each_row(model.marker_values.iter(), |seq, v| {
-        if let Some((track, _)) = tracks.marker(v.marker_id, v.task_id, MarkerKind::Value) {
-            seq.counter(track, v.ts_ns, v.value)?;
-            counts.counter_values += 1;
-        }
-        Ok(())
-    })?;
-
-    seq.each_row(model.queue_ops.iter(), |seq, op| {
-        let track = tracks
-            .queue_index(op.queue_id)
-            .and_then(|i| tracks.queue_level[i]);
-        if let (Some(track), Some(len)) = (track, op.len_after) {
-            seq.counter(track, op.ts_ns, len.into())?;
-            counts.counter_values += 1;
-        }
-        Ok(())
-    })?;
-
-    let mut holder_names = IidCache::new(model.tasks.len());
-    seq.each_row(model.mutex_holds.iter(), |seq, h| {
-        let track = tracks.queue_index(h.queue_id).and_then(|i| tracks.mutex[i]);
-        if let Some(track) = track {
-            let task = threads.task_index(h.task_id);
-            let name = holder_names.iid(&mut seq.names, task, threads.comm_at(task));
-            seq.slice_or_open(track, h.start_ns, h.end_ns, h.truncated, name, &[])?;
-            counts.slices += 1;
-        }
-        Ok(())
-    })?;
-
-    tracked::write(&mut seq, model, &object_keys, &tracks, &mut counts)?;
-    objects::write(model, threads, &tracks, &mut seq, &mut counts)?;
+    for layer in &timeline.layers {
+        let mut names = IidCache::new(layer.name_keys(model));
+        let mut written = Ok(());
+        layer.visit(model, 0..layer.len(model), &mut |_, item| {
+            if written.is_ok() {
+                written = write_item(&mut seq, &tracks, &mut names, item, &mut counts);
+            }
+        });
+        seq.out.rows_read += layer.len(model) as u64;
+        written?;
+    }
 
     for &(i, track) in &tracks.health {
         if let Some(a) = model.anomalies.get(i) {
@@ -218,6 +173,50 @@ pub fn write_track_events<S: ChunkSink>(
     seq.instant(tracks.trace_end, model.info.duration_ns, name, &[])?;
     counts.instants += 1;
     Ok(counts)
+}
+
+/// Writes a timeline item on its track (none when its track is not drawn).
+fn write_item<'m, S: ChunkSink>(
+    seq: &mut Sequence<'_, 'm, S>,
+    tracks: &Tracks,
+    names: &mut IidCache,
+    item: Item<'m>,
+    counts: &mut EventCounts,
+) -> io::Result<()> {
+    let Some(&Some(track)) = tracks.timeline.get(item.track as usize) else {
+        return Ok(());
+    };
+    let mut args = [Arg::Bool(0, false); 2];
+    let given = item.args.as_slice();
+    for (arg, &(name, value)) in args.iter_mut().zip(given) {
+        let iid = arg_iid(name);
+        *arg = match value {
+            ArgValue::Uint(v) => Arg::Uint(iid, v),
+            ArgValue::Int(v) => Arg::Int(iid, v),
+            ArgValue::Bool(v) => Arg::Bool(iid, v),
+        };
+    }
+    let args = &args[..given.len()];
+    let name_key = item.name.key.map(|k| k as usize);
+    match item.shape {
+        Shape::Slice {
+            start, end, open, ..
+        } => {
+            let name = names.iid(&mut seq.names, name_key, item.name.text);
+            seq.slice_or_open(track, start, end, open, name, args)?;
+            counts.slices += 1;
+        }
+        Shape::Instant(ts) => {
+            let name = names.iid(&mut seq.names, name_key, item.name.text);
+            seq.instant(track, ts, name, args)?;
+            counts.instants += 1;
+        }
+        Shape::Counter(ts, value) => {
+            seq.counter(track, ts, value)?;
+            counts.counter_values += 1;
+        }
+    }
+    Ok(())
 }
 
 /// The name of the instant at the end of the trace, on the trace health track.
@@ -266,36 +265,6 @@ impl IidCache {
             Some(slot) => *slot.insert(names.iid(name)),
             None => names.iid(name),
         }
-    }
-}
-
-/// Names of marker events: the message, or the marker's name when it has none.
-struct MarkerNames<'m> {
-    model: &'m Model,
-    by_message: IidCache,
-    by_marker: IidCache,
-}
-
-impl<'m> MarkerNames<'m> {
-    fn new(model: &'m Model) -> Self {
-        MarkerNames {
-            model,
-            by_message: IidCache::new(model.strings.all().len()),
-            by_marker: IidCache::new(model.markers.len()),
-        }
-    }
-
-    fn iid(&mut self, names: &mut Names<'m>, msg: StrId, marker_index: usize) -> u64 {
-        let text = self.model.strings.get(msg);
-        if !text.is_empty() {
-            return self.by_message.iid(names, Some(msg.0 as usize), text);
-        }
-        let marker_name = self
-            .model
-            .markers
-            .get(marker_index)
-            .map_or("", |m| m.name.as_str());
-        self.by_marker.iid(names, Some(marker_index), marker_name)
     }
 }
 
@@ -618,8 +587,8 @@ mod tests {
     use super::*;
     use prost::Message;
     use tband_model::{
-        Anomaly, AnomalyKind, Marker, MarkerInstant, MarkerSpan, Queue, QueueKind, QueueOp,
-        QueueOpKind, StateReason, TaskStateKind,
+        Anomaly, AnomalyKind, Marker, MarkerInstant, MarkerKind, MarkerSpan, Queue, QueueKind,
+        QueueOp, QueueOpKind, StateReason, StrId, TaskStateKind,
     };
 
     use crate::protos::{DebugAnnotation, EventName, InternedData, Trace, TracePacket, TrackEvent};
@@ -686,11 +655,18 @@ mod tests {
     }
 
     #[test]
+    fn every_timeline_argument_has_an_interned_name() {
+        for name in ArgName::ALL {
+            assert_eq!(ARG_NAMES[arg_iid(name) as usize - 1], name.as_str());
+        }
+    }
+
+    #[test]
     fn markers_and_levels_land_on_their_tracks_with_names_interned_once() {
         let m = model();
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        let counts = write_track_events(&m, &Timeline::new(&m), &threads, &mut w).unwrap();
         assert_eq!(
             counts,
             // The instants: a marker's and the end of the trace.
@@ -789,7 +765,7 @@ mod tests {
         ];
         let threads = Threads::new(&m);
         let mut w = PacketWriter::new(Vec::new());
-        let counts = write_track_events(&m, &threads, &mut w).unwrap();
+        let counts = write_track_events(&m, &Timeline::new(&m), &threads, &mut w).unwrap();
         // The instants: an anomaly's, a marker's and the end of the trace.
         assert_eq!((counts.slices, counts.instants), (4, 3));
         let bytes = w.finish().unwrap();

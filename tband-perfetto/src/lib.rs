@@ -36,6 +36,7 @@ mod test_fixtures;
 use std::io::{self, Write};
 use std::sync::atomic::AtomicU64;
 
+use tband_model::timeline::Timeline;
 use tband_model::Model;
 
 use crate::events::EventCounts;
@@ -102,9 +103,10 @@ pub fn export_with_progress<W: Write + Send>(
     let (sched, (events, event_packets, event_bytes), (packets, bytes)) =
         std::thread::scope(|scope| {
             let worker = scope.spawn(|| {
-                let lane = interleave.lane(false, events::rows_read(model));
+                let timeline = Timeline::new(model);
+                let lane = interleave.lane(false, events::rows_read(model, &timeline));
                 let mut writer = PacketWriter::new(Telling::new(lane, &read, progress));
-                let events = events::write_track_events(model, &threads, &mut writer)?;
+                let events = events::write_track_events(model, &timeline, &threads, &mut writer)?;
                 let (packets, bytes) = (writer.packets(), writer.bytes());
                 writer.finish()?.into_inner().finish()?;
                 io::Result::Ok((events, packets, bytes))
@@ -148,7 +150,8 @@ pub fn export_chunks<S: ChunkSink>(
     let mut writer = PacketWriter::new(sink);
     write_header(model, &threads, &mut writer)?;
     let sched = sched::write_sched(model, &threads, sched_encoding, &mut writer)?;
-    let events = events::write_track_events(model, &threads, &mut writer)?;
+    let timeline = Timeline::new(model);
+    let events = events::write_track_events(model, &timeline, &threads, &mut writer)?;
     let (packets, bytes) = (writer.packets(), writer.bytes());
     writer.finish()?;
     Ok(ExportStats {
@@ -162,7 +165,7 @@ pub fn export_chunks<S: ChunkSink>(
 /// The rows of the model that [`export_chunks`] reads: the kernel events'
 /// then the track events'.
 pub fn rows_to_read(model: &Model) -> u64 {
-    sched::rows_read(model) + events::rows_read(model)
+    sched::rows_read(model) + events::rows_read(model, &Timeline::new(model))
 }
 
 /// Whether an encoder stopped because the other one failed.

@@ -1,20 +1,16 @@
 //! The named tracks beside Perfetto's own CPU and thread tracks: one process
-//! track for the firmware, a track per task, and under them (or under a group)
-//! wait reasons, priorities, markers, queue fill levels, mutex holders and
+//! track for the firmware, a track per task with its wait reasons and
+//! priorities, the timeline's tracks (see [`tband_model::timeline`]) and
 //! trace health. Tracks exist only where the model has data for them, but
 //! for trace health, which always holds the end of the trace.
 
-use tband_model::{IdIndex, MarkerKind, Model, TaskKind};
-
-mod tracked;
-
-pub use tracked::TrackedTracks;
-mod objects;
+use tband_model::timeline::{Parent, Timeline, TrackKind, Unit as TimelineUnit};
+use tband_model::{IdIndex, Model};
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
-use crate::threads::{rows_by_id, Threads, DENSE_IDS, PID};
+use crate::threads::{rows_by_id, Threads, PID};
 
 /// Track uuids, by the index of the model row they belong to.
 pub struct Tracks {
@@ -22,17 +18,11 @@ pub struct Tracks {
     pub wait: Vec<Option<u64>>,
     /// RTOS priority counter, by task index.
     pub priority: Vec<Option<u64>>,
-    /// By index in `model.markers`.
-    marker: Vec<u64>,
-    /// The index in `model.markers` of each marker: by owning task (none:
-    /// global), then id and kind.
-    marker_index: IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), usize>>,
     /// Queue index by queue id.
     queues: IdIndex<u32, usize>,
-    /// Fill-level counter, by queue index.
-    pub queue_level: Vec<Option<u64>>,
-    /// Holder slices, by queue index (mutexes only).
-    pub mutex: Vec<Option<u64>>,
+    /// By timeline track (none for a track under an idle task, which
+    /// Perfetto shows as the idle thread of every core).
+    pub timeline: Vec<Option<u64>>,
     /// Every anomaly (by index in `model.anomalies`) and its track, in the
     /// order to write them: see [`health_lanes`].
     pub health: Vec<(usize, u64)>,
@@ -40,8 +30,6 @@ pub struct Tracks {
     /// cut by the end are open, and Perfetto knows where the trace ends
     /// only from the last event it reads.
     pub trace_end: u64,
-    pub tracked: TrackedTracks,
-    pub objects: objects::ObjectTracks,
 }
 
 /// By task index: whether `task_ids` holds the task (a generic iterator,
@@ -61,9 +49,16 @@ fn tasks_having(
     has
 }
 
+/// Perfetto's ranks of top-level groups follow the process and the tasks.
+const FIRST_GROUP_RANK: i32 = 2;
+
 impl Tracks {
     /// Assigns uuids and describes every track, parents before children.
-    pub fn new(model: &Model, threads: &Threads<'_>) -> (Tracks, Vec<TrackDescriptor>) {
+    pub fn new(
+        model: &Model,
+        threads: &Threads<'_>,
+        timeline: &Timeline,
+    ) -> (Tracks, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
         let has_priority = tasks_having(
             model,
@@ -86,155 +81,110 @@ impl Tracks {
         let mut thread = vec![None; n_tasks];
         let mut wait = vec![None; n_tasks];
         let mut priority = vec![None; n_tasks];
-        for (i, task) in model.tasks.iter().enumerate() {
-            if task.kind == TaskKind::Idle {
-                continue;
-            }
-            let t = d.add(TrackDescriptor {
-                thread: Some(ThreadDescriptor {
-                    pid: Some(PID),
-                    tid: Some(threads.tid(task.task_id).into()),
-                    thread_name: Some(task.name.clone()),
-                }),
-                child_ordering: Some(ChildTracksOrdering::Explicit as i32),
-                sibling_order_rank: Some(rank(i)),
-                ..Default::default()
-            });
-            thread[i] = Some(t);
-            // A task that waits has a track of its wait states.
-            if task.ever_waited {
-                wait[i] =
-                    Some(d.child(t, 0, "Wait reason", "Why the task is blocked or suspended"));
-            }
-            if has_priority[i] {
-                priority[i] = Some(d.counter(
-                    t,
-                    1,
-                    "Priority",
-                    "RTOS priority (as the firmware numbers it)",
-                    Unit::Unspecified,
-                ));
-            }
-        }
-
-        let mut group_rank = 1;
-        let mut group = |d: &mut Describer, name: &str| {
-            group_rank += 1;
-            d.add(TrackDescriptor {
-                name: Some(name.to_owned()),
-                child_ordering: Some(ChildTracksOrdering::Explicit as i32),
-                sibling_order_rank: Some(group_rank),
-                ..Default::default()
-            })
-        };
-
-        let queues = rows_by_id(model.queues.iter().map(|q| q.queue_id));
-        let has_level: Vec<bool> = {
-            let mut has = vec![false; model.queues.len()];
-            model
-                .queue_ops
-                .iter()
-                .filter(|o| o.len_after.is_some())
-                .for_each(|op| {
-                    if let Some(&i) = queues.get(op.queue_id) {
-                        has[i] = true;
+        let mut uuids: Vec<Option<u64>> = Vec::with_capacity(timeline.tracks.len());
+        for track in &timeline.tracks {
+            let parent = match track.parent {
+                Parent::Top => None,
+                Parent::Task(i) => match thread.get(i as usize) {
+                    Some(&Some(t)) => Some(t),
+                    _ => {
+                        uuids.push(None);
+                        continue;
                     }
-                });
-            has
-        };
-        let mut queue_level = vec![None; model.queues.len()];
-        if has_level.contains(&true) {
-            let g = group(&mut d, "Queues");
-            for (i, q) in model.queues.iter().enumerate() {
-                if has_level[i] {
-                    let desc = format!(
-                        "Items in {} {} after each operation",
-                        q.kind.as_str(),
-                        q.name
-                    );
-                    queue_level[i] = Some(d.counter(g, rank(i), &q.name, &desc, Unit::Count));
-                }
-            }
-        }
-
-        let mut mutex = vec![None; model.queues.len()];
-        let mut has_hold = vec![false; model.queues.len()];
-        model.mutex_holds.iter().for_each(|h| {
-            if let Some(&i) = queues.get(h.queue_id) {
-                has_hold[i] = true;
-            }
-        });
-        if has_hold.contains(&true) {
-            let g = group(&mut d, "Mutex holders");
-            for (i, q) in model.queues.iter().enumerate() {
-                if has_hold[i] {
-                    mutex[i] = Some(d.child(g, rank(i), &q.name, "Which task holds the mutex"));
-                }
-            }
-        }
-
-        let objects = objects::ObjectTracks::new(model, threads, &thread, &mut d, &mut group);
-
-        let mut marker = Vec::with_capacity(model.markers.len());
-        let mut marker_index: IdIndex<Option<u32>, IdIndex<_, _>> = IdIndex::with_limit(DENSE_IDS);
-        let mut markers_group = None;
-        for (i, m) in model.markers.iter().enumerate() {
-            marker_index
-                .entry(m.task_id)
-                .get_or_insert_with((m.marker_id, m.kind), || i);
-            let owner = m.task_id.and_then(|t| threads.task_index(t));
-            let parent = match owner.and_then(|o| thread[o]) {
-                Some(t) => t,
-                // Global markers, and those of idle tasks (which have no thread track).
-                None => *markers_group.get_or_insert_with(|| group(&mut d, "Markers")),
+                },
+                Parent::Track(p) => match uuids[p as usize] {
+                    Some(t) => Some(t),
+                    None => {
+                        uuids.push(None);
+                        continue;
+                    }
+                },
             };
-            let name = match owner {
-                Some(o) if thread[o].is_none() => format!("{}: {}", model.tasks[o].name, m.name),
-                _ => m.name.clone(),
-            };
-            let r = rank(i).saturating_add(2);
-            marker.push(match m.kind {
-                MarkerKind::Event => d.child(parent, r, &name, "Marker spans and instants"),
-                MarkerKind::Value => {
-                    d.counter(parent, r, &name, "Marker values", Unit::Unspecified)
+            let uuid = match (track.kind, parent) {
+                (TrackKind::Task(i), _) => {
+                    let i = i as usize;
+                    let task = &model.tasks[i];
+                    let t = d.add(TrackDescriptor {
+                        thread: Some(ThreadDescriptor {
+                            pid: Some(PID),
+                            tid: Some(threads.tid(task.task_id).into()),
+                            thread_name: Some(task.name.clone()),
+                        }),
+                        child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+                        sibling_order_rank: Some(track.rank),
+                        ..Default::default()
+                    });
+                    thread[i] = Some(t);
+                    // A task that waits has a track of its wait states.
+                    if task.ever_waited {
+                        wait[i] = Some(d.child(
+                            t,
+                            0,
+                            "Wait reason",
+                            "Why the task is blocked or suspended",
+                        ));
+                    }
+                    if has_priority[i] {
+                        priority[i] = Some(d.counter(
+                            t,
+                            1,
+                            "Priority",
+                            "RTOS priority (as the firmware numbers it)",
+                            Unit::Unspecified,
+                        ));
+                    }
+                    t
                 }
-            });
+                (TrackKind::Group, None) => d.group(&track.name, track.rank + FIRST_GROUP_RANK),
+                (TrackKind::Group, Some(parent)) => d.add(TrackDescriptor {
+                    parent_uuid: Some(parent),
+                    name: Some(track.name.clone()),
+                    child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+                    sibling_order_rank: Some(track.rank),
+                    ..Default::default()
+                }),
+                (TrackKind::Events(_), parent) => {
+                    d.child_of(parent, track.rank, &track.name, &track.description)
+                }
+                (TrackKind::Counter(_, unit), parent) => {
+                    let uuid = d.child_of(parent, track.rank, &track.name, &track.description);
+                    d.descriptors[uuid as usize - 1].counter = Some(CounterDescriptor {
+                        unit: Some(unit_of(unit) as i32),
+                    });
+                    uuid
+                }
+            };
+            uuids.push(Some(uuid));
         }
-
-        let tracked = TrackedTracks::new(model, &mut d, &mut group);
 
         let (order, lanes) = health_lanes(model);
         let description =
             "Lost events and other damage found while decoding, and the end of the trace";
-        let trace_end = group(&mut d, "Trace health");
+        let health_rank = FIRST_GROUP_RANK + timeline.top_groups() as i32;
+        let trace_end = d.group("Trace health", health_rank);
         d.descriptors[trace_end as usize - 1].description = Some(description.into());
-        let mut uuids = vec![trace_end];
+        let mut lane_uuids = vec![trace_end];
         for _ in 1..lanes {
             let lane = d.add(TrackDescriptor {
                 name: Some("Trace health".into()),
                 description: Some(description.into()),
-                sibling_order_rank: Some(group_rank),
+                sibling_order_rank: Some(health_rank),
                 ..Default::default()
             });
-            uuids.push(lane);
+            lane_uuids.push(lane);
         }
         let health = order
             .into_iter()
-            .map(|(i, lane)| (i, uuids[lane]))
+            .map(|(i, lane)| (i, lane_uuids[lane]))
             .collect();
 
         let tracks = Tracks {
             wait,
             priority,
-            marker,
-            marker_index,
-            queues,
-            queue_level,
-            mutex,
+            queues: rows_by_id(model.queues.iter().map(|q| q.queue_id)),
+            timeline: uuids,
             health,
             trace_end,
-            tracked,
-            objects,
         };
         (tracks, d.descriptors)
     }
@@ -244,17 +194,13 @@ impl Tracks {
     pub fn queue_index(&self, queue_id: u32) -> Option<usize> {
         self.queues.get(queue_id).copied()
     }
+}
 
-    /// The track of a marker, and the marker's index in `model.markers`.
-    #[inline]
-    pub fn marker(
-        &self,
-        marker_id: u32,
-        task_id: Option<u32>,
-        kind: MarkerKind,
-    ) -> Option<(u64, usize)> {
-        let &i = self.marker_index.get(task_id)?.get((marker_id, kind))?;
-        Some((*self.marker.get(i)?, i))
+fn unit_of(unit: TimelineUnit) -> Unit {
+    match unit {
+        TimelineUnit::Count => Unit::Count,
+        TimelineUnit::Bytes => Unit::SizeBytes,
+        TimelineUnit::Unspecified => Unit::Unspecified,
     }
 }
 
@@ -293,10 +239,6 @@ fn health_lanes(model: &Model) -> (Vec<(usize, usize)>, usize) {
     (order, lane_ends.len())
 }
 
-fn rank(i: usize) -> i32 {
-    i32::try_from(i).unwrap_or(i32::MAX)
-}
-
 /// The process name: the first input's file name without its extension.
 pub fn firmware_name(model: &Model) -> String {
     let source = model
@@ -325,9 +267,23 @@ impl Describer {
         uuid
     }
 
-    fn child(&mut self, parent: u64, rank: i32, name: &str, description: &str) -> u64 {
+    /// A top-level group.
+    fn group(&mut self, name: &str, rank: i32) -> u64 {
         self.add(TrackDescriptor {
-            parent_uuid: Some(parent),
+            name: Some(name.to_owned()),
+            child_ordering: Some(ChildTracksOrdering::Explicit as i32),
+            sibling_order_rank: Some(rank),
+            ..Default::default()
+        })
+    }
+
+    fn child(&mut self, parent: u64, rank: i32, name: &str, description: &str) -> u64 {
+        self.child_of(Some(parent), rank, name, description)
+    }
+
+    fn child_of(&mut self, parent: Option<u64>, rank: i32, name: &str, description: &str) -> u64 {
+        self.add(TrackDescriptor {
+            parent_uuid: parent,
             name: Some(name.to_owned()),
             description: Some(description.to_owned()),
             sibling_order_rank: Some(rank),
@@ -354,33 +310,6 @@ impl Describer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_model::Marker;
-
-    fn model(extra_marker_id: Option<u32>) -> Model {
-        let keys = [
-            (1, None, MarkerKind::Event),
-            (1, Some(4), MarkerKind::Event),
-            (2, None, MarkerKind::Value),
-            (7, Some(4), MarkerKind::Event),
-            // Of a task the trace does not know.
-            (3, Some(9), MarkerKind::Event),
-        ];
-        let extra = extra_marker_id.map(|id| (id, None, MarkerKind::Event));
-        Model {
-            tasks: vec![crate::test_fixtures::worker_task()],
-            markers: keys
-                .into_iter()
-                .chain(extra)
-                .map(|(marker_id, task_id, kind)| Marker {
-                    marker_id,
-                    task_id,
-                    kind,
-                    name: format!("m{marker_id}"),
-                })
-                .collect(),
-            ..Model::default()
-        }
-    }
 
     #[test]
     fn overlapping_health_regions_are_laid_out_one_after_another_on_lanes() {
@@ -411,7 +340,7 @@ mod tests {
         assert_eq!(order, [(5, 0), (1, 1), (3, 0), (0, 0), (2, 1), (4, 0)]);
         assert_eq!(lanes, 2);
         let threads = Threads::new(&m);
-        let (tracks, descriptors) = Tracks::new(&m, &threads);
+        let (tracks, descriptors) = Tracks::new(&m, &threads, &Timeline::new(&m));
         let health: Vec<_> = descriptors
             .iter()
             .filter(|d| d.name.as_deref() == Some("Trace health"))
@@ -419,29 +348,5 @@ mod tests {
             .collect();
         assert_eq!(health.len(), 2);
         assert!(tracks.health.iter().all(|(_, t)| health.contains(t)));
-    }
-
-    #[test]
-    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids_and_unknown_tasks() {
-        for extra in [None, Some(1 << 20)] {
-            let m = model(extra);
-            let threads = Threads::new(&m);
-            let (tracks, _) = Tracks::new(&m, &threads);
-            for (i, marker) in m.markers.iter().enumerate() {
-                let found = tracks.marker(marker.marker_id, marker.task_id, marker.kind);
-                assert_eq!(found.map(|(_, index)| index), Some(i), "{extra:?}");
-            }
-            for (id, task, kind) in [
-                (1, Some(5), MarkerKind::Event),
-                (2, None, MarkerKind::Event),
-                (3, None, MarkerKind::Event),
-                (3, Some(4), MarkerKind::Event),
-                (3, Some(9), MarkerKind::Value),
-                (100, None, MarkerKind::Event),
-                (u32::MAX, None, MarkerKind::Event),
-            ] {
-                assert_eq!(tracks.marker(id, task, kind), None, "{id} {extra:?}");
-            }
-        }
     }
 }

@@ -1,0 +1,176 @@
+//! Queues on the timeline: in the group "Queues" a counter of the items in
+//! each queue whose fill level is known, and in the group "Mutex holders"
+//! a track per mutex with a slice for each task that held it, named by the
+//! task.
+
+use std::ops::Range;
+
+use super::{
+    from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Section, Shape,
+    TrackId, TrackKind, Tracks, Unit,
+};
+use crate::Model;
+
+pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Box<dyn Layer>; 2] {
+    let queue = |queue_id| index_of(&m.queues, queue_id, |q| q.queue_id);
+    let mut has_level = vec![false; m.queues.len()];
+    m.queue_ops
+        .iter()
+        .filter(|op| op.len_after.is_some())
+        .for_each(|op| {
+            if let Some(i) = queue(op.queue_id) {
+                has_level[i] = true;
+            }
+        });
+    let mut levels = vec![None; m.queues.len()];
+    if has_level.contains(&true) {
+        let g = super::Parent::Track(tracks.group("Queues"));
+        for (i, q) in m.queues.iter().enumerate().filter(|(i, _)| has_level[*i]) {
+            let description = format!(
+                "Items in {} {} after each operation",
+                q.kind.as_str(),
+                q.name
+            );
+            let kind = TrackKind::Counter(Section::Levels, Unit::Count);
+            levels[i] = Some(tracks.child(g, rank(i), &q.name, &description, kind));
+        }
+    }
+
+    let mut has_hold = vec![false; m.queues.len()];
+    m.mutex_holds.iter().for_each(|h| {
+        if let Some(i) = queue(h.queue_id) {
+            has_hold[i] = true;
+        }
+    });
+    let mut holders = vec![None; m.queues.len()];
+    if has_hold.contains(&true) {
+        let g = super::Parent::Track(tracks.group("Mutex holders"));
+        for (i, q) in m.queues.iter().enumerate().filter(|(i, _)| has_hold[*i]) {
+            let kind = TrackKind::Events(Section::Holders);
+            holders[i] =
+                Some(tracks.child(g, rank(i), &q.name, "Which task holds the mutex", kind));
+        }
+    }
+    [
+        Box::new(QueueLevels { tracks: levels }),
+        Box::new(MutexHolders { tracks: holders }),
+    ]
+}
+
+/// The track of a queue's row, by its id.
+fn track(m: &Model, tracks: &[Option<TrackId>], queue_id: u32) -> Option<TrackId> {
+    tracks[index_of(&m.queues, queue_id, |q| q.queue_id)?]
+}
+
+fn queue_name(m: &Model, queue_id: u32) -> String {
+    m.queue(queue_id)
+        .map_or(format!("queue {queue_id}"), |q| q.name.clone())
+}
+
+/// The fill levels.
+struct QueueLevels {
+    /// By queue index.
+    tracks: Vec<Option<TrackId>>,
+}
+
+impl Layer for QueueLevels {
+    fn len(&self, m: &Model) -> usize {
+        m.queue_ops.len()
+    }
+
+    fn visit<'a>(
+        &'a self,
+        m: &'a Model,
+        rows: Range<usize>,
+        visit: &mut dyn FnMut(usize, Item<'a>),
+    ) {
+        rows_in(m.queue_ops.iter(), rows).for_each(|(i, op)| {
+            let Some(len) = op.len_after else {
+                return;
+            };
+            if let Some(track) = track(m, &self.tracks, op.queue_id) {
+                visit(
+                    i,
+                    Item {
+                        track,
+                        shape: Shape::Counter(op.ts_ns, len.into()),
+                        name: Name::NONE,
+                        args: Args::NONE,
+                    },
+                );
+            }
+        });
+    }
+
+    fn name_keys(&self, _: &Model) -> usize {
+        0
+    }
+
+    fn describe(&self, m: &Model, row: usize, out: &mut Details) {
+        let Some(op) = m.queue_ops.get(row) else {
+            return;
+        };
+        out.push(("queue", queue_name(m, op.queue_id)));
+        out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
+        out.push(("task", task_name(m, op.task_id)));
+        if let Some(len) = op.len_after {
+            out.push(("items", len.to_string()));
+        }
+    }
+}
+
+/// Who held each mutex.
+struct MutexHolders {
+    /// By queue index.
+    tracks: Vec<Option<TrackId>>,
+}
+
+impl Layer for MutexHolders {
+    fn len(&self, m: &Model) -> usize {
+        m.mutex_holds.len()
+    }
+
+    fn visit<'a>(
+        &'a self,
+        m: &'a Model,
+        rows: Range<usize>,
+        visit: &mut dyn FnMut(usize, Item<'a>),
+    ) {
+        rows_in(m.mutex_holds.iter(), rows).for_each(|(i, h)| {
+            let Some(track) = track(m, &self.tracks, h.queue_id) else {
+                return;
+            };
+            let task = index_of(&m.tasks, h.task_id, |t| t.task_id);
+            let name = match task {
+                Some(t) => Name::keyed(&m.tasks[t].name, t),
+                None => Name::NONE,
+            };
+            let shape = Shape::Slice {
+                start: h.start_ns,
+                end: h.end_ns,
+                depth: 0,
+                open: h.truncated,
+            };
+            visit(
+                i,
+                Item {
+                    track,
+                    shape,
+                    name,
+                    args: Args::NONE,
+                },
+            );
+        });
+    }
+
+    fn name_keys(&self, m: &Model) -> usize {
+        m.tasks.len()
+    }
+
+    fn describe(&self, m: &Model, row: usize, out: &mut Details) {
+        if let Some(h) = m.mutex_holds.get(row) {
+            out.push(("mutex", queue_name(m, h.queue_id)));
+            out.push(("task", task_name(m, Some(h.task_id))));
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! Objects tracked by id on the timeline: under the group "Objects", a
+//! group per pool (`<kind> <pool name>`; per kind for lifetimes without a
+//! pool) holding the pool's counters and one track per lane of live
+//! objects (`<kind> <lane>`), so that each object alive at an instant has a
+//! track of its own (see `ObjectLifetime::slot`). Each lifetime is a slice
+//! named by the object's key (the core that began it as the argument
+//! `core`; `truncated` when its end was not seen), each mark an instant on
+//! it (its value as the argument `count`).
+
+use std::ops::Range;
+use std::sync::Arc;
+
+use super::{
+    rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent, Section,
+    Shape, TrackId, TrackKind, Tracks, Unit,
+};
+use crate::{Actor, Model, ObjectLifetime};
+
+/// The tracks of the lanes and counters.
+#[derive(Default)]
+struct Lanes {
+    /// By pool, then by slot.
+    pools: Vec<Vec<TrackId>>,
+    /// By kind (lifetimes without a pool), then by slot.
+    kinds: Vec<Vec<TrackId>>,
+    /// By index in the model's object counters.
+    counters: Vec<TrackId>,
+    /// Each key as text, by index.
+    keys: Vec<String>,
+}
+
+impl Lanes {
+    /// The track of a lifetime: its slot's lane in its pool or kind.
+    fn lifetime(&self, l: &ObjectLifetime) -> Option<TrackId> {
+        let lanes = match l.pool {
+            Some(pool) => self.pools.get(pool as usize)?,
+            None => self.kinds.get(l.kind as usize)?,
+        };
+        lanes.get(l.slot as usize).copied()
+    }
+}
+
+pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Box<dyn Layer>; 3] {
+    let lanes = Arc::new(lanes(m, tracks));
+    [
+        Box::new(Tracked {
+            lanes: lanes.clone(),
+            table: Table::Lifetimes,
+        }),
+        Box::new(Tracked {
+            lanes: lanes.clone(),
+            table: Table::Marks,
+        }),
+        Box::new(Tracked {
+            lanes,
+            table: Table::CounterValues,
+        }),
+    ]
+}
+
+fn lanes(m: &Model, tracks: &mut Tracks) -> Lanes {
+    let o = &m.tracked;
+    if o.is_empty() {
+        return Lanes::default();
+    }
+    let objects = tracks.group("Objects");
+    let mut subgroups = 0;
+    let mut subgroup = |tracks: &mut Tracks, name: String| {
+        subgroups += 1;
+        tracks.subgroup(objects, subgroups, name)
+    };
+    let pool_groups: Vec<_> = (o.pools.iter())
+        .map(|pool| subgroup(tracks, format!("{} {}", o.kind(pool.kind), pool.name)))
+        .collect();
+    let mut lanes = Lanes {
+        keys: o.key_texts(),
+        ..Lanes::default()
+    };
+    for counter in &o.counters {
+        let pool = &o.pools[counter.pool as usize];
+        let description = format!(
+            "The {} of {} {}",
+            counter.name,
+            o.kind(pool.kind),
+            pool.name
+        );
+        let parent = Parent::Track(pool_groups[counter.pool as usize]);
+        let kind = TrackKind::Counter(Section::TrackedObjects, Unit::Count);
+        let track = tracks.child(parent, 0, &counter.name, &description, kind);
+        lanes.counters.push(track);
+    }
+    for (pool, &g) in o.pools.iter().zip(&pool_groups) {
+        (lanes.pools).push(lane_tracks(tracks, g, o.kind(pool.kind), pool.slots));
+    }
+    let mut kind_slots = vec![0u32; o.kinds.len()];
+    for l in o.lifetimes.iter().filter(|l| l.pool.is_none()) {
+        let slots = &mut kind_slots[l.kind as usize];
+        *slots = (*slots).max(l.slot + 1);
+    }
+    for (kind, &slots) in o.kinds.iter().zip(&kind_slots) {
+        let kind_lanes = if slots == 0 {
+            Vec::new()
+        } else {
+            let g = subgroup(tracks, kind.clone());
+            lane_tracks(tracks, g, kind, slots)
+        };
+        lanes.kinds.push(kind_lanes);
+    }
+    lanes
+}
+
+/// A track per slot under `group`, after its counters.
+fn lane_tracks(tracks: &mut Tracks, group: TrackId, kind: &str, slots: u32) -> Vec<TrackId> {
+    (0..slots)
+        .map(|slot| {
+            let name = format!("{kind} {slot}");
+            let r = rank(slot as usize).saturating_add(1);
+            tracks.child(
+                Parent::Track(group),
+                r,
+                &name,
+                "Objects alive, one at a time: from begin to end",
+                TrackKind::Events(Section::TrackedObjects),
+            )
+        })
+        .collect()
+}
+
+#[derive(Clone, Copy)]
+enum Table {
+    Lifetimes,
+    Marks,
+    CounterValues,
+}
+
+struct Tracked {
+    lanes: Arc<Lanes>,
+    table: Table,
+}
+
+impl Layer for Tracked {
+    fn len(&self, m: &Model) -> usize {
+        let o = &m.tracked;
+        match self.table {
+            Table::Lifetimes => o.lifetimes.len(),
+            Table::Marks => o.marks.len(),
+            Table::CounterValues => o.counter_values.len(),
+        }
+    }
+
+    fn visit<'a>(
+        &'a self,
+        m: &'a Model,
+        rows: Range<usize>,
+        visit: &mut dyn FnMut(usize, Item<'a>),
+    ) {
+        let o = &m.tracked;
+        match self.table {
+            Table::Lifetimes => rows_in(o.lifetimes.iter(), rows).for_each(|(i, l)| {
+                let Some(track) = self.lanes.lifetime(&l) else {
+                    return;
+                };
+                let key = l.key as usize;
+                let name = Name::keyed(&self.lanes.keys[key], key);
+                let core = (ArgName::Core, ArgValue::Uint(l.begin_core.into()));
+                // Truncated also where the object was begun again before
+                // its end was seen, which the argument alone tells.
+                let (open, args) = if l.truncated {
+                    let truncated = (ArgName::Truncated, ArgValue::Bool(true));
+                    let cut = l.end_ns >= m.info.duration_ns;
+                    (cut, Args::of(&[core, truncated]))
+                } else {
+                    (false, Args::of(&[core]))
+                };
+                let shape = Shape::Slice {
+                    start: l.start_ns,
+                    end: l.end_ns,
+                    depth: 0,
+                    open,
+                };
+                visit(
+                    i,
+                    Item {
+                        track,
+                        shape,
+                        name,
+                        args,
+                    },
+                );
+            }),
+            Table::Marks => rows_in(o.marks.iter(), rows).for_each(|(i, mark)| {
+                let lifetime = o.lifetimes.get(mark.lifetime as usize);
+                let Some(track) = lifetime.and_then(|l| self.lanes.lifetime(&l)) else {
+                    return;
+                };
+                let name = Name::keyed(o.names.get(mark.event), mark.event.0 as usize);
+                let args = match mark.value {
+                    Some(value) => Args::of(&[(ArgName::Count, ArgValue::Int(value))]),
+                    None => Args::NONE,
+                };
+                visit(
+                    i,
+                    Item {
+                        track,
+                        shape: Shape::Instant(mark.ts_ns),
+                        name,
+                        args,
+                    },
+                );
+            }),
+            Table::CounterValues => rows_in(o.counter_values.iter(), rows).for_each(|(i, v)| {
+                if let Some(&track) = self.lanes.counters.get(v.counter as usize) {
+                    visit(
+                        i,
+                        Item {
+                            track,
+                            shape: Shape::Counter(v.ts_ns, v.value),
+                            name: Name::NONE,
+                            args: Args::NONE,
+                        },
+                    );
+                }
+            }),
+        }
+    }
+
+    fn name_keys(&self, m: &Model) -> usize {
+        match self.table {
+            Table::Lifetimes => m.tracked.keys.len(),
+            Table::Marks => m.tracked.names.all().len(),
+            Table::CounterValues => 0,
+        }
+    }
+
+    fn describe(&self, m: &Model, row: usize, out: &mut Details) {
+        let o = &m.tracked;
+        match self.table {
+            Table::Lifetimes => {
+                let Some(l) = o.lifetimes.get(row) else {
+                    return;
+                };
+                out.push(("kind", o.kind(l.kind).to_string()));
+                out.push(("key", o.key(&l).to_string()));
+                let name = o.names.get(l.name);
+                if !name.is_empty() {
+                    out.push(("name", name.to_string()));
+                }
+                if let Some(pool) = o.pool(l.pool) {
+                    out.push(("pool", pool.name.clone()));
+                }
+                if let Some(actor) = l.begun_by {
+                    out.push(("begun by", actor_name(m, actor)));
+                }
+                if let Some(actor) = l.ended_by {
+                    out.push(("ended by", actor_name(m, actor)));
+                }
+            }
+            Table::Marks => {
+                let Some(mark) = o.marks.get(row) else {
+                    return;
+                };
+                out.push(("event", o.names.get(mark.event).to_string()));
+                if let Some(l) = o.lifetimes.get(mark.lifetime as usize) {
+                    out.push(("key", o.key(&l).to_string()));
+                }
+                if let Some(value) = mark.value {
+                    out.push(("value", value.to_string()));
+                }
+            }
+            Table::CounterValues => {
+                let Some(v) = o.counter_values.get(row) else {
+                    return;
+                };
+                if let Some(c) = o.counters.get(v.counter as usize) {
+                    if let Some(pool) = o.pools.get(c.pool as usize) {
+                        out.push(("pool", pool.name.clone()));
+                    }
+                    out.push(("counter", c.name.clone()));
+                }
+                out.push(("value", v.value.to_string()));
+            }
+        }
+    }
+}
+
+fn actor_name(m: &Model, actor: Actor) -> String {
+    match actor {
+        Actor::Task(task) => task_name(m, Some(task)),
+        Actor::Isr(key) => m
+            .isr(key)
+            .map_or(format!("isr {}", key.isr_id), |i| i.name.clone()),
+    }
+}
