@@ -7,47 +7,27 @@
 //! |---|---|---|---|
 //! | 1 | `tasks` | one per task (task id) | `X` for each time the task ran |
 //! | 2 | `cores` | `core N` (2N) and `core N ISRs` (2N+1) | `X` for who ran; `X` for ISRs (nested by depth); `i` for anomalies |
-//! | 3 | `markers` | one per marker track (its index) | `X` spans, `i` instants, `C` values |
-//! | 4 | `queues` | one per mutex (queue id) | `X` while a task holds it; `C` fill levels |
-//! | 5… | a pool of objects | one per lane of live objects | `X` lifetimes, `i` marks, `C` pool counters (see `objects`) |
+//! | 3… | a section of the timeline (`markers`, `values`, …) | one per track (its timeline id) | `X` slices, `i` instants, `C` counter values |
 //!
 //! Times are microseconds with nanosecond precision (three decimals).
 
-use std::collections::HashMap;
 use std::io::{self, Write};
 
 use tband_model::json::write_json_str;
-use tband_model::{IsrKey, MarkerKind, Model};
-
-mod tracked;
+use tband_model::timeline::{ArgValue, Item, Parent, Section, Shape, Timeline, Track, TrackKind};
+use tband_model::{IsrKey, Model};
 
 const PID_TASKS: u32 = 1;
 const PID_CORES: u32 = 2;
-const PID_MARKERS: u32 = 3;
-const PID_QUEUES: u32 = 4;
+/// The first section's process.
+const PID_SECTIONS: u32 = 3;
 
 /// Writes the whole model as one JSON object `{"traceEvents":[...],"displayTimeUnit":"ns"}`.
 pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> {
+    let timeline = Timeline::new(model);
     let mut w = EventWriter { out, first: true };
-    let marker_tracks: HashMap<(u32, Option<u32>, MarkerKind), (u64, &str)> = model
-        .markers
-        .iter()
-        .enumerate()
-        .map(|(i, m)| {
-            (
-                (m.marker_id, m.task_id, m.kind),
-                (i as u64, m.name.as_str()),
-            )
-        })
-        .collect();
-    let marker = |id, task, kind| {
-        marker_tracks
-            .get(&(id, task, kind))
-            .copied()
-            .unwrap_or((0, ""))
-    };
     w.out.write_all(b"{\"traceEvents\":[\n")?;
-    w.metadata(model)?;
+    w.metadata(model, &timeline)?;
     for s in &model.sched_slices {
         let name = task_name(model, s.task_id);
         w.complete(
@@ -71,42 +51,6 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         let tid = u64::from(s.core_id) * 2 + 1;
         w.complete(PID_CORES, tid, name, "isr", s.start_ns, s.end_ns)?;
     }
-    for span in &model.marker_spans {
-        let (tid, track) = marker(span.marker_id, span.task_id, MarkerKind::Event);
-        let name = non_empty(model.strings.get(span.msg), track);
-        w.complete(PID_MARKERS, tid, name, "marker", span.start_ns, span.end_ns)?;
-    }
-    for instant in &model.marker_instants {
-        let (tid, track) = marker(instant.marker_id, instant.task_id, MarkerKind::Event);
-        let name = non_empty(model.strings.get(instant.msg), track);
-        w.begin(b'i', PID_MARKERS, Some(tid), name, "marker", instant.ts_ns)?;
-        w.out.write_all(b",\"s\":\"t\"}")?;
-    }
-    for value in &model.marker_values {
-        let (_, name) = marker(value.marker_id, value.task_id, MarkerKind::Value);
-        w.begin(b'C', PID_MARKERS, None, name, "marker", value.ts_ns)?;
-        write!(w.out, ",\"args\":{{\"value\":{}}}}}", value.value)?;
-    }
-    for hold in &model.mutex_holds {
-        let name = task_name(model, hold.task_id);
-        w.complete(
-            PID_QUEUES,
-            hold.queue_id.into(),
-            name,
-            "mutex",
-            hold.start_ns,
-            hold.end_ns,
-        )?;
-    }
-    for op in &model.queue_ops {
-        if let Some(level) = op.len_after {
-            let name = model
-                .queue(op.queue_id)
-                .map_or("queue", |q| q.name.as_str());
-            w.begin(b'C', PID_QUEUES, None, name, "queue", op.ts_ns)?;
-            write!(w.out, ",\"args\":{{\"level\":{level}}}}}")?;
-        }
-    }
     for anomaly in &model.anomalies {
         let tid = u64::from(anomaly.core_id.unwrap_or(0)) * 2;
         w.begin(
@@ -121,20 +65,45 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         write_json_str(w.out, anomaly.detail.as_bytes())?;
         write!(w.out, ",\"count\":{}}}}}", anomaly.count)?;
     }
-    tracked::write(&mut w, model)?;
+    let names: Vec<String> = (timeline.tracks.iter())
+        .map(|t| full_name(model, &timeline, t))
+        .collect();
+    for layer in &timeline.layers {
+        let mut written = Ok(());
+        layer.visit(model, 0..layer.len(model), &mut |_, item| {
+            if written.is_ok() {
+                written = w.item(&timeline, &names, item);
+            }
+        });
+        written?;
+    }
     w.out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")
+}
+
+/// A track's name after its owner's (a task's, a group's below the top).
+fn full_name(model: &Model, timeline: &Timeline, track: &Track) -> String {
+    let owner = match track.parent {
+        Parent::Task(i) => model.tasks.get(i as usize).map(|t| t.name.as_str()),
+        Parent::Track(p) => {
+            let parent = &timeline.tracks[p as usize];
+            (parent.parent != Parent::Top).then_some(parent.name.as_str())
+        }
+        Parent::Top => None,
+    };
+    match owner {
+        Some(owner) => format!("{owner}/{}", track.name),
+        None => track.name.clone(),
+    }
+}
+
+/// The process of a section's tracks.
+fn section_pid(section: Section) -> u32 {
+    let position = Section::ALL.iter().position(|&s| s == section);
+    PID_SECTIONS + position.unwrap_or_default() as u32
 }
 
 fn task_name(model: &Model, task_id: u32) -> &str {
     model.task(task_id).map_or("task", |t| t.name.as_str())
-}
-
-fn non_empty<'s>(text: &'s str, otherwise: &'s str) -> &'s str {
-    if text.is_empty() {
-        otherwise
-    } else {
-        text
-    }
 }
 
 struct EventWriter<'w, W: Write> {
@@ -201,15 +170,13 @@ impl<W: Write> EventWriter<'_, W> {
     }
 
     /// Process and thread names.
-    fn metadata(&mut self, model: &Model) -> io::Result<()> {
-        let processes = [
-            (PID_TASKS, "tasks"),
-            (PID_CORES, "cores"),
-            (PID_MARKERS, "markers"),
-            (PID_QUEUES, "queues"),
-        ];
-        for (pid, name) in processes {
-            self.name_meta("process_name", pid, None, name)?;
+    fn metadata(&mut self, model: &Model, timeline: &Timeline) -> io::Result<()> {
+        self.name_meta("process_name", PID_TASKS, None, "tasks")?;
+        self.name_meta("process_name", PID_CORES, None, "cores")?;
+        for section in Section::ALL {
+            if timeline.tracks.iter().any(|t| t.section() == Some(section)) {
+                self.name_meta("process_name", section_pid(section), None, section.title())?;
+            }
         }
         for task in &model.tasks {
             self.name_meta(
@@ -230,22 +197,56 @@ impl<W: Write> EventWriter<'_, W> {
             let isrs = format!("core {} ISRs", core.core_id);
             self.name_meta("thread_name", PID_CORES, Some(tid + 1), &isrs)?;
         }
-        for (index, marker) in model.markers.iter().enumerate() {
-            let name = match marker.task_id {
-                Some(task) => format!("{} ({})", marker.name, task_name(model, task)),
-                None => marker.name.clone(),
-            };
-            self.name_meta("thread_name", PID_MARKERS, Some(index as u64), &name)?;
-        }
-        for queue in model.queues.iter().filter(|q| q.kind.is_mutex()) {
-            self.name_meta(
-                "thread_name",
-                PID_QUEUES,
-                Some(queue.queue_id.into()),
-                &queue.name,
-            )?;
+        for (id, track) in timeline.tracks.iter().enumerate() {
+            if let TrackKind::Events(section) = track.kind {
+                let name = full_name(model, timeline, track);
+                self.name_meta("thread_name", section_pid(section), Some(id as u64), &name)?;
+            }
         }
         Ok(())
+    }
+
+    /// A timeline item: `X`, `i` or `C` on its track's section and thread.
+    fn item(&mut self, timeline: &Timeline, names: &[String], item: Item<'_>) -> io::Result<()> {
+        let id = item.track as usize;
+        let Some(section) = timeline.tracks[id].section() else {
+            return Ok(());
+        };
+        let pid = section_pid(section);
+        let tid = Some(id as u64);
+        let cat = section.title();
+        match item.shape {
+            Shape::Slice { start, end, .. } => {
+                self.begin(b'X', pid, tid, item.name.text, cat, start)?;
+                self.out.write_all(b",\"dur\":")?;
+                write_micros(self.out, end.saturating_sub(start))?;
+            }
+            Shape::Instant(ts) => {
+                self.begin(b'i', pid, tid, item.name.text, cat, ts)?;
+                self.out.write_all(b",\"s\":\"t\"")?;
+            }
+            Shape::Counter(ts, value) => {
+                self.begin(b'C', pid, None, &names[id], cat, ts)?;
+                return write!(self.out, ",\"args\":{{\"value\":{value}}}}}");
+            }
+        }
+        let args = item.args.as_slice();
+        if !args.is_empty() {
+            self.out.write_all(b",\"args\":{")?;
+            for (i, (name, value)) in args.iter().enumerate() {
+                if i > 0 {
+                    self.out.write_all(b",")?;
+                }
+                write!(self.out, "\"{}\":", name.as_str())?;
+                match value {
+                    ArgValue::Uint(v) => write!(self.out, "{v}")?,
+                    ArgValue::Int(v) => write!(self.out, "{v}")?,
+                    ArgValue::Bool(v) => write!(self.out, "{v}")?,
+                }
+            }
+            self.out.write_all(b"}")?;
+        }
+        self.out.write_all(b"}")
     }
 }
 

@@ -39,10 +39,13 @@ fn zephyr_ctf_recording() {
     // Each sched slice appears on its task's thread and on its core's thread.
     assert_eq!(count(&events, "X", "sched"), 2 * model.sched_slices.len());
     assert_eq!(count(&events, "X", "isr"), model.isr_slices.len());
-    assert_eq!(count(&events, "X", "mutex"), model.mutex_holds.len());
-    assert_eq!(count(&events, "i", "marker"), model.marker_instants.len());
     assert_eq!(
-        count(&events, "C", "queue"),
+        count(&events, "X", "mutex holders"),
+        model.mutex_holds.len()
+    );
+    assert_eq!(count(&events, "i", "markers"), model.marker_instants.len());
+    assert_eq!(
+        count(&events, "C", "queue levels"),
         model
             .queue_ops
             .iter()
@@ -67,9 +70,9 @@ fn tband_recording_with_markers_and_anomalies() {
     let (model, events) = convert("tband/freertos_lossy.bin");
     assert_eq!(count(&events, "X", "sched"), 2 * model.sched_slices.len());
     assert_eq!(count(&events, "X", "isr"), model.isr_slices.len());
-    assert_eq!(count(&events, "X", "marker"), model.marker_spans.len());
-    assert_eq!(count(&events, "i", "marker"), model.marker_instants.len());
-    assert_eq!(count(&events, "C", "marker"), model.marker_values.len());
+    assert_eq!(count(&events, "X", "markers"), model.marker_spans.len());
+    assert_eq!(count(&events, "i", "markers"), model.marker_instants.len());
+    assert_eq!(count(&events, "C", "values"), model.marker_values.len());
     assert_eq!(count(&events, "i", "anomaly"), model.anomalies.len());
     assert!(!model.anomalies.is_empty() && !model.marker_instants.is_empty());
     assert_eq!(thread_names(&events, 1).len(), model.tasks.len());
@@ -83,4 +86,125 @@ fn the_chrome_json_writer_takes_threadx_models() {
         assert!(text.contains(name), "{name} missing");
     }
     assert!(events.len() > model.sched_slices.len());
+}
+
+#[test]
+fn rtos_objects_are_in_their_sections_like_the_perfetto_export() {
+    use tband::Event;
+    let events = [
+        (0, Event::TsResolutionNs { ns_per_ts: 1000 }),
+        (
+            0,
+            Event::TaskName {
+                task_id: 2,
+                name: b"taker",
+            },
+        ),
+        (
+            0,
+            Event::EventGroupName {
+                group_id: 1,
+                name: b"flags",
+            },
+        ),
+        (
+            0,
+            Event::StreamBufferName {
+                buffer_id: 1,
+                name: b"rx",
+            },
+        ),
+        (1, Event::TaskSwitchedIn { task_id: 2 }),
+        (2, Event::EventGroupCreated { group_id: 1 }),
+        (
+            3,
+            Event::StreamBufferCreated {
+                buffer_id: 1,
+                kind: 1,
+            },
+        ),
+        (4, Event::TimerCreated { timer_id: 1 }),
+        (
+            4,
+            Event::TimerName {
+                timer_id: 1,
+                name: b"tick",
+            },
+        ),
+        (
+            5,
+            Event::TaskNotify {
+                task_id: 2,
+                value: 1,
+            },
+        ),
+        (
+            6,
+            Event::EventGroupSetBits {
+                group_id: 1,
+                bits: 0b101,
+            },
+        ),
+        (
+            7,
+            Event::StreamBufferSend {
+                buffer_id: 1,
+                len_after: 12,
+            },
+        ),
+        (
+            8,
+            Event::TimerCommand {
+                timer_id: 1,
+                command: 8,
+            },
+        ),
+        (9, Event::TimerExpired { timer_id: 1 }),
+    ];
+    let inputs = tband_decode::input::Input::per_core(
+        "objects",
+        vec![tband_decode::encode::encode_stream(&events)],
+    );
+    let model = Trace::from_inputs(inputs, &OpenOptions::default())
+        .unwrap()
+        .model;
+    let mut json = Vec::new();
+    write_chrome_json(&mut json, &model).unwrap();
+    let root: Value = serde_json::from_slice(&json).expect("strict JSON");
+    let events = root["traceEvents"].as_array().expect("traceEvents");
+    let process = |name: &str| {
+        events
+            .iter()
+            .find(|e| e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == name)
+            .map(|e| e["pid"].as_u64().unwrap())
+            .unwrap_or_else(|| panic!("no process {name}"))
+    };
+    let objects = process("RTOS objects");
+    let mut threads = thread_names(events, objects);
+    threads.sort_unstable();
+    assert_eq!(threads, ["flags", "taker/Notifications", "tick"]);
+    let instants: Vec<_> = (events.iter())
+        .filter(|e| e["ph"] == "i" && e["pid"] == objects)
+        .map(|e| (e["ts"].as_f64().unwrap(), e["name"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        instants,
+        [
+            (4.0, "given"),
+            (5.0, "set"),
+            (3.0, "created"),
+            (7.0, "stop"),
+            (8.0, "expired")
+        ]
+    );
+    let levels: Vec<_> = (events.iter())
+        .filter(|e| e["ph"] == "C" && e["pid"] == process("queue levels"))
+        .map(|e| {
+            (
+                e["name"].as_str().unwrap(),
+                e["args"]["value"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(levels, [("rx", 12)]);
 }

@@ -62,25 +62,31 @@ fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
     write_chrome_json(&mut json, &model).expect("written");
     let root: Json = serde_json::from_slice(&json).expect("strict JSON");
     let events = root["traceEvents"].as_array().expect("events");
-    let process = |pid: &Json| {
+    // Lifetimes are on the threads of their lanes (`<pool>/<lane>`), pool
+    // counters named `<pool>/<counter>`.
+    let thread = |pid: &Json, tid: &Json| {
         events
             .iter()
-            .find(|e| e["ph"] == "M" && e["name"] == "process_name" && e["pid"] == *pid)
+            .find(|e| {
+                e["ph"] == "M" && e["name"] == "thread_name" && e["pid"] == *pid && e["tid"] == *tid
+            })
             .and_then(|e| e["args"]["name"].as_str())
-            .expect("a named process")
+            .expect("a named thread")
             .to_string()
     };
+    let pool = |name: &str| name.split('/').next().expect("a pool").to_string();
     let ns = |v: &Json| (v.as_f64().expect("a time") * 1000.0).round() as u64;
     let objects = |ph: &'static str| {
         events
             .iter()
-            .filter(move |e| e["ph"] == ph && e["cat"] == "object")
+            .filter(move |e| e["ph"] == ph && e["cat"] == "objects")
     };
     let lifetimes: Vec<_> = objects("X")
         .map(|e| {
             let start = ns(&e["ts"]);
             let name = e["name"].as_str().expect("a key").to_string();
-            (process(&e["pid"]), name, start, start + ns(&e["dur"]))
+            let lane = thread(&e["pid"], &e["tid"]);
+            (pool(&lane), name, start, start + ns(&e["dur"]))
         })
         .collect();
     assert_eq!(lifetimes, expected_lifetimes());
@@ -93,17 +99,19 @@ fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
             (
                 e["name"].as_str().expect("an event").to_string(),
                 ns(&e["ts"]),
-                e["args"]["value"].as_i64().expect("a count"),
+                e["args"]["count"].as_i64().expect("a count"),
             )
         })
         .collect();
     assert_eq!(marks, expected_marks());
     let free: Vec<_> = objects("C")
+        .filter(|e| e["name"].as_str().is_some_and(|n| n.ends_with("/free")))
         .map(|e| {
+            let name = e["name"].as_str().expect("a counter");
             (
-                process(&e["pid"]),
+                pool(name),
                 ns(&e["ts"]),
-                e["args"]["free"].as_i64().expect("a level"),
+                e["args"]["value"].as_i64().expect("a level"),
             )
         })
         .collect();
