@@ -207,12 +207,12 @@ fn group_items(group: &str) -> Vec<&str> {
     items
 }
 
-/// The first name of every path that starts at `prefix` in `code`: `a`
-/// for `crate::a::B`, `a` and `b` for `crate::{a::B, b}`.
-fn names_after<'t>(code: &'t str, prefix: &str) -> Vec<&'t str> {
+/// The first name after `crate::` of every path in `code` that starts
+/// there: `a` for `crate::a::B`, `a` and `b` for `crate::{a::B, b}`.
+fn crate_path_names(code: &str) -> Vec<&str> {
     let mut names = Vec::new();
-    for (at, _) in code.match_indices(prefix) {
-        let path = &code[at + prefix.len()..];
+    for (at, _) in code.match_indices("crate::") {
+        let path = &code[at + "crate::".len()..];
         match path.strip_prefix('{') {
             Some(group) => names.extend(
                 group_items(group)
@@ -267,7 +267,7 @@ fn module_imports(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
             continue;
         };
         let imported = imports.entry(module.to_string()).or_default();
-        for used in names_after(code, "crate::") {
+        for used in crate_path_names(code) {
             let used = reexported.get(used).copied().unwrap_or(used);
             if used != module && modules.contains(used) {
                 imported.insert(used.to_string());
@@ -311,7 +311,7 @@ fn import_circle(imports: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<Str
 }
 
 #[test]
-fn an_import_circle_is_found() {
+fn crate_paths_and_import_circles_are_found() {
     let imports = BTreeMap::from([
         ("cli".to_string(), BTreeSet::from(["source".to_string()])),
         ("source".to_string(), BTreeSet::from(["stream".to_string()])),
@@ -322,10 +322,7 @@ fn an_import_circle_is_found() {
         Some(vec!["source".into(), "stream".into(), "source".into()])
     );
     assert_eq!(
-        names_after(
-            "use crate::{a::{B, C}, d};\nlet x = crate::e::f();",
-            "crate::"
-        ),
+        crate_path_names("use crate::{a::{B, C}, d};\nlet x = crate::e::f();"),
         ["a", "d", "e"]
     );
 }
