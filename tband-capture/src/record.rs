@@ -12,6 +12,10 @@ use crate::watch::Watch;
 /// status follows the stream closely.
 const READ_BYTES: usize = 64 << 10;
 
+/// How long one read of a source may wait for bytes: the recording checks
+/// between reads whether it should stop.
+pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
+
 /// When a recording stops by itself.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Limits {

@@ -6,8 +6,8 @@
 use std::io::{self, Read};
 use std::time::{Duration, Instant};
 
+use crate::record::READ_TIMEOUT;
 use crate::rtt::{self, Channel, Location, TargetMemory, UpChannel};
-use crate::source::READ_TIMEOUT;
 
 /// The least time between two polls of a channel that was less than half
 /// full: behind an all-stop GDB server each poll halts the target.

@@ -6,15 +6,11 @@ use std::fmt;
 use std::io::{self, Read};
 use std::net::TcpStream;
 use std::path::PathBuf;
-use std::time::Duration;
 
 use crate::gdb::Gdb;
+use crate::record::READ_TIMEOUT;
 use crate::rtt::{Channel, Location};
 use crate::rtt_stream::RttStream;
-
-/// How long one read waits for bytes before the recording checks whether
-/// it should stop.
-pub const READ_TIMEOUT: Duration = Duration::from_millis(50);
 
 /// A source of trace bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]

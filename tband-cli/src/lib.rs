@@ -98,9 +98,8 @@ pub fn open_options(format: &FormatArgs) -> OpenOptions {
 }
 
 /// Reads a byte count with an optional `K`, `M` or `G` suffix (powers of
-/// 1024), e.g. `100M`: the syntax of `tband-sim --size`, read by the
-/// simulator's own parser.
-pub use tband_sim::parse_size;
+/// 1024), e.g. `100M`, as `tband-sim --size` does.
+pub use tband_size::parse_size;
 
 /// The subcommand every tool has besides its main job.
 #[derive(Subcommand, Clone, Debug)]

@@ -1,8 +1,9 @@
 //! The layout the book's architecture page describes is the code's: its
 //! list of crate dependencies is what the manifests say, sinks read only
-//! the model, and clap stays in the command line.
+//! the model, clap stays in the command line, and no two modules of a
+//! crate import each other.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::Path;
 
@@ -160,6 +161,183 @@ fn only_the_command_line_uses_clap() {
             if !name.ends_with("/main.rs") {
                 assert!(!text.contains("clap::"), "{name} uses clap");
             }
+        }
+    }
+}
+
+/// The top-level module a source file of a crate is part of
+/// (`tband-tui/src/rows/tracked.rs`: `rows`); `None` for the crate roots.
+fn top_level_module(file: &str) -> Option<&str> {
+    let (_, in_src) = file.split_once("/src/")?;
+    let first = in_src.split('/').next()?;
+    match first {
+        "lib.rs" | "main.rs" => None,
+        _ => Some(first.trim_end_matches(".rs")),
+    }
+}
+
+/// The name a path starts with (`load` in `load::Follower`).
+fn first_name(path: &str) -> &str {
+    let end = path
+        .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .unwrap_or(path.len());
+    &path[..end]
+}
+
+/// The items of a `{...}` group, `group` being what follows its `{`.
+fn group_items(group: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[start..i]);
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// The first name after `crate::` of every path in `code` that starts
+/// there: `a` for `crate::a::B`, `a` and `b` for `crate::{a::B, b}`.
+fn crate_path_names(code: &str) -> Vec<&str> {
+    let mut names = Vec::new();
+    for (at, _) in code.match_indices("crate::") {
+        let path = &code[at + "crate::".len()..];
+        match path.strip_prefix('{') {
+            Some(group) => names.extend(
+                group_items(group)
+                    .into_iter()
+                    .map(|item| first_name(item.trim_start())),
+            ),
+            None => names.push(first_name(path)),
+        }
+    }
+    names
+}
+
+/// Code without its comments (an intra-doc link imports nothing).
+fn without_comments(text: &str) -> String {
+    text.lines()
+        .filter(|line| !line.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Which top-level modules of the crate in `folder` each one imports,
+/// from its library code's `crate::` paths; a name the crate root
+/// re-exports (`pub use module::Name`) counts as its module.
+fn module_imports(folder: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let sources: Vec<(String, String)> = library_sources(&Path::new(ROOT).join(folder).join("src"))
+        .into_iter()
+        .map(|(name, text)| (name, without_comments(&text)))
+        .collect();
+    let modules: BTreeSet<&str> = sources
+        .iter()
+        .filter_map(|(name, _)| top_level_module(name))
+        .collect();
+    let mut reexported = BTreeMap::new();
+    for (_, root) in sources
+        .iter()
+        .filter(|(name, _)| name.ends_with("/src/lib.rs"))
+    {
+        for (at, _) in root.match_indices("pub use ") {
+            let statement = &root[at + "pub use ".len()..];
+            let statement = &statement[..statement.find(';').unwrap_or(statement.len())];
+            let module = first_name(statement);
+            if modules.contains(module) {
+                for name in statement.split(|c: char| !(c.is_alphanumeric() || c == '_')) {
+                    reexported.insert(name, module);
+                }
+            }
+        }
+    }
+    let mut imports: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (name, code) in &sources {
+        let Some(module) = top_level_module(name) else {
+            continue;
+        };
+        let imported = imports.entry(module.to_string()).or_default();
+        for used in crate_path_names(code) {
+            let used = reexported.get(used).copied().unwrap_or(used);
+            if used != module && modules.contains(used) {
+                imported.insert(used.to_string());
+            }
+        }
+    }
+    imports
+}
+
+/// A circle of imports in `imports`, as the modules along it with the
+/// first one again at the end.
+fn import_circle(imports: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn walk(
+        module: &str,
+        imports: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(at) = path.iter().position(|m| m == module) {
+            let mut circle = path[at..].to_vec();
+            circle.push(module.to_string());
+            return Some(circle);
+        }
+        if done.contains(module) {
+            return None;
+        }
+        path.push(module.to_string());
+        for next in imports.get(module).into_iter().flatten() {
+            if let Some(circle) = walk(next, imports, path, done) {
+                return Some(circle);
+            }
+        }
+        path.pop();
+        done.insert(module.to_string());
+        None
+    }
+    let mut done = BTreeSet::new();
+    imports
+        .keys()
+        .find_map(|module| walk(module, imports, &mut Vec::new(), &mut done))
+}
+
+#[test]
+fn crate_paths_and_import_circles_are_found() {
+    let imports = BTreeMap::from([
+        ("cli".to_string(), BTreeSet::from(["source".to_string()])),
+        ("source".to_string(), BTreeSet::from(["stream".to_string()])),
+        ("stream".to_string(), BTreeSet::from(["source".to_string()])),
+    ]);
+    assert_eq!(
+        import_circle(&imports),
+        Some(vec!["source".into(), "stream".into(), "source".into()])
+    );
+    assert_eq!(
+        crate_path_names("use crate::{a::{B, C}, d};\nlet x = crate::e::f();"),
+        ["a", "d", "e"]
+    );
+}
+
+/// Each crate's top-level modules import one another in layers: what two
+/// modules both need lives in a third below them, never in a circle.
+#[test]
+fn no_modules_of_a_crate_import_each_other_in_a_circle() {
+    for folder in members() {
+        if let Some(circle) = import_circle(&module_imports(&folder)) {
+            panic!(
+                "in {folder}/src, these modules import each other in a circle: {}; move what \
+                 they share into the lowest of them, or a module of its own",
+                circle.join(" -> ")
+            );
         }
     }
 }

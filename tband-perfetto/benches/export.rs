@@ -27,7 +27,7 @@ fn cpu_seconds() -> Option<f64> {
 
 fn main() {
     let size =
-        tband_sim::parse_size(&env_or("TBAND_BENCH_SIZE", "100M")).expect("TBAND_BENCH_SIZE");
+        tband_cli::parse_size(&env_or("TBAND_BENCH_SIZE", "100M")).expect("TBAND_BENCH_SIZE");
     let cores: u32 = env_or("TBAND_BENCH_CORES", "1")
         .parse()
         .expect("TBAND_BENCH_CORES");

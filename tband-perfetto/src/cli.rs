@@ -78,9 +78,14 @@ pub fn run(cli: &Options) -> Result<(), String> {
     let model = window.as_ref().unwrap_or(&trace.model);
     if let Some(size) = cli.window.split {
         let start = cli.window.from.unwrap_or(0);
-        return windows::write_pieces(model, start, size, cli, &output, |piece, path| {
-            write(piece, cli, path)
-        });
+        return windows::write_pieces(
+            model,
+            start,
+            size,
+            &output,
+            |piece| export_bytes(piece, cli),
+            |piece, path| write(piece, cli, path),
+        );
     }
     let serving = cli.serve.as_ref().map(Serving::prepare).transpose()?;
     write(model, cli, &output)?;
@@ -127,6 +132,32 @@ fn write(model: &Model, cli: &Options, output: &Path) -> Result<(), String> {
         );
     }
     Ok(())
+}
+
+/// Bytes of the whole export (before compression) in the format asked for.
+fn export_bytes(model: &Model, cli: &Options) -> io::Result<u64> {
+    let mut counter = ByteCounter(0);
+    match cli.format {
+        OutputFormat::Perfetto => Ok(crate::export(model, cli.export, &mut counter)?.bytes),
+        OutputFormat::ChromeJson => {
+            write_chrome_json(&mut counter, model)?;
+            Ok(counter.0)
+        }
+    }
+}
+
+/// A writer that keeps only the number of bytes written.
+struct ByteCounter(u64);
+
+impl Write for ByteCounter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }
 
 fn output_path(cli: &Options) -> Result<PathBuf, String> {

@@ -2,14 +2,11 @@
 //! stretch of time ([`Model::window`]), `--split` writes consecutive
 //! windows of about a size each, every one self-contained.
 
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use tband_model::summary::format_ns;
 use tband_model::Model;
-
-use crate::chrome_json::write_chrome_json;
-use crate::cli::{Options, OutputFormat};
 
 /// What `--from`, `--to` and `--split` ask for.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -70,19 +67,18 @@ pub fn check_split(options: &WindowOptions, output: &Path, serve: bool) -> Resul
 
 /// Writes `model` from `start` on as consecutive pieces of about `size`
 /// bytes each, named after `output` ([`piece_path`]), each written by
-/// `write`.
+/// `write`; `export_bytes` tells how many bytes a model's export takes.
 pub fn write_pieces(
     model: &Model,
     start: u64,
     size: u64,
-    cli: &Options,
     output: &Path,
+    export_bytes: impl Fn(&Model) -> io::Result<u64>,
     mut write: impl FnMut(&Model, &Path) -> Result<(), String>,
 ) -> Result<(), String> {
     let end = model.info.duration_ns;
-    let measure = |model: &Model| {
-        export_bytes(model, cli).map_err(|e| format!("cannot measure the export: {e}"))
-    };
+    let measure =
+        |model: &Model| export_bytes(model).map_err(|e| format!("cannot measure the export: {e}"));
     let bytes = measure(model)?;
     // What every piece repeats: the tracks, and the state at its start (as
     // much as there is at the end of the trace).
@@ -112,32 +108,6 @@ pub fn write_pieces(
         write(&model.window(from, to), &path)?;
     }
     Ok(())
-}
-
-/// Bytes of the whole export (before compression) in the format asked for.
-fn export_bytes(model: &Model, cli: &Options) -> io::Result<u64> {
-    let mut counter = ByteCounter(0);
-    match cli.format {
-        OutputFormat::Perfetto => Ok(crate::export(model, cli.export, &mut counter)?.bytes),
-        OutputFormat::ChromeJson => {
-            write_chrome_json(&mut counter, model)?;
-            Ok(counter.0)
-        }
-    }
-}
-
-/// A writer that keeps only the number of bytes written.
-struct ByteCounter(u64);
-
-impl Write for ByteCounter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len() as u64;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
 }
 
 /// The rows of the model that `size` bytes of a piece hold, when the

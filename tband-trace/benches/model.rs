@@ -15,7 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use tband_sim::{core_file_name, parse_size, Config, Simulator};
+use tband_sim::{core_file_name, Config, Simulator};
+use tband_size::parse_size;
 use tband_trace::DecodeThread;
 use tband_trace::{OpenOptions, Trace};
 

@@ -10,7 +10,6 @@ use ratatui::crossterm::event::{
 use tband_model::analysis::Analysis;
 use tband_model::Model;
 
-use crate::load::Loaded;
 use crate::rows::{Body, Group, Row, RowKey, Timeline};
 use crate::track::Columns;
 
@@ -43,6 +42,14 @@ pub enum Follow {
     /// The user moved the view, which stays where they put it (End or f
     /// pins it again).
     Held,
+}
+
+/// A whole trace ready to be shown in place of its first part
+/// ([`App::replace`]).
+pub struct Loaded {
+    pub model: Model,
+    pub timeline: Timeline,
+    pub analysis: Analysis,
 }
 
 /// What was selected and picked, by what it is rather than where it is,

@@ -19,18 +19,11 @@ use tband_model::analysis::Analysis;
 use tband_model::{AnomalyKind, Model};
 use tband_trace::{GrowingFile, OpenOptions, Source, Trace, TraceError};
 
-use crate::app::{App, Follow};
+use crate::app::{App, Follow, Loaded};
 use crate::rows::Timeline;
 
 /// How much of a large trace is shown while the rest loads, by default.
 pub const PREVIEW_BYTES: u64 = 2 << 20;
-
-/// A whole trace ready to be shown.
-pub struct Loaded {
-    pub model: Model,
-    pub timeline: Timeline,
-    pub analysis: Analysis,
-}
 
 pub enum Opened {
     Complete(Model),

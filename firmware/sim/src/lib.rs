@@ -20,7 +20,7 @@ mod stream;
 mod system;
 mod truth;
 
-pub use config::{parse_size, Config, ConfigError, DropConfig, Layout, WorkScale};
+pub use config::{Config, ConfigError, DropConfig, Layout, WorkScale};
 pub use kernel::{Output, RunStats, Simulator};
 pub use truth::*;
 

@@ -7,7 +7,8 @@ use std::process::ExitCode;
 use std::time::Instant;
 
 use clap::{Parser, ValueEnum};
-use tband_sim::{core_file_name, parse_size, Config, DropConfig, Layout, Simulator, WorkScale};
+use tband_sim::{core_file_name, Config, DropConfig, Layout, Simulator, WorkScale};
+use tband_size::parse_size;
 
 #[derive(Clone, Copy, ValueEnum)]
 enum LayoutArg {
