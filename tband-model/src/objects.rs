@@ -95,6 +95,12 @@ pub enum EventGroupOpKind {
 }
 
 impl EventGroupOpKind {
+    pub const ALL: [EventGroupOpKind; 3] = [
+        EventGroupOpKind::Set,
+        EventGroupOpKind::Clear,
+        EventGroupOpKind::WaitEnd,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             EventGroupOpKind::Set => "set",
@@ -200,6 +206,17 @@ pub enum TimerOpKind {
 }
 
 impl TimerOpKind {
+    pub const ALL: [TimerOpKind; 8] = [
+        TimerOpKind::Created,
+        TimerOpKind::Start,
+        TimerOpKind::Reset,
+        TimerOpKind::Stop,
+        TimerOpKind::ChangePeriod,
+        TimerOpKind::Delete,
+        TimerOpKind::OtherCommand,
+        TimerOpKind::Expired,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             TimerOpKind::Created => "created",

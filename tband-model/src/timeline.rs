@@ -12,6 +12,7 @@
 //! A new fact costs one adapter module here, added to [`Timeline::new`].
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use crate::{Model, TaskKind};
 
@@ -84,8 +85,28 @@ pub enum TrackKind {
     Counter(Section, Unit),
 }
 
+/// What a track stands for: the same in every timeline of a trace that
+/// grows, where its [`TrackId`] may change. `family` names the adapter's
+/// kind of track; `ids` are the firmware's ids or the model's indices that
+/// tell tracks of a family apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct TrackKey {
+    pub family: &'static str,
+    pub ids: (u64, u64),
+}
+
+impl TrackKey {
+    pub const fn new(family: &'static str, a: u64, b: u64) -> TrackKey {
+        TrackKey {
+            family,
+            ids: (a, b),
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Track {
+    pub key: TrackKey,
     pub name: String,
     /// What its items are; empty for tasks and groups.
     pub description: String,
@@ -245,15 +266,20 @@ pub trait Layer: Send + Sync {
     /// One past the highest [`Name::key`] its items have.
     fn name_keys(&self, m: &Model) -> usize;
 
+    /// The text of a name key (empty for a key no item has).
+    fn name_of<'a>(&'a self, m: &'a Model, key: u32) -> &'a str;
+
     /// The row's facts, for a detail pane.
     fn describe(&self, m: &Model, row: usize, out: &mut Details);
 }
 
 /// The timeline of a model: tracks, parents before children, and the
 /// layers whose items go on them.
+#[derive(Clone)]
 pub struct Timeline {
     pub tracks: Vec<Track>,
-    pub layers: Vec<Box<dyn Layer>>,
+    /// Always the same layers in the same order, whatever the model holds.
+    pub layers: Vec<Arc<dyn Layer>>,
 }
 
 impl Timeline {
@@ -264,7 +290,7 @@ impl Timeline {
         let rtos_objects = rtos_objects::declare(m, &task_tracks, &mut tracks);
         let markers = markers::declare(m, &task_tracks, &mut tracks);
         let tracked = tracked::declare(m, &mut tracks);
-        let mut layers: Vec<Box<dyn Layer>> = Vec::new();
+        let mut layers: Vec<Arc<dyn Layer>> = Vec::new();
         layers.extend(markers);
         layers.extend(queues);
         layers.extend(tracked);
@@ -278,6 +304,23 @@ impl Timeline {
     /// Rows the layers read, in all.
     pub fn rows(&self, m: &Model) -> usize {
         self.layers.iter().map(|l| l.len(m)).sum()
+    }
+
+    /// A track's name after its owner's (`owner/name`): a task's, or a
+    /// group's below the top.
+    pub fn full_name(&self, m: &Model, track: &Track) -> String {
+        let owner = match track.parent {
+            Parent::Task(i) => m.tasks.get(i as usize).map(|t| t.name.as_str()),
+            Parent::Track(p) => {
+                let parent = &self.tracks[p as usize];
+                (parent.parent != Parent::Top).then_some(parent.name.as_str())
+            }
+            Parent::Top => None,
+        };
+        match owner {
+            Some(owner) => format!("{owner}/{}", track.name),
+            None => track.name.clone(),
+        }
     }
 
     /// The top-level groups there are.
@@ -308,6 +351,7 @@ impl Tracks {
             .map(|(i, task)| {
                 (task.kind != TaskKind::Idle).then(|| {
                     self.add(Track {
+                        key: TrackKey::new("task", task.task_id.into(), 0),
                         name: task.name.clone(),
                         description: String::new(),
                         parent: Parent::Top,
@@ -323,6 +367,7 @@ impl Tracks {
     fn group(&mut self, name: &str) -> TrackId {
         self.top_groups += 1;
         self.add(Track {
+            key: TrackKey::new("group", self.top_groups as u64, 0),
             name: name.to_owned(),
             description: String::new(),
             parent: Parent::Top,
@@ -331,8 +376,9 @@ impl Tracks {
         })
     }
 
-    fn subgroup(&mut self, parent: TrackId, rank: i32, name: String) -> TrackId {
+    fn subgroup(&mut self, key: TrackKey, parent: TrackId, rank: i32, name: String) -> TrackId {
         self.add(Track {
+            key,
             name,
             description: String::new(),
             parent: Parent::Track(parent),
@@ -343,6 +389,7 @@ impl Tracks {
 
     fn child(
         &mut self,
+        key: TrackKey,
         parent: Parent,
         rank: i32,
         name: &str,
@@ -350,6 +397,7 @@ impl Tracks {
         kind: TrackKind,
     ) -> TrackId {
         self.add(Track {
+            key,
             name: name.to_owned(),
             description: description.to_owned(),
             parent,

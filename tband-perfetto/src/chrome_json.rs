@@ -14,7 +14,7 @@
 use std::io::{self, Write};
 
 use tband_model::json::write_json_str;
-use tband_model::timeline::{ArgValue, Item, Parent, Section, Shape, Timeline, Track, TrackKind};
+use tband_model::timeline::{ArgValue, Item, Section, Shape, Timeline, TrackKind};
 use tband_model::{IsrKey, Model};
 
 const PID_TASKS: u32 = 1;
@@ -66,7 +66,7 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         write!(w.out, ",\"count\":{}}}}}", anomaly.count)?;
     }
     let names: Vec<String> = (timeline.tracks.iter())
-        .map(|t| full_name(model, &timeline, t))
+        .map(|t| timeline.full_name(model, t))
         .collect();
     for layer in &timeline.layers {
         let mut written = Ok(());
@@ -78,22 +78,6 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         written?;
     }
     w.out.write_all(b"\n],\"displayTimeUnit\":\"ns\"}\n")
-}
-
-/// A track's name after its owner's (a task's, a group's below the top).
-fn full_name(model: &Model, timeline: &Timeline, track: &Track) -> String {
-    let owner = match track.parent {
-        Parent::Task(i) => model.tasks.get(i as usize).map(|t| t.name.as_str()),
-        Parent::Track(p) => {
-            let parent = &timeline.tracks[p as usize];
-            (parent.parent != Parent::Top).then_some(parent.name.as_str())
-        }
-        Parent::Top => None,
-    };
-    match owner {
-        Some(owner) => format!("{owner}/{}", track.name),
-        None => track.name.clone(),
-    }
 }
 
 /// The process of a section's tracks.
@@ -199,7 +183,7 @@ impl<W: Write> EventWriter<'_, W> {
         }
         for (id, track) in timeline.tracks.iter().enumerate() {
             if let TrackKind::Events(section) = track.kind {
-                let name = full_name(model, timeline, track);
+                let name = timeline.full_name(model, track);
                 self.name_meta("thread_name", section_pid(section), Some(id as u64), &name)?;
             }
         }

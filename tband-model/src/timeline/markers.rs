@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use super::{
     rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent, Section, Shape, TrackId,
-    TrackKind, Tracks, Unit,
+    TrackKey, TrackKind, Tracks, Unit,
 };
 use crate::{IdIndex, MarkerKind, Model, StrId};
 
@@ -37,7 +37,7 @@ pub(super) fn declare(
     m: &Model,
     task_tracks: &[Option<TrackId>],
     tracks: &mut Tracks,
-) -> [Box<dyn Layer>; 3] {
+) -> [Arc<dyn Layer>; 3] {
     let mut list = Vec::with_capacity(m.markers.len());
     let mut group = None;
     for (i, marker) in m.markers.iter().enumerate() {
@@ -51,8 +51,15 @@ pub(super) fn declare(
             _ => marker.name.clone(),
         };
         let r = rank(i).saturating_add(2);
+        let owner_id = marker.task_id.map_or(0, |t| u64::from(t) + 1);
+        let key = TrackKey::new(
+            "marker",
+            owner_id,
+            u64::from(marker.marker_id) << 1 | marker.kind as u64,
+        );
         list.push(match marker.kind {
             MarkerKind::Event => tracks.child(
+                key,
                 parent,
                 r,
                 &name,
@@ -60,6 +67,7 @@ pub(super) fn declare(
                 TrackKind::Events(Section::Markers),
             ),
             MarkerKind::Value => tracks.child(
+                key,
                 parent,
                 r,
                 &name,
@@ -73,15 +81,15 @@ pub(super) fn declare(
         index: marker_index(m),
     });
     [
-        Box::new(Markers {
+        Arc::new(Markers {
             tracks: found.clone(),
             table: Table::Spans,
         }),
-        Box::new(Markers {
+        Arc::new(Markers {
             tracks: found.clone(),
             table: Table::Instants,
         }),
-        Box::new(Markers {
+        Arc::new(Markers {
             tracks: found,
             table: Table::Values,
         }),
@@ -195,6 +203,14 @@ impl Layer for Markers {
 
     fn name_keys(&self, m: &Model) -> usize {
         m.strings.all().len() + m.markers.len()
+    }
+
+    fn name_of<'a>(&'a self, m: &'a Model, key: u32) -> &'a str {
+        let key = key as usize;
+        match key.checked_sub(m.strings.all().len()) {
+            Some(marker) => m.markers.get(marker).map_or("", |mk| mk.name.as_str()),
+            None => m.strings.get(StrId(key as u32)),
+        }
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {

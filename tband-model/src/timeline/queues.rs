@@ -4,14 +4,15 @@
 //! task.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::{
     from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Section, Shape,
-    TrackId, TrackKind, Tracks, Unit,
+    TrackId, TrackKey, TrackKind, Tracks, Unit,
 };
 use crate::Model;
 
-pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Box<dyn Layer>; 2] {
+pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Arc<dyn Layer>; 2] {
     let queue = |queue_id| index_of(&m.queues, queue_id, |q| q.queue_id);
     let mut has_level = vec![false; m.queues.len()];
     m.queue_ops
@@ -32,7 +33,8 @@ pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Box<dyn Layer>; 2] {
                 q.name
             );
             let kind = TrackKind::Counter(Section::Levels, Unit::Count);
-            levels[i] = Some(tracks.child(g, rank(i), &q.name, &description, kind));
+            let key = TrackKey::new("queue level", q.queue_id.into(), 0);
+            levels[i] = Some(tracks.child(key, g, rank(i), &q.name, &description, kind));
         }
     }
 
@@ -47,13 +49,14 @@ pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Box<dyn Layer>; 2] {
         let g = super::Parent::Track(tracks.group("Mutex holders"));
         for (i, q) in m.queues.iter().enumerate().filter(|(i, _)| has_hold[*i]) {
             let kind = TrackKind::Events(Section::Holders);
-            holders[i] =
-                Some(tracks.child(g, rank(i), &q.name, "Which task holds the mutex", kind));
+            let key = TrackKey::new("mutex holder", q.queue_id.into(), 0);
+            let description = "Which task holds the mutex";
+            holders[i] = Some(tracks.child(key, g, rank(i), &q.name, description, kind));
         }
     }
     [
-        Box::new(QueueLevels { tracks: levels }),
-        Box::new(MutexHolders { tracks: holders }),
+        Arc::new(QueueLevels { tracks: levels }),
+        Arc::new(MutexHolders { tracks: holders }),
     ]
 }
 
@@ -104,6 +107,10 @@ impl Layer for QueueLevels {
 
     fn name_keys(&self, _: &Model) -> usize {
         0
+    }
+
+    fn name_of<'a>(&'a self, _: &'a Model, _: u32) -> &'a str {
+        ""
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
@@ -165,6 +172,10 @@ impl Layer for MutexHolders {
 
     fn name_keys(&self, m: &Model) -> usize {
         m.tasks.len()
+    }
+
+    fn name_of<'a>(&'a self, m: &'a Model, key: u32) -> &'a str {
+        m.tasks.get(key as usize).map_or("", |t| t.name.as_str())
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {

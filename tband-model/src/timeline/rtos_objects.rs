@@ -4,18 +4,19 @@
 //! counter of the bytes in each stream buffer.
 
 use std::ops::Range;
+use std::sync::Arc;
 
 use super::{
     from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent,
-    Section, Shape, TrackId, TrackKind, Tracks, Unit,
+    Section, Shape, TrackId, TrackKey, TrackKind, Tracks, Unit,
 };
-use crate::{Model, NotificationOp};
+use crate::{EventGroupOpKind, Model, NotificationOp, TimerOpKind};
 
 pub(super) fn declare(
     m: &Model,
     task_tracks: &[Option<TrackId>],
     tracks: &mut Tracks,
-) -> [Box<dyn Layer>; 4] {
+) -> [Arc<dyn Layer>; 4] {
     let o = &m.objects;
     let mut notifications = vec![None; m.tasks.len()];
     for n in &o.notifications {
@@ -24,6 +25,7 @@ pub(super) fn declare(
         };
         if notifications[i].is_none() && task_tracks[i].is_some() {
             notifications[i] = Some(tracks.child(
+                TrackKey::new("notifications", n.task_id.into(), 0),
                 Parent::Task(i as u32),
                 2,
                 "Notifications",
@@ -38,7 +40,8 @@ pub(super) fn declare(
         for (i, e) in o.event_groups.iter().enumerate() {
             let description = "Bits set and cleared, and the ends of waits for them";
             let kind = TrackKind::Events(Section::RtosObjects);
-            event_groups.push(tracks.child(g, rank(i), &e.name, description, kind));
+            let key = TrackKey::new("event group", e.group_id.into(), 0);
+            event_groups.push(tracks.child(key, g, rank(i), &e.name, description, kind));
         }
     }
     let mut stream_buffers = Vec::new();
@@ -51,7 +54,8 @@ pub(super) fn declare(
                 b.name
             );
             let kind = TrackKind::Counter(Section::Levels, Unit::Bytes);
-            stream_buffers.push(tracks.child(g, rank(i), &b.name, &description, kind));
+            let key = TrackKey::new("stream buffer", b.buffer_id.into(), 0);
+            stream_buffers.push(tracks.child(key, g, rank(i), &b.name, &description, kind));
         }
     }
     let mut timers = Vec::new();
@@ -60,20 +64,21 @@ pub(super) fn declare(
         for (i, t) in o.timers.iter().enumerate() {
             let description = "Commands sent to the software timer, and its expiries";
             let kind = TrackKind::Events(Section::RtosObjects);
-            timers.push(tracks.child(g, rank(i), &t.name, description, kind));
+            let key = TrackKey::new("timer", t.timer_id.into(), 0);
+            timers.push(tracks.child(key, g, rank(i), &t.name, description, kind));
         }
     }
     [
-        Box::new(Notifications {
+        Arc::new(Notifications {
             tracks: notifications,
         }),
-        Box::new(EventGroups {
+        Arc::new(EventGroups {
             tracks: event_groups,
         }),
-        Box::new(StreamBuffers {
+        Arc::new(StreamBuffers {
             tracks: stream_buffers,
         }),
-        Box::new(Timers { tracks: timers }),
+        Arc::new(Timers { tracks: timers }),
     ]
 }
 
@@ -119,6 +124,15 @@ impl Layer for Notifications {
         3
     }
 
+    fn name_of<'a>(&'a self, _: &'a Model, key: u32) -> &'a str {
+        match key {
+            0 => NotificationOp::Given.as_str(),
+            1 => NotificationOp::Taken.as_str(),
+            2 => "given from ISR",
+            _ => "",
+        }
+    }
+
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
         let Some(n) = m.objects.notifications.get(row) else {
             return;
@@ -159,7 +173,13 @@ impl Layer for EventGroups {
     }
 
     fn name_keys(&self, _: &Model) -> usize {
-        3
+        EventGroupOpKind::ALL.len()
+    }
+
+    fn name_of<'a>(&'a self, _: &'a Model, key: u32) -> &'a str {
+        EventGroupOpKind::ALL
+            .get(key as usize)
+            .map_or("", |op| op.as_str())
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
@@ -212,6 +232,10 @@ impl Layer for StreamBuffers {
         0
     }
 
+    fn name_of<'a>(&'a self, _: &'a Model, _: u32) -> &'a str {
+        ""
+    }
+
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
         let o = &m.objects;
         let Some(s) = o.stream_buffer_ops.get(row) else {
@@ -252,7 +276,13 @@ impl Layer for Timers {
     }
 
     fn name_keys(&self, _: &Model) -> usize {
-        8
+        TimerOpKind::ALL.len()
+    }
+
+    fn name_of<'a>(&'a self, _: &'a Model, key: u32) -> &'a str {
+        TimerOpKind::ALL
+            .get(key as usize)
+            .map_or("", |op| op.as_str())
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {

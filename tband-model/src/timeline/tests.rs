@@ -123,6 +123,8 @@ fn tracks_hang_under_their_tasks_or_groups_and_items_land_on_them() {
             "IDLE: m3"
         ]
     );
+    let keys: std::collections::HashSet<_> = t.tracks.iter().map(|t| t.key).collect();
+    assert_eq!(keys.len(), t.tracks.len(), "every track has a key of its own");
     for (i, track) in t.tracks.iter().enumerate() {
         if let Parent::Track(p) = track.parent {
             assert!((p as usize) < i, "parents come first");
@@ -167,6 +169,7 @@ fn names_have_keys_below_their_layers_bound_and_rows_describe_themselves() {
         layer.visit(&m, 0..layer.len(&m), &mut |row, item| {
             if let Some(key) = item.name.key {
                 assert!((key as usize) < bound, "{key} < {bound}");
+                assert_eq!(layer.name_of(&m, key), item.name.text);
             }
             let mut details = Details::new();
             layer.describe(&m, row, &mut details);

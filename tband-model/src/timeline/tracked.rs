@@ -12,9 +12,9 @@ use std::sync::Arc;
 
 use super::{
     rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent, Section,
-    Shape, TrackId, TrackKind, Tracks, Unit,
+    Shape, TrackId, TrackKey, TrackKind, Tracks, Unit,
 };
-use crate::{Actor, Model, ObjectLifetime};
+use crate::{Actor, Model, ObjectLifetime, StrId};
 
 /// The tracks of the lanes and counters.
 #[derive(Default)]
@@ -40,18 +40,18 @@ impl Lanes {
     }
 }
 
-pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Box<dyn Layer>; 3] {
+pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Arc<dyn Layer>; 3] {
     let lanes = Arc::new(lanes(m, tracks));
     [
-        Box::new(Tracked {
+        Arc::new(Tracked {
             lanes: lanes.clone(),
             table: Table::Lifetimes,
         }),
-        Box::new(Tracked {
+        Arc::new(Tracked {
             lanes: lanes.clone(),
             table: Table::Marks,
         }),
-        Box::new(Tracked {
+        Arc::new(Tracked {
             lanes,
             table: Table::CounterValues,
         }),
@@ -65,18 +65,21 @@ fn lanes(m: &Model, tracks: &mut Tracks) -> Lanes {
     }
     let objects = tracks.group("Objects");
     let mut subgroups = 0;
-    let mut subgroup = |tracks: &mut Tracks, name: String| {
+    let mut subgroup = |tracks: &mut Tracks, key, name: String| {
         subgroups += 1;
-        tracks.subgroup(objects, subgroups, name)
+        tracks.subgroup(key, objects, subgroups, name)
     };
-    let pool_groups: Vec<_> = (o.pools.iter())
-        .map(|pool| subgroup(tracks, format!("{} {}", o.kind(pool.kind), pool.name)))
+    let pool_groups: Vec<_> = (o.pools.iter().enumerate())
+        .map(|(i, pool)| {
+            let key = TrackKey::new("pool", i as u64, 0);
+            subgroup(tracks, key, format!("{} {}", o.kind(pool.kind), pool.name))
+        })
         .collect();
     let mut lanes = Lanes {
         keys: o.key_texts(),
         ..Lanes::default()
     };
-    for counter in &o.counters {
+    for (i, counter) in o.counters.iter().enumerate() {
         let pool = &o.pools[counter.pool as usize];
         let description = format!(
             "The {} of {} {}",
@@ -86,23 +89,27 @@ fn lanes(m: &Model, tracks: &mut Tracks) -> Lanes {
         );
         let parent = Parent::Track(pool_groups[counter.pool as usize]);
         let kind = TrackKind::Counter(Section::TrackedObjects, Unit::Count);
-        let track = tracks.child(parent, 0, &counter.name, &description, kind);
+        let key = TrackKey::new("pool counter", i as u64, 0);
+        let track = tracks.child(key, parent, 0, &counter.name, &description, kind);
         lanes.counters.push(track);
     }
-    for (pool, &g) in o.pools.iter().zip(&pool_groups) {
-        (lanes.pools).push(lane_tracks(tracks, g, o.kind(pool.kind), pool.slots));
+    for (i, (pool, &g)) in o.pools.iter().zip(&pool_groups).enumerate() {
+        let lane_key = |slot| TrackKey::new("pool lane", i as u64, slot);
+        let kind = o.kind(pool.kind);
+        (lanes.pools).push(lane_tracks(tracks, g, kind, pool.slots, lane_key));
     }
     let mut kind_slots = vec![0u32; o.kinds.len()];
     for l in o.lifetimes.iter().filter(|l| l.pool.is_none()) {
         let slots = &mut kind_slots[l.kind as usize];
         *slots = (*slots).max(l.slot + 1);
     }
-    for (kind, &slots) in o.kinds.iter().zip(&kind_slots) {
+    for (i, (kind, &slots)) in o.kinds.iter().zip(&kind_slots).enumerate() {
         let kind_lanes = if slots == 0 {
             Vec::new()
         } else {
-            let g = subgroup(tracks, kind.clone());
-            lane_tracks(tracks, g, kind, slots)
+            let g = subgroup(tracks, TrackKey::new("kind", i as u64, 0), kind.clone());
+            let lane_key = |slot| TrackKey::new("kind lane", i as u64, slot);
+            lane_tracks(tracks, g, kind, slots, lane_key)
         };
         lanes.kinds.push(kind_lanes);
     }
@@ -110,12 +117,19 @@ fn lanes(m: &Model, tracks: &mut Tracks) -> Lanes {
 }
 
 /// A track per slot under `group`, after its counters.
-fn lane_tracks(tracks: &mut Tracks, group: TrackId, kind: &str, slots: u32) -> Vec<TrackId> {
+fn lane_tracks(
+    tracks: &mut Tracks,
+    group: TrackId,
+    kind: &str,
+    slots: u32,
+    key: impl Fn(u64) -> TrackKey,
+) -> Vec<TrackId> {
     (0..slots)
         .map(|slot| {
             let name = format!("{kind} {slot}");
             let r = rank(slot as usize).saturating_add(1);
             tracks.child(
+                key(slot.into()),
                 Parent::Track(group),
                 r,
                 &name,
@@ -229,6 +243,14 @@ impl Layer for Tracked {
             Table::Lifetimes => m.tracked.keys.len(),
             Table::Marks => m.tracked.names.all().len(),
             Table::CounterValues => 0,
+        }
+    }
+
+    fn name_of<'a>(&'a self, m: &'a Model, key: u32) -> &'a str {
+        match self.table {
+            Table::Lifetimes => self.lanes.keys.get(key as usize).map_or("", String::as_str),
+            Table::Marks => m.tracked.names.get(StrId(key)),
+            Table::CounterValues => "",
         }
     }
 
