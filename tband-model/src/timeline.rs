@@ -164,18 +164,31 @@ impl Shape {
 pub struct Name<'m> {
     pub text: &'m str,
     pub key: Option<u32>,
+    /// The item has no name of its own: `text` is what names its track
+    /// (a marker span without a message), which a view that shows the
+    /// track's name beside the item may leave out.
+    pub borrowed: bool,
 }
 
 impl<'m> Name<'m> {
     pub const NONE: Name<'static> = Name {
         text: "",
         key: None,
+        borrowed: false,
     };
 
     fn keyed(text: &'m str, key: usize) -> Name<'m> {
         Name {
             text,
             key: u32::try_from(key).ok(),
+            borrowed: false,
+        }
+    }
+
+    fn borrowed(text: &'m str, key: usize) -> Name<'m> {
+        Name {
+            borrowed: true,
+            ..Name::keyed(text, key)
         }
     }
 }

@@ -1,14 +1,13 @@
-//! What the side panel says about a picked item: name, state, times,
-//! message, queue.
+//! What the side panel says about a picked item: name, state, times, and
+//! for an item of the model's timeline what its layer says of it.
 
-use tband_model::{MarkerKind, Model, StrId};
+use tband_model::timeline::Shape;
+use tband_model::Model;
 
 use crate::app::{App, Item, Pick};
 use crate::rows::Body;
 use crate::time::{exact, short};
-use crate::track::{IntervalSource, SampleSource};
-
-mod tracked;
+use crate::track::{IntervalSource, LayerSource};
 
 /// `(field, value)` lines describing the picked item.
 pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
@@ -21,7 +20,7 @@ pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
         (Body::Intervals { lines, .. }, Item::Interval { line, pos }) => {
             if let Some(track) = lines.get(line) {
                 if let Some((i, _)) = track.get(m, pos) {
-                    interval(m, track.source, i as usize, &mut out);
+                    interval(m, &track.source, i as usize, &mut out);
                 }
             }
         }
@@ -32,12 +31,12 @@ pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
             Item::Tick(pos),
         ) => {
             if let Some((i, _)) = track.get(m, pos) {
-                interval(m, track.source, i as usize, &mut out);
+                interval(m, &track.source, i as usize, &mut out);
             }
         }
         (Body::Samples(track), Item::Sample(pos)) => {
             if let Some((i, _, _)) = track.get(m, pos) {
-                sample(m, track.source, i as usize, &mut out);
+                layer_item(m, &track.source, i as usize, &mut out);
             }
         }
         _ => {}
@@ -62,11 +61,7 @@ fn times(start: u64, end: u64, truncated: bool, out: &mut Vec<(&'static str, Str
     ));
 }
 
-fn message(m: &Model, msg: StrId) -> String {
-    m.strings.get(msg).to_string()
-}
-
-fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static str, String)>) {
+fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'static str, String)>) {
     match source {
         IntervalSource::SchedSlices => {
             if let Some(s) = m.sched_slices.get(i) {
@@ -103,31 +98,6 @@ fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static
                 times(s.start_ns, s.end_ns, s.truncated, out);
             }
         }
-        IntervalSource::MarkerSpans => {
-            if let Some(s) = m.marker_spans.get(i) {
-                marker(m, s.marker_id, s.task_id, out);
-                out.push(("message", message(m, s.msg)));
-                out.push(("depth", s.depth.to_string()));
-                times(s.start_ns, s.end_ns, s.truncated, out);
-            }
-        }
-        IntervalSource::MarkerInstants => {
-            if let Some(s) = m.marker_instants.get(i) {
-                marker(m, s.marker_id, s.task_id, out);
-                out.push(("message", message(m, s.msg)));
-                out.push(("time", exact(s.ts_ns)));
-            }
-        }
-        IntervalSource::ObjectLifetimes => {
-            if let Some(l) = m.tracked.lifetimes.get(i) {
-                tracked::lifetime(m, &l, out);
-            }
-        }
-        IntervalSource::ObjectMarks => {
-            if let Some(k) = m.tracked.marks.get(i) {
-                tracked::mark(m, &k, out);
-            }
-        }
         IntervalSource::Anomalies => {
             if let Some(a) = m.anomalies.get(i) {
                 out.push(("anomaly", a.kind.as_str().to_string()));
@@ -136,95 +106,18 @@ fn interval(m: &Model, source: IntervalSource, i: usize, out: &mut Vec<(&'static
                 times(a.start_ns, a.end_ns, false, out);
             }
         }
-        IntervalSource::Notifications => {
-            if let Some(n) = m.objects.notifications.get(i) {
-                let isr = if n.from_isr { " from ISR" } else { "" };
-                out.push(("notification", format!("{}{isr}", n.op.as_str())));
-                out.push(("task", task_name(m, Some(n.task_id))));
-                out.push(("value", n.value.to_string()));
-                if n.by_task_id.is_some() {
-                    out.push(("by task", task_name(m, n.by_task_id)));
-                }
-                out.push(("time", exact(n.ts_ns)));
-            }
-        }
-        IntervalSource::EventGroupOps => {
-            if let Some(e) = m.objects.event_group_ops.get(i) {
-                let name = (m.objects.event_group(e.group_id))
-                    .map_or(format!("event group {}", e.group_id), |g| g.name.clone());
-                out.push(("event group", name));
-                let isr = if e.from_isr { " from ISR" } else { "" };
-                out.push(("op", format!("{}{isr}", e.op.as_str())));
-                out.push(("bits", format!("{:#x}", e.bits)));
-                out.push(("task", task_name(m, e.task_id)));
-                out.push(("time", exact(e.ts_ns)));
-            }
-        }
-        IntervalSource::TimerOps => {
-            if let Some(t) = m.objects.timer_ops.get(i) {
-                let name = (m.objects.timer(t.timer_id))
-                    .map_or(format!("timer {}", t.timer_id), |tm| tm.name.clone());
-                out.push(("timer", name));
-                let isr = if t.from_isr { " from ISR" } else { "" };
-                out.push(("op", format!("{}{isr}", t.op.as_str())));
-                out.push(("task", task_name(m, t.task_id)));
-                out.push(("time", exact(t.ts_ns)));
-            }
-        }
+        IntervalSource::Layer(layer) => layer_item(m, layer, i, out),
     }
 }
 
-fn marker(m: &Model, marker_id: u32, task_id: Option<u32>, out: &mut Vec<(&'static str, String)>) {
-    let name = m
-        .marker(marker_id, task_id, MarkerKind::Event)
-        .or_else(|| m.marker(marker_id, task_id, MarkerKind::Value))
-        .map_or(format!("marker {marker_id}"), |mk| mk.name.clone());
-    out.push(("marker", name));
-    out.push(("task", task_name(m, task_id)));
-}
-
-fn sample(m: &Model, source: SampleSource, i: usize, out: &mut Vec<(&'static str, String)>) {
-    match source {
-        SampleSource::MarkerValues => {
-            if let Some(v) = m.marker_values.get(i) {
-                marker(m, v.marker_id, v.task_id, out);
-                out.push(("value", v.value.to_string()));
-                out.push(("time", exact(v.ts_ns)));
-            }
-        }
-        SampleSource::ObjectCounters => {
-            if let Some(v) = m.tracked.counter_values.get(i) {
-                tracked::counter_value(m, &v, out);
-            }
-        }
-        SampleSource::QueueLevels => {
-            if let Some(op) = m.queue_ops.get(i) {
-                let name = m
-                    .queue(op.queue_id)
-                    .map_or(format!("queue {}", op.queue_id), |q| q.name.clone());
-                out.push(("queue", name));
-                let isr = if op.from_isr { " from ISR" } else { "" };
-                out.push(("op", format!("{}{isr}", op.op.as_str())));
-                out.push(("task", task_name(m, op.task_id)));
-                if let Some(len) = op.len_after {
-                    out.push(("items", len.to_string()));
-                }
-                out.push(("time", exact(op.ts_ns)));
-            }
-        }
-        SampleSource::StreamBufferLevels => {
-            if let Some(op) = m.objects.stream_buffer_ops.get(i) {
-                let name = (m.objects.stream_buffer(op.buffer_id))
-                    .map_or(format!("stream buffer {}", op.buffer_id), |b| {
-                        b.name.clone()
-                    });
-                out.push(("stream buffer", name));
-                let isr = if op.from_isr { " from ISR" } else { "" };
-                out.push(("op", format!("{}{isr}", op.op.as_str())));
-                out.push(("task", task_name(m, op.task_id)));
-                out.push(("bytes", op.bytes_after.to_string()));
-                out.push(("time", exact(op.ts_ns)));
-            }
-        }
+/// What the item's layer says of it, then its times.
+fn layer_item(m: &Model, source: &LayerSource, i: usize, out: &mut Vec<(&'static str, String)>) {
+    source.layer.describe(m, i, out);
+    match source.item(m, i as u32) {
+        Some(Shape::Slice {
+            start, end, open, ..
+        }) => times(start, end, open, out),
+        Some(Shape::Instant(ts) | Shape::Counter(ts, _)) => out.push(("time", exact(ts))),
+        None => {}
     }
 }

@@ -6,14 +6,16 @@ use ratatui::layout::Rect;
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::widgets::{Block, Borders, Clear, Paragraph, Widget};
 use ratatui::Frame;
-use tband_model::{Model, StrId, TaskStateKind};
+use tband_model::{Model, TaskStateKind};
 
 use crate::app::{App, Entry, Follow, Geometry};
 use crate::details::details;
 use crate::rows::{Body, Row};
 use crate::summary::{cpu_lines, isr_queue_lines, line_counts};
 use crate::time::{axis_label, exact, short, tick_step};
-use crate::track::{Cell, Columns, IntervalSource, IntervalTrack, SampleCell, SampleTrack};
+use crate::track::{
+    Cell, Columns, IntervalSource, IntervalTrack, SampleCell, SampleTrack, NO_NAME,
+};
 
 /// Every key the viewer knows, as shown by `?` (and in the book).
 pub const KEYMAP: &[(&str, &str)] = &[
@@ -363,10 +365,10 @@ impl LinePainter<'_> {
     }
 
     fn intervals(&mut self, track: &IntervalTrack, cells: &[Cell], idle_from: Option<u64>) {
-        match track.source {
-            IntervalSource::SchedSlices
-            | IntervalSource::MarkerSpans
-            | IntervalSource::ObjectLifetimes => self.blocks(track.source, cells, idle_from),
+        match &track.source {
+            IntervalSource::SchedSlices | IntervalSource::Layer(_) => {
+                self.blocks(&track.source, cells, idle_from)
+            }
             IntervalSource::TaskStates => {
                 const RUNNING: u32 = TaskStateKind::Running as u32;
                 for (c, cell) in cells.iter().enumerate() {
@@ -379,13 +381,7 @@ impl LinePainter<'_> {
                     }
                 }
             }
-            IntervalSource::IsrSlices
-            | IntervalSource::MarkerInstants
-            | IntervalSource::ObjectMarks
-            | IntervalSource::Anomalies
-            | IntervalSource::Notifications
-            | IntervalSource::EventGroupOps
-            | IntervalSource::TimerOps => {
+            IntervalSource::IsrSlices | IntervalSource::Anomalies => {
                 for (c, cell) in cells.iter().enumerate() {
                     if !cell.is_empty() {
                         let glyph = if cell.fraction() >= 0.5 { "█" } else { "▄" };
@@ -405,7 +401,7 @@ impl LinePainter<'_> {
     /// Named blocks (tasks on a core, marker spans): runs of columns mostly
     /// covered by one code show its name, then `█`; columns only partly
     /// covered show `▂`; uncovered time after `idle_from` shows `·` (idle).
-    fn blocks(&mut self, source: IntervalSource, cells: &[Cell], idle_from: Option<u64>) {
+    fn blocks(&mut self, source: &IntervalSource, cells: &[Cell], idle_from: Option<u64>) {
         let full = |c: &Cell| c.covered_ns > 0 && c.fraction() >= 0.5;
         let mut c = 0;
         while c < cells.len() {
@@ -460,11 +456,11 @@ impl LinePainter<'_> {
 }
 
 /// The text a block of this code shows.
-fn block_name(m: &Model, source: IntervalSource, code: u32) -> &str {
+fn block_name<'a>(m: &'a Model, source: &'a IntervalSource, code: u32) -> &'a str {
     match source {
         IntervalSource::SchedSlices => m.task(code).map_or("?", |t| t.name.as_str()),
-        IntervalSource::MarkerSpans => m.strings.get(StrId(code)),
-        IntervalSource::ObjectLifetimes => m.tracked.names.get(StrId(code)),
+        IntervalSource::Layer(_) if code == NO_NAME => "",
+        IntervalSource::Layer(layer) => layer.layer.name_of(m, code),
         _ => "",
     }
 }

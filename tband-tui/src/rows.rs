@@ -1,20 +1,18 @@
 //! The timeline's rows, built from the model and extended with a model of
-//! the trace that grows: one per core (who ran), per ISR, per task (its
-//! states), per event marker (nested spans and instants), per value marker
-//! per queue and stream buffer (fill level), per task notified, event
-//! group and software timer (instants), and per pool of tracked objects (a
-//! line per lane of live objects, marks as ticks; its counters as rows of
-//! samples).
+//! the trace that grows: one per core (who ran), per ISR and per task (its
+//! states) — scheduling, drawn from the model's tables — and one per track
+//! of the model's timeline that has items (markers, levels, RTOS objects,
+//! tracked objects, mutex holders, ...), without knowing what made them:
+//! a track's slices are lines by nesting, its instants ticks, a counter's
+//! values samples.
 
-use std::borrow::Cow;
-use std::fmt;
+use std::collections::HashMap;
 
-use tband_model::{IdMap, IsrKey, MarkerKind, Model, TaskKind};
+use tband_model::timeline::{self as model_timeline, Section, Shape, TrackKey};
+use tband_model::{IdMap, IsrKey, Model, TaskKind};
 
 use crate::indices::Indices;
-use crate::track::{IntervalSource, IntervalTrack, SampleSource, SampleTrack};
-
-mod tracked;
+use crate::track::{IntervalSource, IntervalTrack, LayerSource, SampleTrack};
 
 /// Nested spans deeper than this share the last line.
 const MAX_SPAN_LINES: usize = 4;
@@ -24,35 +22,29 @@ pub enum Group {
     Cores,
     Isrs,
     Tasks,
-    Markers,
-    Values,
-    Queues,
-    RtosObjects,
-    TrackedObjects,
+    /// The rows of a section of the model's timeline.
+    Section(Section),
 }
 
 impl Group {
-    pub const ALL: [Group; 8] = [
-        Group::Cores,
-        Group::Isrs,
-        Group::Tasks,
-        Group::Markers,
-        Group::Values,
-        Group::Queues,
-        Group::RtosObjects,
-        Group::TrackedObjects,
-    ];
+    pub const ALL: [Group; 3 + Section::ALL.len()] = {
+        let mut all = [Group::Cores; 3 + Section::ALL.len()];
+        all[1] = Group::Isrs;
+        all[2] = Group::Tasks;
+        let mut i = 0;
+        while i < Section::ALL.len() {
+            all[3 + i] = Group::Section(Section::ALL[i]);
+            i += 1;
+        }
+        all
+    };
 
     pub fn title(self) -> &'static str {
         match self {
             Group::Cores => "cores",
             Group::Isrs => "ISRs",
             Group::Tasks => "task states",
-            Group::Markers => "markers",
-            Group::Values => "values",
-            Group::Queues => "queue levels",
-            Group::RtosObjects => "RTOS objects",
-            Group::TrackedObjects => "objects",
+            Group::Section(section) => section.title(),
         }
     }
 }
@@ -68,138 +60,32 @@ pub enum Body {
     Samples(SampleTrack),
 }
 
-/// Which row a row is: what it shows, by id. Rows are shown in this order.
+/// Which row a row is: what it shows, by id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RowKey {
     Core(u32),
     Isr(IsrKey),
     Task(u32),
-    /// An event marker: its task (none for a global one) and id.
-    Marker(Option<u32>, u32),
-    /// A value marker: its task (none for a global one) and id.
-    Value(Option<u32>, u32),
-    Queue(u32),
-    /// The lifetimes of a pool of objects (by index in the model's pools).
-    Pool(u32),
-    /// The lifetimes of a kind of object outside pools (by kind index).
-    ObjectKind(u32),
-    /// A pool's counter (by index in the model's object counters).
-    PoolCounter(u32),
-    /// A stream or message buffer, by id.
-    StreamBuffer(u32),
-    /// The notifications given to and taken by a task.
-    Notifications(u32),
-    EventGroup(u32),
-    Timer(u32),
+    /// A track of the model's timeline.
+    Track(TrackKey),
 }
 
 impl RowKey {
-    pub fn group(self) -> Group {
+    /// The row's label as the model names it now (`c0 UART`,
+    /// `producer/tick`), from `names` for a track's row.
+    fn label(self, m: &Model, names: &HashMap<TrackKey, String>) -> String {
         match self {
-            RowKey::Core(_) => Group::Cores,
-            RowKey::Isr(_) => Group::Isrs,
-            RowKey::Task(_) => Group::Tasks,
-            RowKey::Marker(..) => Group::Markers,
-            RowKey::Value(..) => Group::Values,
-            RowKey::Queue(_) | RowKey::StreamBuffer(_) => Group::Queues,
-            RowKey::Notifications(_) | RowKey::EventGroup(_) | RowKey::Timer(_) => {
-                Group::RtosObjects
-            }
-            RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => {
-                Group::TrackedObjects
-            }
-        }
-    }
-
-    /// The row's label as the model names it now: a name, after its
-    /// core's or task's (`c0 UART`, `producer/tick`).
-    fn label(self, m: &Model) -> Label<'_> {
-        let task_name = |task_id| match m.task(task_id) {
-            Some(t) => Cow::Borrowed(t.name.as_str()),
-            None => Cow::Owned(format!("task {task_id}")),
-        };
-        let marker = |task_id: Option<u32>, marker_id, kind| {
-            let key = (task_id, kind as u8, marker_id);
-            let found =
-                (m.markers).binary_search_by_key(&key, |k| (k.task_id, k.kind as u8, k.marker_id));
-            Label {
-                owner: task_id.map(|task| (task_name(task), '/')),
-                name: match found {
-                    Ok(i) => Cow::Borrowed(m.markers[i].name.as_str()),
-                    Err(_) => Cow::Owned(format!("marker {marker_id}")),
-                },
-            }
-        };
-        let named = |name| Label { owner: None, name };
-        match self {
-            RowKey::Core(core_id) => named(Cow::Owned(format!("core {core_id}"))),
-            RowKey::Isr(key) => Label {
-                owner: Some((Cow::Owned(format!("c{}", key.core_id)), ' ')),
-                name: match m.isr(key) {
-                    Some(isr) => Cow::Borrowed(isr.name.as_str()),
-                    None => Cow::Owned(format!("isr {}", key.isr_id)),
-                },
+            RowKey::Core(core_id) => format!("core {core_id}"),
+            RowKey::Isr(key) => match m.isr(key) {
+                Some(isr) => format!("c{} {}", key.core_id, isr.name),
+                None => format!("c{} isr {}", key.core_id, key.isr_id),
             },
-            RowKey::Task(task_id) => named(task_name(task_id)),
-            RowKey::Marker(task_id, id) => marker(task_id, id, MarkerKind::Event),
-            RowKey::Value(task_id, id) => marker(task_id, id, MarkerKind::Value),
-            RowKey::Queue(queue_id) => named(match m.queue(queue_id) {
-                Some(q) => Cow::Borrowed(q.name.as_str()),
-                None => Cow::Owned(format!("queue {queue_id}")),
-            }),
-            RowKey::Pool(_) | RowKey::ObjectKind(_) | RowKey::PoolCounter(_) => {
-                let (owner, name) = tracked::label(m, self);
-                Label {
-                    owner: owner.map(|o| (Cow::Borrowed(o), ' ')),
-                    name,
-                }
-            }
-            RowKey::StreamBuffer(buffer_id) => named(match m.objects.stream_buffer(buffer_id) {
-                Some(b) => Cow::Borrowed(b.name.as_str()),
-                None => Cow::Owned(format!("stream buffer {buffer_id}")),
-            }),
-            RowKey::Notifications(task_id) => Label {
-                owner: Some((task_name(task_id), '/')),
-                name: Cow::Borrowed("notifications"),
+            RowKey::Task(task_id) => match m.task(task_id) {
+                Some(t) => t.name.clone(),
+                None => format!("task {task_id}"),
             },
-            RowKey::EventGroup(group_id) => named(match m.objects.event_group(group_id) {
-                Some(g) => Cow::Borrowed(g.name.as_str()),
-                None => Cow::Owned(format!("event group {group_id}")),
-            }),
-            RowKey::Timer(timer_id) => named(match m.objects.timer(timer_id) {
-                Some(t) => Cow::Borrowed(t.name.as_str()),
-                None => Cow::Owned(format!("timer {timer_id}")),
-            }),
+            RowKey::Track(key) => names.get(&key).cloned().unwrap_or_default(),
         }
-    }
-}
-
-/// A row's label in its parts, borrowed from the model where it can be, so
-/// that a label that has not changed is checked without being made.
-struct Label<'m> {
-    /// What the name belongs to, and the character after it.
-    owner: Option<(Cow<'m, str>, char)>,
-    name: Cow<'m, str>,
-}
-
-impl Label<'_> {
-    fn is(&self, label: &str) -> bool {
-        let rest = match &self.owner {
-            Some((owner, after)) => label
-                .strip_prefix(owner.as_ref())
-                .and_then(|rest| rest.strip_prefix(*after)),
-            None => Some(label),
-        };
-        rest == Some(self.name.as_ref())
-    }
-}
-
-impl fmt::Display for Label<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if let Some((owner, after)) = &self.owner {
-            write!(f, "{owner}{after}")?;
-        }
-        f.write_str(&self.name)
     }
 }
 
@@ -207,6 +93,9 @@ impl fmt::Display for Label<'_> {
 pub struct Row {
     pub key: RowKey,
     pub group: Group,
+    /// Its place in its group in a timeline built whole: a track's row by
+    /// its place on the model's timeline, the others by key.
+    pub order: u32,
     pub label: String,
     pub body: Body,
     /// For core rows: from when on uncovered time is idle time (before the
@@ -215,22 +104,43 @@ pub struct Row {
 }
 
 impl Row {
-    fn new(key: RowKey, body: Body) -> Row {
+    fn new(key: RowKey, group: Group, body: Body) -> Row {
         Row {
             key,
-            group: key.group(),
+            group,
+            order: 0,
             label: String::new(),
             body,
             idle_from: None,
         }
     }
 
-    fn intervals(key: RowKey, source: IntervalSource) -> Row {
+    fn intervals(key: RowKey, group: Group, source: IntervalSource) -> Row {
         let body = Body::Intervals {
             lines: vec![IntervalTrack::new(source, Indices::default())],
             ticks: None,
         };
-        Row::new(key, body)
+        Row::new(key, group, body)
+    }
+
+    /// Points the row's tracks of timeline layers at `layers`, those of a
+    /// later model of the same trace.
+    fn take_layers(&mut self, layers: &[std::sync::Arc<dyn model_timeline::Layer>]) {
+        let take = |source: &mut LayerSource| {
+            if let Some(layer) = layers.get(source.index) {
+                source.layer = layer.clone();
+            }
+        };
+        match &mut self.body {
+            Body::Intervals { lines, ticks } => {
+                for track in lines.iter_mut().chain(ticks) {
+                    if let IntervalSource::Layer(source) = &mut track.source {
+                        take(source);
+                    }
+                }
+            }
+            Body::Samples(track) => take(&mut track.source),
+        }
     }
 
     /// Builds all of the row's summaries now rather than on first use.
@@ -306,9 +216,9 @@ impl Row {
 }
 
 /// All rows, plus the anomalies drawn on the time axis. A timeline built
-/// whole has its rows in [`RowKey`] order; one that grows with its trace
-/// ([`Timeline::extend`]) adds new rows at the end, so that a row's index
-/// stays its own.
+/// whole has its rows in group order, then [`Row::order`]; one that grows
+/// with its trace ([`Timeline::extend`]) adds new rows at the end, so that
+/// a row's index stays its own.
 #[derive(Clone, Debug)]
 pub struct Timeline {
     pub rows: Vec<Row>,
@@ -337,41 +247,22 @@ impl Default for Timeline {
 }
 
 /// How many rows each model table that rows index has.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct TableLengths {
     sched_slices: usize,
     task_states: usize,
     isr_slices: usize,
-    marker_spans: usize,
-    marker_instants: usize,
-    marker_values: usize,
-    queue_ops: usize,
-    object_lifetimes: usize,
-    object_marks: usize,
-    object_counter_values: usize,
-    stream_buffer_ops: usize,
-    notifications: usize,
-    event_group_ops: usize,
-    timer_ops: usize,
+    /// By layer of the model's timeline.
+    layers: Vec<usize>,
 }
 
 impl TableLengths {
-    fn of(m: &Model) -> TableLengths {
+    fn of(m: &Model, timeline: &model_timeline::Timeline) -> TableLengths {
         TableLengths {
             sched_slices: m.sched_slices.len(),
             task_states: m.task_states.len(),
             isr_slices: m.isr_slices.len(),
-            marker_spans: m.marker_spans.len(),
-            marker_instants: m.marker_instants.len(),
-            marker_values: m.marker_values.len(),
-            queue_ops: m.queue_ops.len(),
-            object_lifetimes: m.tracked.lifetimes.len(),
-            object_marks: m.tracked.marks.len(),
-            object_counter_values: m.tracked.counter_values.len(),
-            stream_buffer_ops: m.objects.stream_buffer_ops.len(),
-            notifications: m.objects.notifications.len(),
-            event_group_ops: m.objects.event_group_ops.len(),
-            timer_ops: m.objects.timer_ops.len(),
+            layers: timeline.layers.iter().map(|l| l.len(m)).collect(),
         }
     }
 
@@ -380,25 +271,15 @@ impl TableLengths {
         self.sched_slices <= other.sched_slices
             && self.task_states <= other.task_states
             && self.isr_slices <= other.isr_slices
-            && self.marker_spans <= other.marker_spans
-            && self.marker_instants <= other.marker_instants
-            && self.marker_values <= other.marker_values
-            && self.queue_ops <= other.queue_ops
-            && self.object_lifetimes <= other.object_lifetimes
-            && self.object_marks <= other.object_marks
-            && self.object_counter_values <= other.object_counter_values
-            && self.stream_buffer_ops <= other.stream_buffer_ops
-            && self.notifications <= other.notifications
-            && self.event_group_ops <= other.event_group_ops
-            && self.timer_ops <= other.timer_ops
+            && (self.layers.iter().zip(&other.layers)).all(|(a, b)| a <= b)
     }
 }
 
 impl Timeline {
     pub fn new(m: &Model) -> Timeline {
         let mut timeline = Timeline::default();
-        timeline.add_rows_of(m);
-        timeline.rows.sort_by_key(|r| r.key);
+        timeline.add_rows_of(m, &model_timeline::Timeline::new(m));
+        timeline.rows.sort_by_key(|r| (r.group, r.order, r.key));
         timeline.index = (timeline.rows.iter().enumerate())
             .map(|(i, r)| (r.key, i))
             .collect();
@@ -415,11 +296,16 @@ impl Timeline {
     /// model is not a later one of the same trace, or a task became an
     /// idle task): then the rows' indices have changed.
     pub fn extend(&mut self, m: &Model) -> bool {
-        if !self.seen.within(&TableLengths::of(m)) || idle_tasks(m) != self.idle_tasks {
+        let tracks = model_timeline::Timeline::new(m);
+        let grown = self.seen.within(&TableLengths::of(m, &tracks));
+        if !grown || idle_tasks(m) != self.idle_tasks {
             *self = Timeline::new(m);
             return false;
         }
-        self.add_rows_of(m);
+        for row in &mut self.rows {
+            row.take_layers(&tracks.layers);
+        }
+        self.add_rows_of(m, &tracks);
         for row in &mut self.rows {
             row.grow(m);
         }
@@ -428,8 +314,8 @@ impl Timeline {
 
     /// Adds the model's rows beyond those already seen to their tracks,
     /// with new rows as needed, and takes the labels and anomalies.
-    fn add_rows_of(&mut self, m: &Model) {
-        let from = self.seen;
+    fn add_rows_of(&mut self, m: &Model, tracks: &model_timeline::Timeline) {
+        let from = std::mem::take(&mut self.seen);
         self.idle_tasks = idle_tasks(m);
 
         // Idle time is left uncovered in core rows, so a column's covered
@@ -475,58 +361,26 @@ impl Timeline {
             self.row(RowKey::Task(task.task_id), IntervalSource::TaskStates);
         }
 
-        for (i, s) in m.marker_spans.iter().enumerate().skip(from.marker_spans) {
-            let line = (s.depth as usize).min(MAX_SPAN_LINES - 1);
-            let Body::Intervals { lines, .. } = &mut self.marker_row(s.marker_id, s.task_id).body
-            else {
-                continue;
+        for (index, layer) in tracks.layers.iter().enumerate() {
+            let source = LayerSource {
+                index,
+                layer: layer.clone(),
             };
-            while lines.len() <= line {
-                lines.push(IntervalTrack::new(
-                    IntervalSource::MarkerSpans,
-                    Indices::default(),
-                ));
-            }
-            lines[line].push(i as u32);
+            let start = from.layers.get(index).copied().unwrap_or(0);
+            layer.visit(m, start..layer.len(m), &mut |row, item| {
+                let id = item.track;
+                self.add_item(tracks, id, &source, row as u32, item.shape);
+            });
         }
-        for (i, s) in (m.marker_instants.iter().enumerate()).skip(from.marker_instants) {
-            let Body::Intervals { ticks, .. } = &mut self.marker_row(s.marker_id, s.task_id).body
-            else {
-                continue;
-            };
-            ticks
-                .get_or_insert_with(|| {
-                    IntervalTrack::new(IntervalSource::MarkerInstants, Indices::default())
-                })
-                .push(i as u32);
-        }
-        for (i, v) in m.marker_values.iter().enumerate().skip(from.marker_values) {
-            let key = RowKey::Value(v.task_id, v.marker_id);
-            self.sample_row(key, SampleSource::MarkerValues)
-                .push(i as u32);
-        }
-        // Only operations that know the fill level.
-        for (i, op) in m.queue_ops.iter().enumerate().skip(from.queue_ops) {
-            if op.len_after.is_some() {
-                let key = RowKey::Queue(op.queue_id);
-                self.sample_row(key, SampleSource::QueueLevels)
-                    .push(i as u32);
-            }
-        }
-        self.add_tracked_objects(m, &from);
-        let buffer_ops = m.objects.stream_buffer_ops.iter().enumerate();
-        for (i, op) in buffer_ops.skip(from.stream_buffer_ops) {
-            let key = RowKey::StreamBuffer(op.buffer_id);
-            self.sample_row(key, SampleSource::StreamBufferLevels)
-                .push(i as u32);
-        }
-        self.add_object_rows(m, &from);
-        self.seen = TableLengths::of(m);
+        self.seen = TableLengths::of(m, tracks);
 
+        let names: HashMap<TrackKey, String> = (tracks.tracks.iter())
+            .map(|t| (t.key, tracks.full_name(m, t)))
+            .collect();
         for row in &mut self.rows {
-            let label = row.key.label(m);
-            if !label.is(&row.label) {
-                row.label = label.to_string();
+            let label = row.key.label(m, &names);
+            if label != row.label {
+                row.label = label;
             }
         }
         self.longest_label = (self.rows.iter())
@@ -540,65 +394,74 @@ impl Timeline {
             IntervalTrack::new(IntervalSource::Anomalies, by_start.into_iter().collect());
     }
 
+    /// Adds row `row` of a timeline layer to the row of its track `id`:
+    /// a slice to the line of its depth, an instant to the ticks, a
+    /// counter value to the samples.
+    fn add_item(
+        &mut self,
+        tracks: &model_timeline::Timeline,
+        id: model_timeline::TrackId,
+        source: &LayerSource,
+        row: u32,
+        shape: Shape,
+    ) {
+        let Some(track) = tracks.tracks.get(id as usize) else {
+            return;
+        };
+        let Some(section) = track.section() else {
+            return;
+        };
+        let key = RowKey::Track(track.key);
+        let group = Group::Section(section);
+        let layer = || source.clone();
+        let new_row = |body| {
+            let mut new = Row::new(key, group, body);
+            new.order = id;
+            new
+        };
+        let row_of = self.row_or_new(key, || {
+            new_row(match shape {
+                Shape::Counter(..) => Body::Samples(SampleTrack::new(layer(), Indices::default())),
+                Shape::Slice { .. } | Shape::Instant(_) => Body::Intervals {
+                    lines: Vec::new(),
+                    ticks: None,
+                },
+            })
+        });
+        match (&mut row_of.body, shape) {
+            (Body::Intervals { lines, .. }, Shape::Slice { depth, .. }) => {
+                let line = (depth as usize).min(MAX_SPAN_LINES - 1);
+                while lines.len() <= line {
+                    let source = IntervalSource::Layer(layer());
+                    lines.push(IntervalTrack::new(source, Indices::default()));
+                }
+                lines[line].push(row);
+            }
+            (Body::Intervals { ticks, .. }, Shape::Instant(_)) => {
+                let ticks = ticks.get_or_insert_with(|| {
+                    IntervalTrack::new(IntervalSource::Layer(layer()), Indices::default())
+                });
+                ticks.push(row);
+            }
+            (Body::Samples(samples), Shape::Counter(..)) => samples.push(row),
+            _ => {}
+        }
+    }
+
     /// The index of the row of `key`, if there is one.
     pub fn row_of(&self, key: RowKey) -> Option<usize> {
         self.index.get(&key).copied()
     }
 
-    /// The row of `key`, a row of intervals of `source`, made if new.
+    /// The scheduling row of `key` (a core's, an ISR's, a task's), a row
+    /// of intervals of `source`, made if new.
     fn row(&mut self, key: RowKey, source: IntervalSource) -> &mut Row {
-        self.row_or_new(key, || Row::intervals(key, source))
-    }
-
-    /// The instants of notifications, event groups and timers added since `from`.
-    fn add_object_rows(&mut self, m: &Model, from: &TableLengths) {
-        let o = &m.objects;
-        for (i, n) in o.notifications.iter().enumerate().skip(from.notifications) {
-            let key = RowKey::Notifications(n.task_id);
-            self.row(key, IntervalSource::Notifications)
-                .track()
-                .push(i as u32);
-        }
-        for (i, e) in o
-            .event_group_ops
-            .iter()
-            .enumerate()
-            .skip(from.event_group_ops)
-        {
-            let key = RowKey::EventGroup(e.group_id);
-            self.row(key, IntervalSource::EventGroupOps)
-                .track()
-                .push(i as u32);
-        }
-        for (i, t) in o.timer_ops.iter().enumerate().skip(from.timer_ops) {
-            self.row(RowKey::Timer(t.timer_id), IntervalSource::TimerOps)
-                .track()
-                .push(i as u32);
-        }
-    }
-
-    /// The row of an event marker, made if new.
-    fn marker_row(&mut self, marker_id: u32, task_id: Option<u32>) -> &mut Row {
-        let key = RowKey::Marker(task_id, marker_id);
-        let body = || Body::Intervals {
-            lines: Vec::new(),
-            ticks: None,
+        let group = match key {
+            RowKey::Core(_) => Group::Cores,
+            RowKey::Isr(_) => Group::Isrs,
+            RowKey::Task(_) | RowKey::Track(_) => Group::Tasks,
         };
-        self.row_or_new(key, || Row::new(key, body()))
-    }
-
-    /// The track of a row of samples of `source`, made if new.
-    fn sample_row(&mut self, key: RowKey, source: SampleSource) -> &mut SampleTrack {
-        let row = self.row_or_new(key, || {
-            Row::new(
-                key,
-                Body::Samples(SampleTrack::new(source, Indices::default())),
-            )
-        });
-        match &mut row.body {
-            Body::Samples(track) => track,
-            Body::Intervals { .. } => unreachable!("a row of samples"),
-        }
+        self.row_or_new(key, || Row::intervals(key, group, source))
     }
 
     fn row_or_new(&mut self, key: RowKey, new: impl FnOnce() -> Row) -> &mut Row {
@@ -657,20 +520,21 @@ mod tests {
                 .map(|r| r.label.as_str())
                 .collect()
         };
+        let markers = Group::Section(Section::Markers);
         assert_eq!(labels(Group::Cores), ["core 0"]);
         assert_eq!(labels(Group::Isrs), ["c0 SimIRQ"]);
         assert_eq!(labels(Group::Tasks).len(), m.tasks.len());
-        assert!(labels(Group::Markers).contains(&"MyEvts"));
-        assert!(labels(Group::Markers).contains(&"mytask1/marker 0"));
+        assert!(labels(markers).contains(&"MyEvts"));
+        assert!(labels(markers).contains(&"mytask1/marker 0"));
         assert!(
-            !labels(Group::Markers).contains(&"T1Evts"),
+            !labels(markers).contains(&"T1Evts"),
             "unused markers are left out"
         );
         assert_eq!(
-            labels(Group::Values),
+            labels(Group::Section(Section::Values)),
             ["MyVals", "ProdNeg", "mytask1/marker 0", "consumer/marker 1"]
         );
-        assert!(labels(Group::Queues).contains(&"my_q1"));
+        assert!(labels(Group::Section(Section::Levels)).contains(&"my_q1"));
         // Nested spans get their own lines.
         let task_marker = t
             .rows
@@ -746,7 +610,7 @@ mod tests {
         assert!(extended + 2 >= looks, "{extended} of {looks}");
         let whole = Timeline::new(&model);
         assert_eq!(grown.rows.len(), whole.rows.len());
-        assert!(whole.rows.is_sorted_by_key(|r| r.key));
+        assert!(whole.rows.is_sorted_by_key(|r| (r.group, r.order, r.key)));
         let mut summarised = 0;
         for row in &whole.rows {
             let other = grown.rows.iter().find(|r| r.key == row.key).unwrap();

@@ -11,7 +11,10 @@
 use std::cell::OnceCell;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
+use std::fmt;
+use std::sync::Arc;
 
+use tband_model::timeline::{Layer, Shape};
 use tband_model::Model;
 
 use crate::indices::Indices;
@@ -31,7 +34,7 @@ const MAX_BUCKETS: usize = 1 << 18;
 const LEVEL_STEP_BITS: u32 = 3;
 
 /// The model table an interval track indexes, and what its code means.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IntervalSource {
     /// `sched_slices`; code = task id.
     SchedSlices,
@@ -39,22 +42,77 @@ pub enum IntervalSource {
     TaskStates,
     /// `isr_slices`; code = nesting depth.
     IsrSlices,
-    /// `marker_spans`; code = message string id.
-    MarkerSpans,
-    /// `marker_instants` (zero-length); code = message string id.
-    MarkerInstants,
     /// `anomalies`; code = kind as a number.
     Anomalies,
-    /// `tracked.lifetimes`; code = the object's name (in `tracked.names`).
-    ObjectLifetimes,
-    /// `tracked.marks` (zero-length); code = the event's name (in `tracked.names`).
-    ObjectMarks,
-    /// The model's `objects.notifications` (zero-length); code = op.
-    Notifications,
-    /// `objects.event_group_ops` (zero-length); code = op.
-    EventGroupOps,
-    /// `objects.timer_ops` (zero-length); code = op.
-    TimerOps,
+    /// A layer of the model's timeline; code = the item's name key (or
+    /// [`NO_NAME`]).
+    Layer(LayerSource),
+}
+
+/// The code of a layer's item without a name of its own: its row's label
+/// says what it is.
+pub const NO_NAME: u32 = u32::MAX;
+
+/// A layer of the model's timeline, by its place in the timeline's list.
+#[derive(Clone)]
+pub struct LayerSource {
+    pub index: usize,
+    pub layer: Arc<dyn Layer>,
+}
+
+impl PartialEq for LayerSource {
+    fn eq(&self, other: &Self) -> bool {
+        self.index == other.index
+    }
+}
+
+impl Eq for LayerSource {}
+
+impl fmt::Debug for LayerSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "layer {}", self.index)
+    }
+}
+
+impl LayerSource {
+    /// The item of row `i` of the layer's table, if it makes one.
+    pub fn item(&self, m: &Model, i: u32) -> Option<Shape> {
+        let mut found = None;
+        let i = i as usize;
+        (self.layer).visit(m, i..i + 1, &mut |_, item| found = Some(item.shape));
+        found
+    }
+
+    fn span(&self, m: &Model, i: u32) -> Option<Span> {
+        let mut found = None;
+        let row = i as usize;
+        self.layer.visit(m, row..row + 1, &mut |_, item| {
+            let code = match item.name.key {
+                Some(key) if !item.name.borrowed => key,
+                _ => NO_NAME,
+            };
+            found = match item.shape {
+                Shape::Slice {
+                    start, end, open, ..
+                } => Some(Span {
+                    start,
+                    end,
+                    code,
+                    open,
+                }),
+                Shape::Instant(ts) => Some(instant(ts, code)),
+                Shape::Counter(..) => None,
+            };
+        });
+        found
+    }
+
+    fn sample(&self, m: &Model, i: u32) -> Option<(u64, i64)> {
+        match self.item(m, i)? {
+            Shape::Counter(ts, value) => Some((ts, value)),
+            Shape::Slice { .. } | Shape::Instant(_) => None,
+        }
+    }
 }
 
 /// One item of an interval track.
@@ -84,7 +142,7 @@ fn open(m: &Model, end_ns: u64, truncated: bool) -> bool {
 }
 
 impl IntervalSource {
-    fn span(self, m: &Model, i: u32) -> Option<Span> {
+    fn span(&self, m: &Model, i: u32) -> Option<Span> {
         let i = i as usize;
         Some(match self {
             IntervalSource::SchedSlices => {
@@ -114,36 +172,6 @@ impl IntervalSource {
                     open: open(m, s.end_ns, s.truncated),
                 }
             }
-            IntervalSource::MarkerSpans => {
-                let s = m.marker_spans.get(i)?;
-                Span {
-                    start: s.start_ns,
-                    end: s.end_ns,
-                    code: s.msg.0,
-                    open: open(m, s.end_ns, s.truncated),
-                }
-            }
-            IntervalSource::MarkerInstants => {
-                let s = m.marker_instants.get(i)?;
-                Span {
-                    start: s.ts_ns,
-                    end: s.ts_ns,
-                    code: s.msg.0,
-                    open: false,
-                }
-            }
-            IntervalSource::Notifications => {
-                let n = m.objects.notifications.get(i)?;
-                instant(n.ts_ns, n.op as u32)
-            }
-            IntervalSource::EventGroupOps => {
-                let e = m.objects.event_group_ops.get(i)?;
-                instant(e.ts_ns, e.op as u32)
-            }
-            IntervalSource::TimerOps => {
-                let t = m.objects.timer_ops.get(i)?;
-                instant(t.ts_ns, t.op as u32)
-            }
             IntervalSource::Anomalies => {
                 let a = m.anomalies.get(i)?;
                 Span {
@@ -153,24 +181,7 @@ impl IntervalSource {
                     open: false,
                 }
             }
-            IntervalSource::ObjectLifetimes => {
-                let l = m.tracked.lifetimes.get(i)?;
-                Span {
-                    start: l.start_ns,
-                    end: l.end_ns,
-                    code: l.name.0,
-                    open: open(m, l.end_ns, l.truncated),
-                }
-            }
-            IntervalSource::ObjectMarks => {
-                let k = m.tracked.marks.get(i)?;
-                Span {
-                    start: k.ts_ns,
-                    end: k.ts_ns,
-                    code: k.event.0,
-                    open: false,
-                }
-            }
+            IntervalSource::Layer(layer) => layer.span(m, i as u32)?,
         })
     }
 }
@@ -510,7 +521,7 @@ impl IntervalTrack {
     fn lod(&self, m: &Model) -> &Pyramid<Cell> {
         self.lod.get_or_init(|| {
             let mut lod = Pyramid::<Cell>::new(self.items.len(), m.info.duration_ns);
-            summarise_more(self.source, &self.items, &mut lod, m);
+            summarise_more(&self.source, &self.items, &mut lod, m);
             lod.build_levels_from(0);
             lod
         })
@@ -538,7 +549,7 @@ impl IntervalTrack {
             return;
         }
         let reached = lod.reach(m.info.duration_ns, self.items.len());
-        let first = summarise_more(self.source, &self.items, lod, m);
+        let first = summarise_more(&self.source, &self.items, lod, m);
         lod.build_levels_from(first.map_or(reached, |f| f.min(reached)));
     }
 
@@ -585,11 +596,11 @@ impl IntervalTrack {
     /// [`prepare_together`](Self::prepare_together) for the tracks of
     /// each model table.
     pub fn prepare_by_table<'a>(m: &Model, tracks: impl Iterator<Item = &'a IntervalTrack>) {
-        let mut by_source: Vec<(IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
+        let mut by_source: Vec<(&IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
         for track in tracks {
-            match by_source.iter_mut().find(|(s, _)| *s == track.source) {
+            match by_source.iter_mut().find(|(s, _)| **s == track.source) {
                 Some((_, tracks)) => tracks.push(track),
-                None => by_source.push((track.source, vec![track])),
+                None => by_source.push((&track.source, vec![track])),
             }
         }
         for (_, tracks) in by_source {
@@ -741,7 +752,7 @@ impl IntervalTrack {
 /// Adds the items of a track after those `lod` summarises, up to the
 /// first that may still change; returns the first finest bucket changed.
 fn summarise_more(
-    source: IntervalSource,
+    source: &IntervalSource,
     items: &Indices,
     lod: &mut Pyramid<Cell>,
     m: &Model,
@@ -796,40 +807,6 @@ fn for_each_piece(span: Span, bucket_ns: u64, buckets: usize, mut f: impl FnMut(
         let from = (b as u64 * bucket_ns).max(span.start);
         let to = ((b as u64 + 1) * bucket_ns).min(span.end);
         f(b, to.saturating_sub(from), u32::from(b == first));
-    }
-}
-
-/// The model table a sample track indexes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SampleSource {
-    /// `marker_values`.
-    MarkerValues,
-    /// `queue_ops` with a known fill level (`len_after`).
-    QueueLevels,
-    /// `tracked.counter_values`.
-    ObjectCounters,
-    /// The model's `objects.stream_buffer_ops` (bytes after each).
-    StreamBufferLevels,
-}
-
-impl SampleSource {
-    fn sample(self, m: &Model, i: u32) -> Option<(u64, i64)> {
-        let i = i as usize;
-        match self {
-            SampleSource::MarkerValues => m.marker_values.get(i).map(|v| (v.ts_ns, v.value)),
-            SampleSource::QueueLevels => {
-                let op = m.queue_ops.get(i)?;
-                Some((op.ts_ns, i64::from(op.len_after?)))
-            }
-            SampleSource::ObjectCounters => {
-                let v = m.tracked.counter_values.get(i)?;
-                Some((v.ts_ns, v.value))
-            }
-            SampleSource::StreamBufferLevels => {
-                let op = m.objects.stream_buffer_ops.get(i)?;
-                Some((op.ts_ns, i64::from(op.bytes_after)))
-            }
-        }
     }
 }
 
@@ -889,7 +866,7 @@ impl SampleCell {
 /// with summaries built when first needed.
 #[derive(Clone, Debug)]
 pub struct SampleTrack {
-    pub source: SampleSource,
+    pub source: LayerSource,
     items: Indices,
     summary: OnceCell<SampleSummary>,
 }
@@ -905,7 +882,7 @@ struct SampleSummary {
 impl SampleSummary {
     /// Adds the samples of a track after those summarised; returns the
     /// first finest bucket changed.
-    fn add_more(&mut self, source: SampleSource, items: &Indices, m: &Model) -> Option<usize> {
+    fn add_more(&mut self, source: &LayerSource, items: &Indices, m: &Model) -> Option<usize> {
         let lod = &mut self.lod;
         let mut first = None;
         while let Some((t, v)) = items.get(lod.items).and_then(|i| source.sample(m, i)) {
@@ -934,7 +911,7 @@ impl Bucket for SampleCell {
 impl SampleTrack {
     /// A track of the given rows of `source`'s table (in time order, as the
     /// model keeps them), which must all hold a value.
-    pub fn new(source: SampleSource, items: Indices) -> SampleTrack {
+    pub fn new(source: LayerSource, items: Indices) -> SampleTrack {
         SampleTrack {
             source,
             items,
@@ -949,7 +926,7 @@ impl SampleTrack {
                 min: i64::MAX,
                 max: i64::MIN,
             };
-            summary.add_more(self.source, &self.items, m);
+            summary.add_more(&self.source, &self.items, m);
             summary.lod.build_levels_from(0);
             summary
         })
@@ -976,7 +953,7 @@ impl SampleTrack {
             return;
         }
         let reached = summary.lod.reach(m.info.duration_ns, self.items.len());
-        let first = summary.add_more(self.source, &self.items, m);
+        let first = summary.add_more(&self.source, &self.items, m);
         let from = first.map_or(reached, |f| f.min(reached));
         summary.lod.build_levels_from(from);
     }
@@ -1253,7 +1230,22 @@ mod tests {
                 value,
             })
             .collect();
-        let t = SampleTrack::new(SampleSource::MarkerValues, (0..3).collect());
+        m.markers.push(tband_model::Marker {
+            marker_id: 0,
+            task_id: None,
+            kind: tband_model::MarkerKind::Value,
+            name: "level".into(),
+        });
+        // The marker values' layer.
+        let timeline = tband_model::timeline::Timeline::new(&m);
+        let index = (timeline.layers.iter())
+            .position(|l| l.len(&m) == 3)
+            .expect("a layer of the values");
+        let source = LayerSource {
+            index,
+            layer: timeline.layers[index].clone(),
+        };
+        let t = SampleTrack::new(source, (0..3).collect());
         assert_eq!(t.bounds(&m), (-3, 9));
         let mut cells = Vec::new();
         t.cells(&m, &Columns::new(0, 100, 4), &mut cells);

@@ -1,6 +1,5 @@
 //! The TUI's lanes of objects on the Zephyr network-buffer trace the tests
-//! write: a row per pool with a line per lane of live buffers, and a row
-//! per pool counter.
+//! write: a row per pool counter, and a row per lane of live buffers.
 
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
 mod net_buf_trace;
@@ -9,7 +8,7 @@ use std::path::Path;
 use std::process::Command;
 
 #[test]
-fn a_snapshot_has_a_lane_per_pool_and_its_counter() {
+fn a_snapshot_has_a_row_per_pool_counter_and_per_lane() {
     let dir = net_buf_trace::write(Path::new(env!("CARGO_TARGET_TMPDIR")));
     let out = Command::new(env!("CARGO_BIN_EXE_tband-tui"))
         .args(["--snapshot", "120x30"])
@@ -28,26 +27,28 @@ fn a_snapshot_has_a_lane_per_pool_and_its_counter() {
         .skip(1)
         .take_while(|l| !l.trim().is_empty())
         .collect();
+    // Labels are cut to the label column.
     let labels: Vec<&str> = objects
         .iter()
-        .map(|l| l.get(..20).unwrap_or(l).trim())
+        .map(|l| l.get(..25).unwrap_or(l).trim())
         .collect();
-    // The rx and tx pools each had two buffers live at once (a lane each).
+    // The counters, then the lanes: the rx and tx pools each had two
+    // buffers live at once (a lane each).
     assert_eq!(
         labels,
         [
-            "net_buf rx_pool",
-            "",
-            "net_buf data_pool",
-            "net_buf tx_pool",
-            "",
-            "rx_pool free",
-            "data_pool free",
-            "tx_pool free"
+            "net_buf rx_pool/free",
+            "net_buf data_pool/free",
+            "net_buf tx_pool/free",
+            "net_buf rx_pool/net_buf",
+            "net_buf rx_pool/net_buf",
+            "net_buf data_pool/net_b",
+            "net_buf tx_pool/net_buf",
+            "net_buf tx_pool/net_buf",
         ],
         "{frame}"
     );
-    for lane in &objects[..5] {
+    for lane in &objects[3..] {
         assert!(lane.contains('█'), "every lane holds a lifetime: {frame}");
     }
 }

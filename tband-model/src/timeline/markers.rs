@@ -128,7 +128,7 @@ fn name(m: &Model, msg: StrId, marker: usize) -> Name<'_> {
     let text = m.strings.get(msg);
     if text.is_empty() {
         let marker_name = m.markers.get(marker).map_or("", |mk| mk.name.as_str());
-        Name::keyed(marker_name, m.strings.all().len() + marker)
+        Name::borrowed(marker_name, m.strings.all().len() + marker)
     } else {
         Name::keyed(text, msg.0 as usize)
     }

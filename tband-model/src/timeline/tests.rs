@@ -124,7 +124,11 @@ fn tracks_hang_under_their_tasks_or_groups_and_items_land_on_them() {
         ]
     );
     let keys: std::collections::HashSet<_> = t.tracks.iter().map(|t| t.key).collect();
-    assert_eq!(keys.len(), t.tracks.len(), "every track has a key of its own");
+    assert_eq!(
+        keys.len(),
+        t.tracks.len(),
+        "every track has a key of its own"
+    );
     for (i, track) in t.tracks.iter().enumerate() {
         if let Parent::Track(p) = track.parent {
             assert!((p as usize) < i, "parents come first");
