@@ -1,6 +1,7 @@
 //! The summary (`tband-decode --summary`, the web page): a one-screen
 //! readable overview of a model: cores, tasks, ISRs, markers,
-//! queues, tracked objects and anomalies.
+//! queues, the rest of the model's timeline (RTOS objects, tracked
+//! objects) and anomalies.
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
@@ -8,8 +9,7 @@ use std::io::{self, Write};
 use crate::analysis::{load_percent, Analysis};
 use crate::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
-mod objects;
-mod tracked;
+mod timeline;
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn format_ns(ns: u64) -> String {
@@ -200,8 +200,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         }
     }
 
-    tracked::write(out, m)?;
-    objects::write(out, m)?;
+    timeline::write(out, m)?;
 
     writeln!(out, "\nanomalies")?;
     let mut by_kind: BTreeMap<AnomalyKind, (u64, u64)> = BTreeMap::new();

@@ -198,7 +198,7 @@ fn rtos_objects_are_in_their_sections_like_the_perfetto_export() {
         ]
     );
     let levels: Vec<_> = (events.iter())
-        .filter(|e| e["ph"] == "C" && e["pid"] == process("queue levels"))
+        .filter(|e| e["ph"] == "C" && e["pid"] == objects)
         .map(|e| {
             (
                 e["name"].as_str().unwrap(),

@@ -53,7 +53,7 @@ pub(super) fn declare(
                 b.kind.as_str(),
                 b.name
             );
-            let kind = TrackKind::Counter(Section::Levels, Unit::Bytes);
+            let kind = TrackKind::Counter(Section::RtosObjects, Unit::Bytes);
             let key = TrackKey::new("stream buffer", b.buffer_id.into(), 0);
             stream_buffers.push(tracks.child(key, g, rank(i), &b.name, &description, kind));
         }
