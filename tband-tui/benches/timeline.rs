@@ -1,4 +1,4 @@
-//! Timeline benchmark on a (large) trace, opened as the viewer opens it: time
+//! Rows benchmark on a (large) trace, opened as the viewer opens it: time
 //! to the first frame (of the trace's first part, decoding included), until
 //! the whole trace is shown, redraw time after zoom and pan, and peak memory.
 //!
@@ -129,8 +129,8 @@ fn main() {
     let warmed = warm_start.elapsed();
     let cpu_warmed = cpu_ns();
     let (index_bytes, summary_bytes) = app
-        .timeline
         .rows
+        .all
         .iter()
         .map(|r| r.heap_bytes())
         .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
@@ -186,7 +186,7 @@ fn main() {
         inputs.join(" "),
         file_bytes as f64 / 1e6,
         events,
-        app.timeline.rows.len()
+        app.rows.all.len()
     );
     println!("                     wall ms     cpu ms");
     let row = |what: &str, wall: Duration, cpu: f64| {

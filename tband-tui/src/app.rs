@@ -10,8 +10,8 @@ use ratatui::crossterm::event::{
 use tband_model::analysis::Analysis;
 use tband_model::Model;
 
-use crate::rows::{Body, Group, Row, RowKey, Timeline};
-use crate::track::Columns;
+use crate::line::Columns;
+use crate::rows::{Body, Group, Row, RowKey, Rows};
 
 /// One selectable line of the row list.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +48,7 @@ pub enum Follow {
 /// ([`App::replace`]).
 pub struct Loaded {
     pub model: Model,
-    pub timeline: Timeline,
+    pub rows: Rows,
     pub analysis: Analysis,
 }
 
@@ -81,7 +81,7 @@ pub struct Geometry {
 
 pub struct App {
     pub model: Model,
-    pub timeline: Timeline,
+    pub rows: Rows,
     /// Computed when the summary pane is first shown.
     analysis: OnceCell<Analysis>,
     /// How long the analysis took to compute, and when it was done.
@@ -119,10 +119,10 @@ pub struct App {
 
 impl App {
     pub fn new(model: Model, title: String) -> App {
-        let timeline = Timeline::new(&model);
+        let rows = Rows::new(&model);
         let mut app = App {
             model,
-            timeline,
+            rows,
             analysis: OnceCell::new(),
             analysed: Cell::new(None),
             title,
@@ -163,10 +163,10 @@ impl App {
         let selection = self.selection();
         let Loaded {
             model,
-            timeline,
+            rows,
             analysis,
         } = loaded;
-        self.timeline = timeline;
+        self.rows = rows;
         self.model = model;
         self.analysis = OnceCell::from(analysis);
         self.warmed = 0;
@@ -188,8 +188,8 @@ impl App {
     /// marks stay.
     pub fn grown(&mut self, started_again: bool) {
         let selection = self.selection();
-        if started_again || !self.timeline.extend(&self.model) {
-            self.timeline = Timeline::new(&self.model);
+        if started_again || !self.rows.extend(&self.model) {
+            self.rows = Rows::new(&self.model);
             self.warmed = 0;
             self.analysis = OnceCell::new();
         }
@@ -212,11 +212,11 @@ impl App {
     fn selection(&self) -> Selection {
         let entry = self.selected_entry().map(|e| match e {
             Entry::Header(group) => (group, None),
-            Entry::Row(r) => (self.timeline.rows[r].group, Some(self.timeline.rows[r].key)),
+            Entry::Row(r) => (self.rows.all[r].group, Some(self.rows.all[r].key)),
         });
         let picked = self
             .picked
-            .and_then(|p| Some((self.timeline.rows.get(p.row)?.key, self.item_time(p)?)));
+            .and_then(|p| Some((self.rows.all.get(p.row)?.key, self.item_time(p)?)));
         Selection { entry, picked }
     }
 
@@ -224,14 +224,14 @@ impl App {
     /// may have changed.
     fn select_again(&mut self, selection: Selection) {
         let entry = selection.entry.and_then(|(group, key)| match key {
-            Some(key) => self.timeline.row_of(key).map(Entry::Row),
+            Some(key) => self.rows.row_of(key).map(Entry::Row),
             None => Some(Entry::Header(group)),
         });
         let index = entry.and_then(|e| self.entries.iter().position(|&x| x == e));
         self.select(index.unwrap_or(0));
         self.picked = None;
         if let Some((key, t)) = selection.picked {
-            if let Some(row) = self.timeline.row_of(key) {
+            if let Some(row) = self.rows.row_of(key) {
                 self.pick_at(row, t);
             }
         }
@@ -265,7 +265,7 @@ impl App {
     /// so that later keystrokes find them ready; false once all are built.
     /// Called while the viewer waits for input after showing a frame.
     pub fn warm_up_step(&mut self) -> bool {
-        match self.timeline.rows.get(self.warmed) {
+        match self.rows.all.get(self.warmed) {
             Some(row) => row.prepare(&self.model),
             None => {
                 self.analysis();
@@ -380,7 +380,7 @@ impl App {
     /// Recomputes [`App::entries`] after the filter or a group changed.
     fn refresh_entries(&mut self) {
         let filter = self.filter.to_lowercase();
-        let rows = &self.timeline.rows;
+        let rows = &self.rows.all;
         let mut shown: Vec<usize> = (0..rows.len())
             .filter(|&i| filter.is_empty() || rows[i].label.to_lowercase().contains(&filter))
             .collect();
@@ -434,7 +434,7 @@ impl App {
     fn toggle_group(&mut self) {
         let group = match self.selected_entry() {
             Some(Entry::Header(g)) => g,
-            Some(Entry::Row(r)) => self.timeline.rows[r].group,
+            Some(Entry::Row(r)) => self.rows.all[r].group,
             None => return,
         };
         if !self.collapsed.remove(&group) {
@@ -453,7 +453,7 @@ impl App {
     pub fn pick_at(&mut self, row: usize, t: u64) {
         let slack = self.column_ns();
         let m = &self.model;
-        self.picked = self.timeline.rows.get(row).and_then(|r| {
+        self.picked = self.rows.all.get(row).and_then(|r| {
             match &r.body {
                 Body::Intervals { lines, ticks } => {
                     let tick = ticks
@@ -478,7 +478,7 @@ impl App {
 
     /// Start time of a picked item.
     pub fn item_time(&self, pick: Pick) -> Option<u64> {
-        let row = self.timeline.rows.get(pick.row)?;
+        let row = self.rows.all.get(pick.row)?;
         let m = &self.model;
         match (&row.body, pick.item) {
             (Body::Intervals { lines, .. }, Item::Interval { line, pos }) => {
@@ -498,7 +498,7 @@ impl App {
         let Some(row_index) = self.selected_row() else {
             return;
         };
-        let row: &Row = &self.timeline.rows[row_index];
+        let row: &Row = &self.rows.all[row_index];
         let m = &self.model;
         let t = self.cursor;
         let mut candidates: Vec<Item> = Vec::new();
@@ -784,7 +784,7 @@ mod tests {
         while a.warm_up_step() {
             steps += 1;
         }
-        assert_eq!(steps, a.timeline.rows.len());
+        assert_eq!(steps, a.rows.all.len());
         assert!(a.analysis.get().is_some());
         assert!(!a.warm_up_step());
     }
@@ -839,7 +839,7 @@ mod tests {
             .entries()
             .iter()
             .filter_map(|e| match e {
-                Entry::Row(r) => Some(a.timeline.rows[*r].label.clone()),
+                Entry::Row(r) => Some(a.rows.all[*r].label.clone()),
                 Entry::Header(_) => None,
             })
             .collect();

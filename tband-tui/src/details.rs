@@ -5,14 +5,14 @@ use tband_model::timeline::Shape;
 use tband_model::Model;
 
 use crate::app::{App, Item, Pick};
+use crate::line::{IntervalSource, LayerSource};
 use crate::rows::Body;
 use crate::time::{exact, short};
-use crate::track::{IntervalSource, LayerSource};
 
 /// `(field, value)` lines describing the picked item.
 pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
     let m = &app.model;
-    let Some(row) = app.timeline.rows.get(pick.row) else {
+    let Some(row) = app.rows.all.get(pick.row) else {
         return Vec::new();
     };
     let mut out = vec![("row", row.label.clone())];

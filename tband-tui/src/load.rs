@@ -20,7 +20,7 @@ use tband_model::{AnomalyKind, Model};
 use tband_trace::{GrowingFile, OpenOptions, Source, Trace, TraceError};
 
 use crate::app::{App, Follow, Loaded};
-use crate::rows::Timeline;
+use crate::rows::Rows;
 
 /// How much of a large trace is shown while the rest loads, by default.
 pub const PREVIEW_BYTES: u64 = 2 << 20;
@@ -94,11 +94,11 @@ pub fn open(
             // The figures before the rows: what computing them holds for a
             // while is freed before the rows take their memory.
             let analysis = Analysis::of(&model);
-            let timeline = Timeline::new(&model);
-            timeline.prepare_all(&model);
+            let rows = Rows::new(&model);
+            rows.prepare_all(&model);
             Loaded {
                 model,
-                timeline,
+                rows,
                 analysis,
             }
         })

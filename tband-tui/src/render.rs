@@ -10,12 +10,10 @@ use tband_model::{Model, TaskStateKind};
 
 use crate::app::{App, Entry, Follow, Geometry};
 use crate::details::details;
+use crate::line::{Cell, Columns, IntervalLine, IntervalSource, SampleCell, SampleLine, NO_NAME};
 use crate::rows::{Body, Row};
 use crate::summary::{cpu_lines, isr_queue_lines, line_counts};
 use crate::time::{axis_label, exact, short, tick_step};
-use crate::track::{
-    Cell, Columns, IntervalSource, IntervalTrack, SampleCell, SampleTrack, NO_NAME,
-};
 
 /// Every key the viewer knows, as shown by `?` (and in the book).
 pub const KEYMAP: &[(&str, &str)] = &[
@@ -106,7 +104,7 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
         area.width - details_w,
         area.height - 2 - summary_h,
     );
-    let label_w = (app.timeline.longest_label.min(usize::from(LABEL_MAX)) as u16 + 3)
+    let label_w = (app.rows.longest_label.min(usize::from(LABEL_MAX)) as u16 + 3)
         .clamp(LABEL_MIN, LABEL_MAX)
         .min(main.width / 3);
     let timeline_x = main.x + label_w;
@@ -169,7 +167,7 @@ pub fn draw_buffer(buf: &mut Buffer, area: Rect, app: &App) -> Geometry {
                 y += 1;
             }
             Entry::Row(r) => {
-                let row = &app.timeline.rows[r];
+                let row = &app.rows.all[r];
                 let label = format!("  {}", row.label);
                 buf.set_stringn(main.x, y, &label, usize::from(label_w) - 1, label_style);
                 let height = (row.height() as u16).min(rows_top + rows_height - y);
@@ -220,7 +218,7 @@ fn prepare_visible(app: &App, cols: &Columns, entries: &[Entry], height: u16) {
         }
         Some(match *entry {
             Entry::Row(r) => {
-                let row = &app.timeline.rows[r];
+                let row = &app.rows.all[r];
                 lines += row.height();
                 Some(row)
             }
@@ -234,7 +232,7 @@ fn prepare_visible(app: &App, cols: &Columns, entries: &[Entry], height: u16) {
         .flatten()
         .flat_map(|row| row.interval_tracks())
         .filter(|t| t.needs_summaries(&app.model, cols));
-    IntervalTrack::prepare_by_table(&app.model, tracks);
+    IntervalLine::prepare_by_table(&app.model, tracks);
 }
 
 /// Reused per-frame buffers, so drawing a row allocates nothing per column.
@@ -297,7 +295,7 @@ fn draw_axis(buf: &mut Buffer, x: u16, y: u16, cols: &Columns, app: &App) {
         };
     }
     let mut cells = Vec::new();
-    app.timeline.anomalies.cells(&app.model, cols, &mut cells);
+    app.rows.anomalies.cells(&app.model, cols, &mut cells);
     let bad = Style::new()
         .fg(Color::LightRed)
         .add_modifier(Modifier::BOLD);
@@ -364,7 +362,7 @@ impl LinePainter<'_> {
         }
     }
 
-    fn intervals(&mut self, track: &IntervalTrack, cells: &[Cell], idle_from: Option<u64>) {
+    fn intervals(&mut self, track: &IntervalLine, cells: &[Cell], idle_from: Option<u64>) {
         match &track.source {
             IntervalSource::SchedSlices | IntervalSource::Layer(_) => {
                 self.blocks(&track.source, cells, idle_from)
@@ -436,7 +434,7 @@ impl LinePainter<'_> {
         }
     }
 
-    fn samples(&mut self, track: &SampleTrack, cells: &[SampleCell]) {
+    fn samples(&mut self, track: &SampleLine, cells: &[SampleCell]) {
         let (min, max) = track.bounds(self.m);
         let range = max.saturating_sub(min);
         let style = Style::new().fg(Color::Cyan);

@@ -12,7 +12,7 @@ use tband_model::timeline::{self as model_timeline, Section, Shape, TrackKey};
 use tband_model::{IdMap, IsrKey, Model, TaskKind};
 
 use crate::indices::Indices;
-use crate::track::{IntervalSource, IntervalTrack, LayerSource, SampleTrack};
+use crate::line::{IntervalLine, IntervalSource, LayerSource, SampleLine};
 
 /// Nested spans deeper than this share the last line.
 const MAX_SPAN_LINES: usize = 4;
@@ -54,10 +54,10 @@ impl Group {
 pub enum Body {
     /// One interval track per line; `ticks` are instants drawn on line 0.
     Intervals {
-        lines: Vec<IntervalTrack>,
-        ticks: Option<IntervalTrack>,
+        lines: Vec<IntervalLine>,
+        ticks: Option<IntervalLine>,
     },
-    Samples(SampleTrack),
+    Samples(SampleLine),
 }
 
 /// Which row a row is: what it shows, by id.
@@ -117,7 +117,7 @@ impl Row {
 
     fn intervals(key: RowKey, group: Group, source: IntervalSource) -> Row {
         let body = Body::Intervals {
-            lines: vec![IntervalTrack::new(source, Indices::default())],
+            lines: vec![IntervalLine::new(source, Indices::default())],
             ticks: None,
         };
         Row::new(key, group, body)
@@ -161,14 +161,14 @@ impl Row {
         match &self.body {
             Body::Intervals { .. } => self
                 .interval_tracks()
-                .map(IntervalTrack::heap_bytes)
+                .map(IntervalLine::heap_bytes)
                 .fold((0, 0), add),
             Body::Samples(track) => track.heap_bytes(),
         }
     }
 
     /// The row's interval tracks (span lines, then ticks).
-    pub fn interval_tracks(&self) -> impl Iterator<Item = &IntervalTrack> {
+    pub fn interval_tracks(&self) -> impl Iterator<Item = &IntervalLine> {
         let (lines, ticks) = match &self.body {
             Body::Intervals { lines, ticks } => (&lines[..], ticks.as_ref()),
             Body::Samples(_) => (&[][..], None),
@@ -184,7 +184,7 @@ impl Row {
     }
 
     /// The row's first interval track (a core's, an ISR's, a task's).
-    fn track(&mut self) -> &mut IntervalTrack {
+    fn track(&mut self) -> &mut IntervalLine {
         match &mut self.body {
             Body::Intervals { lines, .. } => &mut lines[0],
             Body::Samples(_) => unreachable!("a row of intervals"),
@@ -215,14 +215,14 @@ impl Row {
     }
 }
 
-/// All rows, plus the anomalies drawn on the time axis. A timeline built
+/// All rows, plus the anomalies drawn on the time axis. Rows built
 /// whole has its rows in group order, then [`Row::order`]; one that grows
-/// with its trace ([`Timeline::extend`]) adds new rows at the end, so that
+/// with its trace ([`Rows::extend`]) adds new rows at the end, so that
 /// a row's index stays its own.
 #[derive(Clone, Debug)]
-pub struct Timeline {
-    pub rows: Vec<Row>,
-    pub anomalies: IntervalTrack,
+pub struct Rows {
+    pub all: Vec<Row>,
+    pub anomalies: IntervalLine,
     /// Characters in the longest row label.
     pub longest_label: usize,
     /// The rows of each model table already in tracks.
@@ -233,11 +233,11 @@ pub struct Timeline {
     index: IdMap<RowKey, usize>,
 }
 
-impl Default for Timeline {
+impl Default for Rows {
     fn default() -> Self {
-        Timeline {
-            rows: Vec::new(),
-            anomalies: IntervalTrack::new(IntervalSource::Anomalies, Indices::default()),
+        Rows {
+            all: Vec::new(),
+            anomalies: IntervalLine::new(IntervalSource::Anomalies, Indices::default()),
             longest_label: 0,
             seen: TableLengths::default(),
             idle_tasks: Vec::new(),
@@ -275,18 +275,18 @@ impl TableLengths {
     }
 }
 
-impl Timeline {
-    pub fn new(m: &Model) -> Timeline {
-        let mut timeline = Timeline::default();
-        timeline.add_rows_of(m, &model_timeline::Timeline::new(m));
-        timeline.rows.sort_by_key(|r| (r.group, r.order, r.key));
-        timeline.index = (timeline.rows.iter().enumerate())
+impl Rows {
+    pub fn new(m: &Model) -> Rows {
+        let mut rows = Rows::default();
+        rows.add_rows_of(m, &model_timeline::Timeline::new(m));
+        rows.all.sort_by_key(|r| (r.group, r.order, r.key));
+        rows.index = (rows.all.iter().enumerate())
             .map(|(i, r)| (r.key, i))
             .collect();
-        for row in &mut timeline.rows {
+        for row in &mut rows.all {
             row.shrink_to_fit();
         }
-        timeline
+        rows
     }
 
     /// Adds what a later model of the same growing trace has beyond the
@@ -299,14 +299,14 @@ impl Timeline {
         let tracks = model_timeline::Timeline::new(m);
         let grown = self.seen.within(&TableLengths::of(m, &tracks));
         if !grown || idle_tasks(m) != self.idle_tasks {
-            *self = Timeline::new(m);
+            *self = Rows::new(m);
             return false;
         }
-        for row in &mut self.rows {
+        for row in &mut self.all {
             row.take_layers(&tracks.layers);
         }
         self.add_rows_of(m, &tracks);
-        for row in &mut self.rows {
+        for row in &mut self.all {
             row.grow(m);
         }
         true
@@ -377,13 +377,13 @@ impl Timeline {
         let names: HashMap<TrackKey, String> = (tracks.tracks.iter())
             .map(|t| (t.key, tracks.full_name(m, t)))
             .collect();
-        for row in &mut self.rows {
+        for row in &mut self.all {
             let label = row.key.label(m, &names);
             if label != row.label {
                 row.label = label;
             }
         }
-        self.longest_label = (self.rows.iter())
+        self.longest_label = (self.all.iter())
             .map(|r| r.label.chars().count())
             .max()
             .unwrap_or(0);
@@ -391,7 +391,7 @@ impl Timeline {
         let mut by_start: Vec<u32> = (0..m.anomalies.len() as u32).collect();
         by_start.sort_by_key(|&i| m.anomalies[i as usize].start_ns);
         self.anomalies =
-            IntervalTrack::new(IntervalSource::Anomalies, by_start.into_iter().collect());
+            IntervalLine::new(IntervalSource::Anomalies, by_start.into_iter().collect());
     }
 
     /// Adds row `row` of a timeline layer to the row of its track `id`:
@@ -421,7 +421,7 @@ impl Timeline {
         };
         let row_of = self.row_or_new(key, || {
             new_row(match shape {
-                Shape::Counter(..) => Body::Samples(SampleTrack::new(layer(), Indices::default())),
+                Shape::Counter(..) => Body::Samples(SampleLine::new(layer(), Indices::default())),
                 Shape::Slice { .. } | Shape::Instant(_) => Body::Intervals {
                     lines: Vec::new(),
                     ticks: None,
@@ -433,13 +433,13 @@ impl Timeline {
                 let line = (depth as usize).min(MAX_SPAN_LINES - 1);
                 while lines.len() <= line {
                     let source = IntervalSource::Layer(layer());
-                    lines.push(IntervalTrack::new(source, Indices::default()));
+                    lines.push(IntervalLine::new(source, Indices::default()));
                 }
                 lines[line].push(row);
             }
             (Body::Intervals { ticks, .. }, Shape::Instant(_)) => {
                 let ticks = ticks.get_or_insert_with(|| {
-                    IntervalTrack::new(IntervalSource::Layer(layer()), Indices::default())
+                    IntervalLine::new(IntervalSource::Layer(layer()), Indices::default())
                 });
                 ticks.push(row);
             }
@@ -466,10 +466,10 @@ impl Timeline {
 
     fn row_or_new(&mut self, key: RowKey, new: impl FnOnce() -> Row) -> &mut Row {
         let index = *self.index.entry(key).or_insert_with(|| {
-            self.rows.push(new());
-            self.rows.len() - 1
+            self.all.push(new());
+            self.all.len() - 1
         });
-        &mut self.rows[index]
+        &mut self.all[index]
     }
 }
 
@@ -482,11 +482,11 @@ fn idle_tasks(m: &Model) -> Vec<u32> {
         .collect()
 }
 
-impl Timeline {
+impl Rows {
     /// Builds the summaries of every row now, one pass per model table.
     pub fn prepare_all(&self, m: &Model) {
-        IntervalTrack::prepare_by_table(m, self.rows.iter().flat_map(Row::interval_tracks));
-        for row in &self.rows {
+        IntervalLine::prepare_by_table(m, self.all.iter().flat_map(Row::interval_tracks));
+        for row in &self.all {
             if let Body::Samples(track) = &row.body {
                 track.prepare(m);
             }
@@ -512,9 +512,9 @@ mod tests {
     #[test]
     fn freertos_rows() {
         let m = open("freertos_small.bin");
-        let t = Timeline::new(&m);
+        let t = Rows::new(&m);
         let labels = |g: Group| -> Vec<&str> {
-            t.rows
+            t.all
                 .iter()
                 .filter(|r| r.group == g)
                 .map(|r| r.label.as_str())
@@ -537,7 +537,7 @@ mod tests {
         assert!(labels(Group::Section(Section::Levels)).contains(&"my_q1"));
         // Nested spans get their own lines.
         let task_marker = t
-            .rows
+            .all
             .iter()
             .find(|r| r.label == "mytask1/marker 0")
             .unwrap();
@@ -547,7 +547,7 @@ mod tests {
 
     /// A row's items, as (model row, start, end) per line and tick.
     fn items(row: &Row, m: &Model) -> Vec<Vec<(u32, u64, u64)>> {
-        let track_items = |track: &IntervalTrack| {
+        let track_items = |track: &IntervalLine| {
             (0..track.len())
                 .map(|pos| track.get(m, pos).map(|(i, s)| (i, s.start, s.end)).unwrap())
                 .collect()
@@ -564,7 +564,7 @@ mod tests {
     /// What the whole trace's cells add up to on a few columns, drawn
     /// from the summaries: (time covered, items starting) per track.
     fn totals(row: &Row, m: &Model) -> Vec<(u64, u32)> {
-        let cols = crate::track::Columns::new(0, m.info.duration_ns + 1, 3);
+        let cols = crate::line::Columns::new(0, m.info.duration_ns + 1, 3);
         let mut cells = Vec::new();
         row.interval_tracks()
             .map(|track| {
@@ -589,7 +589,7 @@ mod tests {
             tband_trace::GrowingFile::open(&[path.display().to_string()], &Default::default())
                 .unwrap();
         let mut model = Model::default();
-        let mut grown = Timeline::default();
+        let mut grown = Rows::default();
         let (mut written, mut size) = (0, 300);
         let (mut looks, mut extended) = (0, 0);
         while written < bytes.len() {
@@ -608,12 +608,12 @@ mod tests {
             grown.prepare_all(&model);
         }
         assert!(extended + 2 >= looks, "{extended} of {looks}");
-        let whole = Timeline::new(&model);
-        assert_eq!(grown.rows.len(), whole.rows.len());
-        assert!(whole.rows.is_sorted_by_key(|r| (r.group, r.order, r.key)));
+        let whole = Rows::new(&model);
+        assert_eq!(grown.all.len(), whole.all.len());
+        assert!(whole.all.is_sorted_by_key(|r| (r.group, r.order, r.key)));
         let mut summarised = 0;
-        for row in &whole.rows {
-            let other = grown.rows.iter().find(|r| r.key == row.key).unwrap();
+        for row in &whole.all {
+            let other = grown.all.iter().find(|r| r.key == row.key).unwrap();
             assert_eq!(other.label, row.label);
             assert_eq!(other.idle_from, row.idle_from, "{}", row.label);
             assert_eq!(items(other, &model), items(row, &model), "{}", row.label);

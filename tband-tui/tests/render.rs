@@ -75,7 +75,7 @@ fn check_against_model(app: &App, buf: &Buffer) -> usize {
         let Some(Entry::Row(r)) = entries.get(index) else {
             continue;
         };
-        let row = &app.timeline.rows[*r];
+        let row = &app.rows.all[*r];
         let Body::Intervals { lines, ticks } = &row.body else {
             continue;
         };
@@ -103,7 +103,7 @@ fn check_against_model(app: &App, buf: &Buffer) -> usize {
             }
             let mid = span.start + (span.end - span.start) / 2;
             let drawn = symbol(buf, col(mid), y);
-            use tband_tui::track::IntervalSource::*;
+            use tband_tui::line::IntervalSource::*;
             match track.source {
                 IsrSlices => {
                     assert!(
@@ -225,8 +225,8 @@ fn baremetal_recordings() {
     // Both cores' ISRs get rows of their own.
     let app = open(&["baremetal_2core_c0.bin@0", "baremetal_2core_c1.bin@1"]);
     let isr_rows: Vec<_> = app
-        .timeline
         .rows
+        .all
         .iter()
         .filter(|r| r.group == tband_tui::rows::Group::Isrs)
         .map(|r| r.label.as_str())

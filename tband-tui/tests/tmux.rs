@@ -139,8 +139,8 @@ fn a_followed_file_shows_a_new_task_within_a_second() {
 }
 
 /// The labels of the object rows on the screen (the lines of the group
-/// `objects`, cut to their label), e.g. `request 0x7` and a blank label
-/// per further lane.
+/// `objects`, cut to their first 14 characters), e.g. `request 0x7/in`
+/// for the pool's counter and `request 0x7/re` for each lane.
 fn object_labels(screen: &str) -> Vec<String> {
     let rows = screen.lines().skip_while(|l| !l.contains("▾ objects"));
     rows.skip(1)
@@ -150,8 +150,9 @@ fn object_labels(screen: &str) -> Vec<String> {
 }
 
 /// A followed file with a rules file: the pool of requests its markers
-/// begin shows as soon as the first are written, with a lane per request
-/// live at once, and gains lanes as more requests are live at once.
+/// begin shows as soon as the first are written, with its counter and a
+/// lane per request live at once, and gains lanes as more requests are
+/// live at once.
 #[test]
 fn a_followed_file_shows_the_objects_its_rules_make() {
     let bytes = requests::stream(60);
@@ -167,17 +168,20 @@ fn a_followed_file_shows_the_objects_its_rules_make() {
     let Some(tmux) = start("tband-tui-follow-rules", &args, path.to_str().unwrap()) else {
         return;
     };
+    const COUNTER: &str = "request 0x7/in";
+    const LANE: &str = "request 0x7/re";
     let screen = tmux.wait_for("the pool of requests", |s| {
-        object_labels(s).first().is_some_and(|l| l == "request 0x7")
+        object_labels(s).first().is_some_and(|l| l == COUNTER)
     });
     let labels = object_labels(&screen);
     assert!(labels.len() < 1 + requests::MOST_LIVE as usize, "{screen}");
 
     let mut file = OpenOptions::new().append(true).open(&path).unwrap();
     file.write_all(&bytes[first..]).unwrap();
-    let lanes = ["request 0x7", "", "", "", "0x7 in flight"];
+    let mut rows = vec![COUNTER];
+    rows.extend([LANE; requests::MOST_LIVE as usize]);
     let screen = tmux.wait_within(Duration::from_secs(1), "all lanes", |s| {
-        object_labels(s) == lanes
+        object_labels(s) == rows
     });
     assert!(
         screen.contains("anomalies"),

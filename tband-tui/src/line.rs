@@ -1,8 +1,8 @@
-//! Tracks: the time-ordered items one timeline line draws, and their
+//! Lines: the time-ordered items one line of a row draws, and their
 //! level-of-detail summaries.
 //!
-//! A track holds indices into one model table, never copies of its rows. For
-//! drawing, a track turns a time range into one [`Cell`] (or [`SampleCell`])
+//! A line holds indices into one model table, never copies of its rows. For
+//! drawing, a line turns a time range into one [`Cell`] (or [`SampleCell`])
 //! per terminal column. When few items fall in the range they are walked
 //! exactly; otherwise the cells are merged from precomputed per-bucket
 //! summaries, picking the pyramid level whose buckets are at most one column
@@ -33,7 +33,7 @@ const MAX_BUCKETS: usize = 1 << 18;
 /// again), and a column merges up to 16 buckets instead of 4.
 const LEVEL_STEP_BITS: u32 = 3;
 
-/// The model table an interval track indexes, and what its code means.
+/// The model table an interval line indexes, and what its code means.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IntervalSource {
     /// `sched_slices`; code = task id.
@@ -115,7 +115,7 @@ impl LayerSource {
     }
 }
 
-/// One item of an interval track.
+/// One item of an interval line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Span {
     pub start: u64,
@@ -186,7 +186,7 @@ impl IntervalSource {
     }
 }
 
-/// What one column of an interval track holds.
+/// What one column of an interval line holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Cell {
     /// Time covered by items.
@@ -359,13 +359,13 @@ trait Bucket: Clone {
 
 /// Bucket pyramid: level 0 has the finest buckets, each next level merges
 /// 2^[`LEVEL_STEP_BITS`] of them. It summarises the first items of its
-/// track, up to the first that may still change, and grows with a track
+/// line, up to the first that may still change, and grows with a line
 /// that grows ([`Pyramid::reach`]).
 #[derive(Clone, Debug)]
 struct Pyramid<B> {
     bucket_ns: u64,
     levels: Vec<Vec<B>>,
-    /// The items summarised: the track's first so many.
+    /// The items summarised: the line's first so many.
     items: usize,
 }
 
@@ -394,13 +394,13 @@ impl<B: Bucket> Pyramid<B> {
     }
 
     /// Whether its buckets are four times (or more) as coarse as a new
-    /// pyramid's for a track of `items` items would be: the track has
+    /// pyramid's for a line of `items` items would be: the line has
     /// grown faster than its time, and drawing would lose detail.
     fn too_coarse(&self, items: usize) -> bool {
         self.levels[0].len() * 4 <= buckets_for(items)
     }
 
-    /// Makes the finest buckets reach past `end_ns`, the end of a track
+    /// Makes the finest buckets reach past `end_ns`, the end of a line
     /// that has grown to `items` items, merging them in pairs while there
     /// would be more than twice as many as a new pyramid's. Returns the
     /// first finest bucket changed (the coarser levels are then stale from
@@ -501,17 +501,17 @@ impl<B: Bucket> Pyramid<B> {
 /// a view needs them, so opening a trace costs nothing for rows never shown
 /// or only shown zoomed in.
 #[derive(Clone, Debug)]
-pub struct IntervalTrack {
+pub struct IntervalLine {
     pub source: IntervalSource,
     items: Indices,
     lod: OnceCell<Pyramid<Cell>>,
 }
 
-impl IntervalTrack {
-    /// A track of the given rows of `source`'s table, which must be in
+impl IntervalLine {
+    /// A line of the given rows of `source`'s table, which must be in
     /// start order (the model keeps its interval tables sorted by start).
-    pub fn new(source: IntervalSource, items: Indices) -> IntervalTrack {
-        IntervalTrack {
+    pub fn new(source: IntervalSource, items: Indices) -> IntervalLine {
+        IntervalLine {
             source,
             items,
             lod: OnceCell::new(),
@@ -527,7 +527,7 @@ impl IntervalTrack {
         })
     }
 
-    /// Adds an item (a row of the track's table, after the last).
+    /// Adds an item (a row of the line's table, after the last).
     pub fn push(&mut self, row: u32) {
         self.items.push(row);
     }
@@ -553,12 +553,12 @@ impl IntervalTrack {
         lod.build_levels_from(first.map_or(reached, |f| f.min(reached)));
     }
 
-    /// Builds the summaries of several tracks of one table in a single
-    /// forward pass over it (their items merged in table order). Tracks of
+    /// Builds the summaries of several lines of one table in a single
+    /// forward pass over it (their items merged in table order). Lines of
     /// interleaved rows (one per task) read far fewer cache lines this way
     /// than one after the other.
-    pub fn prepare_together(m: &Model, tracks: &[&IntervalTrack]) {
-        let pending: Vec<&IntervalTrack> = tracks
+    pub fn prepare_together(m: &Model, lines: &[&IntervalLine]) {
+        let pending: Vec<&IntervalLine> = lines
             .iter()
             .copied()
             .filter(|t| t.lod.get().is_none() && t.may_need_summaries())
@@ -573,38 +573,38 @@ impl IntervalTrack {
             .filter_map(|(k, t)| Some(Reverse((t.items.get(0)?, k, 0))))
             .collect();
         while let Some(Reverse((row, k, pos))) = heads.pop() {
-            let track = pending[k];
-            // A track's summaries end before its first item that may change.
-            match track.source.span(m, row) {
+            let line = pending[k];
+            // A line's summaries end before its first item that may change.
+            match line.source.span(m, row) {
                 Some(span) if !span.open => {
                     summarise(&mut lods[k], span);
                     lods[k].items = pos + 1;
                 }
                 _ => continue,
             }
-            if let Some(next) = track.items.get(pos + 1) {
+            if let Some(next) = line.items.get(pos + 1) {
                 heads.push(Reverse((next, k, pos + 1)));
             }
         }
-        for (track, mut lod) in pending.into_iter().zip(lods) {
+        for (line, mut lod) in pending.into_iter().zip(lods) {
             lod.build_levels_from(0);
             // Already set only if another caller built it meanwhile: same result.
-            let _ = track.lod.set(lod);
+            let _ = line.lod.set(lod);
         }
     }
 
-    /// [`prepare_together`](Self::prepare_together) for the tracks of
+    /// [`prepare_together`](Self::prepare_together) for the lines of
     /// each model table.
-    pub fn prepare_by_table<'a>(m: &Model, tracks: impl Iterator<Item = &'a IntervalTrack>) {
-        let mut by_source: Vec<(&IntervalSource, Vec<&IntervalTrack>)> = Vec::new();
-        for track in tracks {
-            match by_source.iter_mut().find(|(s, _)| **s == track.source) {
-                Some((_, tracks)) => tracks.push(track),
-                None => by_source.push((&track.source, vec![track])),
+    pub fn prepare_by_table<'a>(m: &Model, lines: impl Iterator<Item = &'a IntervalLine>) {
+        let mut by_source: Vec<(&IntervalSource, Vec<&IntervalLine>)> = Vec::new();
+        for line in lines {
+            match by_source.iter_mut().find(|(s, _)| **s == line.source) {
+                Some((_, lines)) => lines.push(line),
+                None => by_source.push((&line.source, vec![line])),
             }
         }
-        for (_, tracks) in by_source {
-            IntervalTrack::prepare_together(m, &tracks);
+        for (_, lines) in by_source {
+            IntervalLine::prepare_together(m, &lines);
         }
     }
 
@@ -632,9 +632,9 @@ impl IntervalTrack {
         }
     }
 
-    /// Whether some view would draw this track from its summaries: one of
+    /// Whether some view would draw this line from its summaries: one of
     /// at most [`EXACT_ITEMS_PER_COLUMN`] items is always walked. Most
-    /// tracks are that short (a marker used a few times), and summaries
+    /// lines are that short (a marker used a few times), and summaries
     /// they never use would take more memory than their items.
     fn may_need_summaries(&self) -> bool {
         self.items.len() > EXACT_ITEMS_PER_COLUMN
@@ -749,7 +749,7 @@ impl IntervalTrack {
     }
 }
 
-/// Adds the items of a track after those `lod` summarises, up to the
+/// Adds the items of a line after those `lod` summarises, up to the
 /// first that may still change; returns the first finest bucket changed.
 fn summarise_more(
     source: &IntervalSource,
@@ -810,7 +810,7 @@ fn for_each_piece(span: Span, bucket_ns: u64, buckets: usize, mut f: impl FnMut(
     }
 }
 
-/// What one column of a sample track holds.
+/// What one column of a sample line holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SampleCell {
     pub min: i64,
@@ -865,7 +865,7 @@ impl SampleCell {
 /// Values over time (value markers, queue fill levels) in time order,
 /// with summaries built when first needed.
 #[derive(Clone, Debug)]
-pub struct SampleTrack {
+pub struct SampleLine {
     pub source: LayerSource,
     items: Indices,
     summary: OnceCell<SampleSummary>,
@@ -880,7 +880,7 @@ struct SampleSummary {
 }
 
 impl SampleSummary {
-    /// Adds the samples of a track after those summarised; returns the
+    /// Adds the samples of a line after those summarised; returns the
     /// first finest bucket changed.
     fn add_more(&mut self, source: &LayerSource, items: &Indices, m: &Model) -> Option<usize> {
         let lod = &mut self.lod;
@@ -908,11 +908,11 @@ impl Bucket for SampleCell {
     }
 }
 
-impl SampleTrack {
-    /// A track of the given rows of `source`'s table (in time order, as the
+impl SampleLine {
+    /// A line of the given rows of `source`'s table (in time order, as the
     /// model keeps them), which must all hold a value.
-    pub fn new(source: LayerSource, items: Indices) -> SampleTrack {
-        SampleTrack {
+    pub fn new(source: LayerSource, items: Indices) -> SampleLine {
+        SampleLine {
             source,
             items,
             summary: OnceCell::new(),
@@ -932,7 +932,7 @@ impl SampleTrack {
         })
     }
 
-    /// Adds a sample (a row of the track's table, after the last).
+    /// Adds a sample (a row of the line's table, after the last).
     pub fn push(&mut self, row: u32) {
         self.items.push(row);
     }
@@ -958,7 +958,7 @@ impl SampleTrack {
         summary.lod.build_levels_from(from);
     }
 
-    /// Smallest and largest value of the whole track.
+    /// Smallest and largest value of the whole line.
     pub fn bounds(&self, m: &Model) -> (i64, i64) {
         let s = self.summary(m);
         (s.min.min(s.max), s.max.max(s.min))
@@ -1074,8 +1074,8 @@ mod tests {
         m
     }
 
-    fn track(m: &Model) -> IntervalTrack {
-        IntervalTrack::new(
+    fn line(m: &Model) -> IntervalLine {
+        IntervalLine::new(
             IntervalSource::SchedSlices,
             (0..m.sched_slices.len() as u32).collect(),
         )
@@ -1127,7 +1127,7 @@ mod tests {
     #[test]
     fn exact_cells_cover_and_pick_dominant() {
         let m = model(&[(0, 30, 1), (30, 35, 2), (35, 100, 3)], 100);
-        let t = track(&m);
+        let t = line(&m);
         let mut cells = Vec::new();
         t.cells(&m, &Columns::new(0, 100, 4), &mut cells);
         let summary: Vec<_> = cells
@@ -1152,7 +1152,7 @@ mod tests {
             })
             .collect();
         let m = model(&slices, 400_000);
-        let t = track(&m);
+        let t = line(&m);
         let cols = Columns::new(0, 400_000, 10);
         let mut lod = Vec::new();
         t.cells(&m, &cols, &mut lod);
@@ -1173,12 +1173,12 @@ mod tests {
         let m = model(&slices, 3_000);
         let build = |k: u32| {
             let items = (0..300u32).filter(|i| i % 3 == k).collect();
-            IntervalTrack::new(IntervalSource::SchedSlices, items)
+            IntervalLine::new(IntervalSource::SchedSlices, items)
         };
         let together: Vec<_> = (0..3).map(build).collect();
-        IntervalTrack::prepare_together(&m, &together.iter().collect::<Vec<_>>());
-        for (k, track) in together.iter().enumerate() {
-            let built = track.lod.get().expect("prepared");
+        IntervalLine::prepare_together(&m, &together.iter().collect::<Vec<_>>());
+        for (k, line) in together.iter().enumerate() {
+            let built = line.lod.get().expect("prepared");
             let alone = build(k as u32);
             assert_eq!(built.levels, alone.lod(&m).levels);
         }
@@ -1188,16 +1188,16 @@ mod tests {
     fn short_tracks_get_no_summaries() {
         let slices: Vec<_> = (0..200u64).map(|i| (i * 10, i * 10 + 5, 1)).collect();
         let m = model(&slices, 2_000);
-        let short = IntervalTrack::new(
+        let short = IntervalLine::new(
             IntervalSource::SchedSlices,
             (0..EXACT_ITEMS_PER_COLUMN as u32).collect(),
         );
-        let long = track(&m);
-        IntervalTrack::prepare_together(&m, &[&short, &long]);
+        let long = line(&m);
+        IntervalLine::prepare_together(&m, &[&short, &long]);
         short.prepare(&m);
         assert!(short.lod.get().is_none());
         assert!(long.lod.get().is_some());
-        // Even one column shows a short track exactly.
+        // Even one column shows a short line exactly.
         let mut cells = Vec::new();
         short.cells(&m, &Columns::new(0, 2_000, 1), &mut cells);
         assert_eq!(cells[0].starts, EXACT_ITEMS_PER_COLUMN as u32);
@@ -1207,7 +1207,7 @@ mod tests {
     #[test]
     fn picking_and_stepping() {
         let m = model(&[(0, 30, 1), (30, 35, 2), (50, 100, 3)], 100);
-        let t = track(&m);
+        let t = line(&m);
         assert_eq!(t.at(&m, 31, 0), Some(1));
         assert_eq!(t.at(&m, 40, 0), None);
         assert_eq!(t.at(&m, 40, 6), Some(1));
@@ -1245,7 +1245,7 @@ mod tests {
             index,
             layer: timeline.layers[index].clone(),
         };
-        let t = SampleTrack::new(source, (0..3).collect());
+        let t = SampleLine::new(source, (0..3).collect());
         assert_eq!(t.bounds(&m), (-3, 9));
         let mut cells = Vec::new();
         t.cells(&m, &Columns::new(0, 100, 4), &mut cells);
