@@ -297,7 +297,7 @@ pub struct Timeline {
 
 impl Timeline {
     pub fn new(m: &Model) -> Timeline {
-        let mut tracks = Tracks::default();
+        let mut tracks = TrackBuilder::default();
         let task_tracks = tracks.tasks(m);
         let queues = queues::declare(m, &mut tracks);
         let rtos_objects = rtos_objects::declare(m, &task_tracks, &mut tracks);
@@ -346,12 +346,12 @@ impl Timeline {
 
 /// The tracks being declared.
 #[derive(Default)]
-struct Tracks {
+struct TrackBuilder {
     list: Vec<Track>,
     top_groups: i32,
 }
 
-impl Tracks {
+impl TrackBuilder {
     fn add(&mut self, track: Track) -> TrackId {
         self.list.push(track);
         (self.list.len() - 1) as TrackId

@@ -17,7 +17,7 @@ use tband_model::{AnomalyKind, IdMap, Model, TaskState};
 use crate::protos::track_event::Type;
 use crate::protos::TrackDescriptor;
 use crate::threads::Threads;
-use crate::tracks::Tracks;
+use crate::tracks::TrackUuids;
 use crate::wire::{Encoder, Fields, FIELD_MAX, SHORT_MAX, VARINT_MAX};
 use crate::writer::{ChunkSink, PacketWriter};
 use crate::TRACK_EVENT_SEQUENCE_ID;
@@ -93,7 +93,7 @@ pub fn write_track_events<S: ChunkSink>(
     threads: &Threads<'_>,
     out: &mut PacketWriter<S>,
 ) -> io::Result<EventCounts> {
-    let (tracks, descriptors) = Tracks::new(model, threads, timeline);
+    let (tracks, descriptors) = TrackUuids::new(model, threads, timeline);
     let mut seq = Sequence::new(out);
     for d in &descriptors {
         seq.descriptor(d)?;
@@ -178,7 +178,7 @@ pub fn write_track_events<S: ChunkSink>(
 /// Writes a timeline item on its track (none when its track is not drawn).
 fn write_item<'m, S: ChunkSink>(
     seq: &mut Sequence<'_, 'm, S>,
-    tracks: &Tracks,
+    tracks: &TrackUuids,
     names: &mut IidCache,
     item: Item<'m>,
     counts: &mut EventCounts,

@@ -47,7 +47,7 @@ pub struct Report {
     pub sql: &'static str,
     /// The macro's name in the command palette and the query tab's title.
     pub title: &'static str,
-    /// Tracks to pin, as the regular expression (JavaScript syntax) and
+    /// TrackUuids to pin, as the regular expression (JavaScript syntax) and
     /// whether it matches a track's name or its path (`Group > Track`).
     pub pins: &'static [(&'static str, TrackMatch)],
 }

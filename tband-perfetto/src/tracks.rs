@@ -12,8 +12,9 @@ use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
 use crate::threads::{rows_by_id, Threads, PID};
 
-/// Track uuids, by the index of the model row they belong to.
-pub struct Tracks {
+/// Track uuids, by the index of the model row or timeline track they
+/// belong to.
+pub struct TrackUuids {
     /// Why a task waits (blocked / suspended slices), by task index.
     pub wait: Vec<Option<u64>>,
     /// RTOS priority counter, by task index.
@@ -52,13 +53,13 @@ fn tasks_having(
 /// Perfetto's ranks of top-level groups follow the process and the tasks.
 const FIRST_GROUP_RANK: i32 = 2;
 
-impl Tracks {
+impl TrackUuids {
     /// Assigns uuids and describes every track, parents before children.
     pub fn new(
         model: &Model,
         threads: &Threads<'_>,
         timeline: &Timeline,
-    ) -> (Tracks, Vec<TrackDescriptor>) {
+    ) -> (TrackUuids, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
         let has_priority = tasks_having(
             model,
@@ -178,7 +179,7 @@ impl Tracks {
             .map(|(i, lane)| (i, lane_uuids[lane]))
             .collect();
 
-        let tracks = Tracks {
+        let tracks = TrackUuids {
             wait,
             priority,
             queues: rows_by_id(model.queues.iter().map(|q| q.queue_id)),
@@ -340,7 +341,7 @@ mod tests {
         assert_eq!(order, [(5, 0), (1, 1), (3, 0), (0, 0), (2, 1), (4, 0)]);
         assert_eq!(lanes, 2);
         let threads = Threads::new(&m);
-        let (tracks, descriptors) = Tracks::new(&m, &threads, &Timeline::new(&m));
+        let (tracks, descriptors) = TrackUuids::new(&m, &threads, &Timeline::new(&m));
         let health: Vec<_> = descriptors
             .iter()
             .filter(|d| d.name.as_deref() == Some("Trace health"))

@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent, Section, Shape, TrackId,
-    TrackKey, TrackKind, Tracks, Unit,
+    rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent, Section, Shape,
+    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{IdIndex, MarkerKind, Model, StrId};
 
@@ -36,7 +36,7 @@ impl MarkerTracks {
 pub(super) fn declare(
     m: &Model,
     task_tracks: &[Option<TrackId>],
-    tracks: &mut Tracks,
+    tracks: &mut TrackBuilder,
 ) -> [Arc<dyn Layer>; 3] {
     let mut list = Vec::with_capacity(m.markers.len());
     let mut group = None;

@@ -8,11 +8,11 @@ use std::sync::Arc;
 
 use super::{
     from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Section, Shape,
-    TrackId, TrackKey, TrackKind, Tracks, Unit,
+    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::Model;
 
-pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Arc<dyn Layer>; 2] {
+pub(super) fn declare(m: &Model, tracks: &mut TrackBuilder) -> [Arc<dyn Layer>; 2] {
     let queue = |queue_id| index_of(&m.queues, queue_id, |q| q.queue_id);
     let mut has_level = vec![false; m.queues.len()];
     m.queue_ops

@@ -8,14 +8,14 @@ use std::sync::Arc;
 
 use super::{
     from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent,
-    Section, Shape, TrackId, TrackKey, TrackKind, Tracks, Unit,
+    Section, Shape, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{EventGroupOpKind, Model, NotificationOp, TimerOpKind};
 
 pub(super) fn declare(
     m: &Model,
     task_tracks: &[Option<TrackId>],
-    tracks: &mut Tracks,
+    tracks: &mut TrackBuilder,
 ) -> [Arc<dyn Layer>; 4] {
     let o = &m.objects;
     let mut notifications = vec![None; m.tasks.len()];

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::{
     rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent, Section,
-    Shape, TrackId, TrackKey, TrackKind, Tracks, Unit,
+    Shape, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{Actor, Model, ObjectLifetime, StrId};
 
@@ -40,7 +40,7 @@ impl Lanes {
     }
 }
 
-pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Arc<dyn Layer>; 3] {
+pub(super) fn declare(m: &Model, tracks: &mut TrackBuilder) -> [Arc<dyn Layer>; 3] {
     let lanes = Arc::new(lanes(m, tracks));
     [
         Arc::new(Tracked {
@@ -58,14 +58,14 @@ pub(super) fn declare(m: &Model, tracks: &mut Tracks) -> [Arc<dyn Layer>; 3] {
     ]
 }
 
-fn lanes(m: &Model, tracks: &mut Tracks) -> Lanes {
+fn lanes(m: &Model, tracks: &mut TrackBuilder) -> Lanes {
     let o = &m.tracked;
     if o.is_empty() {
         return Lanes::default();
     }
     let objects = tracks.group("Objects");
     let mut subgroups = 0;
-    let mut subgroup = |tracks: &mut Tracks, key, name: String| {
+    let mut subgroup = |tracks: &mut TrackBuilder, key, name: String| {
         subgroups += 1;
         tracks.subgroup(key, objects, subgroups, name)
     };
@@ -118,7 +118,7 @@ fn lanes(m: &Model, tracks: &mut Tracks) -> Lanes {
 
 /// A track per slot under `group`, after its counters.
 fn lane_tracks(
-    tracks: &mut Tracks,
+    tracks: &mut TrackBuilder,
     group: TrackId,
     kind: &str,
     slots: u32,
