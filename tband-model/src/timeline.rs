@@ -259,6 +259,53 @@ pub struct Item<'m> {
     pub args: Args,
 }
 
+impl<'m> Item<'m> {
+    pub fn slice(track: TrackId, start: u64, end: u64, open: bool, name: Name<'m>) -> Item<'m> {
+        let shape = Shape::Slice {
+            start,
+            end,
+            depth: 0,
+            open,
+        };
+        Item {
+            track,
+            shape,
+            name,
+            args: Args::NONE,
+        }
+    }
+
+    /// The item nested `depth` slices deep on its track.
+    pub fn at_depth(mut self, depth: u32) -> Item<'m> {
+        if let Shape::Slice { depth: d, .. } = &mut self.shape {
+            *d = depth;
+        }
+        self
+    }
+
+    pub fn with_args(self, args: Args) -> Item<'m> {
+        Item { args, ..self }
+    }
+
+    pub fn instant(track: TrackId, ts: u64, name: Name<'m>) -> Item<'m> {
+        Item {
+            track,
+            shape: Shape::Instant(ts),
+            name,
+            args: Args::NONE,
+        }
+    }
+
+    pub fn counter(track: TrackId, ts: u64, value: i64) -> Item<'m> {
+        Item {
+            track,
+            shape: Shape::Counter(ts, value),
+            name: Name::NONE,
+            args: Args::NONE,
+        }
+    }
+}
+
 /// What a sink's detail pane shows of an item: labelled values.
 pub type Details = Vec<(&'static str, String)>;
 

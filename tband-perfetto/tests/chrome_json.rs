@@ -1,5 +1,8 @@
 //! The Chrome trace event JSON of real traces is valid JSON whose events match the model.
 
+#[path = "../../tests/rtos_objects/stream.rs"]
+mod stream;
+
 use serde_json::Value;
 use tband_model::Model;
 use tband_perfetto::chrome_json::write_chrome_json;
@@ -90,80 +93,9 @@ fn the_chrome_json_writer_takes_threadx_models() {
 
 #[test]
 fn rtos_objects_are_in_their_sections_like_the_perfetto_export() {
-    use tband::Event;
-    let events = [
-        (0, Event::TsResolutionNs { ns_per_ts: 1000 }),
-        (
-            0,
-            Event::TaskName {
-                task_id: 2,
-                name: b"taker",
-            },
-        ),
-        (
-            0,
-            Event::EventGroupName {
-                group_id: 1,
-                name: b"flags",
-            },
-        ),
-        (
-            0,
-            Event::StreamBufferName {
-                buffer_id: 1,
-                name: b"rx",
-            },
-        ),
-        (1, Event::TaskSwitchedIn { task_id: 2 }),
-        (2, Event::EventGroupCreated { group_id: 1 }),
-        (
-            3,
-            Event::StreamBufferCreated {
-                buffer_id: 1,
-                kind: 1,
-            },
-        ),
-        (4, Event::TimerCreated { timer_id: 1 }),
-        (
-            4,
-            Event::TimerName {
-                timer_id: 1,
-                name: b"tick",
-            },
-        ),
-        (
-            5,
-            Event::TaskNotify {
-                task_id: 2,
-                value: 1,
-            },
-        ),
-        (
-            6,
-            Event::EventGroupSetBits {
-                group_id: 1,
-                bits: 0b101,
-            },
-        ),
-        (
-            7,
-            Event::StreamBufferSend {
-                buffer_id: 1,
-                len_after: 12,
-            },
-        ),
-        (
-            8,
-            Event::TimerCommand {
-                timer_id: 1,
-                command: 8,
-            },
-        ),
-        (9, Event::TimerExpired { timer_id: 1 }),
-    ];
     let inputs = tband_decode::input::Input::per_core(
         "objects",
-        vec![tband_decode::encode::encode_stream(&events)],
+        vec![tband_decode::encode::encode_stream(&stream::events())],
     );
     let model = Trace::from_inputs(inputs, &OpenOptions::default())
         .unwrap()
@@ -172,39 +104,45 @@ fn rtos_objects_are_in_their_sections_like_the_perfetto_export() {
     write_chrome_json(&mut json, &model).unwrap();
     let root: Value = serde_json::from_slice(&json).expect("strict JSON");
     let events = root["traceEvents"].as_array().expect("traceEvents");
-    let process = |name: &str| {
-        events
-            .iter()
-            .find(|e| e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == name)
-            .map(|e| e["pid"].as_u64().unwrap())
-            .unwrap_or_else(|| panic!("no process {name}"))
-    };
-    let objects = process("RTOS objects");
+    let objects = events
+        .iter()
+        .find(|e| {
+            e["ph"] == "M" && e["name"] == "process_name" && e["args"]["name"] == "RTOS objects"
+        })
+        .and_then(|e| e["pid"].as_u64())
+        .expect("a process of the RTOS objects");
     let mut threads = thread_names(events, objects);
     threads.sort_unstable();
     assert_eq!(threads, ["flags", "taker/Notifications", "tick"]);
+    let ns = |e: &Value| (e["ts"].as_f64().unwrap() * 1000.0).round() as u64;
     let instants: Vec<_> = (events.iter())
         .filter(|e| e["ph"] == "i" && e["pid"] == objects)
-        .map(|e| (e["ts"].as_f64().unwrap(), e["name"].as_str().unwrap()))
+        .map(|e| (ns(e), e["name"].as_str().unwrap()))
         .collect();
+    // Times from the first event (at tick 1), as every sink counts them.
     assert_eq!(
         instants,
         [
-            (4.0, "given"),
-            (5.0, "set"),
-            (3.0, "created"),
-            (7.0, "stop"),
-            (8.0, "expired")
+            (6, "given"),
+            (11, "taken"),
+            (16, "given from ISR"),
+            (7, "set"),
+            (12, "clear"),
+            (14, "wait_end"),
+            (5, "created"),
+            (9, "stop"),
+            (18, "expired"),
         ]
     );
-    let levels: Vec<_> = (events.iter())
+    let bytes: Vec<_> = (events.iter())
         .filter(|e| e["ph"] == "C" && e["pid"] == objects)
         .map(|e| {
             (
                 e["name"].as_str().unwrap(),
+                ns(e),
                 e["args"]["value"].as_i64().unwrap(),
             )
         })
         .collect();
-    assert_eq!(levels, [("rx", 12)]);
+    assert_eq!(bytes, [("rx", 8, 12), ("rx", 13, 0)]);
 }

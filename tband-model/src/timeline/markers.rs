@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent, Section, Shape,
-    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    rank, rows_in, task_name, Details, Item, Layer, Name, Parent, Section, TrackBuilder, TrackId,
+    TrackKey, TrackKind, Unit,
 };
 use crate::{IdIndex, MarkerKind, Model, StrId};
 
@@ -153,49 +153,20 @@ impl Layer for Markers {
         match self.table {
             Table::Spans => rows_in(m.marker_spans.iter(), rows).for_each(|(i, s)| {
                 if let Some((track, marker)) = t.find(s.marker_id, s.task_id, MarkerKind::Event) {
-                    let shape = Shape::Slice {
-                        start: s.start_ns,
-                        end: s.end_ns,
-                        depth: s.depth,
-                        open: s.truncated,
-                    };
                     let name = name(m, s.msg, marker);
-                    visit(
-                        i,
-                        Item {
-                            track,
-                            shape,
-                            name,
-                            args: Args::NONE,
-                        },
-                    );
+                    let item = Item::slice(track, s.start_ns, s.end_ns, s.truncated, name);
+                    visit(i, item.at_depth(s.depth));
                 }
             }),
             Table::Instants => rows_in(m.marker_instants.iter(), rows).for_each(|(i, s)| {
                 if let Some((track, marker)) = t.find(s.marker_id, s.task_id, MarkerKind::Event) {
                     let name = name(m, s.msg, marker);
-                    visit(
-                        i,
-                        Item {
-                            track,
-                            shape: Shape::Instant(s.ts_ns),
-                            name,
-                            args: Args::NONE,
-                        },
-                    );
+                    visit(i, Item::instant(track, s.ts_ns, name));
                 }
             }),
             Table::Values => rows_in(m.marker_values.iter(), rows).for_each(|(i, v)| {
                 if let Some((track, _)) = t.find(v.marker_id, v.task_id, MarkerKind::Value) {
-                    visit(
-                        i,
-                        Item {
-                            track,
-                            shape: Shape::Counter(v.ts_ns, v.value),
-                            name: Name::NONE,
-                            args: Args::NONE,
-                        },
-                    );
+                    visit(i, Item::counter(track, v.ts_ns, v.value));
                 }
             }),
         }

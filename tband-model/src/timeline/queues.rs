@@ -7,7 +7,7 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Section, Shape,
+    from_isr, index_of, rank, rows_in, task_name, Details, Item, Layer, Name, Section,
     TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::Model;
@@ -92,15 +92,7 @@ impl Layer for QueueLevels {
                 return;
             };
             if let Some(track) = track(m, &self.tracks, op.queue_id) {
-                visit(
-                    i,
-                    Item {
-                        track,
-                        shape: Shape::Counter(op.ts_ns, len.into()),
-                        name: Name::NONE,
-                        args: Args::NONE,
-                    },
-                );
+                visit(i, Item::counter(track, op.ts_ns, len.into()));
             }
         });
     }
@@ -152,20 +144,9 @@ impl Layer for MutexHolders {
                 Some(t) => Name::keyed(&m.tasks[t].name, t),
                 None => Name::NONE,
             };
-            let shape = Shape::Slice {
-                start: h.start_ns,
-                end: h.end_ns,
-                depth: 0,
-                open: h.truncated,
-            };
             visit(
                 i,
-                Item {
-                    track,
-                    shape,
-                    name,
-                    args: Args::NONE,
-                },
+                Item::slice(track, h.start_ns, h.end_ns, h.truncated, name),
             );
         });
     }

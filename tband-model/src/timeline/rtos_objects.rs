@@ -7,10 +7,10 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    from_isr, index_of, rank, rows_in, task_name, Args, Details, Item, Layer, Name, Parent,
-    Section, Shape, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    from_isr, index_of, rank, rows_in, task_name, Details, Item, Layer, Name, Parent, Section,
+    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
-use crate::{EventGroupOpKind, Model, NotificationOp, TimerOpKind};
+use crate::{EventGroupOp, EventGroupOpKind, Model, NotificationOp, TimerOp, TimerOpKind};
 
 pub(super) fn declare(
     m: &Model,
@@ -72,23 +72,18 @@ pub(super) fn declare(
         Arc::new(Notifications {
             tracks: notifications,
         }),
-        Arc::new(EventGroups {
+        Arc::new(Operations {
             tracks: event_groups,
+            of: &EVENT_GROUP_OPS,
         }),
         Arc::new(StreamBuffers {
             tracks: stream_buffers,
         }),
-        Arc::new(Timers { tracks: timers }),
+        Arc::new(Operations {
+            tracks: timers,
+            of: &TIMER_OPS,
+        }),
     ]
-}
-
-fn instant(track: TrackId, ts_ns: u64, name: Name<'_>) -> Item<'_> {
-    Item {
-        track,
-        shape: Shape::Instant(ts_ns),
-        name,
-        args: Args::NONE,
-    }
 }
 
 struct Notifications {
@@ -116,7 +111,7 @@ impl Layer for Notifications {
                 (NotificationOp::Given, true) => Name::keyed("given from ISR", 2),
                 (op, _) => Name::keyed(op.as_str(), op as usize),
             };
-            visit(i, instant(track, n.ts_ns, name));
+            visit(i, Item::instant(track, n.ts_ns, name));
         }
     }
 
@@ -147,14 +142,63 @@ impl Layer for Notifications {
     }
 }
 
-struct EventGroups {
-    /// By index in `objects.event_groups`.
+/// Operations on the objects of a list (event groups, timers): each an
+/// instant on its object's track, named by what was done.
+struct Operations<Op: 'static> {
+    /// By index in the list of objects.
     tracks: Vec<TrackId>,
+    of: &'static OperationsOf<Op>,
 }
 
-impl Layer for EventGroups {
+/// Where one kind of operations is and what its rows say.
+struct OperationsOf<Op> {
+    ops: fn(&Model) -> &[Op],
+    /// The index of the operation's object in its list.
+    object: fn(&Model, &Op) -> Option<usize>,
+    ts: fn(&Op) -> u64,
+    /// The operation's name, by its key (below `names`).
+    key: fn(&Op) -> usize,
+    name_of: fn(usize) -> &'static str,
+    names: usize,
+    describe: fn(&Model, &Op, &mut Details),
+}
+
+const EVENT_GROUP_OPS: OperationsOf<EventGroupOp> = OperationsOf {
+    ops: |m| &m.objects.event_group_ops,
+    object: |m, e| index_of(&m.objects.event_groups, e.group_id, |g| g.group_id),
+    ts: |e| e.ts_ns,
+    key: |e| e.op as usize,
+    name_of: |key| EventGroupOpKind::ALL.get(key).map_or("", |op| op.as_str()),
+    names: EventGroupOpKind::ALL.len(),
+    describe: |m, e, out| {
+        let name = (m.objects.event_group(e.group_id))
+            .map_or(format!("event group {}", e.group_id), |g| g.name.clone());
+        out.push(("event group", name));
+        out.push(("op", format!("{}{}", e.op.as_str(), from_isr(e.from_isr))));
+        out.push(("bits", format!("{:#x}", e.bits)));
+        out.push(("task", task_name(m, e.task_id)));
+    },
+};
+
+const TIMER_OPS: OperationsOf<TimerOp> = OperationsOf {
+    ops: |m| &m.objects.timer_ops,
+    object: |m, op| index_of(&m.objects.timers, op.timer_id, |t| t.timer_id),
+    ts: |op| op.ts_ns,
+    key: |op| op.op as usize,
+    name_of: |key| TimerOpKind::ALL.get(key).map_or("", |op| op.as_str()),
+    names: TimerOpKind::ALL.len(),
+    describe: |m, op, out| {
+        let name = (m.objects.timer(op.timer_id))
+            .map_or(format!("timer {}", op.timer_id), |t| t.name.clone());
+        out.push(("timer", name));
+        out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
+        out.push(("task", task_name(m, op.task_id)));
+    },
+};
+
+impl<Op: Send + Sync> Layer for Operations<Op> {
     fn len(&self, m: &Model) -> usize {
-        m.objects.event_group_ops.len()
+        (self.of.ops)(m).len()
     }
 
     fn visit<'a>(
@@ -163,36 +207,28 @@ impl Layer for EventGroups {
         rows: Range<usize>,
         visit: &mut dyn FnMut(usize, Item<'a>),
     ) {
-        let o = &m.objects;
-        for (i, e) in rows_in(o.event_group_ops.iter(), rows) {
-            if let Some(g) = index_of(&o.event_groups, e.group_id, |g| g.group_id) {
-                let name = Name::keyed(e.op.as_str(), e.op as usize);
-                visit(i, instant(self.tracks[g], e.ts_ns, name));
+        let of = self.of;
+        for (i, op) in rows_in((of.ops)(m).iter(), rows) {
+            if let Some(object) = (of.object)(m, op) {
+                let key = (of.key)(op);
+                let name = Name::keyed((of.name_of)(key), key);
+                visit(i, Item::instant(self.tracks[object], (of.ts)(op), name));
             }
         }
     }
 
     fn name_keys(&self, _: &Model) -> usize {
-        EventGroupOpKind::ALL.len()
+        self.of.names
     }
 
     fn name_of<'a>(&'a self, _: &'a Model, key: u32) -> &'a str {
-        EventGroupOpKind::ALL
-            .get(key as usize)
-            .map_or("", |op| op.as_str())
+        (self.of.name_of)(key as usize)
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
-        let o = &m.objects;
-        let Some(e) = o.event_group_ops.get(row) else {
-            return;
-        };
-        let name = (o.event_group(e.group_id))
-            .map_or(format!("event group {}", e.group_id), |g| g.name.clone());
-        out.push(("event group", name));
-        out.push(("op", format!("{}{}", e.op.as_str(), from_isr(e.from_isr))));
-        out.push(("bits", format!("{:#x}", e.bits)));
-        out.push(("task", task_name(m, e.task_id)));
+        if let Some(op) = (self.of.ops)(m).get(row) {
+            (self.of.describe)(m, op, out);
+        }
     }
 }
 
@@ -217,12 +253,7 @@ impl Layer for StreamBuffers {
             if let Some(b) = index_of(&o.stream_buffers, s.buffer_id, |b| b.buffer_id) {
                 visit(
                     i,
-                    Item {
-                        track: self.tracks[b],
-                        shape: Shape::Counter(s.ts_ns, s.bytes_after.into()),
-                        name: Name::NONE,
-                        args: Args::NONE,
-                    },
+                    Item::counter(self.tracks[b], s.ts_ns, s.bytes_after.into()),
                 );
             }
         }
@@ -247,53 +278,5 @@ impl Layer for StreamBuffers {
         out.push(("op", format!("{}{}", s.op.as_str(), from_isr(s.from_isr))));
         out.push(("task", task_name(m, s.task_id)));
         out.push(("bytes", s.bytes_after.to_string()));
-    }
-}
-
-struct Timers {
-    /// By index in `objects.timers`.
-    tracks: Vec<TrackId>,
-}
-
-impl Layer for Timers {
-    fn len(&self, m: &Model) -> usize {
-        m.objects.timer_ops.len()
-    }
-
-    fn visit<'a>(
-        &'a self,
-        m: &'a Model,
-        rows: Range<usize>,
-        visit: &mut dyn FnMut(usize, Item<'a>),
-    ) {
-        let o = &m.objects;
-        for (i, op) in rows_in(o.timer_ops.iter(), rows) {
-            if let Some(t) = index_of(&o.timers, op.timer_id, |t| t.timer_id) {
-                let name = Name::keyed(op.op.as_str(), op.op as usize);
-                visit(i, instant(self.tracks[t], op.ts_ns, name));
-            }
-        }
-    }
-
-    fn name_keys(&self, _: &Model) -> usize {
-        TimerOpKind::ALL.len()
-    }
-
-    fn name_of<'a>(&'a self, _: &'a Model, key: u32) -> &'a str {
-        TimerOpKind::ALL
-            .get(key as usize)
-            .map_or("", |op| op.as_str())
-    }
-
-    fn describe(&self, m: &Model, row: usize, out: &mut Details) {
-        let o = &m.objects;
-        let Some(op) = o.timer_ops.get(row) else {
-            return;
-        };
-        let name =
-            (o.timer(op.timer_id)).map_or(format!("timer {}", op.timer_id), |t| t.name.clone());
-        out.push(("timer", name));
-        out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
-        out.push(("task", task_name(m, op.task_id)));
     }
 }

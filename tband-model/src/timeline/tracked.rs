@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use super::{
     rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent, Section,
-    Shape, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{Actor, Model, ObjectLifetime, StrId};
 
@@ -186,21 +186,8 @@ impl Layer for Tracked {
                 } else {
                     (false, Args::of(&[core]))
                 };
-                let shape = Shape::Slice {
-                    start: l.start_ns,
-                    end: l.end_ns,
-                    depth: 0,
-                    open,
-                };
-                visit(
-                    i,
-                    Item {
-                        track,
-                        shape,
-                        name,
-                        args,
-                    },
-                );
+                let item = Item::slice(track, l.start_ns, l.end_ns, open, name);
+                visit(i, item.with_args(args));
             }),
             Table::Marks => rows_in(o.marks.iter(), rows).for_each(|(i, mark)| {
                 let lifetime = o.lifetimes.get(mark.lifetime as usize);
@@ -212,27 +199,11 @@ impl Layer for Tracked {
                     Some(value) => Args::of(&[(ArgName::Count, ArgValue::Int(value))]),
                     None => Args::NONE,
                 };
-                visit(
-                    i,
-                    Item {
-                        track,
-                        shape: Shape::Instant(mark.ts_ns),
-                        name,
-                        args,
-                    },
-                );
+                visit(i, Item::instant(track, mark.ts_ns, name).with_args(args));
             }),
             Table::CounterValues => rows_in(o.counter_values.iter(), rows).for_each(|(i, v)| {
                 if let Some(&track) = self.lanes.counters.get(v.counter as usize) {
-                    visit(
-                        i,
-                        Item {
-                            track,
-                            shape: Shape::Counter(v.ts_ns, v.value),
-                            name: Name::NONE,
-                            args: Args::NONE,
-                        },
-                    );
+                    visit(i, Item::counter(track, v.ts_ns, v.value));
                 }
             }),
         }
