@@ -25,7 +25,7 @@ fn the_summary_has_a_line_per_pool_of_objects() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).expect("text");
     let objects = text
-        .split("\nobjects\n")
+        .split("\ntracked objects\n")
         .nth(1)
         .expect("an objects section");
     let lines: Vec<&str> = objects.lines().take_while(|l| !l.is_empty()).collect();

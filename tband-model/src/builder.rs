@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-mod objects;
+mod rtos_objects;
 
 use super::id_index::IdIndex;
 use super::table::Table;
@@ -207,7 +207,7 @@ pub struct ModelBuilder {
     isr_names: BTreeMap<IsrKey, String>,
     queues: IdIndex<u32, QueueTrack>,
     markers: MarkerTracks,
-    objects: objects::ObjectTracks,
+    rtos_objects: rtos_objects::RtosObjectsSoFar,
     last_ns: u64,
 }
 
@@ -875,7 +875,7 @@ impl ModelBuilder {
     /// Fills the model's lists of cores, tasks, ISRs, markers and queues
     /// from what is known of them.
     fn fill_lists(&mut self) {
-        self.objects.fill(&mut self.model.objects);
+        self.rtos_objects.fill(&mut self.model.rtos_objects);
         let m = &mut self.model;
         let cores = self.cores.sorted();
         m.cores = cores

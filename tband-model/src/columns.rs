@@ -11,8 +11,8 @@ use super::column::{columns, Column, Dictionary, End, Enum, Flag, Narrow, Plain,
 use super::table::{Interval, Row, Table};
 use super::{
     Actor, CounterValue, IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold,
-    ObjectLifetime, ObjectMark, PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason,
-    StrId, TaskPriority, TaskState, TaskStateKind,
+    PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState,
+    TaskStateKind, TrackedLifetime, TrackedMark,
 };
 
 columns! {
@@ -114,7 +114,7 @@ columns! {
 }
 
 columns! {
-    ObjectLifetime in ObjectLifetimeChunk, ObjectLifetimeColumns {
+    TrackedLifetime in ObjectLifetimeChunk, ObjectLifetimeColumns {
         start_ns: Time,
         end_ns: End,
         kind: Dictionary<u32, u8>,
@@ -131,7 +131,7 @@ columns! {
 }
 
 columns! {
-    ObjectMark in ObjectMarkChunk, ObjectMarkColumns {
+    TrackedMark in ObjectMarkChunk, ObjectMarkColumns {
         ts_ns: Time,
         lifetime: Plain<u32>,
         event: Plain<StrId>,
@@ -147,7 +147,7 @@ columns! {
     }
 }
 
-impl Table<ObjectLifetime> {
+impl Table<TrackedLifetime> {
     /// Ends the lifetime at `index` at `t` (not before its start), by
     /// `actor` on `core`.
     pub(crate) fn end_lifetime_at(
@@ -158,7 +158,7 @@ impl Table<ObjectLifetime> {
         actor: Option<Actor>,
     ) {
         if let Some((chunk, columns)) = self.chunk_mut(index) {
-            ObjectLifetime::end_at(chunk, columns, index, t);
+            TrackedLifetime::end_at(chunk, columns, index, t);
             columns
                 .end_core
                 .set(&mut chunk.end_core, index, Some(core), t);
@@ -409,8 +409,8 @@ mod tests {
                 isr_id: 300,
             })),
         ];
-        let lifetimes: Vec<ObjectLifetime> = (0..600u32)
-            .map(|i| ObjectLifetime {
+        let lifetimes: Vec<TrackedLifetime> = (0..600u32)
+            .map(|i| TrackedLifetime {
                 kind: i % 3,
                 key: i,
                 name: StrId(i / 2),
@@ -425,7 +425,7 @@ mod tests {
                 ended_by: actors[(i as usize + 1) % 5],
             })
             .collect();
-        let mut table: Table<ObjectLifetime> = lifetimes.iter().copied().collect();
+        let mut table: Table<TrackedLifetime> = lifetimes.iter().copied().collect();
         assert!(table.iter().eq(lifetimes.iter().copied()));
         let ender = actors[4];
         table.end_lifetime_at(5, 1_000, 3, ender);
@@ -443,15 +443,15 @@ mod tests {
             Some(i64::MIN),
             Some(i64::MAX),
         ];
-        let marks: Vec<ObjectMark> = (0..10u32)
-            .map(|i| ObjectMark {
+        let marks: Vec<TrackedMark> = (0..10u32)
+            .map(|i| TrackedMark {
                 ts_ns: u64::from(i),
                 lifetime: i,
                 event: StrId(i % 2),
                 value: values[i as usize % 5],
             })
             .collect();
-        let table: Table<ObjectMark> = marks.iter().copied().collect();
+        let table: Table<TrackedMark> = marks.iter().copied().collect();
         assert_eq!(table.to_vec(), marks);
         let counts: Vec<CounterValue> = (0..10u32)
             .map(|i| CounterValue {

@@ -16,8 +16,8 @@ mod id_index;
 mod import;
 pub mod json;
 mod lifetimes;
-mod objects;
 mod pages;
+mod rtos_objects;
 pub mod rules;
 mod strings;
 pub mod summary;
@@ -33,7 +33,7 @@ pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
-pub use objects::{
+pub use rtos_objects::{
     EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,
     StreamBuffer, StreamBufferKind, StreamBufferOp, StreamBufferOpKind, Timer, TimerOp,
     TimerOpKind,
@@ -41,8 +41,8 @@ pub use objects::{
 pub use strings::{StrId, Strings};
 pub use table::{IntoIter, Iter, Row, Table};
 pub use tracked::{
-    Actor, CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool,
-    TrackedObjects,
+    Actor, CounterValue, TrackedCounter, TrackedKey, TrackedLifetime, TrackedMark, TrackedObjects,
+    TrackedPool,
 };
 
 /// Facts about the trace as a whole.
@@ -532,7 +532,7 @@ pub struct Model {
     /// What the lifetime rules made of the trace's events.
     pub tracked: TrackedObjects,
     /// Notifications, event groups, stream buffers, timers.
-    pub objects: RtosObjects,
+    pub rtos_objects: RtosObjects,
 }
 
 impl Model {

@@ -5,7 +5,8 @@
 use crate::id_index::{IdIndex, IdMap};
 use crate::rules::{Rule, RuleAction, Rules};
 use crate::tracked::{
-    CounterValue, ObjectCounter, ObjectKey, ObjectLifetime, ObjectMark, ObjectPool, TrackedObjects,
+    CounterValue, TrackedCounter, TrackedKey, TrackedLifetime, TrackedMark, TrackedObjects,
+    TrackedPool,
 };
 use crate::{Anomaly, AnomalyKind, ArgValue, EventRow, Model, StrId};
 
@@ -348,7 +349,7 @@ impl Applying {
                     let Ok(value) = c.value.optional(row) else {
                         return self.missing(r, FieldRole::Value, ts, row);
                     };
-                    self.tracked.marks.push(ObjectMark {
+                    self.tracked.marks.push(TrackedMark {
                         ts_ns: ts,
                         lifetime,
                         event: c.event,
@@ -373,7 +374,7 @@ impl Applying {
                     None => {
                         let counter = self.tracked.counters.len() as u32;
                         counters.push((c.counter, counter));
-                        self.tracked.counters.push(ObjectCounter {
+                        self.tracked.counters.push(TrackedCounter {
                             pool,
                             name: self.counter_names[c.counter as usize].clone(),
                         });
@@ -440,7 +441,7 @@ impl Applying {
             },
         );
         let key = self.key_id(slot, key);
-        self.tracked.lifetimes.push(ObjectLifetime {
+        self.tracked.lifetimes.push(TrackedLifetime {
             kind: c.kind,
             key,
             name,
@@ -498,7 +499,7 @@ impl Applying {
             Some(value) => key_of(value).to_string(),
             None => key.to_string(),
         };
-        self.tracked.pools.push(ObjectPool {
+        self.tracked.pools.push(TrackedPool {
             kind: c.kind,
             name,
             key,
@@ -661,11 +662,11 @@ fn int_of(value: ArgValue<'_>) -> Option<i64> {
     }
 }
 
-fn key_of(value: ArgValue<'_>) -> ObjectKey {
+fn key_of(value: ArgValue<'_>) -> TrackedKey {
     match value {
-        ArgValue::Int(v) => ObjectKey::Int(v as u64),
-        ArgValue::UInt(v) => ObjectKey::Int(v),
-        ArgValue::Str(bytes) => ObjectKey::Text(String::from_utf8_lossy(bytes).into()),
+        ArgValue::Int(v) => TrackedKey::Int(v as u64),
+        ArgValue::UInt(v) => TrackedKey::Int(v),
+        ArgValue::Str(bytes) => TrackedKey::Text(String::from_utf8_lossy(bytes).into()),
     }
 }
 

@@ -60,7 +60,7 @@ impl Section {
             Section::Values => "values",
             Section::Levels => "queue levels",
             Section::RtosObjects => "RTOS objects",
-            Section::TrackedObjects => "objects",
+            Section::TrackedObjects => "tracked objects",
             Section::Holders => "mutex holders",
         }
     }

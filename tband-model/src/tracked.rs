@@ -9,17 +9,17 @@ use crate::{IsrKey, StrId, Strings, Table};
 
 /// An object's identity within its kind: the value of the rule's key field.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum ObjectKey {
+pub enum TrackedKey {
     Int(u64),
     Text(Box<str>),
 }
 
-impl fmt::Display for ObjectKey {
+impl fmt::Display for TrackedKey {
     /// Integers (addresses, ids) in hexadecimal, text as it is.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ObjectKey::Int(v) => write!(f, "{v:#x}"),
-            ObjectKey::Text(s) => f.write_str(s),
+            TrackedKey::Int(v) => write!(f, "{v:#x}"),
+            TrackedKey::Text(s) => f.write_str(s),
         }
     }
 }
@@ -34,20 +34,20 @@ pub enum Actor {
 /// A pool: what groups objects of a kind (the objects' `pool` field) and
 /// holds the kind's counters (keyed by the counter rule's key field).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectPool {
+pub struct TrackedPool {
     /// Index into [`TrackedObjects::kinds`].
     pub kind: u32,
-    pub key: ObjectKey,
+    pub key: TrackedKey,
     /// The name an event gave it, or its key.
     pub name: String,
     /// How many of its objects were live at once at most: the lanes its
-    /// lifetimes need (see [`ObjectLifetime::slot`]).
+    /// lifetimes need (see [`TrackedLifetime::slot`]).
     pub slots: u32,
 }
 
 /// One object from the event that began it to the one that ended it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ObjectLifetime {
+pub struct TrackedLifetime {
     /// Index into [`TrackedObjects::kinds`].
     pub kind: u32,
     /// Index into [`TrackedObjects::keys`].
@@ -72,7 +72,7 @@ pub struct ObjectLifetime {
 /// An instant on a lifetime (a reference taken or dropped), with a value
 /// from the event where the rule names one.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ObjectMark {
+pub struct TrackedMark {
     pub ts_ns: u64,
     /// Index into [`TrackedObjects::lifetimes`].
     pub lifetime: u32,
@@ -83,7 +83,7 @@ pub struct ObjectMark {
 
 /// A counter of a pool, e.g. its free buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ObjectCounter {
+pub struct TrackedCounter {
     /// Index into [`TrackedObjects::pools`].
     pub pool: u32,
     pub name: String,
@@ -104,12 +104,12 @@ pub struct TrackedObjects {
     /// The kinds the rules named, in the rules' order.
     pub kinds: Vec<String>,
     /// The objects' keys, each once (objects of different kinds may share one).
-    pub keys: Vec<ObjectKey>,
+    pub keys: Vec<TrackedKey>,
     pub names: Strings,
-    pub pools: Vec<ObjectPool>,
-    pub lifetimes: Table<ObjectLifetime>,
-    pub marks: Table<ObjectMark>,
-    pub counters: Vec<ObjectCounter>,
+    pub pools: Vec<TrackedPool>,
+    pub lifetimes: Table<TrackedLifetime>,
+    pub marks: Table<TrackedMark>,
+    pub counters: Vec<TrackedCounter>,
     pub counter_values: Table<CounterValue>,
 }
 
@@ -123,7 +123,7 @@ impl TrackedObjects {
     }
 
     /// The key of `lifetime`'s object.
-    pub fn key(&self, lifetime: &ObjectLifetime) -> &ObjectKey {
+    pub fn key(&self, lifetime: &TrackedLifetime) -> &TrackedKey {
         &self.keys[lifetime.key as usize]
     }
 
@@ -133,7 +133,7 @@ impl TrackedObjects {
         self.keys.iter().map(ToString::to_string).collect()
     }
 
-    pub fn pool(&self, pool: Option<u32>) -> Option<&ObjectPool> {
+    pub fn pool(&self, pool: Option<u32>) -> Option<&TrackedPool> {
         self.pools.get(pool? as usize)
     }
 }

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use crate::{
-    Anomaly, CounterValue, IsrSlice, MarkerSpan, Model, MutexHold, ObjectLifetime, QueueOp,
-    QueueOpKind, Row, RtosObjects, SchedSlice, StateReason, StreamBufferOp, StreamBufferOpKind,
-    Table, TaskState,
+    Anomaly, CounterValue, IsrSlice, MarkerSpan, Model, MutexHold, QueueOp, QueueOpKind, Row,
+    RtosObjects, SchedSlice, StateReason, StreamBufferOp, StreamBufferOpKind, Table, TaskState,
+    TrackedLifetime,
 };
 
 impl Model {
@@ -54,7 +54,7 @@ impl Model {
         }
         let mut info = self.info.clone();
         info.duration_ns = to.map_or(info.duration_ns, |to| to.min(info.duration_ns));
-        let o = &self.objects;
+        let o = &self.rtos_objects;
         let stream_buffer_ops = cut.stream_buffer_ops(&o.stream_buffer_ops);
         let mut stream_buffers = o.stream_buffers.clone();
         for buffer in &mut stream_buffers {
@@ -65,7 +65,7 @@ impl Model {
                 stream_buffers[i].high_water = stream_buffers[i].high_water.max(op.bytes_after);
             }
         }
-        let objects = RtosObjects {
+        let rtos_objects = RtosObjects {
             notifications: cut.instants(&o.notifications, |n| n.ts_ns),
             event_groups: o.event_groups.clone(),
             event_group_ops: cut.instants(&o.event_group_ops, |e| e.ts_ns),
@@ -105,7 +105,7 @@ impl Model {
                 .filter_map(|a| cut.anomaly(a))
                 .collect(),
             tracked: cut.tracked(&self.tracked),
-            objects,
+            rtos_objects,
         }
     }
 
@@ -116,7 +116,7 @@ impl Model {
         fn before<R: Row>(table: &Table<R>, t: u64) -> usize {
             table.partition_point(|r| r.time_ns() < t)
         }
-        let o = &self.objects;
+        let o = &self.rtos_objects;
         let tracked = &self.tracked;
         let rows = before(&self.sched_slices, t)
             + before(&self.task_states, t)
@@ -177,7 +177,7 @@ interval!(TaskState, |_s| {});
 interval!(IsrSlice, |_s| {});
 interval!(MarkerSpan, |_s| {});
 interval!(MutexHold, |_s| {});
-interval!(ObjectLifetime, |l| {
+interval!(TrackedLifetime, |l| {
     l.end_core = None;
     l.ended_by = None;
 });
@@ -368,7 +368,7 @@ impl Cut {
     /// it on those lifetimes, and each counter's values as [`Self::counter`].
     fn tracked(&self, tracked: &crate::TrackedObjects) -> crate::TrackedObjects {
         let mut new_index = HashMap::new();
-        let mut lifetimes = Table::<ObjectLifetime>::new();
+        let mut lifetimes = Table::<TrackedLifetime>::new();
         for (i, l) in self.intervals_with_index(&tracked.lifetimes) {
             new_index.insert(i as u32, lifetimes.push(l) as u32);
         }
@@ -402,8 +402,8 @@ impl Cut {
 mod tests {
     use super::*;
     use crate::{
-        Actor, AnomalyKind, Core, MarkerValue, ObjectMark, PriorityCause, Queue, QueueKind, Task,
-        TaskKind, TaskPriority, TaskStateKind,
+        Actor, AnomalyKind, Core, MarkerValue, PriorityCause, Queue, QueueKind, Task, TaskKind,
+        TaskPriority, TaskStateKind, TrackedMark,
     };
 
     fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
@@ -456,8 +456,8 @@ mod tests {
         }
     }
 
-    fn lifetime(start_ns: u64, end_ns: u64) -> ObjectLifetime {
-        ObjectLifetime {
+    fn lifetime(start_ns: u64, end_ns: u64) -> TrackedLifetime {
+        TrackedLifetime {
             kind: 0,
             key: 0,
             name: crate::StrId::EMPTY,
@@ -536,7 +536,7 @@ mod tests {
         m.tracked.kinds = vec!["buf".into()];
         m.tracked.lifetimes = vec![lifetime(10, 35), lifetime(20, 90)].into();
         m.tracked.marks = [(15, 0), (50, 1)]
-            .map(|(ts_ns, lifetime)| ObjectMark {
+            .map(|(ts_ns, lifetime)| TrackedMark {
                 ts_ns,
                 lifetime,
                 event: crate::StrId::EMPTY,
@@ -544,13 +544,13 @@ mod tests {
             })
             .to_vec()
             .into();
-        m.objects.stream_buffers = vec![crate::StreamBuffer {
+        m.rtos_objects.stream_buffers = vec![crate::StreamBuffer {
             buffer_id: 3,
             name: "log".into(),
             kind: crate::StreamBufferKind::Stream,
             high_water: 5,
         }];
-        m.objects.stream_buffer_ops = [
+        m.rtos_objects.stream_buffer_ops = [
             (10, StreamBufferOpKind::Send, 5),
             (40, StreamBufferOpKind::Receive, 2),
         ]
@@ -587,7 +587,7 @@ mod tests {
         assert_eq!(w.tracked.lifetimes, m.tracked.lifetimes);
         assert_eq!(w.tracked.marks, m.tracked.marks);
         assert_eq!(w.anomalies, m.anomalies);
-        assert_eq!(w.objects, m.objects);
+        assert_eq!(w.rtos_objects, m.rtos_objects);
         assert_eq!(w.tasks, m.tasks);
         assert_eq!(w.info, m.info);
         assert_eq!(m.rows_before(0), 0);
@@ -648,7 +648,7 @@ mod tests {
         assert_eq!(high, [4, 0]);
         // So is the stream buffer's (5 bytes, since 10).
         let buffer_ops: Vec<_> = w
-            .objects
+            .rtos_objects
             .stream_buffer_ops
             .iter()
             .map(|o| (o.ts_ns, o.op, o.from_isr, o.bytes_after))
@@ -660,7 +660,7 @@ mod tests {
                 (40, StreamBufferOpKind::Receive, true, 2),
             ]
         );
-        assert_eq!(w.objects.stream_buffers[0].high_water, 5);
+        assert_eq!(w.rtos_objects.stream_buffers[0].high_water, 5);
         // Both lifetimes are live at 30; the second is cut at 50, where its
         // mark is not (the window ends before 50).
         let lifetimes: Vec<_> = w

@@ -79,7 +79,7 @@ fn chrome_json_holds_the_lifetimes_references_and_pool_levels() {
     let objects = |ph: &'static str| {
         events
             .iter()
-            .filter(move |e| e["ph"] == ph && e["cat"] == "objects")
+            .filter(move |e| e["ph"] == ph && e["cat"] == "tracked objects")
     };
     let lifetimes: Vec<_> = objects("X")
         .map(|e| {

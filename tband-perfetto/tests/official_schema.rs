@@ -81,7 +81,7 @@ fn expected(model: &Model) -> serde_json::Value {
         .count();
     // Notifications show on the notified task's track: a task of the
     // model that is not idle.
-    let objects = &model.objects;
+    let objects = &model.rtos_objects;
     let notifications = (objects.notifications.iter())
         .filter(|n| model.task(n.task_id).is_some() && !is_idle(n.task_id))
         .count();

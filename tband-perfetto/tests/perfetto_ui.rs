@@ -318,7 +318,7 @@ fn expected_tracks(model: &Model) -> BTreeSet<Vec<String>> {
             add(&["Mutex holders", &queue.name]);
         }
     }
-    let objects = &model.objects;
+    let objects = &model.rtos_objects;
     for group in &objects.event_groups {
         add(&["Event groups", &group.name]);
     }

@@ -393,7 +393,7 @@ fn small_table<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> R
             ]
         }),
         "object_lifetimes" | "object_marks" | "object_counters" => tracked::write(m, table, sink),
-        other => objects::write(&m.objects, other, sink)
+        other => objects::write(&m.rtos_objects, other, sink)
             .unwrap_or_else(|| unreachable!("schema table {other} has no rows")),
     }
 }
@@ -566,7 +566,7 @@ mod tests {
     /// does not make.
     fn with_rtos_objects(m: &mut Model) {
         use tband_model::*;
-        let o = &mut m.objects;
+        let o = &mut m.rtos_objects;
         o.notifications.push(Notification {
             ts_ns: 1,
             task_id: 1,

@@ -5,7 +5,7 @@
 mod net_buf_trace;
 
 use net_buf_trace::Who;
-use tband_model::{Actor, AnomalyKind, Model, ObjectKey};
+use tband_model::{Actor, AnomalyKind, Model, TrackedKey};
 use tband_trace::{OpenOptions, Trace};
 
 fn net_buf_model() -> Model {
@@ -46,7 +46,7 @@ fn net_buf_lifetimes_are_what_the_stream_records() {
                 "a buffer is named by its pool"
             );
             assert_eq!(o.kind(l.kind), "net_buf");
-            let ObjectKey::Int(key) = *o.key(&l) else {
+            let TrackedKey::Int(key) = *o.key(&l) else {
                 panic!("an address")
             };
             let pool_name = net_buf_trace::LIFETIMES
@@ -74,7 +74,7 @@ fn net_buf_lifetimes_are_what_the_stream_records() {
         .iter()
         .map(|m| {
             let lifetime = o.lifetimes.get(m.lifetime as usize).expect("a lifetime");
-            let ObjectKey::Int(key) = *o.key(&lifetime) else {
+            let TrackedKey::Int(key) = *o.key(&lifetime) else {
                 panic!()
             };
             (

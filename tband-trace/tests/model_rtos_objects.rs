@@ -1,5 +1,5 @@
 //! The extension events (notifications, event groups, stream buffers,
-//! timers) become the model's `objects`: each operation with its task, its
+//! timers) become the model's `rtos_objects`: each operation with its task, its
 //! values and its object's name, and the blocks they announce.
 
 #[path = "../../tests/rtos_objects/stream.rs"]
@@ -25,7 +25,7 @@ fn model(events: &[(u64, Event<'_>)]) -> Model {
 fn each_object_event_lands_in_its_table() {
     let m = model(&stream::events());
     assert!(m.anomalies.is_empty(), "{:?}", m.anomalies);
-    let o = &m.objects;
+    let o = &m.rtos_objects;
 
     let notifications: Vec<_> = (o.notifications.iter())
         .map(|n| (n.ts_ns, n.task_id, n.op, n.value, n.from_isr, n.by_task_id))
@@ -96,6 +96,6 @@ fn each_object_event_lands_in_its_table() {
 #[test]
 fn a_notification_taken_with_no_task_running_is_an_anomaly() {
     let m = model(&[(5, Event::CurtaskNotifyTake { value: 1 })]);
-    assert!(m.objects.notifications.is_empty());
+    assert!(m.rtos_objects.notifications.is_empty());
     assert_eq!(m.anomaly_count(tband_model::AnomalyKind::NoCurrentTask), 1);
 }

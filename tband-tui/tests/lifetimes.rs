@@ -23,7 +23,7 @@ fn a_snapshot_has_a_row_per_pool_counter_and_per_lane() {
     let frame = String::from_utf8(out.stdout).expect("text");
     let objects: Vec<&str> = frame
         .lines()
-        .skip_while(|l| !l.contains("▾ objects"))
+        .skip_while(|l| !l.contains("▾ tracked objects"))
         .skip(1)
         .take_while(|l| !l.trim().is_empty())
         .collect();

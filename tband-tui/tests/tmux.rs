@@ -139,10 +139,12 @@ fn a_followed_file_shows_a_new_task_within_a_second() {
 }
 
 /// The labels of the object rows on the screen (the lines of the group
-/// `objects`, cut to their first 14 characters), e.g. `request 0x7/in`
+/// `tracked objects`, cut to their first 14 characters), e.g. `request 0x7/in`
 /// for the pool's counter and `request 0x7/re` for each lane.
 fn object_labels(screen: &str) -> Vec<String> {
-    let rows = screen.lines().skip_while(|l| !l.contains("▾ objects"));
+    let rows = screen
+        .lines()
+        .skip_while(|l| !l.contains("▾ tracked objects"));
     rows.skip(1)
         .take_while(|l| !l.trim().is_empty() && !l.contains('▾') && !l.contains('▸'))
         .map(|l| l.chars().take(16).collect::<String>().trim().to_string())

@@ -415,7 +415,7 @@ fn check_queue_levels(model: &Model, truth: &Truth) {
 /// The notifications, event group, stream buffer and timer of the trace
 /// against the application's record.
 fn check_objects(model: &Model, truth: &Truth) {
-    let objects = &model.objects;
+    let objects = &model.rtos_objects;
     let counter = model.tasks.iter().find(|t| t.name == "counter").unwrap();
     let to_counter = || (objects.notifications.iter()).filter(|n| n.task_id == counter.task_id);
     let given = to_counter().filter(|n| n.op == NotificationOp::Given);

@@ -134,7 +134,7 @@ mod tests {
     #[test]
     fn a_line_per_track_counts_instants_by_name_and_gives_counters_ranges() {
         let mut m = Model::default();
-        let o = &mut m.objects;
+        let o = &mut m.rtos_objects;
         o.event_groups.push(EventGroup {
             group_id: 3,
             name: "flags".into(),

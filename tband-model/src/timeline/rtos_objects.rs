@@ -17,7 +17,7 @@ pub(super) fn declare(
     task_tracks: &[Option<TrackId>],
     tracks: &mut TrackBuilder,
 ) -> [Arc<dyn Layer>; 4] {
-    let o = &m.objects;
+    let o = &m.rtos_objects;
     let mut notifications = vec![None; m.tasks.len()];
     for n in &o.notifications {
         let Some(i) = index_of(&m.tasks, n.task_id, |t| t.task_id) else {
@@ -93,7 +93,7 @@ struct Notifications {
 
 impl Layer for Notifications {
     fn len(&self, m: &Model) -> usize {
-        m.objects.notifications.len()
+        m.rtos_objects.notifications.len()
     }
 
     fn visit<'a>(
@@ -102,7 +102,7 @@ impl Layer for Notifications {
         rows: Range<usize>,
         visit: &mut dyn FnMut(usize, Item<'a>),
     ) {
-        for (i, n) in rows_in(m.objects.notifications.iter(), rows) {
+        for (i, n) in rows_in(m.rtos_objects.notifications.iter(), rows) {
             let task = index_of(&m.tasks, n.task_id, |t| t.task_id);
             let Some(track) = task.and_then(|t| self.tracks[t]) else {
                 continue;
@@ -129,7 +129,7 @@ impl Layer for Notifications {
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
-        let Some(n) = m.objects.notifications.get(row) else {
+        let Some(n) = m.rtos_objects.notifications.get(row) else {
             return;
         };
         let op = format!("{}{}", n.op.as_str(), from_isr(n.from_isr));
@@ -164,14 +164,14 @@ struct OperationsOf<Op> {
 }
 
 const EVENT_GROUP_OPS: OperationsOf<EventGroupOp> = OperationsOf {
-    ops: |m| &m.objects.event_group_ops,
-    object: |m, e| index_of(&m.objects.event_groups, e.group_id, |g| g.group_id),
+    ops: |m| &m.rtos_objects.event_group_ops,
+    object: |m, e| index_of(&m.rtos_objects.event_groups, e.group_id, |g| g.group_id),
     ts: |e| e.ts_ns,
     key: |e| e.op as usize,
     name_of: |key| EventGroupOpKind::ALL.get(key).map_or("", |op| op.as_str()),
     names: EventGroupOpKind::ALL.len(),
     describe: |m, e, out| {
-        let name = (m.objects.event_group(e.group_id))
+        let name = (m.rtos_objects.event_group(e.group_id))
             .map_or(format!("event group {}", e.group_id), |g| g.name.clone());
         out.push(("event group", name));
         out.push(("op", format!("{}{}", e.op.as_str(), from_isr(e.from_isr))));
@@ -181,14 +181,14 @@ const EVENT_GROUP_OPS: OperationsOf<EventGroupOp> = OperationsOf {
 };
 
 const TIMER_OPS: OperationsOf<TimerOp> = OperationsOf {
-    ops: |m| &m.objects.timer_ops,
-    object: |m, op| index_of(&m.objects.timers, op.timer_id, |t| t.timer_id),
+    ops: |m| &m.rtos_objects.timer_ops,
+    object: |m, op| index_of(&m.rtos_objects.timers, op.timer_id, |t| t.timer_id),
     ts: |op| op.ts_ns,
     key: |op| op.op as usize,
     name_of: |key| TimerOpKind::ALL.get(key).map_or("", |op| op.as_str()),
     names: TimerOpKind::ALL.len(),
     describe: |m, op, out| {
-        let name = (m.objects.timer(op.timer_id))
+        let name = (m.rtos_objects.timer(op.timer_id))
             .map_or(format!("timer {}", op.timer_id), |t| t.name.clone());
         out.push(("timer", name));
         out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
@@ -239,7 +239,7 @@ struct StreamBuffers {
 
 impl Layer for StreamBuffers {
     fn len(&self, m: &Model) -> usize {
-        m.objects.stream_buffer_ops.len()
+        m.rtos_objects.stream_buffer_ops.len()
     }
 
     fn visit<'a>(
@@ -248,7 +248,7 @@ impl Layer for StreamBuffers {
         rows: Range<usize>,
         visit: &mut dyn FnMut(usize, Item<'a>),
     ) {
-        let o = &m.objects;
+        let o = &m.rtos_objects;
         for (i, s) in rows_in(o.stream_buffer_ops.iter(), rows) {
             if let Some(b) = index_of(&o.stream_buffers, s.buffer_id, |b| b.buffer_id) {
                 visit(
@@ -268,7 +268,7 @@ impl Layer for StreamBuffers {
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
-        let o = &m.objects;
+        let o = &m.rtos_objects;
         let Some(s) = o.stream_buffer_ops.get(row) else {
             return;
         };

@@ -80,7 +80,7 @@ fn model() -> Model {
         task_id: 4,
         truncated: false,
     });
-    m.objects.notifications.push(Notification {
+    m.rtos_objects.notifications.push(Notification {
         ts_ns: 8,
         task_id: 4,
         op: NotificationOp::Given,

@@ -2,7 +2,7 @@
 //! group per pool (`<kind> <pool name>`; per kind for lifetimes without a
 //! pool) holding the pool's counters and one track per lane of live
 //! objects (`<kind> <lane>`), so that each object alive at an instant has a
-//! track of its own (see `ObjectLifetime::slot`). Each lifetime is a slice
+//! track of its own (see `TrackedLifetime::slot`). Each lifetime is a slice
 //! named by the object's key (the core that began it as the argument
 //! `core`; `truncated` when its end was not seen), each mark an instant on
 //! it (its value as the argument `count`).
@@ -14,7 +14,7 @@ use super::{
     rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent, Section,
     TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
-use crate::{Actor, Model, ObjectLifetime, StrId};
+use crate::{Actor, Model, StrId, TrackedLifetime};
 
 /// The tracks of the lanes and counters.
 #[derive(Default)]
@@ -31,7 +31,7 @@ struct Lanes {
 
 impl Lanes {
     /// The track of a lifetime: its slot's lane in its pool or kind.
-    fn lifetime(&self, l: &ObjectLifetime) -> Option<TrackId> {
+    fn lifetime(&self, l: &TrackedLifetime) -> Option<TrackId> {
         let lanes = match l.pool {
             Some(pool) => self.pools.get(pool as usize)?,
             None => self.kinds.get(l.kind as usize)?,

@@ -1,6 +1,6 @@
 //! The rows of the object tables, from the model's [`tband_model::TrackedObjects`].
 
-use tband_model::{Actor, Model, ObjectPool};
+use tband_model::{Actor, Model, TrackedPool};
 
 use super::{dur, Cell, RowSink};
 use crate::schema::Table;
@@ -60,7 +60,7 @@ pub fn write<S: RowSink + ?Sized>(m: &Model, table: &Table, sink: &mut S) -> Res
 }
 
 /// The key and name columns of a pool.
-fn pool_cells<'a>(pool: Option<(&'a ObjectPool, &'a str)>) -> [Cell<'a>; 2] {
+fn pool_cells<'a>(pool: Option<(&'a TrackedPool, &'a str)>) -> [Cell<'a>; 2] {
     match pool {
         Some((p, key)) => [key.into(), p.name.as_str().into()],
         None => [Cell::Null, Cell::Null],

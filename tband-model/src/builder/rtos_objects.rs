@@ -12,14 +12,14 @@ use crate::{
 
 /// What is known of each object while the model is built.
 #[derive(Default)]
-pub(super) struct ObjectTracks {
+pub(super) struct RtosObjectsSoFar {
     event_group_names: BTreeMap<u32, Option<String>>,
-    stream_buffers: BTreeMap<u32, BufferTrack>,
+    stream_buffers: BTreeMap<u32, BufferSoFar>,
     timer_names: BTreeMap<u32, Option<String>>,
 }
 
 #[derive(Default)]
-struct BufferTrack {
+struct BufferSoFar {
     name: Option<String>,
     kind: Option<StreamBufferKind>,
     high_water: u32,
@@ -29,7 +29,7 @@ fn name(bytes: &[u8]) -> Option<String> {
     Some(String::from_utf8_lossy(bytes).into())
 }
 
-impl ObjectTracks {
+impl RtosObjectsSoFar {
     /// Fills the lists of objects, by id.
     pub(super) fn fill(&self, objects: &mut RtosObjects) {
         objects.event_groups = (self.event_group_names.iter())
@@ -70,7 +70,7 @@ impl ModelBuilder {
     /// `task` was notified; its notification value is now `value`.
     pub fn notification_given(&mut self, t: u64, core: u32, task: u32, value: u32, from_isr: bool) {
         let by_task_id = self.task_unless_isr(core, from_isr);
-        self.model.objects.notifications.push(Notification {
+        self.model.rtos_objects.notifications.push(Notification {
             ts_ns: t,
             task_id: task,
             op: NotificationOp::Given,
@@ -94,7 +94,7 @@ impl ModelBuilder {
             );
             return;
         };
-        self.model.objects.notifications.push(Notification {
+        self.model.rtos_objects.notifications.push(Notification {
             ts_ns: t,
             task_id: task,
             op: NotificationOp::Taken,
@@ -106,11 +106,16 @@ impl ModelBuilder {
     }
 
     pub fn event_group_created(&mut self, group: u32) {
-        self.objects.event_group_names.entry(group).or_default();
+        self.rtos_objects
+            .event_group_names
+            .entry(group)
+            .or_default();
     }
 
     pub fn set_event_group_name(&mut self, group: u32, bytes: &[u8]) {
-        self.objects.event_group_names.insert(group, name(bytes));
+        self.rtos_objects
+            .event_group_names
+            .insert(group, name(bytes));
     }
 
     pub fn event_group_op(
@@ -124,7 +129,7 @@ impl ModelBuilder {
     ) {
         self.event_group_created(group);
         let task_id = self.task_unless_isr(core, from_isr);
-        self.model.objects.event_group_ops.push(EventGroupOp {
+        self.model.rtos_objects.event_group_ops.push(EventGroupOp {
             ts_ns: t,
             group_id: group,
             op,
@@ -136,11 +141,19 @@ impl ModelBuilder {
     }
 
     pub fn stream_buffer_created(&mut self, buffer: u32, kind: StreamBufferKind) {
-        self.objects.stream_buffers.entry(buffer).or_default().kind = Some(kind);
+        self.rtos_objects
+            .stream_buffers
+            .entry(buffer)
+            .or_default()
+            .kind = Some(kind);
     }
 
     pub fn set_stream_buffer_name(&mut self, buffer: u32, bytes: &[u8]) {
-        self.objects.stream_buffers.entry(buffer).or_default().name = name(bytes);
+        self.rtos_objects
+            .stream_buffers
+            .entry(buffer)
+            .or_default()
+            .name = name(bytes);
     }
 
     /// An operation on a stream buffer that leaves `bytes_after` in it.
@@ -153,22 +166,25 @@ impl ModelBuilder {
         from_isr: bool,
         bytes_after: u32,
     ) {
-        let track = self.objects.stream_buffers.entry(buffer).or_default();
+        let track = self.rtos_objects.stream_buffers.entry(buffer).or_default();
         track.high_water = track.high_water.max(bytes_after);
         let task_id = self.task_unless_isr(core, from_isr);
-        self.model.objects.stream_buffer_ops.push(StreamBufferOp {
-            ts_ns: t,
-            buffer_id: buffer,
-            op,
-            from_isr,
-            task_id,
-            core_id: core,
-            bytes_after,
-        });
+        self.model
+            .rtos_objects
+            .stream_buffer_ops
+            .push(StreamBufferOp {
+                ts_ns: t,
+                buffer_id: buffer,
+                op,
+                from_isr,
+                task_id,
+                core_id: core,
+                bytes_after,
+            });
     }
 
     pub fn set_timer_name(&mut self, timer: u32, bytes: &[u8]) {
-        self.objects.timer_names.insert(timer, name(bytes));
+        self.rtos_objects.timer_names.insert(timer, name(bytes));
     }
 
     /// A timer was created, was sent a command (`command`, the RTOS's
@@ -182,9 +198,9 @@ impl ModelBuilder {
         command: Option<u32>,
         from_isr: bool,
     ) {
-        self.objects.timer_names.entry(timer).or_default();
+        self.rtos_objects.timer_names.entry(timer).or_default();
         let task_id = self.task_unless_isr(core, from_isr);
-        self.model.objects.timer_ops.push(TimerOp {
+        self.model.rtos_objects.timer_ops.push(TimerOp {
             ts_ns: t,
             timer_id: timer,
             op,
