@@ -1,0 +1,99 @@
+//! The tables of markers: their tracks, and the spans, instants and values
+//! marked on them.
+
+use tband_model::{Marker, MarkerInstant, MarkerSpan, MarkerValue};
+
+use super::{dur, duration, int, text, ModelTable};
+use crate::rows::Part;
+
+pub static MARKERS: ModelTable<Marker> = ModelTable {
+    name: "markers",
+    doc: "Marker tracks: global (task_id NULL) or local to one task.",
+    rows: |source, each| source.each_in(|m| &m.markers, each),
+    columns: &[
+        int("marker_id", "the marker", |k, _| k.marker_id.into()),
+        int(
+            "task_id",
+            "the task for task-local markers, NULL for global ones",
+            |k, _| k.task_id.into(),
+        ),
+        text("kind", "event (instants and spans) or value", |k, _| {
+            k.kind.as_str().into()
+        }),
+        text("name", "its name, or `marker <id>`", |k, _| {
+            k.name.as_str().into()
+        }),
+    ],
+};
+
+const MARKER_SPAN_ROWS: Part<MarkerSpan> = Part {
+    read: |m| &m.marker_spans,
+    take: |m| &mut m.marker_spans,
+    readers: &["marker_spans"],
+};
+
+pub static MARKER_SPANS: ModelTable<MarkerSpan> = ModelTable {
+    name: "marker_spans",
+    doc: "Spans between a marker's begin and end.",
+    rows: |source, each| source.each_of(&MARKER_SPAN_ROWS, each),
+    columns: &[
+        int("marker_id", "the marker", |s, _| s.marker_id.into()),
+        int("task_id", "NULL for global markers", |s, _| {
+            s.task_id.into()
+        }),
+        int("start_ns", "begin", |s, _| s.start_ns.into()),
+        int("end_ns", "end", |s, _| s.end_ns.into()),
+        duration(|s, _| dur(s.start_ns, s.end_ns)),
+        text("msg", "the message given at the begin", |s, c| {
+            c.text(s.msg)
+        }),
+        int(
+            "depth",
+            "nesting depth on its track (0 = outermost)",
+            |s, _| s.depth.into(),
+        ),
+        int("truncated", "1 if the span never ended", |s, _| {
+            s.truncated.into()
+        }),
+    ],
+};
+
+const MARKER_INSTANT_ROWS: Part<MarkerInstant> = Part {
+    read: |m| &m.marker_instants,
+    take: |m| &mut m.marker_instants,
+    readers: &["marker_instants"],
+};
+
+pub static MARKER_INSTANTS: ModelTable<MarkerInstant> = ModelTable {
+    name: "marker_instants",
+    doc: "Instant markers.",
+    rows: |source, each| source.each_of(&MARKER_INSTANT_ROWS, each),
+    columns: &[
+        int("marker_id", "the marker", |i, _| i.marker_id.into()),
+        int("task_id", "NULL for global markers", |i, _| {
+            i.task_id.into()
+        }),
+        int("ts_ns", "when", |i, _| i.ts_ns.into()),
+        text("msg", "the message", |i, c| c.text(i.msg)),
+    ],
+};
+
+const MARKER_VALUE_ROWS: Part<MarkerValue> = Part {
+    read: |m| &m.marker_values,
+    take: |m| &mut m.marker_values,
+    readers: &["marker_values"],
+};
+
+pub static MARKER_VALUES: ModelTable<MarkerValue> = ModelTable {
+    name: "marker_values",
+    doc: "Values of value markers.",
+    rows: |source, each| source.each_of(&MARKER_VALUE_ROWS, each),
+    columns: &[
+        int("marker_id", "the marker", |v, _| v.marker_id.into()),
+        int("task_id", "NULL for global markers", |v, _| {
+            v.task_id.into()
+        }),
+        int("ts_ns", "when", |v, _| v.ts_ns.into()),
+        int("value", "the value", |v, _| v.value.into()),
+    ],
+};

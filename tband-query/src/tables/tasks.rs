@@ -1,0 +1,271 @@
+//! The tables of cores, tasks and ISRs: who ran where and when, the
+//! tasks' states and priorities, and the analyses of that time
+//! (`task_run_time`, `cpu_timeline`).
+
+use tband_model::analysis::{self, CpuPiece, TaskCoreTime};
+use tband_model::{Core, Isr, IsrSlice, SchedSlice, Task, TaskPriority, TaskState};
+
+use super::{coded, dur, duration, int, text, ModelTable};
+use crate::rows::Part;
+use crate::schema::{PRIORITY_CAUSES, STATE_REASONS, TASK_STATE_KINDS};
+
+/// The model's scheduling slices, which `cpu_timeline` and `task_run_time`
+/// read too.
+const SCHED_SLICE_ROWS: Part<SchedSlice> = Part {
+    read: |m| &m.sched_slices,
+    take: |m| &mut m.sched_slices,
+    readers: &["sched_slices", "cpu_timeline", "task_run_time"],
+};
+
+/// The model's ISR slices, which `cpu_timeline` and `task_run_time` read too.
+const ISR_SLICE_ROWS: Part<IsrSlice> = Part {
+    read: |m| &m.isr_slices,
+    take: |m| &mut m.isr_slices,
+    readers: &["isr_slices", "cpu_timeline", "task_run_time"],
+};
+
+pub static CORES: ModelTable<Core> = ModelTable {
+    name: "cores",
+    doc: "One row per core.",
+    rows: |source, each| source.each_in(|m| &m.cores, each),
+    columns: &[
+        int("core_id", "the core", |c, _| c.core_id.into()),
+        int("idle_task_id", "its idle task (NULL if unknown)", |c, _| {
+            c.idle_task_id.into()
+        }),
+    ],
+};
+
+pub static TASKS: ModelTable<Task> = ModelTable {
+    name: "tasks",
+    doc: "One row per task.",
+    rows: |source, each| source.each_in(|m| &m.tasks, each),
+    columns: &[
+        int("task_id", "the task", |t, _| t.task_id.into()),
+        text("name", "its name, or `task <id>`", |t, _| {
+            t.name.as_str().into()
+        }),
+        text("kind", "normal, idle or timer", |t, _| {
+            t.kind.as_str().into()
+        }),
+        int(
+            "created_ns",
+            "when it was created (NULL if before the trace)",
+            |t, _| t.created_ns.into(),
+        ),
+        int(
+            "deleted_ns",
+            "when it was deleted (NULL if never)",
+            |t, _| t.deleted_ns.into(),
+        ),
+        int(
+            "stack_size",
+            "stack size in bytes, where the format records it",
+            |t, _| t.stack_size.into(),
+        ),
+        int(
+            "ever_waited",
+            "1 if it was ever blocked or suspended",
+            |t, _| t.ever_waited.into(),
+        ),
+    ],
+};
+
+pub static TASK_RUN_TIME: ModelTable<TaskCoreTime> = ModelTable {
+    name: "task_run_time",
+    doc: "Per core and task: the time the task ran there, which is its time scheduled minus \
+          the depth-0 ISR time inside its slices, and that ISR time. Computed while loading, \
+          as `tband-decode --summary` computes it.",
+    rows: |source, each| source.each_made(analysis::task_core_times, each),
+    columns: &[
+        int("core_id", "the core", |t, _| t.core_id.into()),
+        int("task_id", "the task", |t, _| t.task_id.into()),
+        int("slices", "its scheduling slices on the core", |t, _| {
+            t.slices.into()
+        }),
+        int(
+            "run_ns",
+            "time it ran: time scheduled minus isr_ns",
+            |t, _| t.run_ns.into(),
+        ),
+        int("isr_ns", "depth-0 ISR time inside its slices", |t, _| {
+            t.isr_ns.into()
+        }),
+    ],
+};
+
+pub static SCHED_SLICES: ModelTable<SchedSlice> = ModelTable {
+    name: "sched_slices",
+    doc: "Who ran where: one row per stretch of time a task ran on a core.",
+    rows: |source, each| source.each_of(&SCHED_SLICE_ROWS, each),
+    columns: &[
+        int("core_id", "the core", |s, _| s.core_id.into()),
+        int("task_id", "the task", |s, _| s.task_id.into()),
+        int("start_ns", "start", |s, _| s.start_ns.into()),
+        int("end_ns", "end", |s, _| s.end_ns.into()),
+        duration(|s, _| dur(s.start_ns, s.end_ns)),
+        int("truncated", "1 if still running when the trace ended", |s, _| {
+            s.truncated.into()
+        }),
+        coded(
+            "end_state",
+            TASK_STATE_KINDS,
+            "the task's state when the slice ended: ready, blocked, suspended, deleted, or running (it ran again at that instant); NULL if truncated",
+            |s, _| s.end_state.into(),
+        ),
+        coded(
+            "end_reason",
+            STATE_REASONS,
+            "why, as in task_states.reason; NULL if truncated",
+            |s, _| s.end_state.map(|_| s.end_reason).into(),
+        ),
+    ],
+};
+
+const TASK_STATE_ROWS: Part<TaskState> = Part {
+    read: |m| &m.task_states,
+    take: |m| &mut m.task_states,
+    readers: &["task_states"],
+};
+
+pub static TASK_STATES: ModelTable<TaskState> = ModelTable {
+    name: "task_states",
+    doc: "One row per stretch of time a task spent in one state.",
+    rows: |source, each| source.each_of(&TASK_STATE_ROWS, each),
+    columns: &[
+        int("task_id", "the task", |s, _| s.task_id.into()),
+        coded(
+            "state",
+            TASK_STATE_KINDS,
+            "running, ready, blocked, suspended or deleted",
+            |s, _| s.state.into(),
+        ),
+        coded(
+            "reason",
+            STATE_REASONS,
+            "why: preempted, woken, created, delay, delay_until, queue_send, queue_receive, queue_peek, semaphore, mutex, event_flags, sleep, suspended, deleted, or '' if unknown",
+            |s, _| s.reason.into(),
+        ),
+        int(
+            "queue_id",
+            "for blocked states: the queue waited on",
+            |s, _| s.queue_id.into(),
+        ),
+        int("core_id", "for running states: the core", |s, _| {
+            s.core_id.into()
+        }),
+        int(
+            "woken_by_isr_core_id",
+            "for ready states: core of the ISR that made the task ready",
+            |s, _| s.woken_by_isr.map(|k| k.core_id).into(),
+        ),
+        int(
+            "woken_by_isr_id",
+            "for ready states: the ISR that made the task ready",
+            |s, _| s.woken_by_isr.map(|k| k.isr_id).into(),
+        ),
+        int("start_ns", "start", |s, _| s.start_ns.into()),
+        int("end_ns", "end", |s, _| s.end_ns.into()),
+        duration(|s, _| dur(s.start_ns, s.end_ns)),
+        int(
+            "truncated",
+            "1 if still in this state when the trace ended",
+            |s, _| s.truncated.into(),
+        ),
+    ],
+};
+
+const TASK_PRIORITY_ROWS: Part<TaskPriority> = Part {
+    read: |m| &m.task_priorities,
+    take: |m| &mut m.task_priorities,
+    readers: &["task_priorities"],
+};
+
+pub static TASK_PRIORITIES: ModelTable<TaskPriority> = ModelTable {
+    name: "task_priorities",
+    doc: "Priority changes.",
+    rows: |source, each| source.each_of(&TASK_PRIORITY_ROWS, each),
+    columns: &[
+        int("task_id", "the task", |p, _| p.task_id.into()),
+        int("ts_ns", "when", |p, _| p.ts_ns.into()),
+        int("priority", "the new priority", |p, _| p.priority.into()),
+        coded(
+            "cause",
+            PRIORITY_CAUSES,
+            "set, inherit or disinherit",
+            |p, _| p.cause.into(),
+        ),
+    ],
+};
+
+pub static ISRS: ModelTable<Isr> = ModelTable {
+    name: "isrs",
+    doc: "One row per interrupt handler; ISR ids are per core.",
+    rows: |source, each| source.each_in(|m| &m.isrs, each),
+    columns: &[
+        int("core_id", "the core", |i, _| i.core_id.into()),
+        int("isr_id", "the ISR", |i, _| i.isr_id.into()),
+        text("name", "its name, or `isr <id>`", |i, _| {
+            i.name.as_str().into()
+        }),
+    ],
+};
+
+pub static ISR_SLICES: ModelTable<IsrSlice> = ModelTable {
+    name: "isr_slices",
+    doc: "One row per execution of an ISR.",
+    rows: |source, each| source.each_of(&ISR_SLICE_ROWS, each),
+    columns: &[
+        int("core_id", "the core", |s, _| s.core_id.into()),
+        int("isr_id", "the ISR", |s, _| s.isr_id.into()),
+        int("start_ns", "entry", |s, _| s.start_ns.into()),
+        int("end_ns", "exit", |s, _| s.end_ns.into()),
+        duration(|s, _| dur(s.start_ns, s.end_ns)),
+        int(
+            "depth",
+            "0 when it interrupted task code, 1 when nested in another ISR, ...",
+            |s, _| s.depth.into(),
+        ),
+        int("truncated", "1 if its exit was never seen", |s, _| {
+            s.truncated.into()
+        }),
+    ],
+};
+
+pub static CPU_TIMELINE: ModelTable<CpuPiece> = ModelTable {
+    name: "cpu_timeline",
+    doc: "Each core's time cut into pieces at every scheduling slice and depth-0 ISR \
+          boundary, each piece in one state: the task scheduled and whether an ISR runs. \
+          Computed while loading, by a sweep over each core's boundaries.",
+    rows: |source, each| {
+        let sched = source.take(&SCHED_SLICE_ROWS);
+        let isr = source.take(&ISR_SLICE_ROWS);
+        let context = super::Context::new(source.model());
+        let sched = SCHED_SLICE_ROWS.rows(sched, context.model);
+        let isr = ISR_SLICE_ROWS.rows(isr, context.model);
+        analysis::for_each_cpu_piece(sched, isr, |p| {
+            // Times past BIGINT's range are NULL in the database; a piece
+            // ending there could not be placed in time, so it is left out.
+            if i64::try_from(p.end_ns).is_err() {
+                return Ok(());
+            }
+            each(&p, &context)
+        })
+    },
+    columns: &[
+        int("core_id", "the core", |p, _| p.core_id.into()),
+        int("start_ns", "start", |p, _| p.start_ns.into()),
+        int("end_ns", "end: the core's next boundary", |p, _| {
+            p.end_ns.into()
+        }),
+        duration(|p, _| dur(p.start_ns, p.end_ns)),
+        int(
+            "task_id",
+            "the task scheduled (NULL when none is)",
+            |p, _| p.task_id.into(),
+        ),
+        int("in_isr", "1 if a depth-0 ISR runs, else 0", |p, _| {
+            p.in_isr.into()
+        }),
+    ],
+};
