@@ -83,11 +83,11 @@ fn main() {
     line(&format!("load model tables into {engine}"), load, load_cpu);
     line("decode + load", decode + load, decode_cpu + load_cpu);
     let ((), wall, cpu) = timed(|| {
-        engine::load(db.as_mut(), &trace.model, &[&tables::CPU_TIMELINE])
+        engine::load(db.as_mut(), &trace.model, &[&tables::CpuTimeline])
             .expect("loading the cpu_timeline table")
     });
     line("load the cpu_timeline table", wall, cpu);
-    db.execute(&tables::CPU_TIMELINE.drop_sql())
+    db.execute(&tables::CpuTimeline.drop_sql())
         .expect("dropping the table");
     // Each report loads the on-demand tables it reads, as a run of the
     // command-line tool would, and its time includes that load.
@@ -125,7 +125,7 @@ fn main() {
     let source = Source::from_inputs(Input::per_core("sim", simulate()), &options)
         .expect("reading the trace");
     let ((), wall, cpu) = timed(|| {
-        engine::load_while_building(db.as_mut(), &[&tables::EVENTS], |events| {
+        engine::load_while_building(db.as_mut(), &[&tables::Events], |events| {
             let events = events.expect("a sink for the events");
             Trace::build_with_events(source, &options, events).map(|trace| trace.model)
         })
@@ -137,7 +137,7 @@ fn main() {
         wall.saturating_sub(decode),
         cpu.saturating_sub(decode_cpu),
     );
-    db.execute(&tables::EVENTS.drop_sql())
+    db.execute(&tables::Events.drop_sql())
         .expect("dropping the table");
 
     match peak_rss_mb() {

@@ -9,7 +9,9 @@ use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 use crate::schema::Table;
 use crate::tables::{Context, Each};
 
-/// One value going into the database.
+/// One value going into the database. The conversions into it are
+/// `#[inline]`: the tables' columns, in modules of their own, make one per
+/// value written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cell<'a> {
     Null,
@@ -19,30 +21,35 @@ pub enum Cell<'a> {
 
 impl From<u64> for Cell<'_> {
     /// Values beyond `i64::MAX` (only possible in raw event fields) become NULL.
+    #[inline]
     fn from(v: u64) -> Self {
         i64::try_from(v).map_or(Cell::Null, Cell::Int)
     }
 }
 
 impl From<u32> for Cell<'_> {
+    #[inline]
     fn from(v: u32) -> Self {
         Cell::Int(v.into())
     }
 }
 
 impl From<i64> for Cell<'_> {
+    #[inline]
     fn from(v: i64) -> Self {
         Cell::Int(v)
     }
 }
 
 impl From<bool> for Cell<'_> {
+    #[inline]
     fn from(v: bool) -> Self {
         Cell::Int(v.into())
     }
 }
 
 impl<'a> From<&'a str> for Cell<'a> {
+    #[inline]
     fn from(v: &'a str) -> Self {
         Cell::Text(v)
     }
@@ -54,7 +61,8 @@ impl<'a> From<&'a str> for Cell<'a> {
 macro_rules! coded_enums {
     ($($enum:ty),*) => {$(
         impl From<$enum> for Cell<'_> {
-            fn from(v: $enum) -> Self {
+            #[inline]
+    fn from(v: $enum) -> Self {
                 Cell::Int(v as i64)
             }
         }
@@ -64,6 +72,7 @@ macro_rules! coded_enums {
 coded_enums!(TaskStateKind, StateReason, PriorityCause, QueueOpKind);
 
 impl<'a, T: Into<Cell<'a>>> From<Option<T>> for Cell<'a> {
+    #[inline]
     fn from(v: Option<T>) -> Self {
         v.map_or(Cell::Null, Into::into)
     }
@@ -132,7 +141,7 @@ impl RowSource<'_> {
     pub fn each_in<R>(
         &mut self,
         rows: fn(&Model) -> &[R],
-        each: Each<'_, R>,
+        mut each: impl Each<R>,
     ) -> Result<(), String> {
         let model = self.model();
         let context = Context::new(model);
@@ -141,7 +150,11 @@ impl RowSource<'_> {
 
     /// Hands `each` every row of the model table `part`, consumed where
     /// [`RowSource::take`] takes it.
-    pub fn each_of<R: Row>(&mut self, part: &Part<R>, each: Each<'_, R>) -> Result<(), String> {
+    pub fn each_of<R: Row>(
+        &mut self,
+        part: &Part<R>,
+        mut each: impl Each<R>,
+    ) -> Result<(), String> {
         let taken = self.take(part);
         let model = self.model();
         let context = Context::new(model);
@@ -152,7 +165,7 @@ impl RowSource<'_> {
     pub fn each_made<R>(
         &mut self,
         make: fn(&Model) -> Vec<R>,
-        each: Each<'_, R>,
+        mut each: impl Each<R>,
     ) -> Result<(), String> {
         let model = self.model();
         let context = Context::new(model);

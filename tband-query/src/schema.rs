@@ -18,7 +18,7 @@
 use std::borrow::Cow;
 
 use crate::rows::{RowSink, RowSource};
-use crate::tables::TASK_STATES;
+use crate::tables::TaskStates;
 
 /// A column's SQL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -305,10 +305,10 @@ fn marker_view(name: &'static str, table: &str, kind: &str) -> View {
 /// whose codes it compares and whose rowid it needs: the view of them has
 /// no rowid.
 fn ready_latency_sql() -> String {
-    let states = TASK_STATES.stored_name();
+    let states = TaskStates.stored_name();
     let ready = code(TASK_STATE_KINDS, "ready");
     let running = code(TASK_STATE_KINDS, "running");
-    let reason = TASK_STATES.column("reason").shown_sql("r.");
+    let reason = TaskStates.column("reason").shown_sql("r.");
     format!(
         "WITH ready AS ( \
            SELECT rowid AS id, task_id, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns, end_ns \
@@ -339,27 +339,27 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tables::{CORES, MUTEX_HOLDS, QUEUE_OPS, TABLES, TASKS};
+    use crate::tables::{Cores, MutexHolds, QueueOps, Tasks, TABLES};
 
     #[test]
     fn statements_name_every_column_once() {
-        let create = TASKS.create_sql();
+        let create = Tasks.create_sql();
         assert_eq!(
             create,
             "CREATE TABLE tasks (task_id BIGINT, name TEXT, kind TEXT, created_ns BIGINT, deleted_ns BIGINT, stack_size BIGINT, ever_waited BIGINT)"
         );
         assert_eq!(
-            CORES.insert_sql(2),
+            Cores.insert_sql(2),
             "INSERT INTO cores (core_id, idle_task_id) VALUES (?, ?), (?, ?)"
         );
     }
 
     #[test]
     fn tables_with_codes_or_durations_are_views_of_stored_tables() {
-        assert!(!TASKS.is_view());
-        assert_eq!(TASKS.stored_name(), "tasks");
+        assert!(!Tasks.is_view());
+        assert_eq!(Tasks.stored_name(), "tasks");
         assert_eq!(
-            QUEUE_OPS.create_sql(),
+            QueueOps.create_sql(),
             "CREATE TABLE queue_ops_stored (queue_id BIGINT, ts_ns BIGINT, op BIGINT, from_isr BIGINT, \
              task_id BIGINT, core_id BIGINT, len_after BIGINT); \
              CREATE VIEW queue_ops AS SELECT queue_id, ts_ns, CAST(CASE op WHEN 0 THEN 'send' \
@@ -367,16 +367,16 @@ mod tests {
              from_isr, task_id, core_id, len_after FROM queue_ops_stored"
         );
         assert_eq!(
-            MUTEX_HOLDS.insert_sql(1),
+            MutexHolds.insert_sql(1),
             "INSERT INTO mutex_holds_stored (queue_id, task_id, start_ns, end_ns, dur_ns, truncated) \
              VALUES (?, ?, ?, ?, ?, ?)"
         );
         assert_eq!(
-            MUTEX_HOLDS.column("dur_ns").shown_sql("m."),
+            MutexHolds.column("dur_ns").shown_sql("m."),
             "CAST(COALESCE(m.dur_ns, m.end_ns - m.start_ns) AS BIGINT)"
         );
         assert_eq!(
-            MUTEX_HOLDS.drop_sql(),
+            MutexHolds.drop_sql(),
             "DROP VIEW mutex_holds; DROP TABLE mutex_holds_stored"
         );
         let views: Vec<&str> = TABLES

@@ -10,7 +10,7 @@ use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use tband_query::export::{self, Tag};
 use tband_query::schema::{ColumnType, Table};
-use tband_query::tables::TRACE_INFO;
+use tband_query::tables::TraceInfo;
 use tband_query::{engine, Engine, Value};
 use tband_trace::input::Input;
 use tband_trace::{OpenOptions, Trace};
@@ -96,7 +96,7 @@ fn every_table_reads_back_as_its_sql_rows_and_types() {
                 })
                 .collect();
             let types: Vec<DataType> = columns.iter().map(|(_, t)| t.clone()).collect();
-            if table.name() == TRACE_INFO.name() {
+            if table.name() == TraceInfo.name() {
                 assert_eq!(names[sql.columns.len()..], ["firmware", "board"]);
                 assert_eq!(rows.len(), 1);
                 assert_eq!(

@@ -16,7 +16,7 @@ use crate::reports::Query;
 use crate::rows::{RowSink, RowSource};
 use crate::schema::{self, Table};
 use crate::sql;
-use crate::tables::{EventRows, EVENTS, ON_DEMAND, TABLES};
+use crate::tables::{EventRows, Events, ON_DEMAND, TABLES};
 
 pub use perfetto::Perfetto;
 
@@ -154,10 +154,10 @@ pub fn load_while_building<E: Send>(
     for table in tables {
         db.execute(&table.create_sql())?;
     }
-    let model = if tables.iter().any(|t| t.name() == EVENTS.name()) {
+    let model = if tables.iter().any(|t| t.name() == Events.name()) {
         let mut built = None;
         db.load_table(
-            &EVENTS,
+            &Events,
             Box::new(|sink| {
                 let mut rows = EventRows::new(sink);
                 built = Some(build(Some(&mut |e| rows.event(e))));
@@ -172,7 +172,7 @@ pub fn load_while_building<E: Send>(
     let model_tables: Vec<&dyn Table> = tables
         .iter()
         .copied()
-        .filter(|t| t.name() != EVENTS.name())
+        .filter(|t| t.name() != Events.name())
         .collect();
     fill_from_model(
         db,

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::schema::Table;
-use crate::tables::{self, TRACE_INFO};
+use crate::tables::{self, TraceInfo};
 
 #[cfg(feature = "parquet")]
 mod reader;
@@ -44,7 +44,7 @@ impl std::str::FromStr for Tag {
                 "`{name}` is not a tag name: letters, digits and _, not starting with a digit"
             ));
         }
-        if name == "trace" || TRACE_INFO.columns().iter().any(|c| c.name == name) {
+        if name == "trace" || TraceInfo.columns().iter().any(|c| c.name == name) {
             return Err(format!(
                 "the tag `{name}` would hide the column {name} of trace_info; name it otherwise"
             ));

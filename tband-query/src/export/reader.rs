@@ -10,7 +10,7 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use crate::engine::Value;
 use crate::rows::{Cell, RowSink};
 use crate::schema::{ColumnType, Stored, Table};
-use crate::tables::TRACE_INFO;
+use crate::tables::TraceInfo;
 
 /// One column of a batch, as the table's column reads it.
 enum Source<'b> {
@@ -101,7 +101,7 @@ pub fn read_tags(path: &Path) -> Result<Vec<(String, Value)>, String> {
             continue;
         }
         for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
-            if TRACE_INFO.columns().iter().any(|c| c.name == field.name()) {
+            if TraceInfo.columns().iter().any(|c| c.name == field.name()) {
                 continue;
             }
             let value = match column.as_any().downcast_ref::<StringArray>() {

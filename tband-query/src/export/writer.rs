@@ -19,7 +19,7 @@ use tband_model::Model;
 use super::{file, tables, Tag, Written};
 use crate::rows::{Cell, RowSink, RowSource};
 use crate::schema::{Column, ColumnType, Stored, Table};
-use crate::tables::TRACE_INFO;
+use crate::tables::TraceInfo;
 
 /// Rows per record batch handed to the Parquet writer.
 const BATCH_ROWS: usize = 64 * 1024;
@@ -41,7 +41,7 @@ pub fn export(dir: &Path, id: &str, model: Model, tags: &[Tag]) -> Result<Writte
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         let partial = path.with_extension("parquet.partial");
-        let tags = if table.name() == TRACE_INFO.name() {
+        let tags = if table.name() == TraceInfo.name() {
             tags
         } else {
             &[]

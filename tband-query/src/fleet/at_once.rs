@@ -12,7 +12,7 @@ use crate::export;
 use crate::reports::{self, Query};
 use crate::run::{self, Param};
 use crate::schema::Table;
-use crate::tables::TRACE_INFO;
+use crate::tables::TraceInfo;
 
 /// Runs `queries` over every trace of `dir` at once; a canned report's
 /// rows get the trace's tags after its id.
@@ -66,7 +66,7 @@ pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryR
 fn view_sql(table: &str, folder: &Path) -> String {
     let files = folder.join("*").join("*.parquet");
     let files = files.to_string_lossy().replace('\'', "''");
-    let by_name = if table == TRACE_INFO.name() {
+    let by_name = if table == TraceInfo.name() {
         ", union_by_name = true"
     } else {
         ""
@@ -99,7 +99,7 @@ fn fleet_form(query: &Query) -> Result<Query, Error> {
 fn tags(db: &mut dyn Database) -> Result<Vec<(Value, Tags)>, Error> {
     let info = db
         .query(
-            &format!("SELECT * FROM {} ORDER BY trace", TRACE_INFO.name()),
+            &format!("SELECT * FROM {} ORDER BY trace", TraceInfo.name()),
             &[],
         )
         .map_err(Error::Database)?;
@@ -125,5 +125,5 @@ fn tags(db: &mut dyn Database) -> Result<Vec<(Value, Tags)>, Error> {
 /// table's own, nor one the view adds.
 fn is_tag(column: &str) -> bool {
     !matches!(column, "trace" | "file_row_number")
-        && !TRACE_INFO.columns().iter().any(|c| c.name == column)
+        && !TraceInfo.columns().iter().any(|c| c.name == column)
 }

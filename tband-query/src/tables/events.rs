@@ -21,13 +21,10 @@ pub struct Event<'a> {
 /// How a column of `events` reads its value from an event.
 pub type EventValue = for<'a> fn(&'a Event<'a>) -> Cell<'a>;
 
-/// The table of events.
-pub struct EventsTable {
-    columns: &'static [Column<EventValue>],
-}
+pub struct Events;
 
-pub static EVENTS: EventsTable = EventsTable {
-    columns: &[
+impl Events {
+    const COLUMNS: &[Column<EventValue>] = &[
         int("seq", "position in time order, from 0", |e| e.seq.into()),
         int("ts_ns", "time (NULL for metadata events)", |e| e.row.ts_ns.into()),
         int("core_id", "the core whose stream held it", |e| {
@@ -50,10 +47,10 @@ pub static EVENTS: EventsTable = EventsTable {
             "its string field (names, marker messages)",
             |e| e.text.as_deref().into(),
         ),
-    ],
-};
+    ];
+}
 
-impl Table for EventsTable {
+impl Table for Events {
     fn name(&self) -> &'static str {
         "events"
     }
@@ -63,7 +60,7 @@ impl Table for EventsTable {
     }
 
     fn columns(&self) -> Vec<&'static schema::Column> {
-        self.columns.iter().map(|c| &c.sql).collect()
+        Self::COLUMNS.iter().map(|c| &c.sql).collect()
     }
 
     /// The rows are not in the model: they are written while the trace is
@@ -115,7 +112,7 @@ impl<'s> EventRows<'s> {
                 n += 1;
             }
         }
-        self.written = write_row(EVENTS.columns, self.sink, |value| value(&event));
+        self.written = write_row(Events::COLUMNS, self.sink, |value| value(&event));
         self.seq += 1;
     }
 
@@ -188,7 +185,7 @@ mod tests {
             ]
         );
         let model = Model::default();
-        assert!(EVENTS
+        assert!(Events
             .write(&mut RowSource::Kept(&model), &mut rows)
             .is_err());
     }

@@ -3,14 +3,16 @@
 
 use tband_model::{Marker, MarkerInstant, MarkerSpan, MarkerValue};
 
-use super::{dur, duration, int, text, ModelTable};
-use crate::rows::Part;
+use super::{dur, duration, int, text, Column, Each, ModelTable, Value};
+use crate::rows::{Part, RowSource};
 
-pub static MARKERS: ModelTable<Marker> = ModelTable {
-    name: "markers",
-    doc: "Marker tracks: global (task_id NULL) or local to one task.",
-    rows: |source, each| source.each_in(|m| &m.markers, each),
-    columns: &[
+pub struct Markers;
+
+impl ModelTable for Markers {
+    type Row = Marker;
+    const NAME: &str = "markers";
+    const DOC: &str = "Marker tracks: global (task_id NULL) or local to one task.";
+    const COLUMNS: &[Column<Value<Marker>>] = &[
         int("marker_id", "the marker", |k, _| k.marker_id.into()),
         int(
             "task_id",
@@ -23,8 +25,12 @@ pub static MARKERS: ModelTable<Marker> = ModelTable {
         text("name", "its name, or `marker <id>`", |k, _| {
             k.name.as_str().into()
         }),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Marker>) -> Result<(), String> {
+        source.each_in(|m| &m.markers, each)
+    }
+}
 
 const MARKER_SPAN_ROWS: Part<MarkerSpan> = Part {
     read: |m| &m.marker_spans,
@@ -32,11 +38,13 @@ const MARKER_SPAN_ROWS: Part<MarkerSpan> = Part {
     readers: &["marker_spans"],
 };
 
-pub static MARKER_SPANS: ModelTable<MarkerSpan> = ModelTable {
-    name: "marker_spans",
-    doc: "Spans between a marker's begin and end.",
-    rows: |source, each| source.each_of(&MARKER_SPAN_ROWS, each),
-    columns: &[
+pub struct MarkerSpans;
+
+impl ModelTable for MarkerSpans {
+    type Row = MarkerSpan;
+    const NAME: &str = "marker_spans";
+    const DOC: &str = "Spans between a marker's begin and end.";
+    const COLUMNS: &[Column<Value<MarkerSpan>>] = &[
         int("marker_id", "the marker", |s, _| s.marker_id.into()),
         int("task_id", "NULL for global markers", |s, _| {
             s.task_id.into()
@@ -55,8 +63,12 @@ pub static MARKER_SPANS: ModelTable<MarkerSpan> = ModelTable {
         int("truncated", "1 if the span never ended", |s, _| {
             s.truncated.into()
         }),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<MarkerSpan>) -> Result<(), String> {
+        source.each_of(&MARKER_SPAN_ROWS, each)
+    }
+}
 
 const MARKER_INSTANT_ROWS: Part<MarkerInstant> = Part {
     read: |m| &m.marker_instants,
@@ -64,19 +76,25 @@ const MARKER_INSTANT_ROWS: Part<MarkerInstant> = Part {
     readers: &["marker_instants"],
 };
 
-pub static MARKER_INSTANTS: ModelTable<MarkerInstant> = ModelTable {
-    name: "marker_instants",
-    doc: "Instant markers.",
-    rows: |source, each| source.each_of(&MARKER_INSTANT_ROWS, each),
-    columns: &[
+pub struct MarkerInstants;
+
+impl ModelTable for MarkerInstants {
+    type Row = MarkerInstant;
+    const NAME: &str = "marker_instants";
+    const DOC: &str = "Instant markers.";
+    const COLUMNS: &[Column<Value<MarkerInstant>>] = &[
         int("marker_id", "the marker", |i, _| i.marker_id.into()),
         int("task_id", "NULL for global markers", |i, _| {
             i.task_id.into()
         }),
         int("ts_ns", "when", |i, _| i.ts_ns.into()),
         text("msg", "the message", |i, c| c.text(i.msg)),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<MarkerInstant>) -> Result<(), String> {
+        source.each_of(&MARKER_INSTANT_ROWS, each)
+    }
+}
 
 const MARKER_VALUE_ROWS: Part<MarkerValue> = Part {
     read: |m| &m.marker_values,
@@ -84,16 +102,22 @@ const MARKER_VALUE_ROWS: Part<MarkerValue> = Part {
     readers: &["marker_values"],
 };
 
-pub static MARKER_VALUES: ModelTable<MarkerValue> = ModelTable {
-    name: "marker_values",
-    doc: "Values of value markers.",
-    rows: |source, each| source.each_of(&MARKER_VALUE_ROWS, each),
-    columns: &[
+pub struct MarkerValues;
+
+impl ModelTable for MarkerValues {
+    type Row = MarkerValue;
+    const NAME: &str = "marker_values";
+    const DOC: &str = "Values of value markers.";
+    const COLUMNS: &[Column<Value<MarkerValue>>] = &[
         int("marker_id", "the marker", |v, _| v.marker_id.into()),
         int("task_id", "NULL for global markers", |v, _| {
             v.task_id.into()
         }),
         int("ts_ns", "when", |v, _| v.ts_ns.into()),
         int("value", "the value", |v, _| v.value.into()),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<MarkerValue>) -> Result<(), String> {
+        source.each_of(&MARKER_VALUE_ROWS, each)
+    }
+}

@@ -5,13 +5,16 @@ use tband_model::{
     EventGroup, EventGroupOp, Notification, StreamBuffer, StreamBufferOp, Timer, TimerOp,
 };
 
-use super::{int, text, ModelTable};
+use super::{int, text, Column, Each, ModelTable, Value};
+use crate::rows::RowSource;
 
-pub static NOTIFICATIONS: ModelTable<Notification> = ModelTable {
-    name: "notifications",
-    doc: "Direct-to-task notifications given and taken.",
-    rows: |source, each| source.each_in(|m| &m.objects.notifications, each),
-    columns: &[
+pub struct Notifications;
+
+impl ModelTable for Notifications {
+    type Row = Notification;
+    const NAME: &str = "notifications";
+    const DOC: &str = "Direct-to-task notifications given and taken.";
+    const COLUMNS: &[Column<Value<Notification>>] = &[
         int("ts_ns", "when", |n, _| n.ts_ns.into()),
         int(
             "task_id",
@@ -33,26 +36,39 @@ pub static NOTIFICATIONS: ModelTable<Notification> = ModelTable {
             |n, _| n.by_task_id.into(),
         ),
         int("core_id", "the core", |n, _| n.core_id.into()),
-    ],
-};
+    ];
 
-pub static EVENT_GROUPS: ModelTable<EventGroup> = ModelTable {
-    name: "event_groups",
-    doc: "Event groups.",
-    rows: |source, each| source.each_in(|m| &m.objects.event_groups, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Notification>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.notifications, each)
+    }
+}
+
+pub struct EventGroups;
+
+impl ModelTable for EventGroups {
+    type Row = EventGroup;
+    const NAME: &str = "event_groups";
+    const DOC: &str = "Event groups.";
+    const COLUMNS: &[Column<Value<EventGroup>>] = &[
         int("group_id", "the event group", |g, _| g.group_id.into()),
         text("name", "its name, or `event group <id>`", |g, _| {
             g.name.as_str().into()
         }),
-    ],
-};
+    ];
 
-pub static EVENT_GROUP_OPS: ModelTable<EventGroupOp> = ModelTable {
-    name: "event_group_ops",
-    doc: "Bits set and cleared in event groups, and the ends of tasks' waits for them.",
-    rows: |source, each| source.each_in(|m| &m.objects.event_group_ops, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<EventGroup>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.event_groups, each)
+    }
+}
+
+pub struct EventGroupOps;
+
+impl ModelTable for EventGroupOps {
+    type Row = EventGroupOp;
+    const NAME: &str = "event_group_ops";
+    const DOC: &str =
+        "Bits set and cleared in event groups, and the ends of tasks' waits for them.";
+    const COLUMNS: &[Column<Value<EventGroupOp>>] = &[
         int("group_id", "the event group", |e, _| e.group_id.into()),
         int("ts_ns", "when", |e, _| e.ts_ns.into()),
         text("op", "set, clear or wait_end", |e, _| e.op.as_str().into()),
@@ -70,14 +86,20 @@ pub static EVENT_GROUP_OPS: ModelTable<EventGroupOp> = ModelTable {
             |e, _| e.task_id.into(),
         ),
         int("core_id", "the core", |e, _| e.core_id.into()),
-    ],
-};
+    ];
 
-pub static STREAM_BUFFERS: ModelTable<StreamBuffer> = ModelTable {
-    name: "stream_buffers",
-    doc: "Stream and message buffers.",
-    rows: |source, each| source.each_in(|m| &m.objects.stream_buffers, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<EventGroupOp>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.event_group_ops, each)
+    }
+}
+
+pub struct StreamBuffers;
+
+impl ModelTable for StreamBuffers {
+    type Row = StreamBuffer;
+    const NAME: &str = "stream_buffers";
+    const DOC: &str = "Stream and message buffers.";
+    const COLUMNS: &[Column<Value<StreamBuffer>>] = &[
         int("buffer_id", "the buffer", |b, _| b.buffer_id.into()),
         text("name", "its name, or `stream buffer <id>`", |b, _| {
             b.name.as_str().into()
@@ -90,14 +112,20 @@ pub static STREAM_BUFFERS: ModelTable<StreamBuffer> = ModelTable {
         int("high_water", "highest fill level seen, in bytes", |b, _| {
             b.high_water.into()
         }),
-    ],
-};
+    ];
 
-pub static STREAM_BUFFER_OPS: ModelTable<StreamBufferOp> = ModelTable {
-    name: "stream_buffer_ops",
-    doc: "Sends to, receives from and resets of stream and message buffers.",
-    rows: |source, each| source.each_in(|m| &m.objects.stream_buffer_ops, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<StreamBuffer>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.stream_buffers, each)
+    }
+}
+
+pub struct StreamBufferOps;
+
+impl ModelTable for StreamBufferOps {
+    type Row = StreamBufferOp;
+    const NAME: &str = "stream_buffer_ops";
+    const DOC: &str = "Sends to, receives from and resets of stream and message buffers.";
+    const COLUMNS: &[Column<Value<StreamBufferOp>>] = &[
         int("buffer_id", "the buffer", |s, _| s.buffer_id.into()),
         int("ts_ns", "when", |s, _| s.ts_ns.into()),
         text(
@@ -119,26 +147,38 @@ pub static STREAM_BUFFER_OPS: ModelTable<StreamBufferOp> = ModelTable {
             "bytes in the buffer afterwards (a message buffer's length headers count)",
             |s, _| s.bytes_after.into(),
         ),
-    ],
-};
+    ];
 
-pub static TIMERS: ModelTable<Timer> = ModelTable {
-    name: "timers",
-    doc: "Software timers.",
-    rows: |source, each| source.each_in(|m| &m.objects.timers, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<StreamBufferOp>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.stream_buffer_ops, each)
+    }
+}
+
+pub struct Timers;
+
+impl ModelTable for Timers {
+    type Row = Timer;
+    const NAME: &str = "timers";
+    const DOC: &str = "Software timers.";
+    const COLUMNS: &[Column<Value<Timer>>] = &[
         int("timer_id", "the timer", |t, _| t.timer_id.into()),
         text("name", "its name, or `timer <id>`", |t, _| {
             t.name.as_str().into()
         }),
-    ],
-};
+    ];
 
-pub static TIMER_OPS: ModelTable<TimerOp> = ModelTable {
-    name: "timer_ops",
-    doc: "Software timers created, sent commands and expired.",
-    rows: |source, each| source.each_in(|m| &m.objects.timer_ops, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Timer>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.timers, each)
+    }
+}
+
+pub struct TimerOps;
+
+impl ModelTable for TimerOps {
+    type Row = TimerOp;
+    const NAME: &str = "timer_ops";
+    const DOC: &str = "Software timers created, sent commands and expired.";
+    const COLUMNS: &[Column<Value<TimerOp>>] = &[
         int("timer_id", "the timer", |t, _| t.timer_id.into()),
         int("ts_ns", "when", |t, _| t.ts_ns.into()),
         text(
@@ -160,5 +200,9 @@ pub static TIMER_OPS: ModelTable<TimerOp> = ModelTable {
             |t, _| t.task_id.into(),
         ),
         int("core_id", "the core", |t, _| t.core_id.into()),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<TimerOp>) -> Result<(), String> {
+        source.each_in(|m| &m.objects.timer_ops, each)
+    }
+}

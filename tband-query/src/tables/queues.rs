@@ -3,15 +3,17 @@
 
 use tband_model::{MutexHold, Queue, QueueOp};
 
-use super::{coded, dur, duration, int, text, ModelTable};
-use crate::rows::Part;
+use super::{coded, dur, duration, int, text, Column, Each, ModelTable, Value};
+use crate::rows::{Part, RowSource};
 use crate::schema::QUEUE_OP_KINDS;
 
-pub static QUEUES: ModelTable<Queue> = ModelTable {
-    name: "queues",
-    doc: "Queues, semaphores, mutexes and other synchronisation objects.",
-    rows: |source, each| source.each_in(|m| &m.queues, each),
-    columns: &[
+pub struct Queues;
+
+impl ModelTable for Queues {
+    type Row = Queue;
+    const NAME: &str = "queues";
+    const DOC: &str = "Queues, semaphores, mutexes and other synchronisation objects.";
+    const COLUMNS: &[Column<Value<Queue>>] = &[
         int("queue_id", "the queue", |q, _| q.queue_id.into()),
         text("name", "its name, or `queue <id>`", |q, _| {
             q.name.as_str().into()
@@ -29,8 +31,12 @@ pub static QUEUES: ModelTable<Queue> = ModelTable {
         int("high_water", "highest fill level seen", |q, _| {
             q.high_water.into()
         }),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Queue>) -> Result<(), String> {
+        source.each_in(|m| &m.queues, each)
+    }
+}
 
 const QUEUE_OP_ROWS: Part<QueueOp> = Part {
     read: |m| &m.queue_ops,
@@ -38,11 +44,13 @@ const QUEUE_OP_ROWS: Part<QueueOp> = Part {
     readers: &["queue_ops"],
 };
 
-pub static QUEUE_OPS: ModelTable<QueueOp> = ModelTable {
-    name: "queue_ops",
-    doc: "Operations on queues.",
-    rows: |source, each| source.each_of(&QUEUE_OP_ROWS, each),
-    columns: &[
+pub struct QueueOps;
+
+impl ModelTable for QueueOps {
+    type Row = QueueOp;
+    const NAME: &str = "queue_ops";
+    const DOC: &str = "Operations on queues.";
+    const COLUMNS: &[Column<Value<QueueOp>>] = &[
         int("queue_id", "the queue", |o, _| o.queue_id.into()),
         int("ts_ns", "when", |o, _| o.ts_ns.into()),
         coded(
@@ -65,8 +73,12 @@ pub static QUEUE_OPS: ModelTable<QueueOp> = ModelTable {
             "items in the queue afterwards, where known",
             |o, _| o.len_after.into(),
         ),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<QueueOp>) -> Result<(), String> {
+        source.each_of(&QUEUE_OP_ROWS, each)
+    }
+}
 
 const MUTEX_HOLD_ROWS: Part<MutexHold> = Part {
     read: |m| &m.mutex_holds,
@@ -74,11 +86,13 @@ const MUTEX_HOLD_ROWS: Part<MutexHold> = Part {
     readers: &["mutex_holds"],
 };
 
-pub static MUTEX_HOLDS: ModelTable<MutexHold> = ModelTable {
-    name: "mutex_holds",
-    doc: "Stretches of time a task held a mutex.",
-    rows: |source, each| source.each_of(&MUTEX_HOLD_ROWS, each),
-    columns: &[
+pub struct MutexHolds;
+
+impl ModelTable for MutexHolds {
+    type Row = MutexHold;
+    const NAME: &str = "mutex_holds";
+    const DOC: &str = "Stretches of time a task held a mutex.";
+    const COLUMNS: &[Column<Value<MutexHold>>] = &[
         int("queue_id", "the mutex", |h, _| h.queue_id.into()),
         int("task_id", "the holder", |h, _| h.task_id.into()),
         int("start_ns", "taken", |h, _| h.start_ns.into()),
@@ -89,5 +103,9 @@ pub static MUTEX_HOLDS: ModelTable<MutexHold> = ModelTable {
             "1 if still held when the trace ended",
             |h, _| h.truncated.into(),
         ),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<MutexHold>) -> Result<(), String> {
+        source.each_of(&MUTEX_HOLD_ROWS, each)
+    }
+}

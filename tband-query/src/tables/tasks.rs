@@ -5,8 +5,8 @@
 use tband_model::analysis::{self, CpuPiece, TaskCoreTime};
 use tband_model::{Core, Isr, IsrSlice, SchedSlice, Task, TaskPriority, TaskState};
 
-use super::{coded, dur, duration, int, text, ModelTable};
-use crate::rows::Part;
+use super::{coded, dur, duration, int, text, Column, Each, ModelTable, Value};
+use crate::rows::{Part, RowSource};
 use crate::schema::{PRIORITY_CAUSES, STATE_REASONS, TASK_STATE_KINDS};
 
 /// The model's scheduling slices, which `cpu_timeline` and `task_run_time`
@@ -24,23 +24,31 @@ const ISR_SLICE_ROWS: Part<IsrSlice> = Part {
     readers: &["isr_slices", "cpu_timeline", "task_run_time"],
 };
 
-pub static CORES: ModelTable<Core> = ModelTable {
-    name: "cores",
-    doc: "One row per core.",
-    rows: |source, each| source.each_in(|m| &m.cores, each),
-    columns: &[
+pub struct Cores;
+
+impl ModelTable for Cores {
+    type Row = Core;
+    const NAME: &str = "cores";
+    const DOC: &str = "One row per core.";
+    const COLUMNS: &[Column<Value<Core>>] = &[
         int("core_id", "the core", |c, _| c.core_id.into()),
         int("idle_task_id", "its idle task (NULL if unknown)", |c, _| {
             c.idle_task_id.into()
         }),
-    ],
-};
+    ];
 
-pub static TASKS: ModelTable<Task> = ModelTable {
-    name: "tasks",
-    doc: "One row per task.",
-    rows: |source, each| source.each_in(|m| &m.tasks, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Core>) -> Result<(), String> {
+        source.each_in(|m| &m.cores, each)
+    }
+}
+
+pub struct Tasks;
+
+impl ModelTable for Tasks {
+    type Row = Task;
+    const NAME: &str = "tasks";
+    const DOC: &str = "One row per task.";
+    const COLUMNS: &[Column<Value<Task>>] = &[
         int("task_id", "the task", |t, _| t.task_id.into()),
         text("name", "its name, or `task <id>`", |t, _| {
             t.name.as_str().into()
@@ -68,16 +76,23 @@ pub static TASKS: ModelTable<Task> = ModelTable {
             "1 if it was ever blocked or suspended",
             |t, _| t.ever_waited.into(),
         ),
-    ],
-};
+    ];
 
-pub static TASK_RUN_TIME: ModelTable<TaskCoreTime> = ModelTable {
-    name: "task_run_time",
-    doc: "Per core and task: the time the task ran there, which is its time scheduled minus \
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Task>) -> Result<(), String> {
+        source.each_in(|m| &m.tasks, each)
+    }
+}
+
+pub struct TaskRunTime;
+
+impl ModelTable for TaskRunTime {
+    type Row = TaskCoreTime;
+    const NAME: &str = "task_run_time";
+    const DOC: &str =
+        "Per core and task: the time the task ran there, which is its time scheduled minus \
           the depth-0 ISR time inside its slices, and that ISR time. Computed while loading, \
-          as `tband-decode --summary` computes it.",
-    rows: |source, each| source.each_made(analysis::task_core_times, each),
-    columns: &[
+          as `tband-decode --summary` computes it.";
+    const COLUMNS: &[Column<Value<TaskCoreTime>>] = &[
         int("core_id", "the core", |t, _| t.core_id.into()),
         int("task_id", "the task", |t, _| t.task_id.into()),
         int("slices", "its scheduling slices on the core", |t, _| {
@@ -91,14 +106,20 @@ pub static TASK_RUN_TIME: ModelTable<TaskCoreTime> = ModelTable {
         int("isr_ns", "depth-0 ISR time inside its slices", |t, _| {
             t.isr_ns.into()
         }),
-    ],
-};
+    ];
 
-pub static SCHED_SLICES: ModelTable<SchedSlice> = ModelTable {
-    name: "sched_slices",
-    doc: "Who ran where: one row per stretch of time a task ran on a core.",
-    rows: |source, each| source.each_of(&SCHED_SLICE_ROWS, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<TaskCoreTime>) -> Result<(), String> {
+        source.each_made(analysis::task_core_times, each)
+    }
+}
+
+pub struct SchedSlices;
+
+impl ModelTable for SchedSlices {
+    type Row = SchedSlice;
+    const NAME: &str = "sched_slices";
+    const DOC: &str = "Who ran where: one row per stretch of time a task ran on a core.";
+    const COLUMNS: &[Column<Value<SchedSlice>>] = &[
         int("core_id", "the core", |s, _| s.core_id.into()),
         int("task_id", "the task", |s, _| s.task_id.into()),
         int("start_ns", "start", |s, _| s.start_ns.into()),
@@ -119,8 +140,12 @@ pub static SCHED_SLICES: ModelTable<SchedSlice> = ModelTable {
             "why, as in task_states.reason; NULL if truncated",
             |s, _| s.end_state.map(|_| s.end_reason).into(),
         ),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<SchedSlice>) -> Result<(), String> {
+        source.each_of(&SCHED_SLICE_ROWS, each)
+    }
+}
 
 const TASK_STATE_ROWS: Part<TaskState> = Part {
     read: |m| &m.task_states,
@@ -128,11 +153,13 @@ const TASK_STATE_ROWS: Part<TaskState> = Part {
     readers: &["task_states"],
 };
 
-pub static TASK_STATES: ModelTable<TaskState> = ModelTable {
-    name: "task_states",
-    doc: "One row per stretch of time a task spent in one state.",
-    rows: |source, each| source.each_of(&TASK_STATE_ROWS, each),
-    columns: &[
+pub struct TaskStates;
+
+impl ModelTable for TaskStates {
+    type Row = TaskState;
+    const NAME: &str = "task_states";
+    const DOC: &str = "One row per stretch of time a task spent in one state.";
+    const COLUMNS: &[Column<Value<TaskState>>] = &[
         int("task_id", "the task", |s, _| s.task_id.into()),
         coded(
             "state",
@@ -172,8 +199,12 @@ pub static TASK_STATES: ModelTable<TaskState> = ModelTable {
             "1 if still in this state when the trace ended",
             |s, _| s.truncated.into(),
         ),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<TaskState>) -> Result<(), String> {
+        source.each_of(&TASK_STATE_ROWS, each)
+    }
+}
 
 const TASK_PRIORITY_ROWS: Part<TaskPriority> = Part {
     read: |m| &m.task_priorities,
@@ -181,11 +212,13 @@ const TASK_PRIORITY_ROWS: Part<TaskPriority> = Part {
     readers: &["task_priorities"],
 };
 
-pub static TASK_PRIORITIES: ModelTable<TaskPriority> = ModelTable {
-    name: "task_priorities",
-    doc: "Priority changes.",
-    rows: |source, each| source.each_of(&TASK_PRIORITY_ROWS, each),
-    columns: &[
+pub struct TaskPriorities;
+
+impl ModelTable for TaskPriorities {
+    type Row = TaskPriority;
+    const NAME: &str = "task_priorities";
+    const DOC: &str = "Priority changes.";
+    const COLUMNS: &[Column<Value<TaskPriority>>] = &[
         int("task_id", "the task", |p, _| p.task_id.into()),
         int("ts_ns", "when", |p, _| p.ts_ns.into()),
         int("priority", "the new priority", |p, _| p.priority.into()),
@@ -195,27 +228,39 @@ pub static TASK_PRIORITIES: ModelTable<TaskPriority> = ModelTable {
             "set, inherit or disinherit",
             |p, _| p.cause.into(),
         ),
-    ],
-};
+    ];
 
-pub static ISRS: ModelTable<Isr> = ModelTable {
-    name: "isrs",
-    doc: "One row per interrupt handler; ISR ids are per core.",
-    rows: |source, each| source.each_in(|m| &m.isrs, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<TaskPriority>) -> Result<(), String> {
+        source.each_of(&TASK_PRIORITY_ROWS, each)
+    }
+}
+
+pub struct Isrs;
+
+impl ModelTable for Isrs {
+    type Row = Isr;
+    const NAME: &str = "isrs";
+    const DOC: &str = "One row per interrupt handler; ISR ids are per core.";
+    const COLUMNS: &[Column<Value<Isr>>] = &[
         int("core_id", "the core", |i, _| i.core_id.into()),
         int("isr_id", "the ISR", |i, _| i.isr_id.into()),
         text("name", "its name, or `isr <id>`", |i, _| {
             i.name.as_str().into()
         }),
-    ],
-};
+    ];
 
-pub static ISR_SLICES: ModelTable<IsrSlice> = ModelTable {
-    name: "isr_slices",
-    doc: "One row per execution of an ISR.",
-    rows: |source, each| source.each_of(&ISR_SLICE_ROWS, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Isr>) -> Result<(), String> {
+        source.each_in(|m| &m.isrs, each)
+    }
+}
+
+pub struct IsrSlices;
+
+impl ModelTable for IsrSlices {
+    type Row = IsrSlice;
+    const NAME: &str = "isr_slices";
+    const DOC: &str = "One row per execution of an ISR.";
+    const COLUMNS: &[Column<Value<IsrSlice>>] = &[
         int("core_id", "the core", |s, _| s.core_id.into()),
         int("isr_id", "the ISR", |s, _| s.isr_id.into()),
         int("start_ns", "entry", |s, _| s.start_ns.into()),
@@ -229,30 +274,22 @@ pub static ISR_SLICES: ModelTable<IsrSlice> = ModelTable {
         int("truncated", "1 if its exit was never seen", |s, _| {
             s.truncated.into()
         }),
-    ],
-};
+    ];
 
-pub static CPU_TIMELINE: ModelTable<CpuPiece> = ModelTable {
-    name: "cpu_timeline",
-    doc: "Each core's time cut into pieces at every scheduling slice and depth-0 ISR \
+    fn rows(source: &mut RowSource<'_>, each: impl Each<IsrSlice>) -> Result<(), String> {
+        source.each_of(&ISR_SLICE_ROWS, each)
+    }
+}
+
+pub struct CpuTimeline;
+
+impl ModelTable for CpuTimeline {
+    type Row = CpuPiece;
+    const NAME: &str = "cpu_timeline";
+    const DOC: &str = "Each core's time cut into pieces at every scheduling slice and depth-0 ISR \
           boundary, each piece in one state: the task scheduled and whether an ISR runs. \
-          Computed while loading, by a sweep over each core's boundaries.",
-    rows: |source, each| {
-        let sched = source.take(&SCHED_SLICE_ROWS);
-        let isr = source.take(&ISR_SLICE_ROWS);
-        let context = super::Context::new(source.model());
-        let sched = SCHED_SLICE_ROWS.rows(sched, context.model);
-        let isr = ISR_SLICE_ROWS.rows(isr, context.model);
-        analysis::for_each_cpu_piece(sched, isr, |p| {
-            // Times past BIGINT's range are NULL in the database; a piece
-            // ending there could not be placed in time, so it is left out.
-            if i64::try_from(p.end_ns).is_err() {
-                return Ok(());
-            }
-            each(&p, &context)
-        })
-    },
-    columns: &[
+          Computed while loading, by a sweep over each core's boundaries.";
+    const COLUMNS: &[Column<Value<CpuPiece>>] = &[
         int("core_id", "the core", |p, _| p.core_id.into()),
         int("start_ns", "start", |p, _| p.start_ns.into()),
         int("end_ns", "end: the core's next boundary", |p, _| {
@@ -267,5 +304,21 @@ pub static CPU_TIMELINE: ModelTable<CpuPiece> = ModelTable {
         int("in_isr", "1 if a depth-0 ISR runs, else 0", |p, _| {
             p.in_isr.into()
         }),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, mut each: impl Each<CpuPiece>) -> Result<(), String> {
+        let sched = source.take(&SCHED_SLICE_ROWS);
+        let isr = source.take(&ISR_SLICE_ROWS);
+        let context = super::Context::new(source.model());
+        let sched = SCHED_SLICE_ROWS.rows(sched, context.model);
+        let isr = ISR_SLICE_ROWS.rows(isr, context.model);
+        analysis::for_each_cpu_piece(sched, isr, |p| {
+            // Times past BIGINT's range are NULL in the database; a piece
+            // ending there could not be placed in time, so it is left out.
+            if i64::try_from(p.end_ns).is_err() {
+                return Ok(());
+            }
+            each(&p, &context)
+        })
+    }
+}

@@ -3,7 +3,8 @@
 
 use tband_model::Anomaly;
 
-use super::{int, text, ModelTable};
+use super::{int, text, Column, Each, ModelTable, Value};
+use crate::rows::RowSource;
 
 /// The one row of `trace_info`: what it shows that the model does not
 /// hold as it is shown. The other columns read the model's `info`.
@@ -12,20 +13,13 @@ pub struct TraceInfoRow {
     sources: String,
 }
 
-pub static TRACE_INFO: ModelTable<TraceInfoRow> = ModelTable {
-    name: "trace_info",
-    doc: "One row about the trace as a whole.",
-    rows: |source, each| {
-        source.each_made(
-            |m| {
-                vec![TraceInfoRow {
-                    sources: m.info.sources.join(", "),
-                }]
-            },
-            each,
-        )
-    },
-    columns: &[
+pub struct TraceInfo;
+
+impl ModelTable for TraceInfo {
+    type Row = TraceInfoRow;
+    const NAME: &str = "trace_info";
+    const DOC: &str = "One row about the trace as a whole.";
+    const COLUMNS: &[Column<Value<TraceInfoRow>>] = &[
         text("format", "input format: tband, threadx, ctf", |_, c| {
             c.model.info.format.as_str().into()
         }),
@@ -66,14 +60,27 @@ pub static TRACE_INFO: ModelTable<TraceInfoRow> = ModelTable {
             "version of tband-query that wrote the database",
             |_, _| env!("CARGO_PKG_VERSION").into(),
         ),
-    ],
-};
+    ];
 
-pub static ANOMALIES: ModelTable<Anomaly> = ModelTable {
-    name: "anomalies",
-    doc: "Things wrong with the trace, placed where they were found.",
-    rows: |source, each| source.each_in(|m| &m.anomalies, each),
-    columns: &[
+    fn rows(source: &mut RowSource<'_>, each: impl Each<TraceInfoRow>) -> Result<(), String> {
+        source.each_made(
+            |m| {
+                vec![TraceInfoRow {
+                    sources: m.info.sources.join(", "),
+                }]
+            },
+            each,
+        )
+    }
+}
+
+pub struct Anomalies;
+
+impl ModelTable for Anomalies {
+    type Row = Anomaly;
+    const NAME: &str = "anomalies";
+    const DOC: &str = "Things wrong with the trace, placed where they were found.";
+    const COLUMNS: &[Column<Value<Anomaly>>] = &[
         text(
             "kind",
             "dropped_events, invalid_frame, unknown_event, time_backwards, end_without_begin, never_closed, no_current_task, missing_core_stream, no_timer_resolution or inconsistent",
@@ -92,5 +99,9 @@ pub static ANOMALIES: ModelTable<Anomaly> = ModelTable {
             |a, _| a.count.into(),
         ),
         text("detail", "what exactly", |a, _| a.detail.as_str().into()),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, each: impl Each<Anomaly>) -> Result<(), String> {
+        source.each_in(|m| &m.anomalies, each)
+    }
+}

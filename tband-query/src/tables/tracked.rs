@@ -4,22 +4,22 @@
 
 use tband_model::{Actor, CounterValue, ObjectCounter, ObjectLifetime, ObjectMark, ObjectPool};
 
-use super::{dur, duration, int, text, Context, ModelTable};
+use super::{dur, duration, int, text, Column, Context, Each, ModelTable, Value};
 use crate::rows::Cell;
+use crate::rows::RowSource;
 
 /// A lifetime and its position in start order.
 type NumberedLifetime = (u64, ObjectLifetime);
 
-pub static OBJECT_LIFETIMES: ModelTable<NumberedLifetime> = ModelTable {
-    name: "object_lifetimes",
-    doc: "Objects tracked by id (buffers, blocks, requests), from the event that began each \
-          to the one that ended it, as the lifetime rules say.",
-    rows: |source, each| {
-        let context = Context::new(source.model());
-        let lifetimes = context.model.tracked.lifetimes.iter();
-        (0..).zip(lifetimes).try_for_each(|l| each(&l, &context))
-    },
-    columns: &[
+pub struct ObjectLifetimes;
+
+impl ModelTable for ObjectLifetimes {
+    type Row = NumberedLifetime;
+    const NAME: &str = "object_lifetimes";
+    const DOC: &str =
+        "Objects tracked by id (buffers, blocks, requests), from the event that began each \
+          to the one that ended it, as the lifetime rules say.";
+    const COLUMNS: &[Column<Value<NumberedLifetime>>] = &[
         int(
             "lifetime_id",
             "position in start order, from 0 (object_marks refers to it)",
@@ -93,23 +93,28 @@ pub static OBJECT_LIFETIMES: ModelTable<NumberedLifetime> = ModelTable {
             "the ISR that ended it, on end_core_id",
             |(_, l), _| isr(l.ended_by),
         ),
-    ],
-};
+    ];
 
-pub static OBJECT_MARKS: ModelTable<ObjectMark> = ModelTable {
-    name: "object_marks",
-    doc: "Instants on object lifetimes (a reference taken or dropped), with the value the rule reads.",
-    rows: |source, each| {
+    fn rows(
+        source: &mut RowSource<'_>,
+        mut each: impl Each<NumberedLifetime>,
+    ) -> Result<(), String> {
         let context = Context::new(source.model());
-        let marks = &context.model.tracked.marks;
-        marks.iter().try_for_each(|k| each(&k, &context))
-    },
-    columns: &[
-        int(
-            "lifetime_id",
-            "the lifetime (object_lifetimes)",
-            |k, _| k.lifetime.into(),
-        ),
+        let lifetimes = context.model.tracked.lifetimes.iter();
+        (0..).zip(lifetimes).try_for_each(|l| each(&l, &context))
+    }
+}
+
+pub struct ObjectMarks;
+
+impl ModelTable for ObjectMarks {
+    type Row = ObjectMark;
+    const NAME: &str = "object_marks";
+    const DOC: &str = "Instants on object lifetimes (a reference taken or dropped), with the value the rule reads.";
+    const COLUMNS: &[Column<Value<ObjectMark>>] = &[
+        int("lifetime_id", "the lifetime (object_lifetimes)", |k, _| {
+            k.lifetime.into()
+        }),
         int("ts_ns", "time", |k, _| k.ts_ns.into()),
         text("event", "the event's name", |k, c| {
             c.model.tracked.names.get(k.event).into()
@@ -119,18 +124,23 @@ pub static OBJECT_MARKS: ModelTable<ObjectMark> = ModelTable {
             "the value of the rule's field (NULL when it names none)",
             |k, _| k.value.into(),
         ),
-    ],
-};
+    ];
 
-pub static OBJECT_COUNTERS: ModelTable<CounterValue> = ModelTable {
-    name: "object_counters",
-    doc: "Counters of object pools (e.g. free buffers), each value as an event stated it.",
-    rows: |source, each| {
+    fn rows(source: &mut RowSource<'_>, mut each: impl Each<ObjectMark>) -> Result<(), String> {
         let context = Context::new(source.model());
-        let values = &context.model.tracked.counter_values;
-        values.iter().try_for_each(|v| each(&v, &context))
-    },
-    columns: &[
+        let marks = &context.model.tracked.marks;
+        marks.iter().try_for_each(|k| each(&k, &context))
+    }
+}
+
+pub struct ObjectCounters;
+
+impl ModelTable for ObjectCounters {
+    type Row = CounterValue;
+    const NAME: &str = "object_counters";
+    const DOC: &str =
+        "Counters of object pools (e.g. free buffers), each value as an event stated it.";
+    const COLUMNS: &[Column<Value<CounterValue>>] = &[
         text("kind", "the kind of object", |v, c| {
             c.model
                 .tracked
@@ -148,8 +158,14 @@ pub static OBJECT_COUNTERS: ModelTable<CounterValue> = ModelTable {
         }),
         int("ts_ns", "time", |v, _| v.ts_ns.into()),
         int("value", "its value from then on", |v, _| v.value.into()),
-    ],
-};
+    ];
+
+    fn rows(source: &mut RowSource<'_>, mut each: impl Each<CounterValue>) -> Result<(), String> {
+        let context = Context::new(source.model());
+        let values = &context.model.tracked.counter_values;
+        values.iter().try_for_each(|v| each(&v, &context))
+    }
+}
 
 fn pool<'m>(pool: u32, c: &Context<'m>) -> &'m ObjectPool {
     &c.model.tracked.pools[pool as usize]
