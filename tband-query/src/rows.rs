@@ -118,7 +118,7 @@ impl RowSource<'_> {
     }
 
     /// Notes that the table `name` is being loaded: no longer one to come.
-    pub fn loading(&mut self, name: &str) {
+    pub(crate) fn loading(&mut self, name: &str) {
         if let RowSource::Consumed { pending, .. } = self {
             pending.retain(|&t| t != name);
         }
@@ -126,19 +126,19 @@ impl RowSource<'_> {
 
     /// Takes the model table `part` out for the table being written to
     /// consume, unless the model is kept or a table still to load reads it.
-    pub fn take<R: Row>(&mut self, part: &Part<R>) -> Option<LargeTable<R>> {
+    pub(crate) fn take<R: Row>(&mut self, part: &Part<R>) -> Option<LargeTable<R>> {
         match self {
             RowSource::Consumed { model, pending }
                 if !pending.iter().any(|t| part.readers.contains(t)) =>
             {
-                Some(std::mem::take((part.take)(model)))
+                Some(std::mem::take((part.table_mut)(model)))
             }
             _ => None,
         }
     }
 
     /// Hands `each` every row of the model's `rows`, read in place.
-    pub fn each_in<R>(
+    pub(crate) fn each_in<R>(
         &mut self,
         rows: fn(&Model) -> &[R],
         mut each: impl Each<R>,
@@ -150,7 +150,7 @@ impl RowSource<'_> {
 
     /// Hands `each` every row of the model table `part`, consumed where
     /// [`RowSource::take`] takes it.
-    pub fn each_of<R: Row>(
+    pub(crate) fn each_of<R: Row>(
         &mut self,
         part: &Part<R>,
         mut each: impl Each<R>,
@@ -162,7 +162,7 @@ impl RowSource<'_> {
     }
 
     /// Hands `each` every row that `make` makes of the model.
-    pub fn each_made<R>(
+    pub(crate) fn each_made<R>(
         &mut self,
         make: fn(&Model) -> Vec<R>,
         mut each: impl Each<R>,
@@ -175,26 +175,27 @@ impl RowSource<'_> {
 
 /// One of the model's large tables, which a consumed source frees as it
 /// is written.
-pub struct Part<R: Row> {
-    pub read: fn(&Model) -> &LargeTable<R>,
-    pub take: fn(&mut Model) -> &mut LargeTable<R>,
+pub(crate) struct Part<R: Row> {
+    /// Where it is in the model.
+    pub table: fn(&Model) -> &LargeTable<R>,
+    pub table_mut: fn(&mut Model) -> &mut LargeTable<R>,
     /// The tables that read it.
     pub readers: &'static [&'static str],
 }
 
 impl<R: Row> Part<R> {
     /// Its rows: those of `taken` if it was taken, else those in `model`.
-    pub fn rows<'m>(&self, taken: Option<LargeTable<R>>, model: &'m Model) -> Rows<'m, R> {
+    pub(crate) fn rows<'m>(&self, taken: Option<LargeTable<R>>, model: &'m Model) -> Rows<'m, R> {
         match taken {
             Some(table) => Rows::Taken(Box::new(table.into_iter())),
-            None => Rows::Read((self.read)(model).iter()),
+            None => Rows::Read((self.table)(model).iter()),
         }
     }
 }
 
 /// The rows of a model table by value: consumed if the table was taken out
 /// of the model, else read in place.
-pub enum Rows<'m, R: Row> {
+pub(crate) enum Rows<'m, R: Row> {
     Read(Iter<'m, R>),
     Taken(Box<IntoIter<R>>),
 }
@@ -215,160 +216,6 @@ impl<R: Row> Iterator for Rows<'_, R> {
 mod tests {
     use super::*;
     use crate::schema;
-    use crate::tables::{self, ON_DEMAND};
-    use tband_trace::input::Input;
-    use tband_trace::{OpenOptions, Trace};
-
-    /// Lifetime rules that make objects of the simulator's markers.
-    const MARKER_RULES: &str = "
-        [[rule]]
-        event = \"evtmarker_begin\"
-        action = \"begin\"
-        kind = \"span\"
-        key = \"evtmarker_id\"
-        name = \"msg\"
-        [[rule]]
-        event = \"evtmarker_end\"
-        action = \"end\"
-        kind = \"span\"
-        key = \"evtmarker_id\"
-        [[rule]]
-        event = \"valmarker\"
-        action = \"mark\"
-        kind = \"span\"
-        key = \"valmarker_id\"
-        value = \"val\"
-        [[rule]]
-        event = \"valmarker\"
-        action = \"counter\"
-        kind = \"span\"
-        key = \"valmarker_id\"
-        counter = \"value\"
-        value = \"val\"
-    ";
-
-    /// The model of a simulated two-core trace with every kind of row.
-    fn model() -> Model {
-        let config = tband_sim::Config {
-            cores: 2,
-            size: 256 << 10,
-            wide_values: true,
-            ..tband_sim::Config::default()
-        };
-        let (streams, _) = tband_sim::generate(&config).unwrap();
-        let inputs = Input::per_core("sim", streams);
-        let rules = tempfile::NamedTempFile::new().unwrap();
-        std::fs::write(rules.path(), MARKER_RULES).unwrap();
-        let options = OpenOptions {
-            rules: Some(rules.path().to_path_buf()),
-            ..OpenOptions::default()
-        };
-        let mut model = Trace::from_inputs(inputs, &options).unwrap().model;
-        with_rtos_objects(&mut model);
-        model
-    }
-
-    /// One row of each of the model's RTOS objects, which the simulator
-    /// does not make.
-    fn with_rtos_objects(m: &mut Model) {
-        use tband_model::*;
-        let o = &mut m.objects;
-        o.notifications.push(Notification {
-            ts_ns: 1,
-            task_id: 1,
-            op: NotificationOp::Given,
-            value: 2,
-            from_isr: false,
-            by_task_id: Some(2),
-            core_id: 0,
-        });
-        o.event_groups.push(EventGroup {
-            group_id: 1,
-            name: "group".into(),
-        });
-        o.event_group_ops.push(EventGroupOp {
-            ts_ns: 2,
-            group_id: 1,
-            op: EventGroupOpKind::Set,
-            bits: 3,
-            from_isr: true,
-            task_id: None,
-            core_id: 1,
-        });
-        o.stream_buffers.push(StreamBuffer {
-            buffer_id: 1,
-            name: "bytes".into(),
-            kind: StreamBufferKind::Message,
-            high_water: 8,
-        });
-        o.stream_buffer_ops.push(StreamBufferOp {
-            ts_ns: 3,
-            buffer_id: 1,
-            op: StreamBufferOpKind::Send,
-            from_isr: false,
-            task_id: Some(1),
-            core_id: 0,
-            bytes_after: 8,
-        });
-        o.timers.push(Timer {
-            timer_id: 1,
-            name: "timer".into(),
-        });
-        o.timer_ops.push(TimerOp {
-            ts_ns: 4,
-            timer_id: 1,
-            op: TimerOpKind::Start,
-            command: Some(1),
-            from_isr: false,
-            task_id: Some(1),
-            core_id: 0,
-        });
-    }
-
-    #[derive(Default)]
-    struct Collect(Vec<String>);
-
-    impl RowSink for Collect {
-        fn row(&mut self, cells: &[Cell<'_>]) -> Result<(), String> {
-            self.0.push(format!("{cells:?}"));
-            Ok(())
-        }
-    }
-
-    fn write_all(source: &mut RowSource<'_>, tables: &[&dyn Table]) -> Vec<Vec<String>> {
-        tables
-            .iter()
-            .map(|table| {
-                let mut rows = Collect::default();
-                table.write(source, &mut rows).unwrap();
-                rows.0
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
-        let kept = model();
-        let always: Vec<&dyn Table> = tables::model_tables()
-            .into_iter()
-            .filter(|t| !ON_DEMAND.iter().any(|o| o.name() == t.name()))
-            .collect();
-        for tables in [tables::model_tables(), always] {
-            let expected = write_all(&mut RowSource::Kept(&kept), &tables);
-            assert!(expected.iter().all(|rows| !rows.is_empty()));
-            let mut consumed = RowSource::consumed(model(), &tables);
-            assert_eq!(write_all(&mut consumed, &tables), expected);
-            // Every model table was given up as it was written, the slices
-            // after `cpu_timeline` when it is loaded.
-            let m = consumed.model();
-            assert!(m.sched_slices.is_empty() && m.task_states.is_empty());
-            assert!(m.isr_slices.is_empty() && m.queue_ops.is_empty());
-            assert!(m.marker_spans.is_empty() && m.marker_values.is_empty());
-            assert!(!m.tasks.is_empty());
-        }
-        // A kept model stays whole.
-        assert!(!kept.task_states.is_empty());
-    }
 
     /// Every variant of an enum. The match fails to compile when the model
     /// gains a variant the list lacks.

@@ -131,7 +131,7 @@ impl<T: ModelTable> Table for T {
 
     fn write(&self, source: &mut RowSource<'_>, sink: &mut dyn RowSink) -> Result<(), String> {
         source.loading(T::NAME);
-        T::rows(source, |row: &T::Row, context: &Context<'_>| {
+        T::rows(source, |row, context| {
             write_row(T::COLUMNS, sink, |value| value(row, context))
         })
     }
@@ -163,7 +163,7 @@ pub struct Context<'m> {
 }
 
 impl<'m> Context<'m> {
-    pub fn new(model: &'m Model) -> Self {
+    pub(crate) fn new(model: &'m Model) -> Self {
         Context {
             model,
             object_keys: OnceCell::new(),
@@ -173,19 +173,19 @@ impl<'m> Context<'m> {
 
     /// The string `id` of the model.
     #[inline]
-    pub fn text(&self, id: StrId) -> Cell<'m> {
+    fn text(&self, id: StrId) -> Cell<'m> {
         Cell::Text(self.model.strings.get(id))
     }
 
     /// The key of the tracked object `key` (an index into its keys).
-    pub fn object_key(&self, key: u32) -> &str {
+    fn object_key(&self, key: u32) -> &str {
         &self
             .object_keys
             .get_or_init(|| self.model.tracked.key_texts())[key as usize]
     }
 
     /// The key of the tracked objects' pool `pool`.
-    pub fn pool_key(&self, pool: u32) -> &str {
+    fn pool_key(&self, pool: u32) -> &str {
         let keys = self.pool_keys.get_or_init(|| {
             let pools = &self.model.tracked.pools;
             pools.iter().map(|p| p.key.to_string()).collect()

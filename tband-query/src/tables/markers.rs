@@ -33,8 +33,8 @@ impl ModelTable for Markers {
 }
 
 const MARKER_SPAN_ROWS: Part<MarkerSpan> = Part {
-    read: |m| &m.marker_spans,
-    take: |m| &mut m.marker_spans,
+    table: |m| &m.marker_spans,
+    table_mut: |m| &mut m.marker_spans,
     readers: &["marker_spans"],
 };
 
@@ -71,8 +71,8 @@ impl ModelTable for MarkerSpans {
 }
 
 const MARKER_INSTANT_ROWS: Part<MarkerInstant> = Part {
-    read: |m| &m.marker_instants,
-    take: |m| &mut m.marker_instants,
+    table: |m| &m.marker_instants,
+    table_mut: |m| &mut m.marker_instants,
     readers: &["marker_instants"],
 };
 
@@ -97,8 +97,8 @@ impl ModelTable for MarkerInstants {
 }
 
 const MARKER_VALUE_ROWS: Part<MarkerValue> = Part {
-    read: |m| &m.marker_values,
-    take: |m| &mut m.marker_values,
+    table: |m| &m.marker_values,
+    table_mut: |m| &mut m.marker_values,
     readers: &["marker_values"],
 };
 

@@ -39,8 +39,8 @@ impl ModelTable for Queues {
 }
 
 const QUEUE_OP_ROWS: Part<QueueOp> = Part {
-    read: |m| &m.queue_ops,
-    take: |m| &mut m.queue_ops,
+    table: |m| &m.queue_ops,
+    table_mut: |m| &mut m.queue_ops,
     readers: &["queue_ops"],
 };
 
@@ -81,8 +81,8 @@ impl ModelTable for QueueOps {
 }
 
 const MUTEX_HOLD_ROWS: Part<MutexHold> = Part {
-    read: |m| &m.mutex_holds,
-    take: |m| &mut m.mutex_holds,
+    table: |m| &m.mutex_holds,
+    table_mut: |m| &mut m.mutex_holds,
     readers: &["mutex_holds"],
 };
 

@@ -12,15 +12,15 @@ use crate::schema::{PRIORITY_CAUSES, STATE_REASONS, TASK_STATE_KINDS};
 /// The model's scheduling slices, which `cpu_timeline` and `task_run_time`
 /// read too.
 const SCHED_SLICE_ROWS: Part<SchedSlice> = Part {
-    read: |m| &m.sched_slices,
-    take: |m| &mut m.sched_slices,
+    table: |m| &m.sched_slices,
+    table_mut: |m| &mut m.sched_slices,
     readers: &["sched_slices", "cpu_timeline", "task_run_time"],
 };
 
 /// The model's ISR slices, which `cpu_timeline` and `task_run_time` read too.
 const ISR_SLICE_ROWS: Part<IsrSlice> = Part {
-    read: |m| &m.isr_slices,
-    take: |m| &mut m.isr_slices,
+    table: |m| &m.isr_slices,
+    table_mut: |m| &mut m.isr_slices,
     readers: &["isr_slices", "cpu_timeline", "task_run_time"],
 };
 
@@ -148,8 +148,8 @@ impl ModelTable for SchedSlices {
 }
 
 const TASK_STATE_ROWS: Part<TaskState> = Part {
-    read: |m| &m.task_states,
-    take: |m| &mut m.task_states,
+    table: |m| &m.task_states,
+    table_mut: |m| &mut m.task_states,
     readers: &["task_states"],
 };
 
@@ -207,8 +207,8 @@ impl ModelTable for TaskStates {
 }
 
 const TASK_PRIORITY_ROWS: Part<TaskPriority> = Part {
-    read: |m| &m.task_priorities,
-    take: |m| &mut m.task_priorities,
+    table: |m| &m.task_priorities,
+    table_mut: |m| &mut m.task_priorities,
     readers: &["task_priorities"],
 };
 
