@@ -126,7 +126,7 @@ impl<T: ModelTable> Table for T {
     }
 
     fn columns(&self) -> Vec<&'static schema::Column> {
-        T::COLUMNS.iter().map(|c| &c.sql).collect()
+        sql_columns(T::COLUMNS)
     }
 
     fn write(&self, source: &mut RowSource<'_>, sink: &mut dyn RowSink) -> Result<(), String> {
@@ -135,6 +135,11 @@ impl<T: ModelTable> Table for T {
             write_row(T::COLUMNS, sink, |value| value(row, context))
         })
     }
+}
+
+/// The SQL columns of `columns`.
+fn sql_columns<V>(columns: &'static [Column<V>]) -> Vec<&'static schema::Column> {
+    columns.iter().map(|c| &c.sql).collect()
 }
 
 /// Writes into `sink` the row whose value in each of `columns` is what

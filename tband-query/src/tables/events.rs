@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use tband_model::{ArgValue, EventRow};
 
-use super::{int, text, write_row, Column};
+use super::{int, sql_columns, text, write_row, Column};
 use crate::rows::{Cell, RowSink, RowSource};
 use crate::schema::{self, Table};
 
@@ -60,7 +60,7 @@ impl Table for Events {
     }
 
     fn columns(&self) -> Vec<&'static schema::Column> {
-        Self::COLUMNS.iter().map(|c| &c.sql).collect()
+        sql_columns(Self::COLUMNS)
     }
 
     /// The rows are not in the model: they are written while the trace is

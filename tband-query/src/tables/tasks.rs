@@ -5,7 +5,7 @@
 use tband_model::analysis::{self, CpuPiece, TaskCoreTime};
 use tband_model::{Core, Isr, IsrSlice, SchedSlice, Task, TaskPriority, TaskState};
 
-use super::{coded, dur, duration, int, text, Column, Each, ModelTable, Value};
+use super::{coded, dur, duration, int, text, Column, Context, Each, ModelTable, Value};
 use crate::rows::{Part, RowSource};
 use crate::schema::{PRIORITY_CAUSES, STATE_REASONS, TASK_STATE_KINDS};
 
@@ -309,7 +309,7 @@ impl ModelTable for CpuTimeline {
     fn rows(source: &mut RowSource<'_>, mut each: impl Each<CpuPiece>) -> Result<(), String> {
         let sched = source.take(&SCHED_SLICE_ROWS);
         let isr = source.take(&ISR_SLICE_ROWS);
-        let context = super::Context::new(source.model());
+        let context = Context::new(source.model());
         let sched = SCHED_SLICE_ROWS.rows(sched, context.model);
         let isr = ISR_SLICE_ROWS.rows(isr, context.model);
         analysis::for_each_cpu_piece(sched, isr, |p| {
