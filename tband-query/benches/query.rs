@@ -16,7 +16,8 @@
 use std::time::Duration;
 
 use tband_query::engine::{self, Engine};
-use tband_query::{reports, run, schema};
+use tband_query::schema::Table;
+use tband_query::{reports, run, tables};
 use tband_trace::input::Input;
 use tband_trace::{OpenOptions, Source, Trace};
 
@@ -82,11 +83,11 @@ fn main() {
     line(&format!("load model tables into {engine}"), load, load_cpu);
     line("decode + load", decode + load, decode_cpu + load_cpu);
     let ((), wall, cpu) = timed(|| {
-        engine::load(db.as_mut(), &trace.model, &[&schema::CPU_TIMELINE])
+        engine::load(db.as_mut(), &trace.model, &[&tables::CpuTimeline])
             .expect("loading the cpu_timeline table")
     });
     line("load the cpu_timeline table", wall, cpu);
-    db.execute(&schema::CPU_TIMELINE.drop_sql())
+    db.execute(&tables::CpuTimeline.drop_sql())
         .expect("dropping the table");
     // Each report loads the on-demand tables it reads, as a run of the
     // command-line tool would, and its time includes that load.
@@ -94,7 +95,7 @@ fn main() {
         let queries = reports::resolve(name).expect("a canned report");
         let on_demand: Vec<_> = engine::tables_for(&queries)
             .into_iter()
-            .filter(|t| !model_tables.iter().any(|m| m.name == t.name))
+            .filter(|t| !model_tables.iter().any(|m| m.name() == t.name()))
             .collect();
         let (results, wall, cpu) = timed(|| {
             engine::load(db.as_mut(), &trace.model, &on_demand).expect("loading on-demand tables");
@@ -104,7 +105,7 @@ fn main() {
             db.execute(&table.drop_sql()).expect("dropping the table");
         }
         let rows: usize = results.iter().map(|r| r.rows.len()).sum();
-        let loaded: Vec<&str> = on_demand.iter().map(|t| t.name).collect();
+        let loaded: Vec<&str> = on_demand.iter().map(|t| t.name()).collect();
         println!(
             "{:<30} {:>9.3} {:>9.3}   ({rows} rows{})",
             format!("report {name}"),
@@ -124,7 +125,7 @@ fn main() {
     let source = Source::from_inputs(Input::per_core("sim", simulate()), &options)
         .expect("reading the trace");
     let ((), wall, cpu) = timed(|| {
-        engine::load_while_building(db.as_mut(), &[&schema::EVENTS], |events| {
+        engine::load_while_building(db.as_mut(), &[&tables::Events], |events| {
             let events = events.expect("a sink for the events");
             Trace::build_with_events(source, &options, events).map(|trace| trace.model)
         })
@@ -136,7 +137,7 @@ fn main() {
         wall.saturating_sub(decode),
         cpu.saturating_sub(decode_cpu),
     );
-    db.execute(&schema::EVENTS.drop_sql())
+    db.execute(&tables::Events.drop_sql())
         .expect("dropping the table");
 
     match peak_rss_mb() {

@@ -17,7 +17,8 @@ use crate::export::Tag;
 use crate::output::{self, Format, Named};
 use crate::reports::{self, Query};
 use crate::run::{self, Param};
-use crate::schema::{self, Table};
+use crate::schema::Table;
+use crate::tables::TABLES;
 
 /// Exit code when `--fail-if-rows` is given and a query returned rows.
 pub const EXIT_ROWS: u8 = 3;
@@ -84,7 +85,7 @@ pub fn run(cli: Options) -> Result<ExitCode, Error> {
         None => {
             // A database file is kept for later queries, so it gets every table.
             let tables = match cli.db {
-                Some(_) => schema::TABLES.to_vec(),
+                Some(_) => TABLES.to_vec(),
                 None => engine::tables_for(&queries),
             };
             let mut db =
@@ -165,7 +166,7 @@ pub(crate) fn open_database(
     db: Option<&Path>,
     engine: Option<Engine>,
     options: &OpenOptions,
-    tables: &[&Table],
+    tables: &[&dyn Table],
 ) -> Result<Box<dyn Database>, Error> {
     if engine == Some(Engine::Perfetto) {
         if db.is_some() {
@@ -282,7 +283,7 @@ fn is_fresh(path: &Path, engine: Engine, traces: &[String]) -> Result<bool, Erro
     let stored = db.query("SELECT sources FROM trace_info", &[]);
     let same_sources = matches!(stored, Ok(r) if r.rows == [vec![Value::Text(sources.join(", "))]]);
     Ok(same_sources
-        && schema::TABLES.iter().all(|t| {
+        && TABLES.iter().all(|t| {
             db.query(&format!("SELECT * FROM {} LIMIT 0", t.stored_name()), &[])
                 .is_ok()
         }))
@@ -435,7 +436,7 @@ fn open_side(
     side: &str,
     engine: Option<Engine>,
     options: &OpenOptions,
-    tables: &[&Table],
+    tables: &[&dyn Table],
 ) -> Result<Box<dyn Database>, Error> {
     let path = Path::new(side);
     let is_database = path.is_file()

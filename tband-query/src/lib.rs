@@ -14,6 +14,7 @@ pub mod rows;
 pub mod run;
 pub mod schema;
 pub mod sql;
+pub mod tables;
 
 pub use engine::{Database, Engine, QueryResult, Value};
 pub use error::Error;

@@ -17,10 +17,8 @@
 
 use std::borrow::Cow;
 
-mod tracked;
-
-pub use tracked::{OBJECT_COUNTERS, OBJECT_LIFETIMES, OBJECT_MARKS};
-mod objects;
+use crate::rows::{RowSink, RowSource};
+use crate::tables::TaskStates;
 
 /// A column's SQL type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -49,6 +47,8 @@ pub enum Stored {
     Duration,
 }
 
+/// A column as SQL sees it.
+#[derive(Debug)]
 pub struct Column {
     pub name: &'static str,
     /// The type users see.
@@ -90,41 +90,43 @@ impl Column {
     }
 }
 
-pub struct Table {
-    pub name: &'static str,
-    pub doc: &'static str,
-    pub columns: &'static [Column],
-}
+/// A table of the schema: its name and columns, and how its rows are
+/// written. The tables themselves are defined in [`crate::tables`].
+pub trait Table: Sync {
+    fn name(&self) -> &'static str;
+    /// What a row holds (for the docs and `--list`).
+    fn doc(&self) -> &'static str;
+    fn columns(&self) -> Vec<&'static Column>;
+    /// Writes every row of the table from `source` into `sink`.
+    fn write(&self, source: &mut RowSource<'_>, sink: &mut dyn RowSink) -> Result<(), String>;
 
-impl Table {
     /// Whether users see the table as a view of `<name>_stored`.
-    pub fn is_view(&self) -> bool {
-        self.columns.iter().any(|c| c.stored != Stored::AsShown)
+    fn is_view(&self) -> bool {
+        self.columns().iter().any(|c| c.stored != Stored::AsShown)
     }
 
     /// The table that holds the rows.
-    pub fn stored_name(&self) -> Cow<'static, str> {
+    fn stored_name(&self) -> Cow<'static, str> {
         if self.is_view() {
-            Cow::Owned(format!("{}_stored", self.name))
+            Cow::Owned(format!("{}_stored", self.name()))
         } else {
-            Cow::Borrowed(self.name)
+            Cow::Borrowed(self.name())
         }
     }
 
     /// The statements that create the stored table and the view of it.
-    pub fn create_sql(&self) -> String {
-        let columns: Vec<String> = self
-            .columns
+    fn create_sql(&self) -> String {
+        let columns = self.columns();
+        let stored: Vec<String> = columns
             .iter()
             .map(|c| format!("{} {}", c.name, c.stored_type().sql()))
             .collect();
-        let stored = self.stored_name();
-        let table = format!("CREATE TABLE {stored} ({})", columns.join(", "));
+        let stored_name = self.stored_name();
+        let table = format!("CREATE TABLE {stored_name} ({})", stored.join(", "));
         if !self.is_view() {
             return table;
         }
-        let shown: Vec<String> = self
-            .columns
+        let shown: Vec<String> = columns
             .iter()
             .map(|c| match c.stored {
                 Stored::AsShown => c.shown_sql(""),
@@ -132,26 +134,27 @@ impl Table {
             })
             .collect();
         format!(
-            "{table}; CREATE VIEW {} AS SELECT {} FROM {stored}",
-            self.name,
+            "{table}; CREATE VIEW {} AS SELECT {} FROM {stored_name}",
+            self.name(),
             shown.join(", ")
         )
     }
 
     /// The statements that drop the view and the stored table.
-    pub fn drop_sql(&self) -> String {
+    fn drop_sql(&self) -> String {
         let table = format!("DROP TABLE {}", self.stored_name());
         if self.is_view() {
-            format!("DROP VIEW {}; {table}", self.name)
+            format!("DROP VIEW {}; {table}", self.name())
         } else {
             table
         }
     }
 
     /// An INSERT of `rows` rows at once into the stored table.
-    pub fn insert_sql(&self, rows: usize) -> String {
-        let names: Vec<&str> = self.columns.iter().map(|c| c.name).collect();
-        let row = format!("({})", vec!["?"; self.columns.len()].join(", "));
+    fn insert_sql(&self, rows: usize) -> String {
+        let columns = self.columns();
+        let names: Vec<&str> = columns.iter().map(|c| c.name).collect();
+        let row = format!("({})", vec!["?"; columns.len()].join(", "));
         format!(
             "INSERT INTO {} ({}) VALUES {}",
             self.stored_name(),
@@ -160,11 +163,12 @@ impl Table {
         )
     }
 
-    fn column(&self, name: &str) -> &Column {
-        self.columns
-            .iter()
+    /// The column `name`.
+    fn column(&self, name: &str) -> &'static Column {
+        self.columns()
+            .into_iter()
             .find(|c| c.name == name)
-            .unwrap_or_else(|| panic!("{} has no column {name}", self.name))
+            .unwrap_or_else(|| panic!("{} has no column {name}", self.name()))
     }
 }
 
@@ -198,391 +202,6 @@ fn code(texts: &[&str], text: &str) -> usize {
         .iter()
         .position(|t| *t == text)
         .unwrap_or_else(|| panic!("no code for {text:?}"))
-}
-
-const fn int(name: &'static str, doc: &'static str) -> Column {
-    Column {
-        name,
-        ty: ColumnType::BigInt,
-        stored: Stored::AsShown,
-        doc,
-    }
-}
-
-const fn text(name: &'static str, doc: &'static str) -> Column {
-    Column {
-        name,
-        ty: ColumnType::Text,
-        stored: Stored::AsShown,
-        doc,
-    }
-}
-
-/// A TEXT column of one of `texts`, stored as codes.
-const fn coded(name: &'static str, texts: &'static [&'static str], doc: &'static str) -> Column {
-    Column {
-        name,
-        ty: ColumnType::Text,
-        stored: Stored::Code(texts),
-        doc,
-    }
-}
-
-/// `dur_ns` of a table with `start_ns` and `end_ns`.
-const DURATION: Column = Column {
-    name: "dur_ns",
-    ty: ColumnType::BigInt,
-    stored: Stored::Duration,
-    doc: "end_ns - start_ns",
-};
-
-pub const TRACE_INFO: Table = Table {
-    name: "trace_info",
-    doc: "One row about the trace as a whole.",
-    columns: &[
-        text("format", "input format: tband, threadx, ctf"),
-        text(
-            "sources",
-            "the input files as named on the command line, joined by ', '",
-        ),
-        int("cores", "number of cores"),
-        int("ns_per_tick", "nanoseconds per timer tick"),
-        int(
-            "ns_per_tick_known",
-            "1 if the trace stated its timer resolution, 0 if 1 ns was assumed",
-        ),
-        int("first_ts_raw", "raw timestamp of the first event (time 0)"),
-        int("duration_ns", "time of the last event"),
-        int("events", "events decoded"),
-        int("invalid_frames", "frames or records that did not decode"),
-        text(
-            "tool_version",
-            "version of tband-query that wrote the database",
-        ),
-    ],
-};
-
-pub const CORES: Table = Table {
-    name: "cores",
-    doc: "One row per core.",
-    columns: &[
-        int("core_id", "the core"),
-        int("idle_task_id", "its idle task (NULL if unknown)"),
-    ],
-};
-
-pub const TASKS: Table = Table {
-    name: "tasks",
-    doc: "One row per task.",
-    columns: &[
-        int("task_id", "the task"),
-        text("name", "its name, or `task <id>`"),
-        text("kind", "normal, idle or timer"),
-        int(
-            "created_ns",
-            "when it was created (NULL if before the trace)",
-        ),
-        int("deleted_ns", "when it was deleted (NULL if never)"),
-        int(
-            "stack_size",
-            "stack size in bytes, where the format records it",
-        ),
-        int("ever_waited", "1 if it was ever blocked or suspended"),
-    ],
-};
-
-pub const SCHED_SLICES: Table = Table {
-    name: "sched_slices",
-    doc: "Who ran where: one row per stretch of time a task ran on a core.",
-    columns: &[
-        int("core_id", "the core"),
-        int("task_id", "the task"),
-        int("start_ns", "start"),
-        int("end_ns", "end"),
-        DURATION,
-        int("truncated", "1 if still running when the trace ended"),
-        coded(
-            "end_state",
-            TASK_STATE_KINDS,
-            "the task's state when the slice ended: ready, blocked, suspended, deleted, or running (it ran again at that instant); NULL if truncated",
-        ),
-        coded("end_reason", STATE_REASONS, "why, as in task_states.reason; NULL if truncated"),
-    ],
-};
-
-pub const TASK_STATES: Table = Table {
-    name: "task_states",
-    doc: "One row per stretch of time a task spent in one state.",
-    columns: &[
-        int("task_id", "the task"),
-        coded("state", TASK_STATE_KINDS, "running, ready, blocked, suspended or deleted"),
-        coded(
-            "reason",
-            STATE_REASONS,
-            "why: preempted, woken, created, delay, delay_until, queue_send, queue_receive, queue_peek, semaphore, mutex, event_flags, sleep, suspended, deleted, or '' if unknown",
-        ),
-        int("queue_id", "for blocked states: the queue waited on"),
-        int("core_id", "for running states: the core"),
-        int("woken_by_isr_core_id", "for ready states: core of the ISR that made the task ready"),
-        int("woken_by_isr_id", "for ready states: the ISR that made the task ready"),
-        int("start_ns", "start"),
-        int("end_ns", "end"),
-        DURATION,
-        int("truncated", "1 if still in this state when the trace ended"),
-    ],
-};
-
-pub const TASK_PRIORITIES: Table = Table {
-    name: "task_priorities",
-    doc: "Priority changes.",
-    columns: &[
-        int("task_id", "the task"),
-        int("ts_ns", "when"),
-        int("priority", "the new priority"),
-        coded("cause", PRIORITY_CAUSES, "set, inherit or disinherit"),
-    ],
-};
-
-pub const ISRS: Table = Table {
-    name: "isrs",
-    doc: "One row per interrupt handler; ISR ids are per core.",
-    columns: &[
-        int("core_id", "the core"),
-        int("isr_id", "the ISR"),
-        text("name", "its name, or `isr <id>`"),
-    ],
-};
-
-pub const ISR_SLICES: Table = Table {
-    name: "isr_slices",
-    doc: "One row per execution of an ISR.",
-    columns: &[
-        int("core_id", "the core"),
-        int("isr_id", "the ISR"),
-        int("start_ns", "entry"),
-        int("end_ns", "exit"),
-        DURATION,
-        int(
-            "depth",
-            "0 when it interrupted task code, 1 when nested in another ISR, ...",
-        ),
-        int("truncated", "1 if its exit was never seen"),
-    ],
-};
-
-pub const MARKERS: Table = Table {
-    name: "markers",
-    doc: "Marker tracks: global (task_id NULL) or local to one task.",
-    columns: &[
-        int("marker_id", "the marker"),
-        int(
-            "task_id",
-            "the task for task-local markers, NULL for global ones",
-        ),
-        text("kind", "event (instants and spans) or value"),
-        text("name", "its name, or `marker <id>`"),
-    ],
-};
-
-pub const MARKER_SPANS: Table = Table {
-    name: "marker_spans",
-    doc: "Spans between a marker's begin and end.",
-    columns: &[
-        int("marker_id", "the marker"),
-        int("task_id", "NULL for global markers"),
-        int("start_ns", "begin"),
-        int("end_ns", "end"),
-        DURATION,
-        text("msg", "the message given at the begin"),
-        int("depth", "nesting depth on its track (0 = outermost)"),
-        int("truncated", "1 if the span never ended"),
-    ],
-};
-
-pub const MARKER_INSTANTS: Table = Table {
-    name: "marker_instants",
-    doc: "Instant markers.",
-    columns: &[
-        int("marker_id", "the marker"),
-        int("task_id", "NULL for global markers"),
-        int("ts_ns", "when"),
-        text("msg", "the message"),
-    ],
-};
-
-pub const MARKER_VALUES: Table = Table {
-    name: "marker_values",
-    doc: "Values of value markers.",
-    columns: &[
-        int("marker_id", "the marker"),
-        int("task_id", "NULL for global markers"),
-        int("ts_ns", "when"),
-        int("value", "the value"),
-    ],
-};
-
-pub const QUEUES: Table = Table {
-    name: "queues",
-    doc: "Queues, semaphores, mutexes and other synchronisation objects.",
-    columns: &[
-        int("queue_id", "the queue"),
-        text("name", "its name, or `queue <id>`"),
-        text(
-            "kind",
-            "queue, counting_semaphore, binary_semaphore, mutex, recursive_mutex, queue_set, event_flags or unknown",
-        ),
-        int("capacity", "capacity in items, where the format records it"),
-        int("high_water", "highest fill level seen"),
-    ],
-};
-
-pub const QUEUE_OPS: Table = Table {
-    name: "queue_ops",
-    doc: "Operations on queues.",
-    columns: &[
-        int("queue_id", "the queue"),
-        int("ts_ns", "when"),
-        coded(
-            "op",
-            QUEUE_OP_KINDS,
-            "send, overwrite, receive, reset or level",
-        ),
-        int("from_isr", "1 if done from an ISR"),
-        int(
-            "task_id",
-            "the task that did it (NULL from an ISR or when unknown)",
-        ),
-        int("core_id", "the core"),
-        int("len_after", "items in the queue afterwards, where known"),
-    ],
-};
-
-pub const MUTEX_HOLDS: Table = Table {
-    name: "mutex_holds",
-    doc: "Stretches of time a task held a mutex.",
-    columns: &[
-        int("queue_id", "the mutex"),
-        int("task_id", "the holder"),
-        int("start_ns", "taken"),
-        int("end_ns", "given back"),
-        DURATION,
-        int("truncated", "1 if still held when the trace ended"),
-    ],
-};
-
-pub const ANOMALIES: Table = Table {
-    name: "anomalies",
-    doc: "Things wrong with the trace, placed where they were found.",
-    columns: &[
-        text(
-            "kind",
-            "dropped_events, invalid_frame, unknown_event, time_backwards, end_without_begin, never_closed, no_current_task, missing_core_stream, no_timer_resolution or inconsistent",
-        ),
-        int("core_id", "the core, where known"),
-        int("start_ns", "start of the region where the trace may be inconsistent"),
-        int("end_ns", "where it was found"),
-        int("count", "how many (events dropped, frames invalid, ...)"),
-        text("detail", "what exactly"),
-    ],
-};
-
-pub const TASK_RUN_TIME: Table = Table {
-    name: "task_run_time",
-    doc: "Per core and task: the time the task ran there, which is its time scheduled minus \
-          the depth-0 ISR time inside its slices, and that ISR time. Computed while loading, \
-          as `tband-decode --summary` computes it.",
-    columns: &[
-        int("core_id", "the core"),
-        int("task_id", "the task"),
-        int("slices", "its scheduling slices on the core"),
-        int("run_ns", "time it ran: time scheduled minus isr_ns"),
-        int("isr_ns", "depth-0 ISR time inside its slices"),
-    ],
-};
-
-pub const CPU_TIMELINE: Table = Table {
-    name: "cpu_timeline",
-    doc: "Each core's time cut into pieces at every scheduling slice and depth-0 ISR \
-          boundary, each piece in one state: the task scheduled and whether an ISR runs. \
-          Computed while loading, by a sweep over each core's boundaries.",
-    columns: &[
-        int("core_id", "the core"),
-        int("start_ns", "start"),
-        int("end_ns", "end: the core's next boundary"),
-        DURATION,
-        int("task_id", "the task scheduled (NULL when none is)"),
-        int("in_isr", "1 if a depth-0 ISR runs, else 0"),
-    ],
-};
-
-pub const EVENTS: Table = Table {
-    name: "events",
-    doc: "Every decoded event as the format recorded it, in time order.",
-    columns: &[
-        int("seq", "position in time order, from 0"),
-        int("ts_ns", "time (NULL for metadata events)"),
-        int("core_id", "the core whose stream held it"),
-        text(
-            "name",
-            "the event's name (task_switched_in, isr_enter, ...)",
-        ),
-        int(
-            "arg1",
-            "its first integer field (see the wire format in the book for the fields of each event)",
-        ),
-        int("arg2", "its second integer field"),
-        int("arg3", "its third integer field"),
-        text("arg_text", "its string field (names, marker messages)"),
-    ],
-};
-
-/// Every table, in creation (and loading) order.
-pub const TABLES: &[&Table] = &[
-    &TRACE_INFO,
-    &CORES,
-    &TASKS,
-    &TASK_RUN_TIME,
-    &SCHED_SLICES,
-    &TASK_STATES,
-    &TASK_PRIORITIES,
-    &ISRS,
-    &ISR_SLICES,
-    &MARKERS,
-    &MARKER_SPANS,
-    &MARKER_INSTANTS,
-    &MARKER_VALUES,
-    &QUEUES,
-    &QUEUE_OPS,
-    &MUTEX_HOLDS,
-    &objects::NOTIFICATIONS,
-    &objects::EVENT_GROUPS,
-    &objects::EVENT_GROUP_OPS,
-    &objects::STREAM_BUFFERS,
-    &objects::STREAM_BUFFER_OPS,
-    &objects::TIMERS,
-    &objects::TIMER_OPS,
-    &ANOMALIES,
-    &OBJECT_LIFETIMES,
-    &OBJECT_MARKS,
-    &OBJECT_COUNTERS,
-    &CPU_TIMELINE,
-    &EVENTS,
-];
-
-/// Tables loaded only for the queries that need them: `events` has one row
-/// per decoded event (as many rows as the model tables together) and
-/// `cpu_timeline` about as many as the slice tables; the other tables are
-/// small next to them.
-pub const ON_DEMAND: &[&Table] = &[&CPU_TIMELINE, &EVENTS];
-
-/// The tables filled from a trace's model: every table but `events`, whose
-/// rows exist only while the trace is decoded.
-pub fn model_tables() -> Vec<&'static Table> {
-    TABLES
-        .iter()
-        .copied()
-        .filter(|t| t.name != EVENTS.name)
-        .collect()
 }
 
 pub struct View {
@@ -632,7 +251,20 @@ pub fn views() -> Vec<View> {
         marker_view("marker_spans_named", "marker_spans", "event"),
         marker_view("marker_instants_named", "marker_instants", "event"),
         marker_view("marker_values_named", "marker_values", "value"),
-        objects::fill_levels(),
+        View {
+            name: "fill_levels",
+            doc: "The fill level after every operation on a queue (in items, where known) \
+                  or a stream buffer (in bytes): object (queue or stream_buffer), \
+                  object_id, object_name, ts_ns, op, level, unit (items or bytes)."
+                .into(),
+            sql: "SELECT 'queue' AS object, o.queue_id AS object_id, q.name AS object_name, \
+                  o.ts_ns, o.op, o.len_after AS level, 'items' AS unit \
+                  FROM queue_ops o LEFT JOIN queues q ON q.queue_id = o.queue_id \
+                  UNION ALL \
+                  SELECT 'stream_buffer', o.buffer_id, b.name, o.ts_ns, o.op, o.bytes_after, 'bytes' \
+                  FROM stream_buffer_ops o LEFT JOIN stream_buffers b ON b.buffer_id = o.buffer_id"
+                .into(),
+        },
         // A task's states form a chain: each state ends when the task's next
         // one starts (the model ends the old state where it opens the new one).
         // So the state after a ready state is found by an equality join on the
@@ -653,9 +285,6 @@ pub fn views() -> Vec<View> {
     ]
 }
 
-/// The SQL of the view `ready_latency`. It reads the stored task states,
-/// whose codes it compares and whose rowid it needs: the view of them has
-/// no rowid.
 /// `table` (one of the marker tables) with marker_name and task_name: the
 /// marker of `kind` with the row's id and task.
 fn marker_view(name: &'static str, table: &str, kind: &str) -> View {
@@ -672,11 +301,14 @@ fn marker_view(name: &'static str, table: &str, kind: &str) -> View {
     }
 }
 
+/// The SQL of the view `ready_latency`. It reads the stored task states,
+/// whose codes it compares and whose rowid it needs: the view of them has
+/// no rowid.
 fn ready_latency_sql() -> String {
-    let states = TASK_STATES.stored_name();
+    let states = TaskStates.stored_name();
     let ready = code(TASK_STATE_KINDS, "ready");
     let running = code(TASK_STATE_KINDS, "running");
-    let reason = TASK_STATES.column("reason").shown_sql("r.");
+    let reason = TaskStates.column("reason").shown_sql("r.");
     format!(
         "WITH ready AS ( \
            SELECT rowid AS id, task_id, reason, woken_by_isr_core_id, woken_by_isr_id, start_ns, end_ns \
@@ -707,26 +339,27 @@ impl View {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tables::{Cores, MutexHolds, QueueOps, Tasks, TABLES};
 
     #[test]
     fn statements_name_every_column_once() {
-        let create = TASKS.create_sql();
+        let create = Tasks.create_sql();
         assert_eq!(
             create,
             "CREATE TABLE tasks (task_id BIGINT, name TEXT, kind TEXT, created_ns BIGINT, deleted_ns BIGINT, stack_size BIGINT, ever_waited BIGINT)"
         );
         assert_eq!(
-            CORES.insert_sql(2),
+            Cores.insert_sql(2),
             "INSERT INTO cores (core_id, idle_task_id) VALUES (?, ?), (?, ?)"
         );
     }
 
     #[test]
     fn tables_with_codes_or_durations_are_views_of_stored_tables() {
-        assert!(!TASKS.is_view());
-        assert_eq!(TASKS.stored_name(), "tasks");
+        assert!(!Tasks.is_view());
+        assert_eq!(Tasks.stored_name(), "tasks");
         assert_eq!(
-            QUEUE_OPS.create_sql(),
+            QueueOps.create_sql(),
             "CREATE TABLE queue_ops_stored (queue_id BIGINT, ts_ns BIGINT, op BIGINT, from_isr BIGINT, \
              task_id BIGINT, core_id BIGINT, len_after BIGINT); \
              CREATE VIEW queue_ops AS SELECT queue_id, ts_ns, CAST(CASE op WHEN 0 THEN 'send' \
@@ -734,22 +367,22 @@ mod tests {
              from_isr, task_id, core_id, len_after FROM queue_ops_stored"
         );
         assert_eq!(
-            MUTEX_HOLDS.insert_sql(1),
+            MutexHolds.insert_sql(1),
             "INSERT INTO mutex_holds_stored (queue_id, task_id, start_ns, end_ns, dur_ns, truncated) \
              VALUES (?, ?, ?, ?, ?, ?)"
         );
         assert_eq!(
-            DURATION.shown_sql("m."),
+            MutexHolds.column("dur_ns").shown_sql("m."),
             "CAST(COALESCE(m.dur_ns, m.end_ns - m.start_ns) AS BIGINT)"
         );
         assert_eq!(
-            MUTEX_HOLDS.drop_sql(),
+            MutexHolds.drop_sql(),
             "DROP VIEW mutex_holds; DROP TABLE mutex_holds_stored"
         );
         let views: Vec<&str> = TABLES
             .iter()
             .filter(|t| t.is_view())
-            .map(|t| t.name)
+            .map(|t| t.name())
             .collect();
         assert_eq!(
             views,
@@ -771,13 +404,13 @@ mod tests {
     fn the_user_docs_list_every_table_column_and_view() {
         let doc = include_str!("../../docs/src/query.md");
         for table in TABLES {
-            let heading = format!("### `{}`\n", table.name);
+            let heading = format!("### `{}`\n", table.name());
             let section = doc
                 .split_once(&heading)
                 .unwrap_or_else(|| panic!("docs/src/query.md has no section {heading}"))
                 .1;
             let section = section.split("\n### ").next().unwrap_or("");
-            for c in table.columns {
+            for c in table.columns() {
                 let row = format!("| `{}` | {} | {} |", c.name, c.ty.sql(), c.doc);
                 assert!(section.contains(&row), "docs/src/query.md lacks {row}");
             }
@@ -790,7 +423,7 @@ mod tests {
 
     #[test]
     fn table_and_view_names_are_unique() {
-        let mut names: Vec<&str> = TABLES.iter().map(|t| t.name).collect();
+        let mut names: Vec<&str> = TABLES.iter().map(|t| t.name()).collect();
         let stored: Vec<String> = TABLES
             .iter()
             .filter(|t| t.is_view())

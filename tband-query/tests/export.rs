@@ -9,7 +9,8 @@ use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use tband_query::export::{self, Tag};
-use tband_query::schema::{ColumnType, TRACE_INFO};
+use tband_query::schema::{ColumnType, Table};
+use tband_query::tables::TraceInfo;
 use tband_query::{engine, Engine, Value};
 use tband_trace::input::Input;
 use tband_trace::{OpenOptions, Trace};
@@ -79,15 +80,15 @@ fn every_table_reads_back_as_its_sql_rows_and_types() {
         let mut rows_read = 0;
         let mut bytes = 0;
         for table in &tables {
-            let path = export::file(dir.path(), table.name, "sim");
+            let path = export::file(dir.path(), table.name(), "sim");
             bytes += std::fs::metadata(&path).unwrap().len();
             let (columns, rows) = read(&path);
             let sql = db
-                .query(&format!("SELECT * FROM {}", table.name), &[])
+                .query(&format!("SELECT * FROM {}", table.name()), &[])
                 .unwrap();
             let names: Vec<&str> = columns.iter().map(|(n, _)| n.as_str()).collect();
             let expected: Vec<DataType> = table
-                .columns
+                .columns()
                 .iter()
                 .map(|c| match c.ty {
                     ColumnType::BigInt => DataType::Int64,
@@ -95,7 +96,7 @@ fn every_table_reads_back_as_its_sql_rows_and_types() {
                 })
                 .collect();
             let types: Vec<DataType> = columns.iter().map(|(_, t)| t.clone()).collect();
-            if table.name == TRACE_INFO.name {
+            if table.name() == TraceInfo.name() {
                 assert_eq!(names[sql.columns.len()..], ["firmware", "board"]);
                 assert_eq!(rows.len(), 1);
                 assert_eq!(
@@ -109,10 +110,10 @@ fn every_table_reads_back_as_its_sql_rows_and_types() {
                 assert_eq!(own, sql.rows);
                 assert_eq!(types[..expected.len()], expected);
             } else {
-                assert_eq!(names, sql.columns, "{}", table.name);
-                assert_eq!(types, expected, "{}", table.name);
-                assert_eq!(rows.len(), sql.rows.len(), "{}", table.name);
-                assert!(rows == sql.rows, "{}: rows differ", table.name);
+                assert_eq!(names, sql.columns, "{}", table.name());
+                assert_eq!(types, expected, "{}", table.name());
+                assert_eq!(rows.len(), sql.rows.len(), "{}", table.name());
+                assert!(rows == sql.rows, "{}: rows differ", table.name());
             }
             rows_read += rows.len() as u64;
         }
@@ -159,9 +160,9 @@ fn the_command_writes_hive_folders_by_table_and_trace() {
     for table in export::tables() {
         for id in ["board-a", "single"] {
             assert!(
-                export::file(&out, table.name, id).is_file(),
+                export::file(&out, table.name(), id).is_file(),
                 "{} {id}",
-                table.name
+                table.name()
             );
         }
     }

@@ -11,7 +11,7 @@ use std::process::Command;
 use net_buf_trace::{Who, END_NS, LIFETIMES, LOW_WATER};
 use tband_query::engine::{self, Engine, Value};
 use tband_query::run;
-use tband_query::{reports, schema};
+use tband_query::{reports, tables};
 use tband_trace::{OpenOptions, Trace};
 
 fn engines() -> Vec<Engine> {
@@ -34,7 +34,7 @@ fn trace_dir(under: &str) -> String {
 
 fn report(engine: Engine, trace: &Trace, name: &str) -> Vec<Vec<Value>> {
     let mut db = engine.open(None).expect("a database");
-    engine::load(db.as_mut(), &trace.model, &schema::model_tables()).expect("loaded");
+    engine::load(db.as_mut(), &trace.model, &tables::model_tables()).expect("loaded");
     let queries = reports::resolve(name).expect("a canned report");
     let mut results = run::run(db.as_mut(), &queries, &[]).expect("the report runs");
     results.remove(0).rows

@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use tband_model::{Model, StateReason, TaskKind, TaskState, TaskStateKind};
 use tband_query::engine::{self, Engine, QueryResult, Value};
 use tband_query::run::{self, Param};
-use tband_query::{reports, schema};
+use tband_query::{reports, tables};
 use tband_trace::input::Input;
 use tband_trace::{OpenOptions, Trace};
 
@@ -74,7 +74,7 @@ struct Loaded(Box<dyn engine::Database>);
 impl Loaded {
     fn new(engine: Engine, trace: &Trace) -> Loaded {
         let mut db = engine.open(None).unwrap();
-        engine::load(db.as_mut(), &trace.model, &schema::model_tables()).unwrap();
+        engine::load(db.as_mut(), &trace.model, &tables::model_tables()).unwrap();
         Loaded(db)
     }
 

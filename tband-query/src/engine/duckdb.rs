@@ -190,7 +190,7 @@ struct Chunk {
 }
 
 impl Chunk {
-    fn new(columns: &[Column], rows: usize) -> Chunk {
+    fn new(columns: &[&Column], rows: usize) -> Chunk {
         Chunk {
             rows: 0,
             columns: columns
@@ -203,7 +203,7 @@ impl Chunk {
 
 /// Gathers rows into chunks and sends each full one to the table function.
 struct ChunkSender {
-    columns: &'static [Column],
+    columns: Vec<&'static Column>,
     chunk_rows: usize,
     chunk: Chunk,
     to_duckdb: SyncSender<Chunk>,
@@ -211,7 +211,7 @@ struct ChunkSender {
 
 impl ChunkSender {
     fn send(&mut self) -> Result<(), String> {
-        let next = Chunk::new(self.columns, self.chunk_rows);
+        let next = Chunk::new(&self.columns, self.chunk_rows);
         let full = std::mem::replace(&mut self.chunk, next);
         self.to_duckdb
             .send(full)
@@ -243,7 +243,7 @@ impl RowSink for ChunkSender {
 /// The rows the table function hands out next: its columns and where the
 /// chunks arrive.
 struct Feed {
-    columns: &'static [Column],
+    columns: Vec<&'static Column>,
     chunks: Receiver<Chunk>,
 }
 
@@ -279,7 +279,7 @@ impl VTab for RowsFunction {
         let slot = unsafe { &*bind.get_extra_info::<FeedSlot>() };
         slot.with(|feed| {
             let feed = feed.ok_or("tband_rows() is only for loading a table")?;
-            for column in feed.columns {
+            for column in &feed.columns {
                 let ty = match column.stored_type() {
                     ColumnType::BigInt => LogicalTypeId::Bigint,
                     ColumnType::Text => LogicalTypeId::Varchar,
@@ -353,20 +353,18 @@ impl Database for DuckDb {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, table: &Table, fill: Fill<'_>) -> Result<(), String> {
+    fn load_table(&mut self, table: &dyn Table, fill: Fill<'_>) -> Result<(), String> {
         // SAFETY: only reads DuckDB's compile-time vector size.
         let chunk_rows = unsafe { ffi::duckdb_vector_size() } as usize;
         let (to_duckdb, chunks) = mpsc::sync_channel(CHUNKS_AHEAD);
-        self.feed.set(Some(Feed {
-            columns: table.columns,
-            chunks,
-        }));
+        let columns = table.columns();
         let mut sender = ChunkSender {
-            columns: table.columns,
+            chunk: Chunk::new(&columns, chunk_rows),
+            columns: columns.clone(),
             chunk_rows,
-            chunk: Chunk::new(table.columns, chunk_rows),
             to_duckdb,
         };
+        self.feed.set(Some(Feed { columns, chunks }));
         let sql = format!(
             "INSERT INTO {} SELECT * FROM {ROWS_FUNCTION}()",
             table.stored_name()

@@ -13,9 +13,10 @@ use std::path::Path;
 use tband_model::{EventSink, Model};
 
 use crate::reports::Query;
-use crate::rows::{self, EventRows, RowSink, RowSource};
-use crate::schema::{self, Table, EVENTS, ON_DEMAND, TABLES};
+use crate::rows::{RowSink, RowSource};
+use crate::schema::{self, Table};
 use crate::sql;
+use crate::tables::{EventRows, Events, ON_DEMAND, TABLES};
 
 pub use perfetto::Perfetto;
 
@@ -110,7 +111,7 @@ pub trait Database {
     fn execute(&mut self, sql: &str) -> Result<(), String>;
     /// Fills an existing table with the rows `fill` writes, as fast as the
     /// engine allows.
-    fn load_table(&mut self, table: &Table, fill: Fill<'_>) -> Result<(), String>;
+    fn load_table(&mut self, table: &dyn Table, fill: Fill<'_>) -> Result<(), String>;
     /// Starts the transaction a load runs in.
     fn begin_load(&mut self) -> Result<(), String> {
         self.execute("BEGIN TRANSACTION")
@@ -146,17 +147,17 @@ impl<E> From<String> for LoadError<E> {
 /// database grows into the memory the model frees instead of next to it.
 pub fn load_while_building<E: Send>(
     db: &mut dyn Database,
-    tables: &[&Table],
+    tables: &[&dyn Table],
     build: impl FnOnce(Option<EventSink<'_>>) -> Result<Model, E> + Send,
 ) -> Result<(), LoadError<E>> {
     db.begin_load()?;
     for table in tables {
         db.execute(&table.create_sql())?;
     }
-    let model = if tables.iter().any(|t| t.name == EVENTS.name) {
+    let model = if tables.iter().any(|t| t.name() == Events.name()) {
         let mut built = None;
         db.load_table(
-            &EVENTS,
+            &Events,
             Box::new(|sink| {
                 let mut rows = EventRows::new(sink);
                 built = Some(build(Some(&mut |e| rows.event(e))));
@@ -168,10 +169,10 @@ pub fn load_while_building<E: Send>(
         build(None)
     }
     .map_err(LoadError::Model)?;
-    let model_tables: Vec<&Table> = tables
+    let model_tables: Vec<&dyn Table> = tables
         .iter()
         .copied()
-        .filter(|t| t.name != EVENTS.name)
+        .filter(|t| t.name() != Events.name())
         .collect();
     fill_from_model(
         db,
@@ -185,11 +186,9 @@ pub fn load_while_building<E: Send>(
 /// creates the views that are missing, in one transaction. The `events`
 /// table cannot be among them: its rows are there only while a trace is
 /// decoded ([`load_while_building`]).
-pub fn load(db: &mut dyn Database, model: &Model, tables: &[&Table]) -> Result<(), String> {
+pub fn load(db: &mut dyn Database, model: &Model, tables: &[&dyn Table]) -> Result<(), String> {
     let mut source = RowSource::Kept(model);
-    load_rows(db, tables, |table, sink| {
-        rows::write_table(&mut source, table, sink)
-    })
+    load_rows(db, tables, |table, sink| table.write(&mut source, sink))
 }
 
 /// Fills `tables`, created already, from `source`, creates the views and
@@ -197,19 +196,17 @@ pub fn load(db: &mut dyn Database, model: &Model, tables: &[&Table]) -> Result<(
 fn fill_from_model(
     db: &mut dyn Database,
     source: &mut RowSource<'_>,
-    tables: &[&Table],
+    tables: &[&dyn Table],
 ) -> Result<(), String> {
-    fill_tables(db, tables, |table, sink| {
-        rows::write_table(&mut *source, table, sink)
-    })
+    fill_tables(db, tables, |table, sink| table.write(&mut *source, sink))
 }
 
 /// Creates `tables`, fills each with the rows that `fill` writes for it
 /// (as the tables store them), and creates the views, in one transaction.
 pub fn load_rows(
     db: &mut dyn Database,
-    tables: &[&Table],
-    fill: impl FnMut(&Table, &mut dyn RowSink) -> Result<(), String> + Send,
+    tables: &[&dyn Table],
+    fill: impl FnMut(&dyn Table, &mut dyn RowSink) -> Result<(), String> + Send,
 ) -> Result<(), String> {
     db.begin_load()?;
     for table in tables {
@@ -222,10 +219,10 @@ pub fn load_rows(
 /// creates the views and commits the load.
 fn fill_tables(
     db: &mut dyn Database,
-    tables: &[&Table],
-    mut fill: impl FnMut(&Table, &mut dyn RowSink) -> Result<(), String> + Send,
+    tables: &[&dyn Table],
+    mut fill: impl FnMut(&dyn Table, &mut dyn RowSink) -> Result<(), String> + Send,
 ) -> Result<(), String> {
-    for table in tables {
+    for &table in tables {
         let fill = &mut fill;
         db.load_table(table, Box::new(move |sink| fill(table, sink)))?;
     }
@@ -240,7 +237,7 @@ fn fill_tables(
 /// reads, as it prepares it against the empty schema; a statement it cannot
 /// prepare (DuckDB's own syntax, a table an earlier statement creates)
 /// might read any, and gets every table.
-pub fn tables_for(queries: &[Query]) -> Vec<&'static Table> {
+pub fn tables_for(queries: &[Query]) -> Vec<&'static dyn Table> {
     let statements: Vec<String> = queries
         .iter()
         .flat_map(|q| sql::statements(&q.text))
@@ -251,8 +248,8 @@ pub fn tables_for(queries: &[Query]) -> Vec<&'static Table> {
         .iter()
         .copied()
         .filter(|t| {
-            let on_demand = ON_DEMAND.iter().any(|o| o.name == t.name);
-            !on_demand || read.as_ref().is_none_or(|read| read.contains(&t.name))
+            let on_demand = ON_DEMAND.iter().any(|o| o.name() == t.name());
+            !on_demand || read.as_ref().is_none_or(|read| read.contains(&t.name()))
         })
         .collect()
 }
@@ -280,7 +277,7 @@ mod tests {
                 text: text.to_string(),
             })
             .collect();
-        tables_for(&queries).iter().map(|t| t.name).collect()
+        tables_for(&queries).iter().map(|t| t.name()).collect()
     }
 
     #[test]

@@ -62,10 +62,10 @@ impl Database for Perfetto {
         Ok(())
     }
 
-    fn load_table(&mut self, table: &Table, _fill: Fill<'_>) -> Result<(), String> {
+    fn load_table(&mut self, table: &dyn Table, _fill: Fill<'_>) -> Result<(), String> {
         Err(format!(
             "the perfetto engine has Perfetto's tables, not tband's `{}`",
-            table.name
+            table.name()
         ))
     }
 

@@ -10,7 +10,8 @@ use rusqlite::Connection;
 
 use super::{Database, Engine, Fill, QueryResult, Value};
 use crate::rows::{Cell, RowSink};
-use crate::schema::{self, Table, TABLES};
+use crate::schema::{self, Table};
+use crate::tables::TABLES;
 
 pub struct Sqlite {
     conn: Connection,
@@ -145,13 +146,14 @@ impl Database for Sqlite {
         self.conn.execute_batch(sql).map_err(|e| e.to_string())
     }
 
-    fn load_table(&mut self, table: &Table, fill: Fill<'_>) -> Result<(), String> {
+    fn load_table(&mut self, table: &dyn Table, fill: Fill<'_>) -> Result<(), String> {
         let prepare = |rows| self.conn.prepare(&table.insert_sql(rows));
+        let columns = table.columns().len();
         let mut inserter = Inserter {
             batch: prepare(BATCH_ROWS).map_err(|e| e.to_string())?,
             single: prepare(1).map_err(|e| e.to_string())?,
-            columns: table.columns.len(),
-            pending: Vec::with_capacity(BATCH_ROWS * table.columns.len()),
+            columns,
+            pending: Vec::with_capacity(BATCH_ROWS * columns),
             text: String::new(),
         };
         fill(&mut inserter)?;
@@ -215,7 +217,7 @@ pub fn tables_read(statements: &[String]) -> Option<Vec<&'static str>> {
     }
     let stored: Vec<(String, &'static str)> = TABLES
         .iter()
-        .map(|t| (t.stored_name().into_owned(), t.name))
+        .map(|t| (t.stored_name().into_owned(), t.name()))
         .collect();
     let read: Arc<Mutex<Vec<&'static str>>> = Arc::default();
     let reported = Arc::clone(&read);

@@ -10,7 +10,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::schema::{self, Table, TRACE_INFO};
+use crate::schema::Table;
+use crate::tables::{self, TraceInfo};
 
 #[cfg(feature = "parquet")]
 mod reader;
@@ -43,7 +44,7 @@ impl std::str::FromStr for Tag {
                 "`{name}` is not a tag name: letters, digits and _, not starting with a digit"
             ));
         }
-        if name == "trace" || TRACE_INFO.columns.iter().any(|c| c.name == name) {
+        if name == "trace" || TraceInfo.columns().iter().any(|c| c.name == name) {
             return Err(format!(
                 "the tag `{name}` would hide the column {name} of trace_info; name it otherwise"
             ));
@@ -65,8 +66,8 @@ pub struct Written {
 }
 
 /// The tables an export writes: every table filled from a model.
-pub fn tables() -> Vec<&'static Table> {
-    schema::model_tables()
+pub fn tables() -> Vec<&'static dyn Table> {
+    tables::model_tables()
 }
 
 /// The id of a trace in the folder: the file name of its first stream

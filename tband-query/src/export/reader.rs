@@ -9,7 +9,8 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
 use crate::engine::Value;
 use crate::rows::{Cell, RowSink};
-use crate::schema::{ColumnType, Stored, Table, TRACE_INFO};
+use crate::schema::{ColumnType, Stored, Table};
+use crate::tables::TraceInfo;
 
 /// One column of a batch, as the table's column reads it.
 enum Source<'b> {
@@ -19,19 +20,19 @@ enum Source<'b> {
 
 /// Writes the rows of the Parquet file at `path`, which holds `table`'s
 /// columns (and maybe more), into `sink`.
-pub fn read_table(path: &Path, table: &Table, sink: &mut dyn RowSink) -> Result<(), String> {
+pub fn read_table(path: &Path, table: &dyn Table, sink: &mut dyn RowSink) -> Result<(), String> {
     let bad = |e: &dyn std::fmt::Display| format!("cannot read {}: {e}", path.display());
     let file = File::open(path).map_err(|e| bad(&e))?;
     let reader = ParquetRecordBatchReaderBuilder::try_new(file)
         .and_then(|b| b.build())
         .map_err(|e| bad(&e))?;
-    let at = |name: &str| table.columns.iter().position(|c| c.name == name);
+    let table_columns = table.columns();
+    let at = |name: &str| table_columns.iter().position(|c| c.name == name);
     let span = at("start_ns").zip(at("end_ns"));
     for batch in reader {
         let batch = batch.map_err(|e| bad(&e))?;
-        let mut cells = Vec::with_capacity(table.columns.len());
-        let columns: Vec<Source<'_>> = table
-            .columns
+        let mut cells = Vec::with_capacity(table_columns.len());
+        let columns: Vec<Source<'_>> = table_columns
             .iter()
             .map(|c| {
                 let array = batch
@@ -47,7 +48,7 @@ pub fn read_table(path: &Path, table: &Table, sink: &mut dyn RowSink) -> Result<
             .collect::<Result<_, _>>()?;
         for row in 0..batch.num_rows() {
             cells.clear();
-            for (column, source) in table.columns.iter().zip(&columns) {
+            for (column, source) in table_columns.iter().zip(&columns) {
                 let cell = match source {
                     _ if is_null(source, row) => Cell::Null,
                     Source::Int(a) => Cell::Int(a.value(row)),
@@ -100,7 +101,7 @@ pub fn read_tags(path: &Path) -> Result<Vec<(String, Value)>, String> {
             continue;
         }
         for (field, column) in batch.schema().fields().iter().zip(batch.columns()) {
-            if TRACE_INFO.columns.iter().any(|c| c.name == field.name()) {
+            if TraceInfo.columns().iter().any(|c| c.name == field.name()) {
                 continue;
             }
             let value = match column.as_any().downcast_ref::<StringArray>() {

@@ -17,8 +17,9 @@ use parquet::schema::types::ColumnPath;
 use tband_model::Model;
 
 use super::{file, tables, Tag, Written};
-use crate::rows::{self, Cell, RowSink, RowSource};
-use crate::schema::{ColumnType, Stored, Table, TRACE_INFO};
+use crate::rows::{Cell, RowSink, RowSource};
+use crate::schema::{Column, ColumnType, Stored, Table};
+use crate::tables::TraceInfo;
 
 /// Rows per record batch handed to the Parquet writer.
 const BATCH_ROWS: usize = 64 * 1024;
@@ -33,14 +34,14 @@ pub fn export(dir: &Path, id: &str, model: Model, tags: &[Tag]) -> Result<Writte
     let mut source = RowSource::consumed(model, &tables);
     let mut written = Written::default();
     for table in tables {
-        let path = file(dir, table.name, id);
+        let path = file(dir, table.name(), id);
         let parent = path
             .parent()
             .expect("a table's file is in its trace's folder");
         std::fs::create_dir_all(parent)
             .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
         let partial = path.with_extension("parquet.partial");
-        let tags = if table.name == TRACE_INFO.name {
+        let tags = if table.name() == TraceInfo.name() {
             tags
         } else {
             &[]
@@ -72,21 +73,21 @@ pub fn export(dir: &Path, id: &str, model: Model, tags: &[Tag]) -> Result<Writte
 fn write_file(
     path: &Path,
     source: &mut RowSource<'_>,
-    table: &Table,
+    table: &dyn Table,
     tags: &[Tag],
 ) -> Result<u64, String> {
     let file = File::create(path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
     let mut sink = ParquetSink::new(file, table, tags)
         .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-    rows::write_table(source, table, &mut sink)?;
+    table.write(source, &mut sink)?;
     sink.close()
         .map_err(|e| format!("cannot write {}: {e}", path.display()))
 }
 
 /// The Arrow schema of a table's Parquet file: its columns as users see
 /// them, then the tags.
-pub fn arrow_schema(table: &Table, tags: &[Tag]) -> SchemaRef {
-    let columns = table.columns.iter().map(|c| {
+pub fn arrow_schema(table: &dyn Table, tags: &[Tag]) -> SchemaRef {
+    let columns = table.columns().into_iter().map(|c| {
         let ty = match c.ty {
             ColumnType::BigInt => DataType::Int64,
             ColumnType::Text => DataType::Utf8,
@@ -108,7 +109,8 @@ enum Builder {
 /// Where one table's rows go: column builders, emptied into the Parquet
 /// writer every [`BATCH_ROWS`] rows.
 struct ParquetSink<'t> {
-    table: &'t Table,
+    table: &'t dyn Table,
+    columns: Vec<&'static Column>,
     tags: &'t [Tag],
     schema: SchemaRef,
     builders: Vec<Builder>,
@@ -120,13 +122,13 @@ struct ParquetSink<'t> {
 }
 
 impl<'t> ParquetSink<'t> {
-    fn new(file: File, table: &'t Table, tags: &'t [Tag]) -> parquet::errors::Result<Self> {
+    fn new(file: File, table: &'t dyn Table, tags: &'t [Tag]) -> parquet::errors::Result<Self> {
         let schema = arrow_schema(table, tags);
         // Times (`*_ns`) rarely repeat but grow row by row: delta-coded
         // they take a few bits a row, where a dictionary fails and falls
         // back to 8 bytes a value.
-        let properties = table
-            .columns
+        let columns = table.columns();
+        let properties = columns
             .iter()
             .filter(|c| c.ty == ColumnType::BigInt && c.name.ends_with("_ns"))
             .fold(WriterProperties::builder(), |p, c| {
@@ -146,13 +148,14 @@ impl<'t> ParquetSink<'t> {
                 _ => Builder::Text(StringBuilder::new()),
             })
             .collect();
-        let at = |name: &str| table.columns.iter().position(|c| c.name == name);
+        let at = |name: &str| columns.iter().position(|c| c.name == name);
         Ok(ParquetSink {
             table,
+            span: at("start_ns").zip(at("end_ns")),
+            columns,
             tags,
             schema,
             builders,
-            span: at("start_ns").zip(at("end_ns")),
             rows_in_batch: 0,
             rows: 0,
             writer,
@@ -191,9 +194,7 @@ impl RowSink for ParquetSink<'_> {
             Some(Cell::Int(v)) => Some(*v),
             _ => None,
         };
-        for ((column, cell), builder) in
-            self.table.columns.iter().zip(cells).zip(&mut self.builders)
-        {
+        for ((column, cell), builder) in self.columns.iter().zip(cells).zip(&mut self.builders) {
             match (builder, column.stored, cell) {
                 (Builder::Int(b), Stored::Duration, Cell::Null) => b.append_option(
                     self.span
@@ -209,7 +210,8 @@ impl RowSink for ParquetSink<'_> {
                 (_, _, cell) => {
                     return Err(format!(
                         "{}.{} cannot hold {cell:?}",
-                        self.table.name, column.name
+                        self.table.name(),
+                        column.name
                     ))
                 }
             }
@@ -217,7 +219,7 @@ impl RowSink for ParquetSink<'_> {
         for (tag, builder) in self
             .tags
             .iter()
-            .zip(&mut self.builders[self.table.columns.len()..])
+            .zip(&mut self.builders[self.columns.len()..])
         {
             if let Builder::Text(b) = builder {
                 b.append_value(&tag.value);

@@ -11,7 +11,8 @@ use crate::error::Error;
 use crate::export;
 use crate::reports::{self, Query};
 use crate::run::{self, Param};
-use crate::schema::TRACE_INFO;
+use crate::schema::Table;
+use crate::tables::TraceInfo;
 
 /// Runs `queries` over every trace of `dir` at once; a canned report's
 /// rows get the trace's tags after its id.
@@ -21,9 +22,9 @@ pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryR
         .open(None)
         .map_err(|e| Error::Database(format!("cannot start duckdb: {e}")))?;
     for table in export::tables() {
-        let folder = dir.join(format!("table={}", table.name));
+        let folder = dir.join(format!("table={}", table.name()));
         if folder.is_dir() {
-            db.execute(&view_sql(table.name, &folder))
+            db.execute(&view_sql(table.name(), &folder))
                 .map_err(|e| Error::Database(format!("cannot read {}: {e}", folder.display())))?;
         }
     }
@@ -65,7 +66,7 @@ pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryR
 fn view_sql(table: &str, folder: &Path) -> String {
     let files = folder.join("*").join("*.parquet");
     let files = files.to_string_lossy().replace('\'', "''");
-    let by_name = if table == TRACE_INFO.name {
+    let by_name = if table == TraceInfo.name() {
         ", union_by_name = true"
     } else {
         ""
@@ -98,7 +99,7 @@ fn fleet_form(query: &Query) -> Result<Query, Error> {
 fn tags(db: &mut dyn Database) -> Result<Vec<(Value, Tags)>, Error> {
     let info = db
         .query(
-            &format!("SELECT * FROM {} ORDER BY trace", TRACE_INFO.name),
+            &format!("SELECT * FROM {} ORDER BY trace", TraceInfo.name()),
             &[],
         )
         .map_err(Error::Database)?;
@@ -124,5 +125,5 @@ fn tags(db: &mut dyn Database) -> Result<Vec<(Value, Tags)>, Error> {
 /// table's own, nor one the view adds.
 fn is_tag(column: &str) -> bool {
     !matches!(column, "trace" | "file_row_number")
-        && !TRACE_INFO.columns.iter().any(|c| c.name == column)
+        && !TraceInfo.columns().iter().any(|c| c.name == column)
 }

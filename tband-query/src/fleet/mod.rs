@@ -19,11 +19,12 @@ use crate::engine::{Engine, QueryResult, Value};
 use crate::error::Error;
 use crate::reports::Query;
 use crate::run::Param;
-use crate::schema::TRACE_INFO;
+use crate::schema::Table;
+use crate::tables::TraceInfo;
 
 /// The ids of the traces in `dir`, in name order.
 pub fn traces(dir: &Path) -> Result<Vec<String>, Error> {
-    let info = dir.join(format!("table={}", TRACE_INFO.name));
+    let info = dir.join(format!("table={}", TraceInfo.name()));
     let entries = std::fs::read_dir(&info).map_err(|e| {
         Error::Input(format!(
             "{} is not a folder that tband-query export wrote ({}: {e})",

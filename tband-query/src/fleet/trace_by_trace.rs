@@ -10,14 +10,15 @@ use crate::error::Error;
 use crate::export;
 use crate::reports::Query;
 use crate::run::{self, Param};
-use crate::schema::{EVENTS, TRACE_INFO};
+use crate::schema::Table;
+use crate::tables::{Events, TraceInfo};
 
 /// Runs `queries` on every trace of `dir`, loaded into SQLite, and puts
 /// the trace and its tags in front of each row of every result.
 pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryResult>, Error> {
     let ids = traces(dir)?;
     let tables = engine::tables_for(queries);
-    if tables.iter().any(|t| t.name == EVENTS.name) {
+    if tables.iter().any(|t| t.name() == Events.name()) {
         return Err(Error::Input(
             "a fleet folder has no events table (tband-query export writes the model's tables)"
                 .into(),
@@ -25,7 +26,7 @@ pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryR
     }
     let tagged = ids
         .iter()
-        .map(|id| export::read_tags(&export::file(dir, TRACE_INFO.name, id)).map_err(Error::Input))
+        .map(|id| export::read_tags(&export::file(dir, TraceInfo.name(), id)).map_err(Error::Input))
         .collect::<Result<Vec<_>, _>>()?;
     let names = tag_names(&tagged);
     let mut merged: Vec<QueryResult> = Vec::new();
@@ -35,7 +36,7 @@ pub fn run(dir: &Path, queries: &[Query], params: &[Param]) -> Result<Vec<QueryR
             .open(None)
             .map_err(|e| Error::Database(format!("cannot start {engine}: {e}")))?;
         engine::load_rows(db.as_mut(), &tables, |table, sink| {
-            export::read_table(&export::file(dir, table.name, id), table, sink)
+            export::read_table(&export::file(dir, table.name(), id), table, sink)
         })
         .map_err(|e| Error::Database(format!("loading trace={id} into {engine} failed: {e}")))?;
         let results = run::run(db.as_mut(), queries, params)?;
