@@ -86,6 +86,11 @@ fn arg_iid(name: ArgName) -> u64 {
     position.map_or(0, |p| p as u64 + 1)
 }
 
+/// [`arg_iid`] of each timeline argument, by `ArgName as usize`.
+fn arg_iids() -> [u64; ArgName::ALL.len()] {
+    ArgName::ALL.map(arg_iid)
+}
+
 /// Writes the track descriptors and then every track event.
 pub fn write_track_events<S: ChunkSink>(
     model: &Model,
@@ -136,12 +141,14 @@ pub fn write_track_events<S: ChunkSink>(
         Ok(())
     })?;
 
+    let arg_iids = arg_iids();
     for layer in &timeline.layers {
         let mut names = IidCache::new(layer.name_keys(model));
         let mut written = Ok(());
         layer.visit(model, 0..layer.len(model), &mut |_, item| {
             if written.is_ok() {
-                written = write_item(&mut seq, &tracks, &mut names, item, &mut counts);
+                let to = (&tracks, &arg_iids);
+                written = write_item(&mut seq, to, &mut names, item, &mut counts);
             }
         });
         seq.out.rows_read += layer.len(model) as u64;
@@ -175,10 +182,12 @@ pub fn write_track_events<S: ChunkSink>(
     Ok(counts)
 }
 
-/// Writes a timeline item on its track (none when its track is not drawn).
+/// Writes a timeline item on its track (none when its track is not drawn),
+/// its arguments named by `arg_iids`.
+#[inline(always)]
 fn write_item<'m, S: ChunkSink>(
     seq: &mut Sequence<'_, 'm, S>,
-    tracks: &TrackUuids,
+    (tracks, arg_iids): (&TrackUuids, &[u64; ArgName::ALL.len()]),
     names: &mut IidCache,
     item: Item<'m>,
     counts: &mut EventCounts,
@@ -189,7 +198,7 @@ fn write_item<'m, S: ChunkSink>(
     let mut args = [Arg::Bool(0, false); 2];
     let given = item.args.as_slice();
     for (arg, &(name, value)) in args.iter_mut().zip(given) {
-        let iid = arg_iid(name);
+        let iid = arg_iids[name as usize];
         *arg = match value {
             ArgValue::Uint(v) => Arg::Uint(iid, v),
             ArgValue::Int(v) => Arg::Int(iid, v),
