@@ -484,8 +484,10 @@ fn the_tui_applies_a_rules_file() {
         return;
     };
     wait_for_size(&path, trace.len());
+    // A row of the pool's counter and rows of its lanes, labelled
+    // `pool/counter` and `pool/lane` (cut to the label column).
     tmux.wait_for("the pool of requests and its counter", |s| {
-        s.contains("request 0x7") && s.contains("0x7 in flight")
+        s.contains("request 0x7/in") && s.contains("request 0x7/re")
     });
     tmux.quit();
     server.join().unwrap();
