@@ -87,7 +87,7 @@ fn chrome_json_output_is_valid_json_with_the_models_slices() {
     // Each run slice is shown on its task's thread and on its core's.
     assert_eq!(complete("sched"), 2 * model.sched_slices.len());
     assert_eq!(complete("isr"), model.isr_slices.len());
-    assert_eq!(complete("marker"), model.marker_spans.len());
+    assert_eq!(complete("markers"), model.marker_spans.len());
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -15,6 +15,7 @@ pub mod run;
 pub mod schema;
 pub mod sql;
 pub mod tables;
+pub mod views;
 
 pub use engine::{Database, Engine, QueryResult, Value};
 pub use error::Error;

@@ -3,11 +3,10 @@
 //! values of each table's row come from its definition in
 //! [`crate::tables`]; engines only decide how a row is written.
 
-use tband_model::{IntoIter, Iter, Model, Row, Table as LargeTable};
-use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
+use std::cell::OnceCell;
 
-use crate::schema::Table;
-use crate::tables::{Context, Each};
+use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as LargeTable};
+use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 /// One value going into the database. The conversions into it are
 /// `#[inline]`: the tables' columns, in modules of their own, make one per
@@ -99,11 +98,12 @@ pub enum RowSource<'m> {
 }
 
 impl RowSource<'static> {
-    /// `model`, given up as `tables` are loaded from it in their order.
-    pub fn consumed(model: Model, tables: &[&dyn Table]) -> Self {
+    /// `model`, given up as the tables named `tables` are loaded from it
+    /// in their order.
+    pub fn consumed(model: Model, tables: impl IntoIterator<Item = &'static str>) -> Self {
         RowSource::Consumed {
             model: Box::new(model),
-            pending: tables.iter().map(|t| t.name()).collect(),
+            pending: tables.into_iter().collect(),
         }
     }
 }
@@ -209,6 +209,53 @@ impl<R: Row> Iterator for Rows<'_, R> {
             Rows::Read(rows) => rows.next(),
             Rows::Taken(rows) => rows.next(),
         }
+    }
+}
+
+/// What is handed each row of type `R`, with the context to read it in.
+pub trait Each<R>: FnMut(&R, &Context<'_>) -> Result<(), String> {}
+
+impl<R, F: FnMut(&R, &Context<'_>) -> Result<(), String>> Each<R> for F {}
+
+/// What a row is read with besides itself: the model it comes from, and
+/// texts made from the model at their first use.
+pub struct Context<'m> {
+    pub(crate) model: &'m Model,
+    /// The tracked objects' keys as text, by index.
+    object_keys: OnceCell<Vec<String>>,
+    /// The keys of the tracked objects' pools as text, by index.
+    pool_keys: OnceCell<Vec<String>>,
+}
+
+impl<'m> Context<'m> {
+    pub(crate) fn new(model: &'m Model) -> Self {
+        Context {
+            model,
+            object_keys: OnceCell::new(),
+            pool_keys: OnceCell::new(),
+        }
+    }
+
+    /// The string `id` of the model.
+    #[inline]
+    pub(crate) fn text(&self, id: StrId) -> Cell<'m> {
+        Cell::Text(self.model.strings.get(id))
+    }
+
+    /// The key of the tracked object `key` (an index into its keys).
+    pub(crate) fn object_key(&self, key: u32) -> &str {
+        &self
+            .object_keys
+            .get_or_init(|| self.model.tracked.key_texts())[key as usize]
+    }
+
+    /// The key of the tracked objects' pool `pool`.
+    pub(crate) fn pool_key(&self, pool: u32) -> &str {
+        let keys = self.pool_keys.get_or_init(|| {
+            let pools = &self.model.tracked.pools;
+            pools.iter().map(|p| p.key.to_string()).collect()
+        });
+        &keys[pool as usize]
     }
 }
 

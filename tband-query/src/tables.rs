@@ -8,11 +8,7 @@
 //! [`Context`] it is read in (the model, for its strings and lookups).
 //! `events` has rows of its own ([`events`]).
 
-use std::cell::OnceCell;
-
-use tband_model::{Model, StrId};
-
-use crate::rows::{Cell, RowSink, RowSource};
+use crate::rows::{Cell, Context, Each, RowSink, RowSource};
 use crate::schema::{self, ColumnType, Stored, Table};
 
 mod events;
@@ -94,11 +90,6 @@ pub struct Column<V> {
 /// How a column of a [`ModelTable`] reads its value from a row of type `R`.
 pub type Value<R> = for<'a> fn(&'a R, &'a Context<'a>) -> Cell<'a>;
 
-/// What is handed each row of type `R`, with the context to read it in.
-pub trait Each<R>: FnMut(&R, &Context<'_>) -> Result<(), String> {}
-
-impl<R, F: FnMut(&R, &Context<'_>) -> Result<(), String>> Each<R> for F {}
-
 /// A table with a row per `Row` made from the model. Each is a type of
 /// its own, so that the code writing its rows is compiled for its
 /// columns: the `value` of each is called directly, not through a
@@ -155,48 +146,6 @@ fn write_row<'a, V>(
         *cell = read(&column.value);
     }
     sink.row(cells)
-}
-
-/// What a row is read with besides itself: the model it comes from, and
-/// texts made from the model at their first use.
-pub struct Context<'m> {
-    model: &'m Model,
-    /// The tracked objects' keys as text, by index.
-    object_keys: OnceCell<Vec<String>>,
-    /// The keys of the tracked objects' pools as text, by index.
-    pool_keys: OnceCell<Vec<String>>,
-}
-
-impl<'m> Context<'m> {
-    pub(crate) fn new(model: &'m Model) -> Self {
-        Context {
-            model,
-            object_keys: OnceCell::new(),
-            pool_keys: OnceCell::new(),
-        }
-    }
-
-    /// The string `id` of the model.
-    #[inline]
-    fn text(&self, id: StrId) -> Cell<'m> {
-        Cell::Text(self.model.strings.get(id))
-    }
-
-    /// The key of the tracked object `key` (an index into its keys).
-    fn object_key(&self, key: u32) -> &str {
-        &self
-            .object_keys
-            .get_or_init(|| self.model.tracked.key_texts())[key as usize]
-    }
-
-    /// The key of the tracked objects' pool `pool`.
-    fn pool_key(&self, pool: u32) -> &str {
-        let keys = self.pool_keys.get_or_init(|| {
-            let pools = &self.model.tracked.pools;
-            pools.iter().map(|p| p.key.to_string()).collect()
-        });
-        &keys[pool as usize]
-    }
 }
 
 /// A BIGINT column.

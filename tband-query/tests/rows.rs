@@ -158,7 +158,7 @@ fn a_consumed_trace_gives_the_rows_of_a_kept_one_and_ends_empty() {
     for tables in [tables::model_tables(), always] {
         let expected = write_all(&mut RowSource::Kept(&kept), &tables);
         assert!(expected.iter().all(|rows| !rows.is_empty()));
-        let mut consumed = RowSource::consumed(model(), &tables);
+        let mut consumed = RowSource::consumed(model(), tables.iter().map(|t| t.name()));
         assert_eq!(write_all(&mut consumed, &tables), expected);
         // Every model table was given up as it was written, the slices
         // after `cpu_timeline` when it is loaded.

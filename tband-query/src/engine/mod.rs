@@ -14,9 +14,10 @@ use tband_model::{EventSink, Model};
 
 use crate::reports::Query;
 use crate::rows::{RowSink, RowSource};
-use crate::schema::{self, Table};
+use crate::schema::Table;
 use crate::sql;
 use crate::tables::{EventRows, Events, ON_DEMAND, TABLES};
+use crate::views;
 
 pub use perfetto::Perfetto;
 
@@ -176,7 +177,7 @@ pub fn load_while_building<E: Send>(
         .collect();
     fill_from_model(
         db,
-        &mut RowSource::consumed(model, &model_tables),
+        &mut RowSource::consumed(model, model_tables.iter().map(|t| t.name())),
         &model_tables,
     )?;
     Ok(())
@@ -226,7 +227,7 @@ fn fill_tables(
         let fill = &mut fill;
         db.load_table(table, Box::new(move |sink| fill(table, sink)))?;
     }
-    for view in schema::views() {
+    for view in views::views() {
         db.execute(&view.create_sql())?;
     }
     db.end_load()
@@ -330,7 +331,7 @@ mod tests {
     #[test]
     fn no_view_reads_an_on_demand_table() {
         // The views are created with the tables every load has.
-        for view in schema::views() {
+        for view in views::views() {
             let read = names(&[&format!("SELECT * FROM {}", view.name)]);
             assert_eq!(read.len(), TABLES.len() - ON_DEMAND.len(), "{}", view.name);
         }

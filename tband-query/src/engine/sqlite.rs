@@ -10,8 +10,9 @@ use rusqlite::Connection;
 
 use super::{Database, Engine, Fill, QueryResult, Value};
 use crate::rows::{Cell, RowSink};
-use crate::schema::{self, Table};
+use crate::schema::Table;
 use crate::tables::TABLES;
+use crate::views;
 
 pub struct Sqlite {
     conn: Connection,
@@ -212,7 +213,7 @@ pub fn tables_read(statements: &[String]) -> Option<Vec<&'static str>> {
     for table in TABLES {
         conn.execute_batch(&table.create_sql()).ok()?;
     }
-    for view in schema::views() {
+    for view in views::views() {
         conn.execute_batch(&view.create_sql()).ok()?;
     }
     let stored: Vec<(String, &'static str)> = TABLES

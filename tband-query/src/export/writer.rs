@@ -31,7 +31,7 @@ const ROW_GROUP_ROWS: usize = 256 * 1024;
 /// renamed into it when complete, so that readers never see half a file.
 pub fn export(dir: &Path, id: &str, model: Model, tags: &[Tag]) -> Result<Written, String> {
     let tables = tables();
-    let mut source = RowSource::consumed(model, &tables);
+    let mut source = RowSource::consumed(model, tables.iter().map(|t| t.name()));
     let mut written = Written::default();
     for table in tables {
         let path = file(dir, table.name(), id);
