@@ -6,6 +6,8 @@
 //! TBAND_REQUIRE_PYTHON=1 (as in CI), where it fails.
 
 mod common;
+#[path = "../../tests/rtos_objects/stream.rs"]
+mod stream;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -176,7 +178,6 @@ fn conformance_recordings_pass_the_official_schema_checks() {
 /// of the RTOS objects.
 #[test]
 fn a_trace_with_rtos_objects_passes_the_official_schema_checks() {
-    use tband::Event;
     if !python_ready() {
         return;
     }
@@ -185,82 +186,12 @@ fn a_trace_with_rtos_objects_passes_the_official_schema_checks() {
         std::process::id()
     ));
     std::fs::create_dir_all(&dir).unwrap();
-    let events = [
-        (0, Event::TsResolutionNs { ns_per_ts: 10 }),
-        (
-            0,
-            Event::TaskName {
-                task_id: 1,
-                name: b"giver",
-            },
-        ),
-        (
-            0,
-            Event::TaskName {
-                task_id: 2,
-                name: b"taker",
-            },
-        ),
-        (1, Event::TaskSwitchedIn { task_id: 2 }),
-        (2, Event::CurtaskBlockOnNotify { ticks_to_wait: 9 }),
-        (3, Event::TaskSwitchedIn { task_id: 1 }),
-        (4, Event::EventGroupCreated { group_id: 1 }),
-        (
-            5,
-            Event::StreamBufferCreated {
-                buffer_id: 1,
-                kind: 0,
-            },
-        ),
-        (6, Event::TimerCreated { timer_id: 1 }),
-        (
-            7,
-            Event::TaskNotify {
-                task_id: 2,
-                value: 1,
-            },
-        ),
-        (
-            8,
-            Event::EventGroupSetBits {
-                group_id: 1,
-                bits: 3,
-            },
-        ),
-        (
-            9,
-            Event::StreamBufferSend {
-                buffer_id: 1,
-                len_after: 4,
-            },
-        ),
-        (
-            10,
-            Event::TimerCommand {
-                timer_id: 1,
-                command: 1,
-            },
-        ),
-        (11, Event::TaskSwitchedIn { task_id: 2 }),
-        (12, Event::CurtaskNotifyTake { value: 1 }),
-        (
-            13,
-            Event::StreamBufferReceive {
-                buffer_id: 1,
-                len_after: 0,
-            },
-        ),
-        (
-            14,
-            Event::CurtaskEventGroupWaitEnd {
-                group_id: 1,
-                bits: 3,
-            },
-        ),
-        (15, Event::TimerExpired { timer_id: 1 }),
-    ];
     let trace = dir.join("objects.bin");
-    std::fs::write(&trace, tband_decode::encode::encode_stream(&events)).unwrap();
+    std::fs::write(
+        &trace,
+        tband_decode::encode::encode_stream(&stream::events()),
+    )
+    .unwrap();
     let input = trace.display().to_string();
     convert_and_check(&dir, &[input], "objects.pftrace", &[]);
     std::fs::remove_dir_all(&dir).unwrap();
