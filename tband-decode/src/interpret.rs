@@ -716,7 +716,12 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
             | Event::TaskValmarkerName { .. }
             | Event::EventGroupName { .. }
             | Event::StreamBufferName { .. }
-            | Event::TimerName { .. } => {}
+            | Event::TimerName { .. }
+            | Event::HeapName { .. }
+            | Event::HeapAlloc { .. }
+            | Event::HeapFree { .. }
+            | Event::TaskStackSize { .. }
+            | Event::TaskStackFree { .. } => {}
             Event::TaskNotify { .. }
             | Event::TaskNotifyFromIsr { .. }
             | Event::CurtaskNotifyTake { .. }

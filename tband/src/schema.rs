@@ -47,6 +47,9 @@ pub enum Group {
     /// reference format has no events for (notifications, event groups,
     /// stream and message buffers, software timers).
     FreeRtosExtension,
+    /// Ids 152–159, tband's memory events, any firmware: heap allocations
+    /// and frees, and the stack each task has left.
+    Memory,
 }
 
 /// Everything the schema says about one event.
@@ -671,7 +674,27 @@ define_events! {
     149 FreeRtosExtension TimerName "timer_name" meta { timer_id: U32, name: Str }
     150 FreeRtosExtension TimerCommand "timer_command" ts { timer_id: U32, command: U32 }
     151 FreeRtosExtension TimerExpired "timer_expired" ts { timer_id: U32 }
+    152 Memory HeapName "heap_name" meta { heap_id: U32, total_size: U32, name: Str }
+    153 Memory HeapAlloc "heap_alloc" ts { heap_id: U32, addr: U64, size: U32 }
+    154 Memory HeapFree "heap_free" ts { heap_id: U32, addr: U64, size: U32 }
+    155 Memory TaskStackSize "task_stack_size" meta { task_id: U32, size: U32 }
+    156 Memory TaskStackFree "task_stack_free" ts { task_id: U32, free: U32 }
 }
+
+/// Longest payload of any event without its string: the bytes that come
+/// before a string field, or the whole payload of an event without one.
+pub const MAX_HEAD_LEN: usize = {
+    let mut max = 0;
+    let mut i = 0;
+    while i < EVENTS.len() {
+        let len = EVENTS[i].max_payload_len(0);
+        if len > max {
+            max = len;
+        }
+        i += 1;
+    }
+    max
+};
 
 /// Longest frame of any event without a string field.
 pub const MAX_FRAMED_LEN_NO_STR: usize = {
@@ -688,7 +711,7 @@ pub const MAX_FRAMED_LEN_NO_STR: usize = {
 };
 
 /// Most integer fields any event has.
-pub const MAX_INT_FIELDS: usize = 2;
+pub const MAX_INT_FIELDS: usize = 3;
 
 /// An event as the tracer encodes it: id and metadata flag, its integer
 /// fields in schema order already in wire form (`s64` in sign-magnitude,
@@ -746,8 +769,8 @@ impl RawEvent<'_> {
     fn write_frame(&self, mut w: FrameWriter<'_>, ts: u64) -> Option<usize> {
         // The id, the timestamp and the integer fields precede the string,
         // so they cannot fill a COBS block, and take at most
-        // 1 + 10 + MAX_INT_FIELDS * 10 < HEAD_CAPACITY bytes.
-        const _: () = assert!(1 + 10 + MAX_INT_FIELDS * 10 < cobs::HEAD_CAPACITY);
+        // MAX_HEAD_LEN < HEAD_CAPACITY bytes.
+        const _: () = assert!(MAX_HEAD_LEN < cobs::HEAD_CAPACITY);
         // SAFETY: see the bound above.
         unsafe {
             w.head_u8(self.id);
