@@ -15,6 +15,7 @@ mod event_row;
 mod id_index;
 mod import;
 pub mod json;
+mod lanes;
 mod lifetimes;
 mod pages;
 mod rtos_objects;

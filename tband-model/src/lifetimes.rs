@@ -3,6 +3,7 @@
 //! still live and reports what did not add up as anomalies.
 
 use crate::id_index::{IdIndex, IdMap};
+use crate::lanes::Lanes;
 use crate::rules::{Rule, RuleAction, Rules};
 use crate::tracked::{
     CounterValue, TrackedCounter, TrackedKey, TrackedLifetime, TrackedMark, TrackedObjects,
@@ -164,8 +165,8 @@ struct Applying {
     /// The pool found last: events of a pool come in runs.
     last_pool: Option<(Slot, u32)>,
     /// Busy lanes: per pool, then per kind for lifetimes without a pool.
-    pool_lanes: Vec<Vec<bool>>,
-    kind_lanes: Vec<Vec<bool>>,
+    pool_lanes: Vec<Lanes>,
+    kind_lanes: Vec<Lanes>,
     tallies: IdMap<(usize, Problem), Tally>,
     tally_order: Vec<(usize, Problem)>,
     /// The anomalies put in the model lent out, to take back with it.
@@ -202,7 +203,7 @@ impl LifetimeBuilder {
         }
         tracked.kinds = kinds;
         let state = Applying {
-            kind_lanes: vec![Vec::new(); tracked.kinds.len()],
+            kind_lanes: vec![Lanes::default(); tracked.kinds.len()],
             tracked,
             counter_names,
             text_keys: IdMap::default(),
@@ -337,7 +338,7 @@ impl Applying {
                 Some(live) => {
                     let lifetimes = &mut self.tracked.lifetimes;
                     lifetimes.end_lifetime_at(live.lifetime as usize, ts, row.core_id, row.actor);
-                    self.lanes_of(c.kind, live.pool)[live.lane as usize] = false;
+                    self.lanes_of(c.kind, live.pool).release(live.lane);
                 }
                 None => {
                     let key = self.key_text(c.kind, key);
@@ -417,21 +418,12 @@ impl Applying {
                     l.end_ns = ts;
                     l.truncated = true;
                 });
-            self.lanes_of(c.kind, earlier.pool)[earlier.lane as usize] = false;
+            self.lanes_of(c.kind, earlier.pool).release(earlier.lane);
             let text = self.key_text(c.kind, key);
             self.tally(r, Problem::AlreadyLive, ts, row, text);
         }
-        let lanes = self.lanes_of(c.kind, pool);
-        let lane = match lanes.iter().position(|busy| !busy) {
-            Some(free) => free,
-            None => {
-                lanes.push(false);
-                lanes.len() - 1
-            }
-        };
-        lanes[lane] = true;
+        let lane = self.lanes_of(c.kind, pool).take();
         let lifetime = self.tracked.lifetimes.len() as u32;
-        let lane = lane as u32;
         (self.live).insert(
             slot,
             Live {
@@ -506,12 +498,12 @@ impl Applying {
             slots: 0,
         });
         self.pools.insert(slot, pool);
-        self.pool_lanes.push(Vec::new());
+        self.pool_lanes.push(Lanes::default());
         self.pool_counters.push(Vec::new());
         Some(pool)
     }
 
-    fn lanes_of(&mut self, kind: u32, pool: Option<u32>) -> &mut Vec<bool> {
+    fn lanes_of(&mut self, kind: u32, pool: Option<u32>) -> &mut Lanes {
         match pool {
             Some(pool) => &mut self.pool_lanes[pool as usize],
             None => &mut self.kind_lanes[kind as usize],
@@ -594,7 +586,7 @@ impl Applying {
             });
         }
         for (pool, lanes) in self.tracked.pools.iter_mut().zip(&self.pool_lanes) {
-            pool.slots = lanes.len() as u32;
+            pool.slots = lanes.count();
         }
         for (r, problem) in self.tally_order.iter().copied() {
             let tally = &self.tallies[&(r, problem)];
