@@ -292,6 +292,12 @@ fn apply_metadata(b: &mut ModelBuilder, core: u32, rec: &Record<'_>) {
         Event::TaskIsIdleTask { task_id, core_id } => b.set_idle_task(core_id, task_id),
         Event::TaskIsTimerTask { task_id } => b.set_task_kind(task_id, TaskKind::Timer),
         Event::QueueName { queue_id, name } => b.set_queue_name(queue_id, name),
+        Event::HeapName {
+            heap_id,
+            total_size,
+            name,
+        } => b.set_heap(heap_id, name, (total_size != 0).then_some(total_size)),
+        Event::TaskStackSize { task_id, size } => b.set_task_stack_size(task_id, size),
         Event::QueueKind { queue_id, kind } => b.set_queue_kind(queue_id, queue_kind(kind)),
         Event::TaskEvtmarkerName {
             evtmarker_id,
@@ -718,10 +724,23 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
             | Event::StreamBufferName { .. }
             | Event::TimerName { .. }
             | Event::HeapName { .. }
-            | Event::HeapAlloc { .. }
-            | Event::HeapFree { .. }
-            | Event::TaskStackSize { .. }
-            | Event::TaskStackFree { .. } => {}
+            | Event::TaskStackSize { .. } => {}
+            Event::HeapAlloc {
+                heap_id,
+                addr: 0,
+                size,
+            } => b.heap_alloc_failed(t, core, heap_id, size),
+            Event::HeapAlloc {
+                heap_id,
+                addr,
+                size,
+            } => b.heap_alloc(t, core, heap_id, addr, size),
+            Event::HeapFree {
+                heap_id,
+                addr,
+                size,
+            } => b.heap_free(t, core, heap_id, addr, (size != 0).then_some(size)),
+            Event::TaskStackFree { task_id, free } => b.stack_margin(t, task_id, free),
             Event::TaskNotify { .. }
             | Event::TaskNotifyFromIsr { .. }
             | Event::CurtaskNotifyTake { .. }

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+mod memory;
 mod rtos_objects;
 
 use super::id_index::IdIndex;
@@ -208,6 +209,7 @@ pub struct ModelBuilder {
     queues: IdIndex<u32, QueueTrack>,
     markers: MarkerTracks,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
+    memory: memory::MemorySoFar,
     last_ns: u64,
 }
 
@@ -793,6 +795,7 @@ impl ModelBuilder {
         }
         self.fill_lists();
         let m = &mut self.model;
+        m.anomalies.extend(self.memory.anomalies());
         let mut mutexes: IdIndex<u32, bool> = IdIndex::default();
         for queue in &m.queues {
             *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
@@ -870,12 +873,14 @@ impl ModelBuilder {
                 });
             }
         }
+        self.memory.set_open_ends(&mut m.memory, ends);
     }
 
     /// Fills the model's lists of cores, tasks, ISRs, markers and queues
     /// from what is known of them.
     fn fill_lists(&mut self) {
         self.rtos_objects.fill(&mut self.model.rtos_objects);
+        self.memory.fill(&mut self.model.memory);
         let m = &mut self.model;
         let cores = self.cores.sorted();
         m.cores = cores

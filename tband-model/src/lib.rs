@@ -17,6 +17,7 @@ mod import;
 pub mod json;
 mod lanes;
 mod lifetimes;
+mod memory;
 mod pages;
 mod rtos_objects;
 pub mod rules;
@@ -34,6 +35,7 @@ pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
+pub use memory::{FailedAllocation, Heap, HeapBlock, HeapLevel, Memory, StackMargin};
 pub use rtos_objects::{
     EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,
     StreamBuffer, StreamBufferKind, StreamBufferOp, StreamBufferOpKind, Timer, TimerOp,
@@ -469,6 +471,12 @@ pub enum AnomalyKind {
     MissingCoreStream,
     /// The trace does not say how long a tick is; 1 ns was assumed.
     NoTimerResolution,
+    /// A free of an address no block of the heap was allocated at.
+    UnknownFree,
+    /// A free of a block that was already freed.
+    DoubleFree,
+    /// A free whose size is not the size the block was allocated with.
+    FreeSizeMismatch,
     /// Anything else an importer found inconsistent (detail says what).
     Inconsistent,
 }
@@ -485,6 +493,9 @@ impl AnomalyKind {
             AnomalyKind::NoCurrentTask => "no_current_task",
             AnomalyKind::MissingCoreStream => "missing_core_stream",
             AnomalyKind::NoTimerResolution => "no_timer_resolution",
+            AnomalyKind::UnknownFree => "unknown_free",
+            AnomalyKind::DoubleFree => "double_free",
+            AnomalyKind::FreeSizeMismatch => "free_size_mismatch",
             AnomalyKind::Inconsistent => "inconsistent",
         }
     }
@@ -534,6 +545,8 @@ pub struct Model {
     pub tracked: TrackedObjects,
     /// Notifications, event groups, stream buffers, timers.
     pub rtos_objects: RtosObjects,
+    /// Heaps, their blocks, and the stack tasks have left.
+    pub memory: Memory,
 }
 
 impl Model {

@@ -14,9 +14,9 @@ use std::collections::HashMap;
 use std::hash::Hash;
 
 use crate::{
-    Anomaly, CounterValue, IsrSlice, MarkerSpan, Model, MutexHold, QueueOp, QueueOpKind, Row,
-    RtosObjects, SchedSlice, StateReason, StreamBufferOp, StreamBufferOpKind, Table, TaskState,
-    TrackedLifetime,
+    Anomaly, CounterValue, HeapBlock, HeapLevel, IsrSlice, MarkerSpan, Memory, Model, MutexHold,
+    QueueOp, QueueOpKind, Row, RtosObjects, SchedSlice, StackMargin, StateReason, StreamBufferOp,
+    StreamBufferOpKind, Table, TaskState, TrackedLifetime,
 };
 
 impl Model {
@@ -106,6 +106,7 @@ impl Model {
                 .collect(),
             tracked: cut.tracked(&self.tracked),
             rtos_objects,
+            memory: cut.memory(&self.memory),
         }
     }
 
@@ -118,6 +119,7 @@ impl Model {
         }
         let o = &self.rtos_objects;
         let tracked = &self.tracked;
+        let memory = &self.memory;
         let rows = before(&self.sched_slices, t)
             + before(&self.task_states, t)
             + before(&self.task_priorities, t)
@@ -133,13 +135,18 @@ impl Model {
             + o.notifications.partition_point(|n| n.ts_ns < t)
             + o.event_group_ops.partition_point(|e| e.ts_ns < t)
             + o.stream_buffer_ops.partition_point(|s| s.ts_ns < t)
-            + o.timer_ops.partition_point(|op| op.ts_ns < t);
+            + o.timer_ops.partition_point(|op| op.ts_ns < t)
+            + memory.blocks.partition_point(|b| b.start_ns < t)
+            + memory.heap_levels.partition_point(|l| l.ts_ns < t)
+            + (memory.failed_allocations).partition_point(|f| f.ts_ns < t)
+            + memory.stack_margins.partition_point(|s| s.ts_ns < t);
         rows as u64
     }
 }
 
 /// A row with a start and an end, as a window cuts it.
-trait Interval: Row {
+trait Interval: Sized {
+    fn start_ns(&self) -> u64;
     fn end_ns(&self) -> u64;
     fn truncated(&self) -> bool;
     fn begin_at(&mut self, from: u64);
@@ -150,6 +157,9 @@ trait Interval: Row {
 macro_rules! interval {
     ($row:ty, |$r:ident| $cut:block) => {
         impl Interval for $row {
+            fn start_ns(&self) -> u64 {
+                self.start_ns
+            }
             fn end_ns(&self) -> u64 {
                 self.end_ns
             }
@@ -181,6 +191,10 @@ interval!(TrackedLifetime, |l| {
     l.end_core = None;
     l.ended_by = None;
 });
+interval!(HeapBlock, |b| {
+    b.free_core = None;
+    b.freed_by = None;
+});
 
 /// The bounds of a window.
 #[derive(Clone, Copy)]
@@ -208,14 +222,14 @@ impl Cut {
 
     /// The rows of `table` in the window, those that began before it
     /// beginning at its start, those that end after it cut at its end.
-    fn intervals<R: Interval>(&self, table: &Table<R>) -> Table<R> {
+    fn intervals<R: Interval + Row>(&self, table: &Table<R>) -> Table<R> {
         self.intervals_with_index(table)
             .map(|(_, row)| row)
             .collect()
     }
 
     /// [`Self::intervals`], each row with its index in `table`.
-    fn intervals_with_index<'t, R: Interval>(
+    fn intervals_with_index<'t, R: Interval + Row>(
         &self,
         table: &'t Table<R>,
     ) -> impl Iterator<Item = (usize, R)> + 't {
@@ -223,25 +237,25 @@ impl Cut {
         let end = self.to.map_or(table.len(), |to| {
             table.partition_point(|r| r.time_ns() < to)
         });
-        table
-            .iter()
-            .take(end)
-            .enumerate()
-            .filter(move |(_, r)| {
-                // Open when the trace ended: open in a window at its last instant too.
-                let open = r.truncated() && r.end_ns() >= cut.trace_end;
-                let end = if open { u64::MAX } else { r.end_ns() };
-                cut.overlaps(r.time_ns(), end)
-            })
-            .map(move |(i, mut r)| {
-                if r.time_ns() < cut.from {
-                    r.begin_at(cut.from);
-                }
-                if let Some(to) = cut.to.filter(|&to| r.end_ns() > to) {
-                    r.cut_at(to);
-                }
-                (i, r)
-            })
+        (table.iter().take(end).enumerate()).filter_map(move |(i, r)| Some((i, cut.interval(r)?)))
+    }
+
+    /// An interval in the window, begun at its start if it began earlier
+    /// and cut at its end if it ends later; `None` if it is not in it.
+    fn interval<R: Interval>(&self, mut r: R) -> Option<R> {
+        // Open when the trace ended: open in a window at its last instant too.
+        let open = r.truncated() && r.end_ns() >= self.trace_end;
+        let end = if open { u64::MAX } else { r.end_ns() };
+        if !self.overlaps(r.start_ns(), end) {
+            return None;
+        }
+        if r.start_ns() < self.from {
+            r.begin_at(self.from);
+        }
+        if let Some(to) = self.to.filter(|&to| r.end_ns() > to) {
+            r.cut_at(to);
+        }
+        Some(r)
     }
 
     fn instant_rows<R: Row>(&self, table: &Table<R>) -> Table<R> {
@@ -347,6 +361,54 @@ impl Cut {
             })
             .chain(self.instants(ops, |op| op.ts_ns))
             .collect()
+    }
+
+    /// The heaps and stacks in the window: blocks cut to it, and each
+    /// heap's level and each task's stack margin at its start, then their
+    /// values in it; a heap's peak is the window's.
+    fn memory(&self, memory: &Memory) -> Memory {
+        let blocks: Vec<HeapBlock> = (memory.blocks.iter())
+            .take_while(|b| self.before_end(b.start_ns))
+            .filter_map(|&b| self.interval(b))
+            .collect();
+        let levels = &memory.heap_levels;
+        let carried = self.in_effect(levels.iter(), |l| l.ts_ns, |_| true, |l| l.heap_id);
+        let heap_levels: Vec<HeapLevel> = (carried.into_iter())
+            .map(|l| HeapLevel {
+                ts_ns: self.from,
+                ..*l
+            })
+            .chain(self.instants(levels, |l| l.ts_ns))
+            .collect();
+        let mut heaps = memory.heaps.clone();
+        for heap in &mut heaps {
+            heap.peak_bytes = 0;
+            heap.peak_ns = self.from;
+        }
+        for level in &heap_levels {
+            if let Some(heap) = heaps.iter_mut().find(|h| h.heap_id == level.heap_id) {
+                if level.bytes_in_use > heap.peak_bytes {
+                    heap.peak_bytes = level.bytes_in_use;
+                    heap.peak_ns = level.ts_ns;
+                }
+            }
+        }
+        let margins = &memory.stack_margins;
+        let carried = self.in_effect(margins.iter(), |s| s.ts_ns, |_| true, |s| s.task_id);
+        let stack_margins = (carried.into_iter())
+            .map(|s| StackMargin {
+                ts_ns: self.from,
+                ..*s
+            })
+            .chain(self.instants(margins, |s| s.ts_ns))
+            .collect();
+        Memory {
+            heaps,
+            blocks,
+            heap_levels,
+            failed_allocations: self.instants(&memory.failed_allocations, |f| f.ts_ns),
+            stack_margins,
+        }
     }
 
     /// An anomaly in the window, a region cut to it.
