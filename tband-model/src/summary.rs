@@ -9,6 +9,7 @@ use std::io::{self, Write};
 use crate::analysis::{load_percent, Analysis};
 use crate::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
 
+mod memory;
 mod timeline;
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
@@ -201,6 +202,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     }
 
     timeline::write(out, m)?;
+    memory::write(out, m)?;
 
     writeln!(out, "\nanomalies")?;
     let mut by_kind: BTreeMap<AnomalyKind, (u64, u64)> = BTreeMap::new();

@@ -1,7 +1,7 @@
 //! The timeline: what a timeline view draws beside scheduling, as generic
 //! tracks of slices, instants and counter values. Small adapters, one per
 //! fact of the model (markers, queue levels, mutex holders, RTOS objects,
-//! tracked objects), describe their tracks and read their rows out of the
+//! tracked objects, memory), describe their tracks and read their rows out of the
 //! model's tables on demand: the timeline holds indices, never copies.
 //!
 //! Sinks (Perfetto, Chrome JSON, the terminal viewer, the summary) read
@@ -17,9 +17,12 @@ use std::sync::Arc;
 use crate::{Model, TaskKind};
 
 mod markers;
+mod memory;
 mod queues;
 mod rtos_objects;
 mod tracked;
+
+pub use tracked::actor_name;
 
 /// A track's index in [`Timeline::tracks`].
 pub type TrackId = u32;
@@ -42,16 +45,18 @@ pub enum Section {
     RtosObjects,
     TrackedObjects,
     Holders,
+    Memory,
 }
 
 impl Section {
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 7] = [
         Section::Markers,
         Section::Values,
         Section::Levels,
         Section::RtosObjects,
         Section::TrackedObjects,
         Section::Holders,
+        Section::Memory,
     ];
 
     pub fn title(self) -> &'static str {
@@ -62,6 +67,7 @@ impl Section {
             Section::RtosObjects => "RTOS objects",
             Section::TrackedObjects => "tracked objects",
             Section::Holders => "mutex holders",
+            Section::Memory => "memory",
         }
     }
 }
@@ -350,11 +356,13 @@ impl Timeline {
         let rtos_objects = rtos_objects::declare(m, &task_tracks, &mut tracks);
         let markers = markers::declare(m, &task_tracks, &mut tracks);
         let tracked = tracked::declare(m, &mut tracks);
+        let memory = memory::declare(m, &task_tracks, &mut tracks);
         let mut layers: Vec<Arc<dyn Layer>> = Vec::new();
         layers.extend(markers);
         layers.extend(queues);
         layers.extend(tracked);
         layers.extend(rtos_objects);
+        layers.extend(memory);
         Timeline {
             tracks: tracks.list,
             layers,

@@ -187,9 +187,10 @@ fn a_default_trace_uses_every_event_the_simulator_models() {
     let missing: Vec<&str> = EventKind::ALL
         .iter()
         .filter(|k| !matches!(k, EventKind::QueueReset))
-        // Notifications, event groups, stream buffers and timers are not
-        // simulated: the FreeRTOS application's traces cover them.
-        .filter(|k| k.spec().group != Group::FreeRtosExtension)
+        // Notifications, event groups, stream buffers, timers, heaps and
+        // stacks are not simulated: the FreeRTOS application's traces
+        // cover them.
+        .filter(|k| !matches!(k.spec().group, Group::FreeRtosExtension | Group::Memory))
         .filter(|k| !events.iter().any(|e| e.kind == **k))
         .map(|k| k.name())
         .collect();

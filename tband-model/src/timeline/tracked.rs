@@ -276,7 +276,8 @@ impl Layer for Tracked {
     }
 }
 
-fn actor_name(m: &Model, actor: Actor) -> String {
+/// The name of the task or ISR that did something.
+pub fn actor_name(m: &Model, actor: Actor) -> String {
     match actor {
         Actor::Task(task) => task_name(m, Some(task)),
         Actor::Isr(key) => m
