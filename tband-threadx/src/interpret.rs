@@ -41,6 +41,12 @@ mod event {
     pub const ISR_ENTER: u32 = 3;
     pub const ISR_EXIT: u32 = 4;
     pub const TIME_SLICE: u32 = 5;
+    pub const BLOCK_ALLOCATE: u32 = 10;
+    pub const BLOCK_POOL_CREATE: u32 = 11;
+    pub const BLOCK_RELEASE: u32 = 17;
+    pub const BYTE_ALLOCATE: u32 = 20;
+    pub const BYTE_POOL_CREATE: u32 = 21;
+    pub const BYTE_RELEASE: u32 = 27;
     pub const EVENT_FLAGS_CREATE: u32 = 30;
     pub const EVENT_FLAGS_GET: u32 = 32;
     pub const EVENT_FLAGS_SET: u32 = 36;
@@ -162,6 +168,18 @@ struct ObjectState {
     receiving_from: Option<u32>,
     /// Tasks: the priority last recorded.
     priority: Option<u32>,
+    /// Block pools: the size of a block in bytes.
+    block_size: Option<u32>,
+}
+
+/// What an object the registry does not know is named as.
+#[derive(Clone, Copy)]
+enum Role {
+    Thread,
+    /// A queue, semaphore, mutex or event flags group.
+    SyncObject,
+    /// A byte or block pool: a heap of the model.
+    Pool,
 }
 
 impl<'b> Importer<'b> {
@@ -242,6 +260,15 @@ impl<'b> Importer<'b> {
                 QueueKind::Mutex
             }
             ObjectKind::EventFlags => QueueKind::EventFlags,
+            ObjectKind::BytePool => {
+                self.b.set_heap(id, name, Some(entry.param1));
+                return;
+            }
+            ObjectKind::BlockPool => {
+                self.b.set_heap(id, name, Some(entry.param1));
+                self.state_of(id).block_size = Some(entry.param2);
+                return;
+            }
             _ => return,
         };
         self.b.set_queue_name(id, name);
@@ -270,7 +297,7 @@ impl<'b> Importer<'b> {
 
     /// The model id of the object at `address`: its registry position + 1,
     /// or a fresh id (named after the address) for unregistered ones.
-    fn object_id(&mut self, address: u32, is_thread: bool) -> u32 {
+    fn object_id(&mut self, address: u32, role: Role) -> u32 {
         if let Some(entry) = self.buffer.registry.object(address) {
             return registry_id(entry);
         }
@@ -281,12 +308,10 @@ impl<'b> Importer<'b> {
         self.next_unregistered_id += 1;
         self.unregistered.insert(address, id);
         let name = format!("0x{address:08X}");
-        if is_thread {
-            self.b
-                .set_task_name(id, format!("thread {name}").as_bytes());
-        } else {
-            self.b
-                .set_queue_name(id, format!("object {name}").as_bytes());
+        match role {
+            Role::Thread => (self.b).set_task_name(id, format!("thread {name}").as_bytes()),
+            Role::SyncObject => (self.b).set_queue_name(id, format!("object {name}").as_bytes()),
+            Role::Pool => (self.b).set_heap(id, format!("pool {name}").as_bytes(), None),
         }
         id
     }
@@ -295,7 +320,7 @@ impl<'b> Importer<'b> {
         match self.last_thread {
             Some((last, id)) if last == address => id,
             _ => {
-                let id = self.object_id(address, true);
+                let id = self.object_id(address, Role::Thread);
                 self.last_thread = Some((address, id));
                 id
             }
@@ -307,7 +332,7 @@ impl<'b> Importer<'b> {
         match self.last_object {
             Some((last, id)) if last == address => id,
             _ => {
-                let id = self.object_id(address, false);
+                let id = self.object_id(address, Role::SyncObject);
                 self.last_object = Some((address, id));
                 id
             }
@@ -636,8 +661,56 @@ impl<'b> Importer<'b> {
                 self.queue_op(t, entry, flags, QueueOpKind::Receive, None);
                 self.may_wait(entry, StateReason::EventFlags, Some(flags));
             }
+            event::BYTE_POOL_CREATE => {
+                let pool = self.object_id(i1, Role::Pool);
+                self.b.set_heap_size(pool, i3);
+            }
+            event::BLOCK_POOL_CREATE => {
+                let pool = self.object_id(i1, Role::Pool);
+                // The registry gives the pool's bytes, its blocks' overhead
+                // included; the event only what its blocks hold.
+                if self.buffer.registry.object(i1).is_none() {
+                    self.b.set_heap_size(pool, i3.saturating_mul(i4));
+                }
+                self.state_of(pool).block_size = Some(i4);
+            }
+            event::BYTE_ALLOCATE => {
+                let pool = self.object_id(i1, Role::Pool);
+                self.pool_allocate(t, pool, i2, i3, i4);
+            }
+            event::BLOCK_ALLOCATE => {
+                let pool = self.object_id(i1, Role::Pool);
+                let size = self.state_of(pool).block_size.unwrap_or(0);
+                self.pool_allocate(t, pool, i2, size, i3);
+            }
+            event::BYTE_RELEASE | event::BLOCK_RELEASE => {
+                let pool = self.object_id(i1, Role::Pool);
+                self.b.heap_free(t, CORE, pool, i2.into(), None);
+            }
             id @ USER_EVENT_FIRST..=USER_EVENT_LAST => self.user_event(t, id, entry.info),
             _ => {}
+        }
+    }
+
+    /// An allocation from a byte or block pool: the kernel writes the
+    /// block's address into the entry when the call gets one at once. A
+    /// call that got none failed unless it could wait (`wait_option`
+    /// not 0): then it suspended, and the block it got later is not in the
+    /// trace.
+    fn pool_allocate(&mut self, t: u64, pool: u32, address: u32, size: u32, wait_option: u32) {
+        match (address, wait_option) {
+            (0, 0) => self.b.heap_alloc_failed(t, CORE, pool, size),
+            (0, _) => self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::Inconsistent,
+                1,
+                format!(
+                    "an allocation of {size} bytes waited for memory; the block it got is not in the trace"
+                ),
+            ),
+            (address, _) => self.b.heap_alloc(t, CORE, pool, address.into(), size),
         }
     }
 

@@ -458,3 +458,72 @@ fn every_thread_entry_lies_in_a_slice_of_its_thread() {
         }
     }
 }
+
+/// The listing's entries of one event: (seq, info words), the words
+/// parsed from their hexadecimal.
+fn listed(name: &str, event: &str) -> Vec<(usize, [u32; 4])> {
+    let csv = std::fs::read_to_string(format!("{CONFORMANCE}/{name}.entries.csv")).unwrap();
+    (csv.lines().skip(1))
+        .map(|line| line.split(',').collect::<Vec<_>>())
+        .filter(|f| f[6] == event)
+        .map(|f| {
+            let word = |i: usize| u32::from_str_radix(&f[i][2..], 16).unwrap();
+            (
+                f[0].parse().unwrap(),
+                [word(8), word(9), word(10), word(11)],
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn pool_allocations_and_releases_are_heap_blocks() {
+    let (model, times) = default_model("threadx_demo_startup");
+    let memory = &model.memory;
+    let names: Vec<_> = (memory.heaps.iter())
+        .map(|h| (h.name.as_str(), h.total_size))
+        .collect();
+    assert_eq!(
+        names,
+        [("byte pool 0", Some(9120)), ("block pool 0", Some(100))]
+    );
+    let byte_pool = memory.heaps[0].heap_id;
+    let listed_bytes = listed("threadx_demo_startup", "TX_TRACE_BYTE_ALLOCATE");
+    assert_eq!(listed_bytes.len(), 10);
+    let blocks: Vec<_> = (memory.blocks.iter())
+        .filter(|b| b.heap_id == byte_pool)
+        .map(|b| (b.start_ns, b.addr, b.size, b.truncated))
+        .collect();
+    let expected: Vec<_> = (listed_bytes.iter())
+        .map(|&(seq, [_, addr, size, _])| (times[seq], u64::from(addr), size, true))
+        .collect();
+    assert_eq!(blocks, expected);
+    let in_use: u64 = expected.iter().map(|b| u64::from(b.2)).sum();
+    assert_eq!(memory.heaps[0].peak_bytes, in_use);
+
+    let [(alloc_seq, [_, addr, _, _])] =
+        listed("threadx_demo_startup", "TX_TRACE_BLOCK_ALLOCATE")[..]
+    else {
+        panic!("one block allocation listed")
+    };
+    let [(release_seq, [_, released, _, _])] =
+        listed("threadx_demo_startup", "TX_TRACE_BLOCK_RELEASE")[..]
+    else {
+        panic!("one block release listed")
+    };
+    assert_eq!(addr, released);
+    let block = (memory.blocks.iter()).find(|b| b.heap_id == memory.heaps[1].heap_id);
+    let block = block.map(|b| (b.addr, b.size, b.start_ns, b.end_ns, b.truncated));
+    assert_eq!(
+        block,
+        Some((
+            u64::from(addr),
+            4,
+            times[alloc_seq],
+            times[release_seq],
+            false
+        ))
+    );
+    assert!(memory.failed_allocations.is_empty());
+    assert_eq!(model.anomaly_count(AnomalyKind::UnknownFree), 0);
+}

@@ -109,10 +109,16 @@ impl MemorySoFar {
 }
 
 impl ModelBuilder {
+    /// Names a heap and gives its size in bytes, if known.
     pub fn set_heap(&mut self, heap: u32, name: &[u8], total_size: Option<u32>) {
         let h = self.memory.heaps.entry(heap).or_default();
         h.name = Some(String::from_utf8_lossy(name).into());
-        h.total_size = total_size;
+        h.total_size = total_size.or(h.total_size);
+    }
+
+    /// The bytes `heap` has, learnt apart from its name.
+    pub fn set_heap_size(&mut self, heap: u32, total_size: u32) {
+        self.memory.heaps.entry(heap).or_default().total_size = Some(total_size);
     }
 
     /// `size` bytes of `heap` were allocated at `addr`.

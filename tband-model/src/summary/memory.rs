@@ -36,12 +36,17 @@ pub(super) fn write(out: &mut impl Write, m: &Model) -> io::Result<()> {
         let failed = (memory.failed_allocations.iter())
             .filter(|f| f.heap_id == heap.heap_id)
             .count();
+        let peak = match heap.peak_bytes {
+            0 => format!("nothing allocated{of_total}"),
+            bytes => format!(
+                "peak {bytes} B{of_total} at {}{by}",
+                format_ns(heap.peak_ns)
+            ),
+        };
         writeln!(
             out,
-            "  {:<28} peak {} B{of_total} at {}{by}; {} blocks, {live_blocks} live at the end ({live_bytes} B); {failed} failed",
+            "  {:<28} {peak}; {} blocks, {live_blocks} live at the end ({live_bytes} B); {failed} failed",
             truncate(&heap.name, 28),
-            heap.peak_bytes,
-            format_ns(heap.peak_ns),
             blocks().count(),
         )?;
     }
