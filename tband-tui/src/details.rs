@@ -61,6 +61,21 @@ fn times(start: u64, end: u64, truncated: bool, out: &mut Vec<(&'static str, Str
     ));
 }
 
+/// The task's stack: its size, and the fewest bytes of it left by `at`.
+fn stack(m: &Model, task_id: u32, at: u64, out: &mut Vec<(&'static str, String)>) {
+    let margins = &m.memory.stack_margins;
+    let before = margins.partition_point(|s| s.ts_ns <= at);
+    let fewest = (margins[..before].iter().rev()).find(|s| s.task_id == task_id);
+    let size = m.task(task_id).and_then(|t| t.stack_size);
+    let text = match (fewest, size) {
+        (Some(f), Some(size)) => format!("{} B free of {size} B at the fewest", f.free_bytes),
+        (Some(f), None) => format!("{} B free at the fewest", f.free_bytes),
+        (None, Some(size)) => format!("{size} B"),
+        (None, None) => return,
+    };
+    out.push(("stack", text));
+}
+
 fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'static str, String)>) {
     match source {
         IntervalSource::SchedSlices => {
@@ -68,6 +83,7 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
                 out.push(("task", task_name(m, Some(s.task_id))));
                 out.push(("core", s.core_id.to_string()));
                 times(s.start_ns, s.end_ns, s.truncated, out);
+                stack(m, s.task_id, s.end_ns, out);
             }
         }
         IntervalSource::TaskStates => {
@@ -88,6 +104,7 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
                     out.push(("woken by", isr.name.clone()));
                 }
                 times(s.start_ns, s.end_ns, s.truncated, out);
+                stack(m, s.task_id, s.end_ns, out);
             }
         }
         IntervalSource::IsrSlices => {

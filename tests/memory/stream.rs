@@ -20,6 +20,9 @@
 //! at the end. The producer's stack (512 B) falls to 300 then 240 bytes
 //! free, the consumer's (1024 B) to 700.
 
+// Each test uses what it needs of this module.
+#![allow(dead_code)]
+
 use tband::Event;
 
 pub const PEAK_BYTES: u64 = 288;
