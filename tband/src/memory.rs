@@ -1,0 +1,91 @@
+//! Memory on the timeline, from any firmware: heap allocations and frees,
+//! and the stack each task has left (the memory events, ids 152–156).
+//! Heaps are numbered by the firmware (the FreeRTOS hooks use heap 0);
+//! tasks are the tracer's task ids. [`TracedAlloc`] records a Rust global
+//! allocator's allocations and frees.
+
+use crate::global::{cut, event, metadata};
+use crate::Event;
+
+mod traced_alloc;
+pub use traced_alloc::TracedAlloc;
+
+/// Names heap `heap_id`, whose size is `total_size` bytes (0 when unknown)
+/// (metadata).
+pub fn heap_name(heap_id: u32, total_size: u32, name: impl AsRef<[u8]>) {
+    metadata(Event::HeapName {
+        heap_id,
+        total_size,
+        name: cut(name.as_ref()),
+    });
+}
+
+/// The allocator of `heap_id` handed out the block at `addr`, of `size`
+/// bytes as the allocator counts them; `addr` 0: the allocation of `size`
+/// bytes failed.
+#[inline]
+pub fn heap_alloc(heap_id: u32, addr: u64, size: u32) {
+    event(Event::HeapAlloc {
+        heap_id,
+        addr,
+        size,
+    });
+}
+
+/// The block at `addr` of `heap_id`, of `size` bytes (0 when the allocator
+/// does not say), goes back to the heap.
+#[inline]
+pub fn heap_free(heap_id: u32, addr: u64, size: u32) {
+    event(Event::HeapFree {
+        heap_id,
+        addr,
+        size,
+    });
+}
+
+/// The stack of `task_id` is `size` bytes (metadata).
+pub fn task_stack_size(task_id: u32, size: u32) {
+    metadata(Event::TaskStackSize { task_id, size });
+}
+
+/// The fewest bytes of its stack `task_id` has had left so far (its
+/// high-water mark) fell to `free`.
+#[inline]
+pub fn task_stack_free(task_id: u32, free: u32) {
+    event(Event::TaskStackFree { task_id, free });
+}
+
+/// The stack margin of `task_id` from its stack's fill pattern, the way
+/// FreeRTOS measures its high-water mark (`uxTaskGetStackHighWaterMark`):
+/// the whole `word`-byte words from the bottom of the stack up to the first
+/// one not all `fill` bytes. `previous` is the margin this returned last
+/// time for the task (`u32::MAX` before the first); the stack is read only
+/// where it can have changed: one word just below the previous mark while
+/// that stays untouched, the stack from its bottom up to the new mark when
+/// it fell. Records `task_stack_free` when the margin fell (or is the
+/// first), and returns it.
+///
+/// # Safety
+/// `stack` is the lowest address of a stack that grows down, readable from
+/// there up to its first word that is not all `fill`; `word` is not 0.
+pub unsafe fn task_stack_check(
+    task_id: u32,
+    stack: *const u8,
+    previous: u32,
+    word: usize,
+    fill: u8,
+) -> u32 {
+    let is_fill = |offset: usize| (0..word).all(|i| *stack.add(offset + i) == fill);
+    let known = previous != u32::MAX;
+    let previous_len = previous as usize;
+    if known && (previous_len < word || is_fill(previous_len - word)) {
+        return previous;
+    }
+    let mut free = 0;
+    while (!known || free + word <= previous_len) && is_fill(free) {
+        free += word;
+    }
+    let free = u32::try_from(free).unwrap_or(u32::MAX - 1);
+    task_stack_free(task_id, free);
+    free
+}
