@@ -102,8 +102,9 @@ void tband_task_stack_free(uint32_t task_id, uint32_t free);
  * mark, in bytes): whole words of word_size bytes, all of them fill, from
  * stack (the lowest address of a stack that grows down) up. previous_free:
  * what the last call returned for the task (UINT32_MAX: none yet); only the
- * word below it is read while it stays untouched. Records
- * tband_task_stack_free when the margin fell; returns it. */
+ * 16 words below it are read while they stay fill, the stack from its
+ * bottom when one did not. Records tband_task_stack_free when the margin
+ * fell; returns it. */
 uint32_t tband_task_stack_check(uint32_t task_id, const void *stack, uint32_t previous_free,
                                 size_t word_size, uint8_t fill);
 

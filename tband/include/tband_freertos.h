@@ -325,9 +325,11 @@
  * task's last mark in its thread-local storage pointer number
  * tband_STACK_MARGIN_SLOT, which the application leaves to it (set
  * configNUM_THREAD_LOCAL_STORAGE_POINTERS one higher than the application
- * needs, and tband_STACK_MARGIN_SLOT to the last); it reads the word just
- * below that mark, and the stack up to the new mark only when the mark
- * fell. For stacks that grow down (every port but a few). */
+ * needs, and tband_STACK_MARGIN_SLOT to the last). It reads the 16 words
+ * just below that mark, and the stack from its bottom only when one of them
+ * changed: a task that first writes further down, leaving those 16 words
+ * as they were, is seen at a later switch-out (see the book's FreeRTOS
+ * page). For stacks that grow down (every port but a few). */
 #ifdef tband_STACK_MARGIN_SLOT
   #if (configNUM_THREAD_LOCAL_STORAGE_POINTERS <= tband_STACK_MARGIN_SLOT)
     #error "tband_STACK_MARGIN_SLOT needs configNUM_THREAD_LOCAL_STORAGE_POINTERS above it"

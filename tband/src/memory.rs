@@ -55,15 +55,24 @@ pub fn task_stack_free(task_id: u32, free: u32) {
     event(Event::TaskStackFree { task_id, free });
 }
 
+/// Words just below a task's previous stack mark that [`task_stack_check`]
+/// reads on every call.
+pub const STACK_PROBE_WORDS: usize = 16;
+
 /// The stack margin of `task_id` from its stack's fill pattern, the way
 /// FreeRTOS measures its high-water mark (`uxTaskGetStackHighWaterMark`):
 /// the whole `word`-byte words from the bottom of the stack up to the first
 /// one not all `fill` bytes. `previous` is the margin this returned last
-/// time for the task (`u32::MAX` before the first); the stack is read only
-/// where it can have changed: one word just below the previous mark while
-/// that stays untouched, the stack from its bottom up to the new mark when
-/// it fell. Records `task_stack_free` when the margin fell (or is the
-/// first), and returns it.
+/// time for the task (`u32::MAX` before the first). Only the
+/// [`STACK_PROBE_WORDS`] words just below the previous mark are read while
+/// they stay all `fill`; when one does not, the stack is read from its
+/// bottom up to the new mark, so the margin is then the kernel's. Records
+/// `task_stack_free` when the margin fell (or is the first), and returns it.
+///
+/// A task that first writes further below its mark than the probe reaches,
+/// leaving the probed words all `fill` (a local array never written down
+/// to its end, registers that still hold the fill pattern), is seen at the
+/// first call whose probe finds a change.
 ///
 /// # Safety
 /// `stack` is the lowest address of a stack that grows down, readable from
@@ -78,8 +87,11 @@ pub unsafe fn task_stack_check(
     let is_fill = |offset: usize| (0..word).all(|i| *stack.add(offset + i) == fill);
     let known = previous != u32::MAX;
     let previous_len = previous as usize;
-    if known && (previous_len < word || is_fill(previous_len - word)) {
-        return previous;
+    if known {
+        let probe_start = previous_len.saturating_sub(STACK_PROBE_WORDS * word);
+        if (probe_start..previous_len).step_by(word).all(is_fill) {
+            return previous;
+        }
     }
     let mut free = 0;
     while (!known || free + word <= previous_len) && is_fill(free) {
