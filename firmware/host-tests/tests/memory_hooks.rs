@@ -88,11 +88,21 @@ fn memory_hooks() {
         "task_stack_free task_id=7 free=0".into(),
         format!("heap_alloc heap_id=2 addr={block} size=24"),
         format!("heap_alloc heap_id=2 addr={zeroed} size=24"),
-        format!("heap_free heap_id=2 addr={zeroed} size=24"),
+    ];
+    // The block moved: both in use while it was copied.
+    let moved = [
         format!("heap_alloc heap_id=2 addr={grown} size=4000"),
+        format!("heap_free heap_id=2 addr={zeroed} size=24"),
+    ];
+    let in_place = [moved[1].clone(), moved[0].clone()];
+    let realloc = if grown == zeroed { in_place } else { moved };
+    let after = [
         format!("heap_alloc heap_id=2 addr=0 size={}", u32::MAX),
         format!("heap_free heap_id=2 addr={block} size=24"),
         format!("heap_free heap_id=2 addr={grown} size=4000"),
     ];
-    assert_eq!(listing, [&metadata[..], &events[..]].concat());
+    assert_eq!(
+        listing,
+        [&metadata[..], &events[..], &realloc[..], &after[..]].concat()
+    );
 }

@@ -15,9 +15,10 @@ use super::{heap_alloc, heap_free, heap_name};
 ///     tband::TracedAlloc::new(1, embedded_alloc::LlffHeap::empty());
 /// ```
 ///
-/// A reallocation is recorded as what it is to the heap: the free of the
-/// old block and the allocation of the new one (both, also when the block
-/// grew in place), or a failed allocation when the old block stays.
+/// A reallocation is recorded as what it is to the heap: the allocation of
+/// the new block and the free of the old one, in this order when the block
+/// moved (both were in use while it was copied), the free first when it
+/// grew or shrank in place; or a failed allocation when the old block stays.
 pub struct TracedAlloc<A> {
     heap_id: u32,
     allocator: A,
@@ -80,10 +81,14 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for TracedAlloc<A> {
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
         critical_section::with(|_| {
             let new = self.allocator.realloc(ptr, layout, new_size);
-            if !new.is_null() {
-                heap_free(self.heap_id, ptr as usize as u64, size_u32(layout.size()));
+            let free_old = || heap_free(self.heap_id, ptr as usize as u64, size_u32(layout.size()));
+            if new == ptr {
+                free_old();
             }
             self.allocated(new, new_size);
+            if !new.is_null() && new != ptr {
+                free_old();
+            }
             new
         })
     }
