@@ -84,20 +84,46 @@ pub unsafe fn task_stack_check(
     word: usize,
     fill: u8,
 ) -> u32 {
-    let is_fill = |offset: usize| (0..word).all(|i| *stack.add(offset + i) == fill);
+    // The 32-bit targets' words one load each (the probe runs at every
+    // switch-out); other sizes byte by byte.
+    let fallen = if word == 4 {
+        let pattern = u32::from_ne_bytes([fill; 4]);
+        fallen_margin(previous, 4, |at| {
+            stack.add(at).cast::<u32>().read_unaligned() == pattern
+        })
+    } else {
+        fallen_margin(previous, word.max(1), |at| {
+            (0..word).all(|i| *stack.add(at + i) == fill)
+        })
+    };
+    match fallen {
+        Some(free) => {
+            task_stack_free(task_id, free);
+            free
+        }
+        None => previous,
+    }
+}
+
+/// The margin of [`task_stack_check`] if it fell (or is the first), from
+/// `is_fill(offset)`: whether the `word` bytes at `offset` from the
+/// stack's bottom are all fill.
+#[inline(always)]
+fn fallen_margin(previous: u32, word: usize, is_fill: impl Fn(usize) -> bool) -> Option<u32> {
     let known = previous != u32::MAX;
-    let previous_len = previous as usize;
+    let previous = previous as usize;
     if known {
-        let probe_start = previous_len.saturating_sub(STACK_PROBE_WORDS * word);
-        if (probe_start..previous_len).step_by(word).all(is_fill) {
-            return previous;
+        let mut at = previous.saturating_sub(STACK_PROBE_WORDS * word);
+        while at < previous && is_fill(at) {
+            at += word;
+        }
+        if at >= previous {
+            return None;
         }
     }
     let mut free = 0;
-    while (!known || free + word <= previous_len) && is_fill(free) {
+    while (!known || free + word <= previous) && is_fill(free) {
         free += word;
     }
-    let free = u32::try_from(free).unwrap_or(u32::MAX - 1);
-    task_stack_free(task_id, free);
-    free
+    Some(u32::try_from(free).unwrap_or(u32::MAX - 1))
 }
