@@ -76,7 +76,8 @@ pub const STACK_PROBE_WORDS: usize = 16;
 ///
 /// # Safety
 /// `stack` is the lowest address of a stack that grows down, readable from
-/// there up to its first word that is not all `fill`; `word` is not 0.
+/// there up to its first word that is not all `fill` (a `word` of 0 reads
+/// nothing and returns `previous`).
 pub unsafe fn task_stack_check(
     task_id: u32,
     stack: *const u8,
@@ -84,6 +85,9 @@ pub unsafe fn task_stack_check(
     word: usize,
     fill: u8,
 ) -> u32 {
+    if word == 0 {
+        return previous;
+    }
     // The 32-bit targets' words one load each (the probe runs at every
     // switch-out); other sizes byte by byte.
     let fallen = if word == 4 {
@@ -92,7 +96,7 @@ pub unsafe fn task_stack_check(
             stack.add(at).cast::<u32>().read_unaligned() == pattern
         })
     } else {
-        fallen_margin(previous, word.max(1), |at| {
+        fallen_margin(previous, word, |at| {
             (0..word).all(|i| *stack.add(at + i) == fill)
         })
     };

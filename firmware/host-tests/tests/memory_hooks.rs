@@ -51,6 +51,9 @@ fn memory_hooks() {
     assert_eq!(check(&stack, third), third, "the probe does not reach");
     assert_eq!(check(&stack, u32::MAX), 0);
     assert_eq!(check(&stack, 0), 0, "nothing below 0");
+    // SAFETY: a word of 0 reads nothing.
+    let no_words = unsafe { memory::task_stack_check(7, stack.as_ptr(), 12, 0, FILL) };
+    assert_eq!(no_words, 12, "nothing recorded");
 
     let heap = TracedAlloc::new(2, System);
     heap.name(0, "system");
