@@ -13,6 +13,9 @@
  *   consumer    4  receives from work_q, forwards the items into a stream buffer
  *   worker      4  created by control twice a second; lives 5 ms, then deletes itself
  *   counter     3  waits for a notification, then takes every slot
+ *   heap_user   3  allocates and frees blocks in a known pattern for 40 rounds, leaving
+ *                  some allocated for good (unless built with APP_HEAP_LEAKS=0), and
+ *                  asks once for more than the heap has
  *   producer    2  sends bursts of 1 to 4 items to work_q every 10 ms
  *   mutex_low   2  holds lock for 1 ms of every 4
  *   control     1  suspends and resumes producer, creates workers, ends the run
@@ -52,6 +55,13 @@
 #define PRODUCED (1u << 0)
 #define CONSUMED (1u << 1)
 #define STACK_WORDS configMINIMAL_STACK_SIZE
+/* A build may set it to 0 (CPPFLAGS=-DAPP_HEAP_LEAKS=0): a run whose task
+ * frees every block it allocates. */
+#ifndef APP_HEAP_LEAKS
+#define APP_HEAP_LEAKS 1
+#endif
+#define HEAP_ROUNDS 40
+#define HEAP_LEAK_EVERY 10
 
 enum count {
   NOTIFICATIONS_GIVEN,
@@ -242,6 +252,34 @@ static void sb_reader(void *arg) {
   }
 }
 
+static void heap_user(void *arg) {
+  (void)arg;
+  if (truth_malloc(configTOTAL_HEAP_SIZE) != NULL) {
+    fputs("freertos example: an allocation larger than the heap succeeded\n", stderr);
+    exit(1);
+  }
+  for (unsigned round = 0; round < HEAP_ROUNDS; round++) {
+    void *small = truth_malloc(16 + 8 * (round % 4));
+    void *large = truth_malloc(200 + round);
+    void *odd = truth_malloc(53);
+    if (small == NULL || large == NULL || odd == NULL) {
+      fputs("freertos example: the heap is full\n", stderr);
+      exit(1);
+    }
+    vTaskDelay(pdMS_TO_TICKS(5));
+    truth_free(large);
+    if (APP_HEAP_LEAKS && round % HEAP_LEAK_EVERY == 3) {
+      truth_leak(small, "heap_user");
+    } else {
+      truth_free(small);
+    }
+    vTaskDelay(pdMS_TO_TICKS(5));
+    truth_free(odd);
+    vTaskDelay(pdMS_TO_TICKS(15));
+  }
+  vTaskSuspend(NULL);
+}
+
 static void producer(void *arg) {
   (void)arg;
   uint32_t item = 0;
@@ -290,6 +328,7 @@ static void finish(void) {
   counts[BUSY_RUN_TIME_NS] = ulTaskGetRunTimeCounter(busy_task);
   platform_stop_recording();
   truth_stop();
+  truth_memory_end();
   uint64_t final_counts[COUNTS];
   for (unsigned i = 0; i < COUNTS; i++) {
     final_counts[i] = counts[i];
@@ -326,6 +365,7 @@ static void *created(void *object, const char *what) {
 }
 
 void app_create(uint64_t run) {
+  truth_heap_start();
   run_ns = run;
   start_ns = now_ns();
   work_q = created(xQueueCreate(WORK_Q_LENGTH, sizeof(uint32_t)), "work_q");
@@ -352,6 +392,7 @@ void app_create(uint64_t run) {
   create_task(sb_reader, "sb_reader", 5, NULL);
   create_task(consumer, "consumer", 4, NULL);
   create_task(counter, "counter", 3, &counter_task);
+  create_task(heap_user, "heap_user", 3, NULL);
   create_task(producer, "producer", 2, &producer_task);
   create_task(mutex_low, "mutex_low", 2, NULL);
   create_task(control, "control", 1, NULL);

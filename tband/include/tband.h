@@ -84,6 +84,30 @@ void tband_evtmarker_end(uint32_t id);
 void tband_valmarker_name(uint32_t id, const char *name);
 void tband_valmarker(uint32_t id, int64_t val);
 
+/* ---- Memory ---------------------------------------------------------------- */
+
+/* Heaps are numbered by the application (tband_freertos.h uses heap 0);
+ * total_size in bytes, 0 when unknown. */
+void tband_heap_name(uint32_t heap_id, uint32_t total_size, const char *name);
+/* addr: the block the allocator returned, 0 when the allocation failed;
+ * size: the bytes the allocator counts against the heap for it. */
+void tband_heap_alloc(uint32_t heap_id, uint64_t addr, uint32_t size);
+/* size: the block's size, 0 when the allocator does not say. */
+void tband_heap_free(uint32_t heap_id, uint64_t addr, uint32_t size);
+/* A task's stack, in bytes (metadata). */
+void tband_task_stack_size(uint32_t task_id, uint32_t size);
+/* The fewest bytes of its stack the task has had left so far. */
+void tband_task_stack_free(uint32_t task_id, uint32_t free);
+/* The task's stack margin from its fill pattern (FreeRTOS's high-water
+ * mark, in bytes): whole words of word_size bytes, all of them fill, from
+ * stack (the lowest address of a stack that grows down) up. previous_free:
+ * what the last call returned for the task (UINT32_MAX: none yet); only the
+ * 16 words below it are read while they stay fill, the stack from its
+ * bottom when one did not. Records tband_task_stack_free when the margin
+ * fell; returns it. */
+uint32_t tband_task_stack_check(uint32_t task_id, const void *stack, uint32_t previous_free,
+                                size_t word_size, uint8_t fill);
+
 /* ---- FreeRTOS (see tband_freertos.h for the trace macros) ----------------- */
 
 /* Return the new object's id, stored in uxTaskNumber / uxQueueNumber. */

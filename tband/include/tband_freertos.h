@@ -4,7 +4,8 @@
  * Include it at the end of FreeRTOSConfig.h. Needs configUSE_TRACE_FACILITY 1
  * (the tracer keeps its ids in uxTaskNumber / uxQueueNumber) and
  * INCLUDE_xTaskGetIdleTaskHandle 1. Every macro expands inside the kernel
- * source that calls it, where the names it uses are in scope.
+ * source that calls it, where the names it uses are in scope. The memory
+ * hooks and what they need are under "Memory" below.
  */
 #ifndef TBAND_FREERTOS_H_
 #define TBAND_FREERTOS_H_
@@ -17,8 +18,12 @@
 
 /* ---- Tasks ------------------------------------------------------------- */
 
-#define traceTASK_CREATE(pxNewTCB) \
-  ((pxNewTCB)->uxTaskNumber = tband_freertos_task_create((uint32_t)(pxNewTCB)->uxPriority, (pxNewTCB)->pcTaskName))
+#define traceTASK_CREATE(pxNewTCB)                                                          \
+  do {                                                                                     \
+    (pxNewTCB)->uxTaskNumber = tband_freertos_task_create((uint32_t)(pxNewTCB)->uxPriority, \
+                                                          (pxNewTCB)->pcTaskName);         \
+    tband_FREERTOS_STACK_SIZE(pxNewTCB);                                                   \
+  } while (0)
 
 #define traceTASK_SWITCHED_IN() \
   tband_freertos_task_switched_in((uint32_t)pxCurrentTCB->uxTaskNumber)
@@ -80,6 +85,7 @@
         (uint32_t)tband_core);                                                             \
     }                                                                                      \
     tband_FREERTOS_TIMER_TASK();                                                           \
+    tband_heap_name(0, (uint32_t)(tband_HEAP_TOTAL_SIZE), "FreeRTOS heap");               \
   } while (0)
 
 #define traceSTARTING_SCHEDULER(xIdleTaskHandles) tband_freertos_scheduler_started()
@@ -263,5 +269,82 @@
 
 #define traceTIMER_EXPIRED(pxTimer) \
   tband_freertos_timer_expired((uint32_t)(pxTimer)->uxTimerNumber)
+
+/* ---- Memory ----------------------------------------------------------- */
+
+/* The kernel's heap is heap 0, named when the scheduler starts (with
+ * tband_freertos_scheduler_started), of configTOTAL_HEAP_SIZE bytes unless
+ * tband_HEAP_TOTAL_SIZE says otherwise (heap_3 and heap_5 have no such
+ * size: define it, 0 for unknown). */
+#ifndef tband_HEAP_TOTAL_SIZE
+  #ifdef configTOTAL_HEAP_SIZE
+    #define tband_HEAP_TOTAL_SIZE configTOTAL_HEAP_SIZE
+  #else
+    #define tband_HEAP_TOTAL_SIZE 0
+  #endif
+#endif
+
+/* heap_2, heap_4 and heap_5 pass traceMALLOC the request with its block
+ * header and alignment, but hand out a free block whole when what is left
+ * of it would be too small for a block of its own, counting (and later
+ * freeing) the whole block. With tband_HEAP_BLOCK_HEADER 1 (only for those
+ * three heaps, whose block header it reads) an allocation is recorded with
+ * its block's size as the heap counts it, so that allocations and frees
+ * add up to the heap's own free bytes. */
+#if defined(tband_HEAP_BLOCK_HEADER) && (tband_HEAP_BLOCK_HEADER == 1)
+  #define tband_HEAP_BLOCK_SIZE(pvAddress, uiSize)                                          \
+    ((pvAddress) == NULL ? (size_t)(uiSize)                                                \
+                         : ((BlockLink_t *)((uint8_t *)(pvAddress) - xHeapStructSize))->xBlockSize & \
+                               ~heapBLOCK_ALLOCATED_BITMASK)
+#else
+  #define tband_HEAP_BLOCK_SIZE(pvAddress, uiSize) (uiSize)
+#endif
+
+/* pvAddress NULL: the allocation failed. heap_3 frees with size 0. */
+#define traceMALLOC(pvAddress, uiSize)                                                     \
+  tband_heap_alloc(0, (uint64_t)(uintptr_t)(pvAddress), (uint32_t)tband_HEAP_BLOCK_SIZE(pvAddress, uiSize))
+#define traceFREE(pvAddress, uiSize) \
+  tband_heap_free(0, (uint64_t)(uintptr_t)(pvAddress), (uint32_t)(uiSize))
+
+/* Each task's stack size when it is created: needs
+ * configRECORD_STACK_HIGH_ADDRESS 1 (the kernel then keeps the stack's top,
+ * pxEndOfStack); the size runs from the bottom of the stack to its top as
+ * the kernel aligned it. */
+#if defined(configRECORD_STACK_HIGH_ADDRESS) && (configRECORD_STACK_HIGH_ADDRESS == 1)
+  #define tband_FREERTOS_STACK_SIZE(pxTCB)                                                  \
+    tband_task_stack_size((uint32_t)(pxTCB)->uxTaskNumber,                                 \
+                          (uint32_t)((uint8_t *)(pxTCB)->pxEndOfStack - (uint8_t *)(pxTCB)->pxStack + \
+                                     sizeof(StackType_t)))
+#else
+  #define tband_FREERTOS_STACK_SIZE(pxTCB)
+#endif
+
+/* Each task's stack margin, the kernel's own high-water mark in bytes
+ * (uxTaskGetStackHighWaterMark times sizeof(StackType_t)), checked when
+ * the task is switched out and recorded when it fell. The check keeps the
+ * task's last mark in its thread-local storage pointer number
+ * tband_STACK_MARGIN_SLOT, which the application leaves to it (set
+ * configNUM_THREAD_LOCAL_STORAGE_POINTERS one higher than the application
+ * needs, and tband_STACK_MARGIN_SLOT to the last). It reads the 16 words
+ * just below that mark, and the stack from its bottom only when one of them
+ * changed: a task that first writes further down, leaving those 16 words
+ * as they were, is seen at a later switch-out (see the book's FreeRTOS
+ * page). For stacks that grow down (every port but a few). */
+#ifdef tband_STACK_MARGIN_SLOT
+  #if (configNUM_THREAD_LOCAL_STORAGE_POINTERS <= tband_STACK_MARGIN_SLOT)
+    #error "tband_STACK_MARGIN_SLOT needs configNUM_THREAD_LOCAL_STORAGE_POINTERS above it"
+  #endif
+  /* The slot holds the mark plus one, so that a new task's NULL is "none
+   * yet" (UINT32_MAX). */
+  #define traceTASK_SWITCHED_OUT()                                                          \
+    do {                                                                                   \
+      void **tband_slot = &pxCurrentTCB->pvThreadLocalStoragePointers[tband_STACK_MARGIN_SLOT]; \
+      uint32_t tband_free = tband_task_stack_check((uint32_t)pxCurrentTCB->uxTaskNumber,   \
+                                                   pxCurrentTCB->pxStack,                  \
+                                                   (uint32_t)(uintptr_t)*tband_slot - 1u,  \
+                                                   sizeof(StackType_t), tskSTACK_FILL_BYTE); \
+      *tband_slot = (void *)(uintptr_t)(tband_free + 1u);                                  \
+    } while (0)
+#endif
 
 #endif /* TBAND_FREERTOS_H_ */

@@ -354,4 +354,5 @@ pub extern "C" fn tband_task_valmarker(id: u32, val: i64) {
     freertos::task_valmarker(id, val);
 }
 
+mod memory;
 mod objects;

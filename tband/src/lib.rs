@@ -6,7 +6,8 @@
 //! and the tracer runtime: [`Tracer`] with its [`backend`]s, the
 //! [`metadata`] buffer and [`drops`] accounting. With a backend feature
 //! (`streaming`, `snapshot`, `postmortem` or `external`) it also provides the
-//! global tracer and the tracing functions firmware calls.
+//! global tracer and the tracing functions firmware calls, among them the
+//! [`memory`] events and the [`TracedAlloc`] global allocator.
 #![no_std]
 
 pub mod backend;
@@ -25,6 +26,8 @@ pub mod freertos;
 #[cfg(feature = "tracer")]
 mod global;
 #[cfg(feature = "tracer")]
+pub mod memory;
+#[cfg(feature = "tracer")]
 mod port;
 #[cfg(feature = "rtos-trace")]
 pub mod rtos_trace;
@@ -33,6 +36,8 @@ pub mod rtt;
 
 #[cfg(feature = "tracer")]
 pub use global::*;
+#[cfg(feature = "tracer")]
+pub use memory::TracedAlloc;
 #[cfg(feature = "tracer")]
 pub use port::{Port, Registered};
 pub use schema::{

@@ -826,7 +826,7 @@ mod tests {
         for id in 157..=255 {
             assert_eq!(EventKind::from_id(id), None);
         }
-        // heap_alloc and heap_free: id, timestamp, u32, u64, u32.
+        // heap_alloc and heap_free: the id, the timestamp, a u32, a u64, a u32.
         assert_eq!(
             MAX_FRAMED_LEN_NO_STR,
             cobs::max_framed_len(1 + 10 + 5 + 10 + 5)

@@ -64,6 +64,15 @@ void app_assert_failed(const char *file, int line);
  * by its handle. */
 #define configUSE_TRACE_FACILITY                1
 #define INCLUDE_xTaskGetIdleTaskHandle          1
+/* tband's memory hooks: each task's stack size needs the kernel to keep
+ * the stack's top, its stack margin a thread-local storage pointer;
+ * heap_4's block headers give each allocation's size as the heap counts
+ * it. The application reads the kernel's high-water marks to compare. */
+#define configRECORD_STACK_HIGH_ADDRESS         1
+#define configNUM_THREAD_LOCAL_STORAGE_POINTERS 1
+#define tband_STACK_MARGIN_SLOT                 0
+#define tband_HEAP_BLOCK_HEADER                 1
+#define INCLUDE_uxTaskGetStackHighWaterMark     1
 /* TBAND_UNTRACED: the switch-cost bench's build without tracing. */
 #if !defined(__ASSEMBLER__) && !defined(TBAND_UNTRACED)
 #include "tband_freertos.h"

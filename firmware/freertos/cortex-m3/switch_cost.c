@@ -1,12 +1,15 @@
 /*
  * Instructions per context switch on FreeRTOS's ARM_CM3 port, built with
  * tband's trace hooks recording into the snapshot backend and without them
- * (-DTBAND_UNTRACED). Two measurements, ROUNDS rounds of two switches each:
+ * (-DTBAND_UNTRACED). Three measurements, ROUNDS rounds of two each:
  *   yield   two tasks of one priority hand the processor to each other
- *           with taskYIELD (the switch alone: one task_switched_in);
+ *           with taskYIELD (the switch alone: one task_switched_in, and the
+ *           stack margin's check at switch-out);
  *   notify  a task wakes a higher-priority one with a direct-to-task
  *           notification and waits for one back (a switch and the wake-up:
- *           task_to_rdy_state and task_switched_in).
+ *           task_to_rdy_state and task_switched_in);
+ *   heap    heap_4's pvPortMalloc and vPortFree of a block (heap_alloc and
+ *           heap_free), per call.
  * Run under qemu-system-arm -icount shift=0, where one instruction takes one
  * nanosecond of virtual time and TIMER1 counts 25 MHz cycles of it; prints
  * instructions per switch, the tick interrupt included (untraced in both).
@@ -52,9 +55,30 @@ void vApplicationDaemonTaskStartupHook(void) {
 
 static uint32_t cycles(void) { return 0xFFFFFFFFu - TIMER1->value; }
 
-static void print_cost(const char *what, uint32_t spent) {
+/* Each measurement records into an empty snapshot: a full one would
+ * measure only the count of events it drops. */
+static void start_recording(void) {
+#ifndef TBAND_UNTRACED
+  (void)tband_reset_snapshot();
+  if (tband_trigger_snapshot() != 0) {
+    fputs("switch-cost: the trace could not be started\n", stderr);
+    exit(1);
+  }
+#endif
+}
+
+static void print_cost(const char *what, uint32_t spent, const char *per) {
   unsigned long long tenths = (unsigned long long)spent * NS_PER_CYCLE * 10u / (2u * ROUNDS);
-  printf("%s %s: %llu.%llu instructions per switch\n", BUILD, what, tenths / 10u, tenths % 10u);
+  printf("%s %s: %llu.%llu instructions per %s\n", BUILD, what, tenths / 10u, tenths % 10u, per);
+}
+
+static void heap_rounds(void) {
+  start_recording();
+  uint32_t start = cycles();
+  for (unsigned i = 0; i < ROUNDS; i++) {
+    vPortFree(pvPortMalloc(32));
+  }
+  print_cost("heap", cycles() - start, "call");
 }
 
 static void woken_task(void *arg) {
@@ -67,12 +91,14 @@ static void woken_task(void *arg) {
 
 static void waker_task(void *arg) {
   (void)arg;
+  start_recording();
   uint32_t start = cycles();
   for (unsigned i = 0; i < ROUNDS; i++) {
     xTaskNotifyGive(woken);
     (void)ulTaskNotifyTake(pdTRUE, portMAX_DELAY);
   }
-  print_cost("notify", cycles() - start);
+  print_cost("notify", cycles() - start, "switch");
+  heap_rounds();
   exit(0);
 }
 
@@ -91,7 +117,7 @@ static void yielder(void *first) {
     taskYIELD();
   }
   if (first != NULL) {
-    print_cost("yield", cycles() - start);
+    print_cost("yield", cycles() - start, "switch");
     create(woken_task, "woken", NULL, 4, &woken);
     create(waker_task, "waker", NULL, 3, &waker);
   }
@@ -104,11 +130,8 @@ int main(void) {
   TIMER1->ctrl = TIMER_ENABLE;
 #ifndef TBAND_UNTRACED
   tband_gather_system_metadata();
-  if (tband_trigger_snapshot() != 0) {
-    fputs("switch-cost: the trace could not be started\n", stderr);
-    return 1;
-  }
 #endif
+  start_recording();
   static const char first[] = "first";
   create(yielder, "yield_a", (void *)first, 2, NULL);
   create(yielder, "yield_b", NULL, 2, NULL);

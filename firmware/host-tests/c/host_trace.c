@@ -65,6 +65,17 @@ int main(int argc, char **argv) {
   tband_freertos_queue_send(queue, 0, false, false);
   tband_freertos_queue_receive(queue, 1, false);
   tband_task_valmarker(1, 1000000);
+  tband_heap_name(0, 65536, "sram");
+  tband_heap_alloc(0, 0x100000010ull, 48);
+  tband_heap_alloc(0, 0, 1u << 20);
+  tband_heap_free(0, 0x100000010ull, 48);
+  tband_task_stack_size(task, 256);
+  uint32_t stack[64];
+  for (unsigned i = 0; i < 64; i++) {
+    stack[i] = i < 60 ? 0xa5a5a5a5u : i;
+  }
+  uint32_t margin = tband_task_stack_check(task, stack, UINT32_MAX, sizeof stack[0], 0xa5);
+  printf("stack margin %u\n", margin);
   tband_stop_streaming();
   tband_valmarker(2, 4); /* stopped: not recorded */
 

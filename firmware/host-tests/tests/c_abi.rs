@@ -69,7 +69,7 @@ fn streaming_c_program_trace_decodes_exactly() {
         "streaming,isr,markers,freertos,metadata-buf",
         &[("TBAND_MAX_STR_LEN", "20"), ("TBAND_DROP_CNT_EVERY", "0")],
     );
-    assert_eq!(stdout, "dropped 1\n");
+    assert_eq!(stdout, "stack margin 240\ndropped 1\n");
     assert_eq!(
         listing,
         [
@@ -98,6 +98,12 @@ fn streaming_c_program_trace_decodes_exactly() {
             "@14 queue_send queue_id=1 len_after=1",
             "@15 queue_receive queue_id=1 len_after=0",
             "@16 task_valmarker valmarker_id=1 val=1000000",
+            "heap_name heap_id=0 total_size=65536 name=sram",
+            "@17 heap_alloc heap_id=0 addr=4294967312 size=48",
+            "@18 heap_alloc heap_id=0 addr=0 size=1048576",
+            "@19 heap_free heap_id=0 addr=4294967312 size=48",
+            "task_stack_size task_id=1 size=256",
+            "@20 task_stack_free task_id=1 free=240",
         ]
     );
 }

@@ -13,8 +13,14 @@
 //! own spins); the notifications the `counter` task was given and took,
 //! the sets and clears of the event group, the expiries of the software
 //! timer are the application's counts, and the stream buffer's level after
-//! every send and receive is the one the application read; every canned
-//! report and the Perfetto export run on it.
+//! every send and receive is the one the application read; the heap events
+//! of the application's `heap_user` task are the allocations (one failing
+//! on purpose) and frees it recorded, with the sizes heap_4 counted, the
+//! peak of bytes in use from all heap events is the kernel's low mark of
+//! free bytes, the blocks never freed are the ones it leaked and those the
+//! kernel keeps (none leaked in the build without leaks), every task's
+//! stack size is recorded and its last stack margin is the kernel's
+//! high-water mark; every canned report and the Perfetto export run on it.
 //!
 //! The kernel is found through `FREERTOS_KERNEL_PATH`; the Cortex-M3 build
 //! also needs `arm-none-eabi-gcc` with newlib, `qemu-system-arm` and the
@@ -30,8 +36,10 @@ use tband_capture::record::Limits;
 use tband_capture::source::Source;
 use tband_host_tests::qemu::{free_port, spawn_listening};
 use tband_host_tests::run;
-use tband_model::{EventGroupOpKind, Model, NotificationOp, TimerOpKind};
-use tband_trace::{OpenOptions, Trace};
+use tband_model::{
+    Actor, ArgValue, EventGroupOpKind, EventRow, Model, NotificationOp, TimerOpKind,
+};
+use tband_trace::{OpenOptions, Source as TraceSource, Trace};
 
 const SECONDS: &str = "3";
 
@@ -134,7 +142,20 @@ fn build_library(
 /// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`,
 /// with the further `variables`.
 fn make(port: &str, dir: &Path, kernel: &Path, library: &Path, variables: &[&str]) {
+    make_with(port, dir, kernel, library, variables, "");
+}
+
+/// [`make`] with `cppflags` added to the build's (`CPPFLAGS`).
+fn make_with(
+    port: &str,
+    dir: &Path,
+    kernel: &Path,
+    library: &Path,
+    variables: &[&str],
+    cppflags: &str,
+) {
     run(Command::new("make")
+        .env("CPPFLAGS", cppflags)
         .arg("--silent")
         .arg("-C")
         .arg(repo().join("firmware/freertos").join(port))
@@ -154,6 +175,36 @@ struct Truth {
     /// The stream buffer's bytes after each send and receive, in order.
     stream_levels: Vec<u32>,
     counts: BTreeMap<String, u64>,
+    /// configTOTAL_HEAP_SIZE, the heap's free bytes before anything was
+    /// allocated, its fewest free bytes ever.
+    heap_total: u64,
+    heap_free_at_start: u64,
+    heap_min_free: u64,
+    /// heap_user's allocations and frees, in order.
+    heap_ops: Vec<TruthHeapOp>,
+    /// (address, size, task) of every block left allocated for good.
+    leaks: Vec<(u64, u64, String)>,
+    /// Bytes of each task's stack as created.
+    stack_bytes: u64,
+    /// (task name, its stack high-water mark in bytes) at the end, of every
+    /// task but the one that ended the run.
+    stack_free: Vec<(String, u64)>,
+}
+
+/// An allocation or free of the application's task, with the size the
+/// heap counted (the change of its free bytes).
+#[derive(Debug)]
+enum TruthHeapOp {
+    /// Address 0 (and size 0): the allocation failed.
+    Alloc {
+        addr: u64,
+        asked: u64,
+        size: u64,
+    },
+    Free {
+        addr: u64,
+        size: u64,
+    },
 }
 
 impl Truth {
@@ -177,6 +228,23 @@ impl Truth {
                 "count" => {
                     truth.counts.insert(words[1].into(), number(2));
                 }
+                "heap_total" => truth.heap_total = number(1),
+                "heap_free_at_start" => truth.heap_free_at_start = number(1),
+                "heap_min_free" => truth.heap_min_free = number(1),
+                "heap_alloc" => truth.heap_ops.push(TruthHeapOp::Alloc {
+                    addr: number(1),
+                    asked: number(2),
+                    size: number(3),
+                }),
+                "heap_free" => truth.heap_ops.push(TruthHeapOp::Free {
+                    addr: number(1),
+                    size: number(2),
+                }),
+                "heap_leak" => truth
+                    .leaks
+                    .push((number(1), number(2), words[3..].join(" "))),
+                "stack_bytes" => truth.stack_bytes = number(1),
+                "stack_free" => truth.stack_free.push((words[2..].join(" "), number(1))),
                 _ => panic!("unknown line in {}: {line}", path.display()),
             }
         }
@@ -188,12 +256,12 @@ impl Truth {
     }
 }
 
-/// Builds the POSIX example and runs it; returns its folder (with
-/// `trace.bin` and `truth.txt`).
-fn record_posix(kernel: &Path) -> PathBuf {
-    let dir = own_dir("freertos-posix");
+/// Builds the POSIX example into `name` with `cppflags` and runs it;
+/// returns its folder (with `trace.bin` and `truth.txt`).
+fn record_posix(kernel: &Path, name: &str, cppflags: &str) -> PathBuf {
+    let dir = own_dir(name);
     let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
-    make("posix", &dir, kernel, &library, &[]);
+    make_with("posix", &dir, kernel, &library, &[], cppflags);
     run(Command::new(dir.join("freertos-posix"))
         .arg(dir.join("trace.bin"))
         .arg(dir.join("truth.txt"))
@@ -468,6 +536,202 @@ fn check_objects(model: &Model, truth: &Truth) {
     assert_eq!(expiries.count() as u64, truth.count("timer_expiries"));
 }
 
+/// A heap event of the trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum HeapOp {
+    Alloc,
+    Free,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct HeapEvent {
+    /// The task that ran, `None` before the scheduler started.
+    task: Option<u32>,
+    op: HeapOp,
+    addr: u64,
+    size: u64,
+}
+
+/// The memory events of a trace, as recorded.
+#[derive(Default)]
+struct MemoryEvents {
+    /// (heap id, total size, name).
+    heap_names: Vec<(u64, u64, String)>,
+    heap: Vec<HeapEvent>,
+    stack_sizes: BTreeMap<u32, u64>,
+    /// Every `task_stack_free` of each task, in order.
+    stack_frees: BTreeMap<u32, Vec<u64>>,
+}
+
+impl MemoryEvents {
+    fn take(&mut self, row: &EventRow<'_>) {
+        let int = |name: &str| -> u64 {
+            match row.args.iter().find(|(n, _)| *n == name) {
+                Some((_, ArgValue::UInt(v))) => *v,
+                other => panic!("{}: {name} is {other:?}", row.name),
+            }
+        };
+        let task = match row.actor {
+            Some(Actor::Task(id)) => Some(id),
+            _ => None,
+        };
+        let heap_event = |op| HeapEvent {
+            task,
+            op,
+            addr: int("addr"),
+            size: int("size"),
+        };
+        match row.name {
+            "heap_name" => {
+                let name = match row.args.iter().find(|(n, _)| *n == "name") {
+                    Some((_, ArgValue::Str(s))) => String::from_utf8_lossy(s).into_owned(),
+                    other => panic!("heap_name: name is {other:?}"),
+                };
+                (self.heap_names).push((int("heap_id"), int("total_size"), name));
+            }
+            "heap_alloc" => self.heap.push(heap_event(HeapOp::Alloc)),
+            "heap_free" => self.heap.push(heap_event(HeapOp::Free)),
+            "task_stack_size" => {
+                self.stack_sizes.insert(int("task_id") as u32, int("size"));
+            }
+            "task_stack_free" => (self.stack_frees.entry(int("task_id") as u32))
+                .or_default()
+                .push(int("free")),
+            _ => {}
+        }
+    }
+}
+
+/// The id of the last task named `name`.
+fn task_id(model: &Model, name: &str) -> u32 {
+    let task = model.tasks.iter().rev().find(|t| t.name == name);
+    task.unwrap_or_else(|| panic!("no task {name}")).task_id
+}
+
+/// The heap events of the application's task against its record: each
+/// allocation (the failed one with address 0) and free in order, with the
+/// size the heap counted.
+fn check_heap_user(model: &Model, memory: &MemoryEvents, truth: &Truth) {
+    let heap_user = task_id(model, "heap_user");
+    let traced: Vec<&HeapEvent> = (memory.heap.iter())
+        .filter(|e| e.task == Some(heap_user))
+        .collect();
+    assert_eq!(
+        traced.len(),
+        truth.heap_ops.len(),
+        "heap_user's heap events"
+    );
+    for (i, (event, op)) in traced.iter().zip(&truth.heap_ops).enumerate() {
+        let matches = match *op {
+            TruthHeapOp::Alloc { addr: 0, asked, .. } => {
+                event.op == HeapOp::Alloc && event.addr == 0 && event.size >= asked
+            }
+            TruthHeapOp::Alloc { addr, size, .. } => {
+                event.op == HeapOp::Alloc && event.addr == addr && event.size == size
+            }
+            TruthHeapOp::Free { addr, size } => {
+                event.op == HeapOp::Free && event.addr == addr && event.size == size
+            }
+        };
+        assert!(
+            matches,
+            "heap event {i}: {event:?} in the trace, {op:?} recorded"
+        );
+    }
+    let failed = traced
+        .iter()
+        .filter(|e| e.op == HeapOp::Alloc && e.addr == 0);
+    assert_eq!(failed.count(), 1, "the failed allocation");
+}
+
+/// The peak of bytes in use from every heap event equals the kernel's own
+/// low mark of free bytes, and the blocks never freed are the leaked ones
+/// and those the kernel keeps: each object and task `app_create` made
+/// before the scheduler started (a task has its stack and its TCB), the
+/// idle and timer tasks and the timer queue.
+fn check_heap(model: &Model, memory: &MemoryEvents, truth: &Truth) {
+    assert_eq!(
+        memory.heap_names,
+        [(0, truth.heap_total, "FreeRTOS heap".to_string())]
+    );
+    let mut in_use = 0;
+    let mut peak = 0;
+    let mut live: BTreeMap<u64, HeapEvent> = BTreeMap::new();
+    for event in &memory.heap {
+        match event.op {
+            HeapOp::Alloc if event.addr == 0 => {}
+            HeapOp::Alloc => {
+                in_use += event.size;
+                peak = peak.max(in_use);
+                let before = live.insert(event.addr, *event);
+                assert!(before.is_none(), "{event:?}: the block is in use");
+            }
+            HeapOp::Free => {
+                let allocated = live.remove(&event.addr);
+                let allocated = allocated.unwrap_or_else(|| panic!("{event:?}: never allocated"));
+                assert_eq!(event.size, allocated.size, "{event:?}: its size");
+                in_use -= event.size;
+            }
+        }
+    }
+    // The heap keeps the rest of configTOTAL_HEAP_SIZE for itself (its
+    // start aligned, its end marker).
+    assert!(truth.heap_free_at_start <= truth.heap_total);
+    assert_eq!(peak, truth.heap_free_at_start - truth.heap_min_free, "peak");
+
+    let names: BTreeMap<u32, &str> = (model.tasks.iter())
+        .map(|t| (t.task_id, t.name.as_str()))
+        .collect();
+    let leaked: Vec<(u64, u64, String)> = (live.values())
+        .filter_map(|e| Some((e.addr, e.size, names[&e.task?].to_string())))
+        .collect();
+    let mut expected = truth.leaks.clone();
+    expected.sort();
+    assert_eq!(
+        leaked, expected,
+        "blocks allocated by tasks and never freed"
+    );
+    let tasks_before_start = (truth.tasks.iter())
+        .filter(|(name, _)| name != "worker")
+        .count()
+        + 2;
+    let objects = truth.levels.len() + ["progress", "bytes", "slot_timer", "TmrQ"].len();
+    let kept = live.values().filter(|e| e.task.is_none()).count();
+    assert_eq!(
+        kept,
+        2 * tasks_before_start + objects,
+        "blocks the kernel keeps"
+    );
+}
+
+/// Each task's stack size as created, and its last stack margin in the
+/// trace equals the high-water mark the application read at the end.
+fn check_stacks(model: &Model, memory: &MemoryEvents, truth: &Truth) {
+    assert!(!truth.stack_free.is_empty());
+    for task in &model.tasks {
+        let size = memory.stack_sizes.get(&task.task_id);
+        let size = *size.unwrap_or_else(|| panic!("{}: no stack size", task.name));
+        // The kernel aligns the stack's top down, by less than 8 bytes.
+        assert!(
+            size <= truth.stack_bytes && size + 8 > truth.stack_bytes,
+            "{}: stack of {size} bytes",
+            task.name
+        );
+        if let Some(frees) = memory.stack_frees.get(&task.task_id) {
+            assert!(
+                frees.windows(2).all(|w| w[1] < w[0]),
+                "{}: {frees:?}",
+                task.name
+            );
+            assert!(frees[0] <= size);
+        }
+    }
+    for (name, high_water_mark) in &truth.stack_free {
+        let frees = &memory.stack_frees[&task_id(model, name)];
+        assert_eq!(frees.last(), Some(high_water_mark), "{name}: stack margin");
+    }
+}
+
 /// Every check of the module comment on the trace in `dir`; `isrs` are
 /// the names of the ISRs the build traces. The busy task's load is checked
 /// against the kernel's run-time statistics and, where `spins_are_run_time`,
@@ -480,7 +744,10 @@ fn check_recording(dir: &Path, isrs: &[&str], spins_are_run_time: bool) {
     let stats = decode_stats(&trace, &dir.join("stats.txt"));
     assert!(stats.contains(", 0 invalid,"), "{stats}");
 
-    let model = Trace::open(&[path_arg(&trace)], &OpenOptions::default())
+    let mut memory = MemoryEvents::default();
+    let options = OpenOptions::default();
+    let source = TraceSource::open(&[path_arg(&trace)], &options).unwrap();
+    let model = Trace::build_with_events(source, &options, &mut |row| memory.take(row))
         .unwrap()
         .model;
     assert_eq!(model.cores.len(), 1);
@@ -529,6 +796,9 @@ fn check_recording(dir: &Path, isrs: &[&str], spins_are_run_time: bool) {
     perfetto(&trace, &dir.join("trace.pftrace"));
 
     check_objects(&model, &truth);
+    check_heap_user(&model, &memory, &truth);
+    check_heap(&model, &memory, &truth);
+    check_stacks(&model, &memory, &truth);
     assert!(truth.count("notifications_given") > 0);
     assert_eq!(
         truth.count("notifications_given"),
@@ -548,7 +818,20 @@ fn posix_port_trace_matches_the_applications_record() {
         return;
     };
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    check_recording(&record_posix(&kernel), &["tick"], false);
+    let dir = record_posix(&kernel, "freertos-posix", "");
+    check_recording(&dir, &["tick"], false);
+    assert_eq!(Truth::read(&dir.join("truth.txt")).leaks.len(), 4);
+}
+
+#[test]
+fn posix_port_without_leaks_frees_every_block_its_tasks_allocate() {
+    let Some(kernel) = needs(kernel()) else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let dir = record_posix(&kernel, "freertos-posix-no-leaks", "-DAPP_HEAP_LEAKS=0");
+    check_recording(&dir, &["tick"], false);
+    assert!(Truth::read(&dir.join("truth.txt")).leaks.is_empty());
 }
 
 /// The kernel, if the Cortex-M3 build and QEMU can run here.

@@ -1,6 +1,9 @@
 //! Builds the QEMU example firmware (`firmware/qemu-cortex-m3`) for
 //! thumbv7m-none-eabi, runs it on QEMU's lm3s6965evb and checks the trace it
-//! writes by semihosting: SysTick enter/exit pairs, names, time order.
+//! writes by semihosting: SysTick enter/exit pairs, names, time order, and
+//! the allocations, failed allocations, frees and peak of bytes in use of
+//! its global allocator (`tband::TracedAlloc`) against the counts it
+//! printed.
 //! Without qemu-system-arm or the rustup target the test says why and
 //! passes, unless TBAND_REQUIRE_QEMU=1.
 
@@ -8,15 +11,17 @@ use tband::EventKind;
 use tband_host_tests::qemu::{self, build_firmware};
 use tband_host_tests::{decode, run, Frame};
 
-/// Builds and runs the firmware; returns the trace it wrote.
-fn record_qemu_trace() -> Vec<u8> {
+/// Builds and runs the firmware; returns the trace it wrote and what it
+/// printed.
+fn record_qemu_trace() -> (Vec<u8>, String) {
     let elf = build_firmware("snapshot");
     let work = elf.with_file_name("run");
     std::fs::create_dir_all(&work).unwrap();
     let trace = work.join("trace.bin");
     let _ = std::fs::remove_file(&trace);
-    run(qemu::qemu().current_dir(&work).arg("-kernel").arg(&elf));
-    std::fs::read(&trace).expect("the firmware writes trace.bin")
+    let out = run(qemu::qemu().current_dir(&work).arg("-kernel").arg(&elf));
+    let trace = std::fs::read(&trace).expect("the firmware writes trace.bin");
+    (trace, String::from_utf8(out.stdout).unwrap())
 }
 
 fn names(frames: &[Frame], kind: EventKind) -> Vec<String> {
@@ -32,8 +37,9 @@ fn firmware_trace_in_qemu() {
     if !qemu::tools_present() {
         return;
     }
-    let bytes = record_qemu_trace();
+    let (bytes, printed) = record_qemu_trace();
     let frames = decode(&bytes, 0).expect("every frame decodes");
+    check_heap(&frames, &printed);
     assert_eq!(
         names(&frames, EventKind::IsrName),
         ["isr_id=15 name=SysTick"]
@@ -90,4 +96,59 @@ fn firmware_trace_in_qemu() {
     }
     let values = names(&frames, EventKind::Valmarker);
     assert!(values.len() > 10);
+}
+
+/// The value of `name=` among a frame's fields.
+fn field(frame: &Frame, name: &str) -> u64 {
+    let prefix = format!("{name}=");
+    let value = frame
+        .fields
+        .split(' ')
+        .find_map(|f| f.strip_prefix(&prefix));
+    value
+        .unwrap_or_else(|| panic!("{frame:?}: no {name}"))
+        .parse()
+        .unwrap()
+}
+
+/// The heap events against the firmware's line `heap: allocations=N
+/// failed=N frees=N peak=N in_use=N heap_used_at_peak=N`.
+fn check_heap(frames: &[Frame], printed: &str) {
+    let line = printed.lines().find_map(|l| l.strip_prefix("heap: "));
+    let counts: Vec<(&str, u64)> = line
+        .expect("the firmware prints its heap counts")
+        .split(' ')
+        .map(|pair| {
+            let (name, value) = pair.split_once('=').unwrap();
+            (name, value.parse().unwrap())
+        })
+        .collect();
+    let count = |name: &str| counts.iter().find(|(n, _)| *n == name).unwrap().1;
+    assert_eq!(
+        names(frames, EventKind::HeapName),
+        ["heap_id=1 total_size=1024 name=heap"]
+    );
+    let mut traced = [0u64; 3];
+    let (mut in_use, mut peak) = (0, 0);
+    for frame in frames {
+        match frame.kind {
+            EventKind::HeapAlloc if field(frame, "addr") == 0 => traced[1] += 1,
+            EventKind::HeapAlloc => {
+                traced[0] += 1;
+                in_use += field(frame, "size");
+                peak = peak.max(in_use);
+            }
+            EventKind::HeapFree => {
+                traced[2] += 1;
+                in_use -= field(frame, "size");
+            }
+            _ => {}
+        }
+    }
+    let counted = [count("allocations"), count("failed"), count("frees")];
+    assert_eq!(traced, counted, "allocations, failed, frees");
+    assert!(counted[1] > 0);
+    assert_eq!(peak, count("peak"));
+    assert_eq!(peak, count("heap_used_at_peak"), "the heap's own count");
+    assert_eq!(in_use, count("in_use"));
 }

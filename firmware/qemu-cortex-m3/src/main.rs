@@ -1,7 +1,8 @@
 //! A small cooperative firmware on QEMU's lm3s6965evb (Cortex-M3): two
 //! tasks take turns in a loop while SysTick interrupts every millisecond.
 //! tband records the interrupts (as an ISR), each task's turns (event
-//! marker spans), an instant per tick seen, and a counter (value marker).
+//! marker spans), an instant per tick seen, a counter (value marker), and
+//! the allocations and frees of its global allocator at start (`heap`).
 //! The cargo feature picks how the trace leaves the target (see
 //! `transport`): a snapshot written to `trace.bin` by semihosting (the
 //! default), or a stream over UART0 or an RTT channel, after which the
@@ -10,14 +11,19 @@
 #![no_main]
 
 #[cfg(not(any(feature = "snapshot", feature = "stream-uart", feature = "stream-rtt")))]
-compile_error!("choose how the trace leaves the target: feature snapshot, stream-uart or stream-rtt");
+compile_error!(
+    "choose how the trace leaves the target: feature snapshot, stream-uart or stream-rtt"
+);
 
+#[cfg(any(feature = "stream-uart", feature = "stream-rtt"))]
+mod stream;
 #[cfg_attr(feature = "snapshot", path = "snapshot.rs")]
 #[cfg_attr(feature = "stream-uart", path = "uart.rs")]
 #[cfg_attr(feature = "stream-rtt", path = "rtt.rs")]
 mod transport;
-#[cfg(any(feature = "stream-uart", feature = "stream-rtt"))]
-mod stream;
+
+extern crate alloc;
+mod heap;
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
@@ -117,6 +123,7 @@ fn main() -> ! {
     tband::evtmarker_name(MARKER_TASK_B, "task_b");
     tband::evtmarker_name(MARKER_TICK, "tick_seen");
     tband::valmarker_name(VALUE_COUNTER, "counter");
+    heap::set_up();
 
     cp.SYST.set_clock_source(SystClkSource::Core);
     cp.SYST.set_reload(RELOAD);
@@ -124,6 +131,7 @@ fn main() -> ! {
     transport::start();
     cp.SYST.enable_interrupt();
     cp.SYST.enable_counter();
+    heap::exercise();
 
     let mut counts = Counts::default();
     let mut counter: i64 = 0;
