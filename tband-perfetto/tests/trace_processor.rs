@@ -408,6 +408,18 @@ fn expected(model: &Model) -> Tables {
         let end = (!h.truncated).then_some(h.end_ns);
         slices.push((track, h.start_ns, end, holder.into(), "0".into()));
     }
+    let heap_name = |heap_id: u32| model.memory.heap(heap_id).map_or("", |h| h.name.as_str());
+    for b in &model.memory.blocks {
+        let track = group_track(heap_name(b.heap_id), &format!("block {}", b.lane));
+        let open = b.truncated && b.end_ns >= trace_end;
+        let end = (!open).then_some(b.end_ns);
+        let name = format!("{} B at {:#x}", b.size, b.addr);
+        slices.push((track, b.start_ns, end, name, "0".into()));
+    }
+    for f in &model.memory.failed_allocations {
+        let track = group_track(heap_name(f.heap_id), "failed allocations");
+        instants.push((track, f.ts_ns, format!("{} B", f.size)));
+    }
     // Regions that overlap are on tracks of their own, at depths not compared.
     for a in &model.anomalies {
         let track = group_track("", "Trace health");
@@ -459,6 +471,19 @@ fn expected(model: &Model) -> Tables {
             v.ts_ns,
             v.value as f64 as i64,
         ));
+    }
+    for l in &model.memory.heap_levels {
+        let track = group_track(heap_name(l.heap_id), "in use");
+        points.push((track, l.ts_ns, l.bytes_in_use as i64));
+    }
+    for m in &model.memory.stack_margins {
+        let track = match model.task(m.task_id) {
+            Some(task) if task.kind == TaskKind::Idle => {
+                group_track("Memory", &format!("{} stack free", task.name))
+            }
+            _ => thread_track(m.task_id, "stack free"),
+        };
+        points.push((track, m.ts_ns, m.free_bytes.into()));
     }
     for ((owner, group, track), ts, value) in points {
         if kept(ts, &mut dropped.track) {

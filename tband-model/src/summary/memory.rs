@@ -43,11 +43,12 @@ pub(super) fn write(out: &mut impl Write, m: &Model) -> io::Result<()> {
                 format_ns(heap.peak_ns)
             ),
         };
+        let count = blocks().count();
+        let plural = if count == 1 { "" } else { "s" };
         writeln!(
             out,
-            "  {:<28} {peak}; {} blocks, {live_blocks} live at the end ({live_bytes} B); {failed} failed",
+            "  {:<28} {peak}; {count} block{plural}, {live_blocks} live at the end ({live_bytes} B); {failed} failed",
             truncate(&heap.name, 28),
-            blocks().count(),
         )?;
     }
     let mut fewest: Vec<(u32, u32, u64)> = Vec::new();
