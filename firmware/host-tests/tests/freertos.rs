@@ -16,7 +16,7 @@
 //! every send and receive is the one the application read; the heap events
 //! of the application's `heap_user` task are the allocations (one failing
 //! on purpose) and frees it recorded, with the sizes heap_4 counted, the
-//! peak of bytes in use from all heap events is the kernel's low mark of
+//! model's peak of bytes in use is the kernel's low mark of
 //! free bytes, the blocks never freed are the ones it leaked and those the
 //! kernel keeps (none leaked in the build without leaks), every task's
 //! stack size is recorded and its last stack margin is the kernel's
@@ -552,15 +552,10 @@ struct HeapEvent {
     size: u64,
 }
 
-/// The memory events of a trace, as recorded.
+/// The heap events of a trace, as recorded.
 #[derive(Default)]
 struct MemoryEvents {
-    /// (heap id, total size, name).
-    heap_names: Vec<(u64, u64, String)>,
     heap: Vec<HeapEvent>,
-    stack_sizes: BTreeMap<u32, u64>,
-    /// Every `task_stack_free` of each task, in order.
-    stack_frees: BTreeMap<u32, Vec<u64>>,
 }
 
 impl MemoryEvents {
@@ -582,21 +577,8 @@ impl MemoryEvents {
             size: int("size"),
         };
         match row.name {
-            "heap_name" => {
-                let name = match row.args.iter().find(|(n, _)| *n == "name") {
-                    Some((_, ArgValue::Str(s))) => String::from_utf8_lossy(s).into_owned(),
-                    other => panic!("heap_name: name is {other:?}"),
-                };
-                (self.heap_names).push((int("heap_id"), int("total_size"), name));
-            }
             "heap_alloc" => self.heap.push(heap_event(HeapOp::Alloc)),
             "heap_free" => self.heap.push(heap_event(HeapOp::Free)),
-            "task_stack_size" => {
-                self.stack_sizes.insert(int("task_id") as u32, int("size"));
-            }
-            "task_stack_free" => (self.stack_frees.entry(int("task_id") as u32))
-                .or_default()
-                .push(int("free")),
             _ => {}
         }
     }
@@ -644,47 +626,38 @@ fn check_heap_user(model: &Model, memory: &MemoryEvents, truth: &Truth) {
     assert_eq!(failed.count(), 1, "the failed allocation");
 }
 
-/// The peak of bytes in use from every heap event equals the kernel's own
-/// low mark of free bytes, and the blocks never freed are the leaked ones
-/// and those the kernel keeps: each object and task `app_create` made
-/// before the scheduler started (a task has its stack and its TCB), the
-/// idle and timer tasks and the timer queue.
-fn check_heap(model: &Model, memory: &MemoryEvents, truth: &Truth) {
-    assert_eq!(
-        memory.heap_names,
-        [(0, truth.heap_total, "FreeRTOS heap".to_string())]
-    );
-    let mut in_use = 0;
-    let mut peak = 0;
-    let mut live: BTreeMap<u64, HeapEvent> = BTreeMap::new();
-    for event in &memory.heap {
-        match event.op {
-            HeapOp::Alloc if event.addr == 0 => {}
-            HeapOp::Alloc => {
-                in_use += event.size;
-                peak = peak.max(in_use);
-                let before = live.insert(event.addr, *event);
-                assert!(before.is_none(), "{event:?}: the block is in use");
-            }
-            HeapOp::Free => {
-                let allocated = live.remove(&event.addr);
-                let allocated = allocated.unwrap_or_else(|| panic!("{event:?}: never allocated"));
-                assert_eq!(event.size, allocated.size, "{event:?}: its size");
-                in_use -= event.size;
-            }
-        }
-    }
+/// The model's heap: its peak of bytes in use equals the kernel's own low
+/// mark of free bytes, and the blocks never freed are the leaked ones and
+/// those the kernel keeps: each object and task `app_create` made before
+/// the scheduler started (a task has its stack and its TCB), the idle and
+/// timer tasks and the timer queue.
+fn check_heap(model: &Model, truth: &Truth) {
+    let memory = &model.memory;
+    let heaps: Vec<_> = (memory.heaps.iter())
+        .map(|h| (h.heap_id, h.total_size.map(u64::from), h.name.as_str()))
+        .collect();
+    assert_eq!(heaps, [(0, Some(truth.heap_total), "FreeRTOS heap")]);
     // The heap keeps the rest of configTOTAL_HEAP_SIZE for itself (its
     // start aligned, its end marker).
     assert!(truth.heap_free_at_start <= truth.heap_total);
-    assert_eq!(peak, truth.heap_free_at_start - truth.heap_min_free, "peak");
+    assert_eq!(
+        memory.heaps[0].peak_bytes,
+        truth.heap_free_at_start - truth.heap_min_free,
+        "peak"
+    );
+    assert!(
+        memory.failed_allocations.len() == 1,
+        "the failed allocation"
+    );
 
-    let names: BTreeMap<u32, &str> = (model.tasks.iter())
-        .map(|t| (t.task_id, t.name.as_str()))
+    let live = || memory.blocks.iter().filter(|b| b.truncated);
+    let mut leaked: Vec<(u64, u64, String)> = live()
+        .filter_map(|b| match b.allocated_by? {
+            Actor::Task(task) => Some((b.addr, b.size.into(), model.task(task)?.name.clone())),
+            Actor::Isr(_) => None,
+        })
         .collect();
-    let leaked: Vec<(u64, u64, String)> = (live.values())
-        .filter_map(|e| Some((e.addr, e.size, names[&e.task?].to_string())))
-        .collect();
+    leaked.sort();
     let mut expected = truth.leaks.clone();
     expected.sort();
     assert_eq!(
@@ -696,7 +669,7 @@ fn check_heap(model: &Model, memory: &MemoryEvents, truth: &Truth) {
         .count()
         + 2;
     let objects = truth.levels.len() + ["progress", "bytes", "slot_timer", "TmrQ"].len();
-    let kept = live.values().filter(|e| e.task.is_none()).count();
+    let kept = live().filter(|b| b.allocated_by.is_none()).count();
     assert_eq!(
         kept,
         2 * tasks_before_start + objects,
@@ -705,29 +678,34 @@ fn check_heap(model: &Model, memory: &MemoryEvents, truth: &Truth) {
 }
 
 /// Each task's stack size as created, and its last stack margin in the
-/// trace equals the high-water mark the application read at the end.
-fn check_stacks(model: &Model, memory: &MemoryEvents, truth: &Truth) {
+/// model equals the high-water mark the application read at the end.
+fn check_stacks(model: &Model, truth: &Truth) {
     assert!(!truth.stack_free.is_empty());
+    let margins = |task_id: u32| -> Vec<u64> {
+        (model.memory.stack_margins.iter())
+            .filter(|m| m.task_id == task_id)
+            .map(|m| m.free_bytes.into())
+            .collect()
+    };
     for task in &model.tasks {
-        let size = memory.stack_sizes.get(&task.task_id);
-        let size = *size.unwrap_or_else(|| panic!("{}: no stack size", task.name));
+        let size = task.stack_size.map(u64::from);
+        let size = size.unwrap_or_else(|| panic!("{}: no stack size", task.name));
         // The kernel aligns the stack's top down, by less than 8 bytes.
         assert!(
             size <= truth.stack_bytes && size + 8 > truth.stack_bytes,
             "{}: stack of {size} bytes",
             task.name
         );
-        if let Some(frees) = memory.stack_frees.get(&task.task_id) {
-            assert!(
-                frees.windows(2).all(|w| w[1] < w[0]),
-                "{}: {frees:?}",
-                task.name
-            );
-            assert!(frees[0] <= size);
-        }
+        let frees = margins(task.task_id);
+        assert!(
+            frees.windows(2).all(|w| w[1] < w[0]),
+            "{}: {frees:?}",
+            task.name
+        );
+        assert!(frees.first().is_none_or(|&f| f <= size));
     }
     for (name, high_water_mark) in &truth.stack_free {
-        let frees = &memory.stack_frees[&task_id(model, name)];
+        let frees = margins(task_id(model, name));
         assert_eq!(frees.last(), Some(high_water_mark), "{name}: stack margin");
     }
 }
@@ -797,8 +775,8 @@ fn check_recording(dir: &Path, isrs: &[&str], spins_are_run_time: bool) {
 
     check_objects(&model, &truth);
     check_heap_user(&model, &memory, &truth);
-    check_heap(&model, &memory, &truth);
-    check_stacks(&model, &memory, &truth);
+    check_heap(&model, &truth);
+    check_stacks(&model, &truth);
     assert!(truth.count("notifications_given") > 0);
     assert_eq!(
         truth.count("notifications_given"),
