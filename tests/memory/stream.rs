@@ -20,6 +20,8 @@
 //! at the end. The producer's stack (512 B) falls to 300 then 240 bytes
 //! free, the consumer's (1024 B) to 700.
 
+#![allow(dead_code)] // each crate's test uses a part of it
+
 use tband::Event;
 
 pub const PEAK_BYTES: u64 = 288;
