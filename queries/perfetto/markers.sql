@@ -3,7 +3,8 @@
 -- Marker tracks are named after their marker; task-local ones sit under the
 -- task's thread, global ones in the "Markers" group. Instants count as spans
 -- of 0 ns. A span that never ended (open: dur -1) is left out, and so are
--- the lanes of tracked objects (see object_lifetimes).
+-- the lanes of tracked objects (see object_lifetimes) and the block lanes
+-- and failed allocations of heaps (see heap_usage).
 --
 -- Columns:
 --   marker     the marker track's name
@@ -19,6 +20,6 @@ WHERE t.name NOT IN ('Wait reason', 'Trace health')
   AND s.dur >= 0
   AND NOT EXISTS (SELECT 1 FROM track g WHERE g.id = t.parent_id AND g.name = 'Mutex holders')
   AND NOT EXISTS (SELECT 1 FROM track g JOIN track o ON o.id = g.parent_id
-                  WHERE g.id = t.parent_id AND o.name = 'Objects')
+                  WHERE g.id = t.parent_id AND o.name IN ('Objects', 'Memory'))
 GROUP BY t.name, s.name
 ORDER BY total_ns DESC;
