@@ -5,8 +5,9 @@
 
 use tband_model::{FailedAllocation, Heap, HeapBlock, HeapLevel, StackMargin};
 
-use super::Value;
-use super::{actor_isr, actor_task, dur, duration, int, text, Column, Context, Each, ModelTable};
+use super::{
+    actor_isr, actor_task, dur, duration, int, text, Column, Context, Each, ModelTable, Value,
+};
 use crate::rows::RowSource;
 
 pub struct Heaps;
