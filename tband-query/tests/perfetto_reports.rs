@@ -3,7 +3,7 @@
 //! on the `.pftrace` export) on each recording of `tests/corpus/` and
 //! `samples/`, on the Zephyr network-buffer trace the lifetime tests write
 //! and on the trace of the memory stream (`tests/memory/stream.rs`, with
-//! an idle task's stack besides), and
+//! an idle task's stack and an ISR's allocation besides), and
 //! compares them row by row: the same columns, in the same order, and the
 //! same rows (sorted; numbers compared as numbers, so that `4.02` and
 //! `4.020000` are one value).
@@ -188,8 +188,10 @@ fn perfetto_tables(shell: &std::path::Path, pftrace: &std::path::Path) -> Vec<Ta
         .collect()
 }
 
-/// The memory stream with an idle task's stack besides: the export draws
-/// it apart from the other tasks' stacks, as an idle task has no thread.
+/// The memory stream with an idle task's stack besides (the export draws
+/// it apart from the other tasks' stacks, as an idle task has no thread)
+/// and, at its end, an ISR's allocation never freed that makes a new peak:
+/// who allocated is found from the ISR's slice then.
 fn memory_events() -> Vec<(u64, Event<'static>)> {
     let mut events = stream::events();
     let first_timed = events.iter().position(|(ts, _)| *ts > 0).unwrap();
@@ -217,13 +219,25 @@ fn memory_events() -> Vec<(u64, Event<'static>)> {
         ),
     ];
     events.splice(first_timed..first_timed, idle);
-    events.push((
-        21,
-        Event::TaskStackFree {
-            task_id: 3,
-            free: 180,
-        },
-    ));
+    events.extend([
+        (
+            21,
+            Event::TaskStackFree {
+                task_id: 3,
+                free: 180,
+            },
+        ),
+        (22, Event::IsrEnter { isr_id: 1 }),
+        (
+            23,
+            Event::HeapAlloc {
+                heap_id: 0,
+                addr: 0x2000_0400,
+                size: 512,
+            },
+        ),
+        (24, Event::IsrExit { isr_id: 1 }),
+    ]);
     events
 }
 
