@@ -3,8 +3,8 @@
 -- Marker tracks are named after their marker; task-local ones sit under the
 -- task's thread, global ones in the "Markers" group. Instants count as spans
 -- of 0 ns. A span that never ended (open: dur -1) is left out, and so are
--- the lanes of tracked objects (see object_lifetimes) and the heaps' tracks
--- (see heap_usage).
+-- the lanes of tracked objects (see object_lifetimes) and the block lanes
+-- and failed allocations of heaps (see heap_usage).
 --
 -- Columns:
 --   marker     the marker track's name

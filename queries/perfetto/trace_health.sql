@@ -39,8 +39,7 @@ WITH health AS (
   UNION ALL SELECT 5, 'open_isr_slices', (SELECT COUNT(*) FROM linux_hard_irqs WHERE dur < 0)
   UNION ALL SELECT 6, 'open_marker_spans', (SELECT COUNT(*) FROM open_slices
     WHERE track NOT IN ('Wait reason', 'Trace health') AND type NOT GLOB '*irq*'
-      AND COALESCE(parent, '') <> 'Mutex holders'
-      AND COALESCE(grandparent, '') NOT IN ('Objects', 'Memory'))
+      AND COALESCE(parent, '') <> 'Mutex holders' AND COALESCE(grandparent, '') NOT IN ('Objects', 'Memory'))
   UNION ALL SELECT 7, 'open_mutex_holds', (SELECT COUNT(*) FROM open_slices WHERE parent = 'Mutex holders')
 )
 SELECT kind, count, NULL AS pct FROM rows_ ORDER BY pos, kind;

@@ -77,9 +77,15 @@ const MARKER_TRACKS: (&str, TrackMatch) = (r"(^| > )Markers > [^>]+$", TrackMatc
 const HEALTH_TRACK: (&str, TrackMatch) = (r"^Trace health$", TrackMatch::Name);
 /// The lanes and counters of each pool (`Objects > <kind> <pool> > ...`).
 const OBJECT_TRACKS: (&str, TrackMatch) = (r"(^| > )Objects > [^>]+ > [^>]+$", TrackMatch::Path);
+/// The tracks of each heap (`Memory > <heap> > ...`: in use, failed
+/// allocations, block lanes).
+const HEAP_TRACKS: (&str, TrackMatch) = (r"(^| > )Memory > [^>]+ > [^>]+$", TrackMatch::Path);
+/// Each task's stack margin (`stack free` under its thread, `<task> stack
+/// free` for an idle task).
+const STACK_TRACKS: (&str, TrackMatch) = (r"(^| )stack free$", TrackMatch::Name);
 
 /// Every report of `queries/perfetto/`.
-pub const REPORTS: [Report; 12] = [
+pub const REPORTS: [Report; 15] = [
     Report {
         name: "cpu_load",
         sql: include_str!("../../queries/perfetto/cpu_load.sql"),
@@ -151,6 +157,24 @@ pub const REPORTS: [Report; 12] = [
         sql: include_str!("../../queries/perfetto/pool_low_water.sql"),
         title: "tband: pool low-water",
         pins: &[OBJECT_TRACKS],
+    },
+    Report {
+        name: "heap_usage",
+        sql: include_str!("../../queries/perfetto/heap_usage.sql"),
+        title: "tband: heap usage",
+        pins: &[HEAP_TRACKS],
+    },
+    Report {
+        name: "heap_leaks",
+        sql: include_str!("../../queries/perfetto/heap_leaks.sql"),
+        title: "tband: heap leaks",
+        pins: &[HEAP_TRACKS, CPU_TRACKS],
+    },
+    Report {
+        name: "stack_margin",
+        sql: include_str!("../../queries/perfetto/stack_margin.sql"),
+        title: "tband: stack margin",
+        pins: &[STACK_TRACKS],
     },
 ];
 

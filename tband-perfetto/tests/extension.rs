@@ -7,10 +7,11 @@
 //! are the UI's stable automation commands with the arguments they take,
 //! the CORS headers the UI needs. Then the SQL modules are registered in
 //! `trace_processor_shell` as a package, as the UI registers them, and each
-//! macro's queries run on recordings of the corpus and on the Zephyr
+//! macro's queries run on recordings of the corpus, on the Zephyr
 //! network-buffer trace the lifetime tests write (the recordings track no
-//! objects): the rows its query tab shows must be the rows of its report
-//! file in `queries/perfetto/`.
+//! objects) and on the trace of the memory stream (nor do they have heaps):
+//! the rows its query tab shows must be the rows of its report file in
+//! `queries/perfetto/`.
 //!
 //! `tband-perfetto extension DIR` must write the bytes the server serves,
 //! and nothing else; the repository's `perfetto-extension/` (a GitHub
@@ -25,6 +26,8 @@ mod net_buf_trace;
 mod serving;
 #[path = "../../tests/trace_processor/shell.rs"]
 mod shell;
+#[path = "../../tests/memory/stream.rs"]
+mod stream;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -326,8 +329,14 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
         &[],
     );
 
+    let memory_bin = dir.join("memory.bin");
+    let stream = tband_decode::encode::encode_stream(&stream::events());
+    std::fs::write(&memory_bin, stream).unwrap();
+    let memory = dir.join("memory.pftrace");
+    common::convert(&[memory_bin.display().to_string()], &memory, &[]);
+
     let mut rows_shown = BTreeMap::<&str, usize>::new();
-    for trace in [&served_trace, &lossy, &net_buf] {
+    for trace in [&served_trace, &lossy, &net_buf, &memory] {
         for ((id, statements, tab), report) in served.macros.iter().zip(&report_of_macro) {
             let sql = format!("{}\n{tab}\n", statements.join("\n"));
             let output = run_with_package(&shell, &package, &sql, trace);
@@ -338,7 +347,7 @@ fn the_served_extension_follows_the_protocol_and_its_macros_show_the_reports() {
             *rows_shown.entry(id).or_default() += shown.lines().count() - 1;
         }
     }
-    println!("rows shown by each macro on the three traces: {rows_shown:?}");
+    println!("rows shown by each macro on the four traces: {rows_shown:?}");
     for (id, rows) in &rows_shown {
         assert!(*rows > 0, "{id} showed no rows on any trace");
     }

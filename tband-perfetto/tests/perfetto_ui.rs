@@ -37,7 +37,9 @@
 //! - `markers`: Perfetto has a row per marker track and message, and no
 //!   marker ids or value markers;
 //! - `object_lifetimes`, `pool_low_water`: no `pool_key`; `object_leaks`:
-//!   no object `name`.
+//!   no object `name`;
+//! - `heap_usage`: no heap `total_size`; `stack_margin`: no `stack_size`
+//!   and `used_pct`.
 //!
 //! Cells are compared as the UI's own export of a result writes them
 //! (Export, Download, Tab Separated Values): NULL as `null`, a real as
@@ -103,7 +105,8 @@ fn macro_order() -> Vec<usize> {
 /// The PerfettoSQL reports whose columns are those of the SQLite report of
 /// the same name, each with the SQLite rows it cannot give (named by their
 /// first field), as its header says.
-const SAME_AS_SQLITE: [(&str, &[&str]); 2] = [
+const SAME_AS_SQLITE: [(&str, &[&str]); 3] = [
+    ("heap_leaks", &[]),
     ("queue_levels", &[]),
     ("trace_health", &["events", "coverage"]),
 ];

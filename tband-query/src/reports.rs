@@ -61,6 +61,12 @@ pub const CANNED: &[(&str, &str)] = &[
         "pool_low_water",
         include_str!("../../queries/pool_low_water.sql"),
     ),
+    ("heap_usage", include_str!("../../queries/heap_usage.sql")),
+    ("heap_leaks", include_str!("../../queries/heap_leaks.sql")),
+    (
+        "stack_margin",
+        include_str!("../../queries/stack_margin.sql"),
+    ),
     (
         "ci/isr_budget",
         include_str!("../../queries/ci/isr_budget.sql"),
@@ -68,6 +74,14 @@ pub const CANNED: &[(&str, &str)] = &[
     (
         "ci/task_budget",
         include_str!("../../queries/ci/task_budget.sql"),
+    ),
+    (
+        "ci/stack_budget",
+        include_str!("../../queries/ci/stack_budget.sql"),
+    ),
+    (
+        "ci/heap_budget",
+        include_str!("../../queries/ci/heap_budget.sql"),
     ),
 ];
 
@@ -127,12 +141,32 @@ pub const FLEET: &[(&str, &str)] = &[
         include_str!("../../queries/fleet/pool_low_water.sql"),
     ),
     (
+        "heap_usage",
+        include_str!("../../queries/fleet/heap_usage.sql"),
+    ),
+    (
+        "heap_leaks",
+        include_str!("../../queries/fleet/heap_leaks.sql"),
+    ),
+    (
+        "stack_margin",
+        include_str!("../../queries/fleet/stack_margin.sql"),
+    ),
+    (
         "ci/isr_budget",
         include_str!("../../queries/fleet/ci/isr_budget.sql"),
     ),
     (
         "ci/task_budget",
         include_str!("../../queries/fleet/ci/task_budget.sql"),
+    ),
+    (
+        "ci/stack_budget",
+        include_str!("../../queries/fleet/ci/stack_budget.sql"),
+    ),
+    (
+        "ci/heap_budget",
+        include_str!("../../queries/fleet/ci/heap_budget.sql"),
     ),
 ];
 

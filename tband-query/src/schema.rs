@@ -255,6 +255,7 @@ mod tests {
                 "queue_ops",
                 "mutex_holds",
                 "object_lifetimes",
+                "heap_blocks",
                 "cpu_timeline"
             ]
         );

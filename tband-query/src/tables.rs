@@ -8,11 +8,14 @@
 //! [`Context`] it is read in (the model, for its strings and lookups).
 //! `events` has rows of its own ([`events`]).
 
+use tband_model::Actor;
+
 use crate::rows::{Cell, Context, Each, RowSink, RowSource};
 use crate::schema::{self, ColumnType, Stored, Table};
 
 mod events;
 mod markers;
+mod memory;
 mod queues;
 mod rtos_objects;
 mod tasks;
@@ -21,6 +24,7 @@ mod tracked;
 
 pub use events::{EventRows, Events};
 pub use markers::{MarkerInstants, MarkerSpans, MarkerValues, Markers};
+pub use memory::{FailedAllocations, HeapBlocks, HeapLevels, Heaps, StackMargins};
 pub use queues::{MutexHolds, QueueOps, Queues};
 pub use rtos_objects::{
     EventGroupOps, EventGroups, Notifications, StreamBufferOps, StreamBuffers, TimerOps, Timers,
@@ -61,6 +65,11 @@ pub static TABLES: &[&dyn Table] = &[
     &ObjectLifetimes,
     &ObjectMarks,
     &ObjectCounters,
+    &Heaps,
+    &HeapBlocks,
+    &HeapLevels,
+    &FailedAllocations,
+    &StackMargins,
     &CpuTimeline,
     &Events,
 ];
@@ -209,6 +218,22 @@ fn dur<'a>(start_ns: u64, end_ns: u64) -> Cell<'a> {
         Cell::Null
     } else {
         end_ns.saturating_sub(start_ns).into()
+    }
+}
+
+/// The task column of who did something (NULL for an ISR or when unknown).
+fn actor_task<'a>(actor: Option<Actor>) -> Cell<'a> {
+    match actor {
+        Some(Actor::Task(task)) => task.into(),
+        _ => Cell::Null,
+    }
+}
+
+/// The ISR column of who did something (NULL for a task or when unknown).
+fn actor_isr<'a>(actor: Option<Actor>) -> Cell<'a> {
+    match actor {
+        Some(Actor::Isr(isr)) => isr.isr_id.into(),
+        _ => Cell::Null,
     }
 }
 

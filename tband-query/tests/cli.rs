@@ -138,13 +138,13 @@ fn a_directory_runs_its_reports_in_name_order() {
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let headings: Vec<&str> = out.lines().filter(|l| l.starts_with("### ")).collect();
-    assert_eq!(headings.len(), 14, "{headings:?}");
+    assert_eq!(headings.len(), 17, "{headings:?}");
     assert!(
         headings[0].ends_with("queries/cpu_load.sql"),
         "{headings:?}"
     );
     assert!(
-        headings[13].ends_with("queries/wait_reasons.sql"),
+        headings[16].ends_with("queries/wait_reasons.sql"),
         "{headings:?}"
     );
 
@@ -155,7 +155,7 @@ fn a_directory_runs_its_reports_in_name_order() {
         "json",
     ]));
     let json: serde_json::Value = serde_json::from_slice(&budgets.stdout).unwrap();
-    assert_eq!(json.as_object().unwrap().len(), 2, "{json}");
+    assert_eq!(json.as_object().unwrap().len(), 4, "{json}");
 }
 
 #[test]
@@ -396,7 +396,7 @@ fn db_file_is_reused_while_newer_than_the_trace_duckdb() {
 #[test]
 fn list_and_completion() {
     let list = stdout(&tband_query(&["--list"]));
-    assert_eq!(list.lines().count(), 16);
+    assert_eq!(list.lines().count(), 21);
     assert!(list.contains("cpu_load "), "{list}");
     assert!(
         list.lines()

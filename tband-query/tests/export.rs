@@ -1,6 +1,9 @@
 //! Parquet export: the files read back with the parquet crate hold the rows
 //! and types of the SQL tables; the command lays them out by table and trace.
 
+#[path = "../../tests/memory/stream.rs"]
+mod stream;
+
 use std::fs::File;
 use std::path::Path;
 use std::process::Command;
@@ -8,6 +11,7 @@ use std::process::Command;
 use arrow_array::{Array, Int64Array, RecordBatch, StringArray};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use tband_decode::encode::encode_stream;
 use tband_query::export::{self, Tag};
 use tband_query::schema::{ColumnType, Table};
 use tband_query::tables::TraceInfo;
@@ -198,7 +202,19 @@ fn every_report_over_a_fleet_is_its_rows_on_each_trace_with_id_and_tags() {
         );
         String::from_utf8(o.stdout).unwrap()
     };
-    let mut traces = Vec::new();
+    // The memory stream's trace, for rows of the heap and stack reports;
+    // first, as the fleet gives traces in id order.
+    let memory = dir.path().join("memory.bin");
+    std::fs::write(&memory, encode_stream(&stream::events())).unwrap();
+    let memory = memory.to_str().unwrap().to_string();
+    tband_query(&[
+        "export",
+        fleet.to_str().unwrap(),
+        &memory,
+        "--tag",
+        "firmware=1.1",
+    ]);
+    let mut traces = vec![("memory".to_string(), "1.1", memory)];
     for (seed, firmware) in [(1, "1.0"), (2, "1.0"), (3, "1.1")] {
         let config = tband_sim::Config {
             seed,
@@ -269,7 +285,7 @@ fn every_report_over_a_fleet_is_its_rows_on_each_trace_with_id_and_tags() {
         assert_eq!(
             per_firmware,
             format!(
-                "firmware,slices,traces\n1.0,{},2\n1.1,{},1\n",
+                "firmware,slices,traces\n1.0,{},2\n1.1,{},2\n",
                 sum(&old),
                 sum(&new)
             )

@@ -1,10 +1,12 @@
 //! Runs every canned report in SQLite (the `tband-query` binary) and in
 //! Perfetto's own trace processor (its PerfettoSQL form, `queries/perfetto/`,
 //! on the `.pftrace` export) on each recording of `tests/corpus/` and
-//! `samples/` and on the Zephyr network-buffer trace the lifetime tests
-//! write, and compares them row by row: the same columns, in the same
-//! order, and the same rows (sorted; numbers compared as numbers, so that
-//! `4.02` and `4.020000` are one value).
+//! `samples/`, on the Zephyr network-buffer trace the lifetime tests write
+//! and on the trace of the memory stream (`tests/memory/stream.rs`, with
+//! an idle task's stack and an ISR's allocation besides), and
+//! compares them row by row: the same columns, in the same order, and the
+//! same rows (sorted; numbers compared as numbers, so that `4.02` and
+//! `4.020000` are one value).
 //!
 //! Where a column cannot come from the export, the PerfettoSQL file says so
 //! in its header, and the SQLite rows are made what the export can say
@@ -17,6 +19,8 @@
 //!   ISR's name is cut as Perfetto cuts its slice name, to 254 bytes;
 //! - `object_lifetimes` and `pool_low_water` have no `pool_key`,
 //!   `object_leaks` no `name`;
+//! - `heap_usage` has no `total_size`, `stack_margin` no `stack_size` and
+//!   `used_pct` (the export does not say how big a heap or a stack is);
 //! - `trace_health` has no `events` and no `coverage` row.
 //!
 //! Not compared, and why:
@@ -51,18 +55,22 @@ mod harness;
 mod net_buf_trace;
 #[path = "../../tests/trace_processor/shell.rs"]
 mod shell;
+#[path = "../../tests/memory/stream.rs"]
+mod stream;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::time::Instant;
 
+use tband::Event;
+use tband_decode::encode::encode_stream;
 use tband_model::{IsrKey, Model, TaskKind};
 use tband_perfetto::threads::Threads;
 use tband_perfetto::ExportOptions;
 use tband_trace::{OpenOptions, Trace};
 
 /// The reports with a PerfettoSQL form, run in one go in this order.
-const REPORTS: [&str; 12] = [
+const REPORTS: [&str; 15] = [
     "cpu_load",
     "isr_latency",
     "isr_to_task_latency",
@@ -75,6 +83,9 @@ const REPORTS: [&str; 12] = [
     "object_lifetimes",
     "object_leaks",
     "pool_low_water",
+    "heap_usage",
+    "heap_leaks",
+    "stack_margin",
 ];
 
 /// The canned reports with no PerfettoSQL form, and why.
@@ -92,11 +103,14 @@ const NO_PERFETTO_FORM: [(&str, &str); 2] = [
 
 /// Columns of a SQLite report that its PerfettoSQL form has not, as its
 /// header says.
-const SQLITE_ONLY: [(&str, &str); 4] = [
+const SQLITE_ONLY: [(&str, &str); 7] = [
     ("isr_latency", "isr_id"),
     ("object_lifetimes", "pool_key"),
     ("object_leaks", "name"),
     ("pool_low_water", "pool_key"),
+    ("heap_usage", "total_size"),
+    ("stack_margin", "stack_size"),
+    ("stack_margin", "used_pct"),
 ];
 
 /// A report's columns and rows, every field as text (NULL as empty).
@@ -172,6 +186,59 @@ fn perfetto_tables(shell: &std::path::Path, pftrace: &std::path::Path) -> Vec<Ta
         .into_iter()
         .map(|(columns, rows)| Table { columns, rows })
         .collect()
+}
+
+/// The memory stream with an idle task's stack besides (the export draws
+/// it apart from the other tasks' stacks, as an idle task has no thread)
+/// and, at its end, an ISR's allocation never freed that makes a new peak:
+/// who allocated is found from the ISR's slice then.
+fn memory_events() -> Vec<(u64, Event<'static>)> {
+    let mut events = stream::events();
+    let first_timed = events.iter().position(|(ts, _)| *ts > 0).unwrap();
+    let idle = [
+        (
+            0,
+            Event::TaskName {
+                task_id: 3,
+                name: b"IDLE",
+            },
+        ),
+        (
+            0,
+            Event::TaskIsIdleTask {
+                task_id: 3,
+                core_id: 0,
+            },
+        ),
+        (
+            0,
+            Event::TaskStackSize {
+                task_id: 3,
+                size: 256,
+            },
+        ),
+    ];
+    events.splice(first_timed..first_timed, idle);
+    events.extend([
+        (
+            21,
+            Event::TaskStackFree {
+                task_id: 3,
+                free: 180,
+            },
+        ),
+        (22, Event::IsrEnter { isr_id: 1 }),
+        (
+            23,
+            Event::HeapAlloc {
+                heap_id: 0,
+                addr: 0x2000_0400,
+                size: 512,
+            },
+        ),
+        (24, Event::IsrExit { isr_id: 1 }),
+    ]);
+    events
 }
 
 /// Perfetto's times are signed: it drops events after this one.
@@ -433,8 +500,11 @@ fn every_report_gives_the_same_rows_on_sqlite_and_trace_processor() {
     );
 
     let net_buf = net_buf_trace::write(dir.path());
+    let memory = dir.path().join("memory.bin");
+    std::fs::write(&memory, encode_stream(&memory_events())).unwrap();
     let mut traces: Vec<Vec<String>> = harness::traces().into_iter().map(|t| t.args).collect();
     traces.push(vec![net_buf.display().to_string()]);
+    traces.push(vec![memory.display().to_string()]);
     let mut problems = Vec::new();
     let mut rows_compared = BTreeMap::<&str, usize>::new();
     let (mut isrs_left_out, mut markers_left_out) = (0, 0);
@@ -499,6 +569,12 @@ fn every_report_gives_the_same_rows_on_sqlite_and_trace_processor() {
     assert!(
         rows_compared["object_leaks"] > 0 && rows_compared["pool_low_water"] > 0,
         "the network-buffer trace's objects are compared: {rows_compared:?}"
+    );
+    assert!(
+        ["heap_usage", "heap_leaks", "stack_margin"]
+            .iter()
+            .all(|r| rows_compared[r] > 0),
+        "the memory trace's heap and stacks are compared: {rows_compared:?}"
     );
     assert!(
         problems.is_empty(),

@@ -3,17 +3,21 @@
 //! the column is stored as (NULL anywhere, an integer in a BIGINT column
 //! and among the texts of a column stored as codes, text in a TEXT
 //! column), on the recordings in `tests/corpus/` and `samples/`, the
-//! lifetimes tests' trace and a simulated trace with every kind of row.
+//! lifetimes tests' trace, the memory stream's trace and a simulated trace
+//! with every kind of row.
 //! And a model given up as it is loaded gives the rows of a kept one.
 
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
 mod net_buf_trace;
+#[path = "../../tests/memory/stream.rs"]
+mod stream;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use tband_decode::encode::encode_stream;
 use tband_model::Model;
 use tband_query::rows::{Cell, RowSink, RowSource};
 use tband_query::schema::{Column, ColumnType, Stored, Table};
@@ -67,7 +71,17 @@ fn model() -> Model {
     };
     let mut model = Trace::from_inputs(inputs, &options).unwrap().model;
     with_rtos_objects(&mut model);
+    model.memory = Trace::from_inputs(memory_inputs(), &OpenOptions::default())
+        .unwrap()
+        .model
+        .memory;
     model
+}
+
+/// The memory stream's trace, whose heap and stacks the simulator does
+/// not make.
+fn memory_inputs() -> Vec<Input> {
+    Input::per_core("memory", vec![encode_stream(&stream::events())])
 }
 
 /// One row of each of the model's RTOS objects, which the simulator
@@ -263,6 +277,9 @@ fn every_row_has_its_tables_columns_and_types() {
     let under = Path::new(env!("CARGO_TARGET_TMPDIR")).join("rows");
     let net_buf = net_buf_trace::write(&under).display().to_string();
     check_trace(&[net_buf], &mut rows);
+    let memory = under.join("memory.bin");
+    std::fs::write(&memory, encode_stream(&stream::events())).unwrap();
+    check_trace(&[memory.display().to_string()], &mut rows);
     check_model(&model(), &mut rows);
     for table in TABLES {
         assert!(

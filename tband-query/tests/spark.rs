@@ -1,5 +1,6 @@
 //! A fleet folder read by Apache Spark: simulated traces with different
-//! tags and the network-buffer trace (for the object reports) are exported,
+//! tags, the network-buffer trace (for the object reports) and the memory
+//! stream's trace (for the heap and stack reports) are exported,
 //! the fleet form of every canned report (`queries/fleet/`) is run by Spark
 //! SQL in local mode (`tests/spark/fleet.py`), and its rows, with each
 //! trace's tags joined from `trace_info`, must be `tband-query --fleet`'s,
@@ -10,10 +11,13 @@
 
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
 mod net_buf_trace;
+#[path = "../../tests/memory/stream.rs"]
+mod stream;
 
 use std::process::Command;
 
 use serde_json::Value;
+use tband_decode::encode::encode_stream;
 use tband_query::reports::CANNED;
 
 const SCRIPT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/spark/fleet.py");
@@ -24,6 +28,7 @@ const PARAMS: &[(&str, &str)] = &[
     ("ci/isr_budget", "max_ns=20000"),
     ("ci/task_budget", "max_load_pct=5"),
     ("ci/task_budget", "max_ready_ns=100000"),
+    ("ci/heap_budget", "max_peak_bytes=256"),
 ];
 
 /// Whether Spark can run here; says why not otherwise.
@@ -132,6 +137,9 @@ fn spark_sql_over_a_fleet_folder_gives_tband_query_fleet_rows() {
     let net_buf = dir.path().join("815");
     std::fs::rename(net_buf_trace::write(&dir.path().join("ctf")), &net_buf).unwrap();
     exports.push((net_buf.display().to_string(), "firmware=2.0 board=qemu_x86"));
+    let memory = dir.path().join("816.bin");
+    std::fs::write(&memory, encode_stream(&stream::events())).unwrap();
+    exports.push((memory.display().to_string(), "firmware=2.0 board=revB"));
     for (trace, tags) in &exports {
         let mut args = vec!["export", fleet_arg, trace];
         for tag in tags.split(' ') {

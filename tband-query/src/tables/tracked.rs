@@ -2,10 +2,11 @@
 //! their lifetimes, the instants marked on them and their pools' counters,
 //! from the model's [`tband_model::TrackedObjects`].
 
-use tband_model::{Actor, CounterValue, TrackedCounter, TrackedLifetime, TrackedMark, TrackedPool};
+use tband_model::{CounterValue, TrackedCounter, TrackedLifetime, TrackedMark, TrackedPool};
 
-use super::{dur, duration, int, text, Column, Context, Each, ModelTable, Value};
-use crate::rows::Cell;
+use super::{
+    actor_isr, actor_task, dur, duration, int, text, Column, Context, Each, ModelTable, Value,
+};
 use crate::rows::RowSource;
 
 /// A lifetime and its position in start order.
@@ -73,12 +74,12 @@ impl ModelTable for ObjectLifetimes {
         int(
             "begin_task_id",
             "the task that began it (NULL from an ISR or when unknown)",
-            |(_, l), _| task(l.begun_by),
+            |(_, l), _| actor_task(l.begun_by),
         ),
         int(
             "begin_isr_id",
             "the ISR that began it, on begin_core_id",
-            |(_, l), _| isr(l.begun_by),
+            |(_, l), _| actor_isr(l.begun_by),
         ),
         int(
             "end_core_id",
@@ -86,12 +87,12 @@ impl ModelTable for ObjectLifetimes {
             |(_, l), _| l.end_core.into(),
         ),
         int("end_task_id", "the task that ended it", |(_, l), _| {
-            task(l.ended_by)
+            actor_task(l.ended_by)
         }),
         int(
             "end_isr_id",
             "the ISR that ended it, on end_core_id",
-            |(_, l), _| isr(l.ended_by),
+            |(_, l), _| actor_isr(l.ended_by),
         ),
     ];
 
@@ -173,20 +174,4 @@ fn pool<'m>(pool: u32, c: &Context<'m>) -> &'m TrackedPool {
 
 fn counter<'m>(value: &CounterValue, c: &Context<'m>) -> &'m TrackedCounter {
     &c.model.tracked.counters[value.counter as usize]
-}
-
-/// The task column of who began or ended a lifetime.
-fn task<'a>(actor: Option<Actor>) -> Cell<'a> {
-    match actor {
-        Some(Actor::Task(task)) => task.into(),
-        _ => Cell::Null,
-    }
-}
-
-/// The ISR column of who began or ended a lifetime.
-fn isr<'a>(actor: Option<Actor>) -> Cell<'a> {
-    match actor {
-        Some(Actor::Isr(isr)) => isr.isr_id.into(),
-        _ => Cell::Null,
-    }
 }
