@@ -20,7 +20,9 @@
 //! free bytes, the blocks never freed are the ones it leaked and those the
 //! kernel keeps (none leaked in the build without leaks), every task's
 //! stack size is recorded and its last stack margin is the kernel's
-//! high-water mark; every canned report and the Perfetto export run on it.
+//! high-water mark, and the reports `heap_leaks`, `heap_usage` and
+//! `stack_margin` say so too; every canned report and the Perfetto export
+//! run on it.
 //!
 //! The kernel is found through `FREERTOS_KERNEL_PATH`; the Cortex-M3 build
 //! also needs `arm-none-eabi-gcc` with newlib, `qemu-system-arm` and the
@@ -677,6 +679,46 @@ fn check_heap(model: &Model, truth: &Truth) {
     );
 }
 
+/// The reports say the same as the model: `heap_leaks` lists exactly the
+/// blocks the tasks leaked, with their task (the kernel's own blocks were
+/// allocated before any task ran); `heap_usage` the kernel's peak;
+/// `stack_margin` the high-water marks the application read.
+fn check_memory_reports(trace: &Path, dir: &Path, truth: &Truth) {
+    let leaks = query(trace, "heap_leaks", &dir.join("heap_leaks.csv"));
+    let mut by_tasks: Vec<(u64, u64, String)> = (leaks.iter())
+        .filter(|row| !row["allocated_by"].is_empty())
+        .map(|row| {
+            let addr = u64::from_str_radix(row["addr"].trim_start_matches("0x"), 16).unwrap();
+            (
+                addr,
+                row["size"].parse().unwrap(),
+                row["allocated_by"].clone(),
+            )
+        })
+        .collect();
+    by_tasks.sort();
+    let mut expected = truth.leaks.clone();
+    expected.sort();
+    assert_eq!(by_tasks, expected, "heap_leaks' blocks allocated by tasks");
+
+    let usage = query(trace, "heap_usage", &dir.join("heap_usage.csv"));
+    let peak = truth.heap_free_at_start - truth.heap_min_free;
+    assert_eq!(usage.len(), 1);
+    assert_eq!(
+        usage[0]["peak_bytes"],
+        peak.to_string(),
+        "heap_usage's peak"
+    );
+    assert_eq!(usage[0]["failed"], "1");
+
+    let margins = query(trace, "stack_margin", &dir.join("stack_margin.csv"));
+    for (name, high_water_mark) in &truth.stack_free {
+        let row = margins.iter().find(|row| row["task_name"] == *name);
+        let row = row.unwrap_or_else(|| panic!("stack_margin has no row of {name}"));
+        assert_eq!(row["min_free_bytes"], high_water_mark.to_string(), "{name}");
+    }
+}
+
 /// Each task's stack size as created, and its last stack margin in the
 /// model equals the high-water mark the application read at the end.
 fn check_stacks(model: &Model, truth: &Truth) {
@@ -777,6 +819,7 @@ fn check_recording(dir: &Path, isrs: &[&str], spins_are_run_time: bool) {
     check_heap_user(&model, &memory, &truth);
     check_heap(&model, &truth);
     check_stacks(&model, &truth);
+    check_memory_reports(&trace, dir, &truth);
     assert!(truth.count("notifications_given") > 0);
     assert_eq!(
         truth.count("notifications_given"),
