@@ -2,50 +2,23 @@
 //! tests write: what the reports say equals what the stream records, on
 //! every engine, and `--fail-if-rows` fails on its leaks.
 
+mod canned;
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
 mod net_buf_trace;
 
 use std::path::Path;
 use std::process::Command;
 
+use canned::{int, report, text};
 use net_buf_trace::{Who, END_NS, LIFETIMES, LOW_WATER};
-use tband_query::engine::{self, Engine, Value};
-use tband_query::run;
-use tband_query::{reports, tables};
+use tband_query::engine::{Engine, Value};
 use tband_trace::{OpenOptions, Trace};
-
-fn engines() -> Vec<Engine> {
-    let mut engines = Vec::new();
-    if cfg!(feature = "sqlite") {
-        engines.push(Engine::Sqlite);
-    }
-    if cfg!(feature = "duckdb-engine") {
-        engines.push(Engine::Duckdb);
-    }
-    engines
-}
 
 /// The trace, written under a directory of the test's own (`under`):
 /// tests run at the same time.
 fn trace_dir(under: &str) -> String {
     let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join(under);
     net_buf_trace::write(&parent).display().to_string()
-}
-
-fn report(engine: Engine, trace: &Trace, name: &str) -> Vec<Vec<Value>> {
-    let mut db = engine.open(None).expect("a database");
-    engine::load(db.as_mut(), &trace.model, &tables::model_tables()).expect("loaded");
-    let queries = reports::resolve(name).expect("a canned report");
-    let mut results = run::run(db.as_mut(), &queries, &[]).expect("the report runs");
-    results.remove(0).rows
-}
-
-fn int(v: u64) -> Value {
-    Value::Int(v as i64)
-}
-
-fn text(s: &str) -> Value {
-    Value::Text(s.into())
 }
 
 /// Nearest-rank percentile of sorted values.
@@ -129,7 +102,7 @@ fn the_reports_say_what_the_stream_records() {
             ]
         })
         .collect();
-    for engine in engines() {
+    for engine in Engine::built_in() {
         assert_eq!(
             report(engine, &trace, "object_lifetimes"),
             lifetimes,

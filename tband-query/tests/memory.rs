@@ -5,28 +5,18 @@
 //! when they should; and `tband-query diff` shows a build whose heap peak
 //! grew and whose stack margin shrank.
 
+mod canned;
 #[path = "../../tests/memory/stream.rs"]
 mod stream;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use canned::{int, report, text};
 use tband::Event;
 use tband_decode::encode::encode_stream;
-use tband_query::engine::{self, Engine, Value};
-use tband_query::{reports, run, tables};
+use tband_query::engine::{Engine, Value};
 use tband_trace::{OpenOptions, Trace};
-
-fn engines() -> Vec<Engine> {
-    let mut engines = Vec::new();
-    if cfg!(feature = "sqlite") {
-        engines.push(Engine::Sqlite);
-    }
-    if cfg!(feature = "duckdb-engine") {
-        engines.push(Engine::Duckdb);
-    }
-    engines
-}
 
 /// `events` as a trace file `name` in `dir`.
 fn write(dir: &Path, name: &str, events: &[(u64, Event<'_>)]) -> PathBuf {
@@ -60,22 +50,6 @@ fn grown() -> Vec<(u64, Event<'static>)> {
     ];
     events.splice(at..at, more);
     events
-}
-
-fn report(engine: Engine, trace: &Trace, name: &str) -> Vec<Vec<Value>> {
-    let mut db = engine.open(None).expect("a database");
-    engine::load(db.as_mut(), &trace.model, &tables::model_tables()).expect("loaded");
-    let queries = reports::resolve(name).expect("a canned report");
-    let mut results = run::run(db.as_mut(), &queries, &[]).expect("the report runs");
-    results.remove(0).rows
-}
-
-fn int(v: u64) -> Value {
-    Value::Int(v as i64)
-}
-
-fn text(s: &str) -> Value {
-    Value::Text(s.into())
 }
 
 /// The model's end: the last event, at 20 µs (19 µs after the first).
@@ -125,7 +99,7 @@ fn the_reports_say_what_the_stream_records() {
             Value::Real(31.64),
         ],
     ];
-    for engine in engines() {
+    for engine in Engine::built_in() {
         assert_eq!(report(engine, &trace, "heap_usage"), usage, "{engine:?}");
         assert_eq!(report(engine, &trace, "heap_leaks"), leaks, "{engine:?}");
         assert_eq!(

@@ -58,17 +58,6 @@ fn simulated(cores: u32, seed: u64) -> (Trace, tband_sim::GroundTruth) {
     (trace, truth.unwrap())
 }
 
-fn engines() -> Vec<Engine> {
-    let mut engines = Vec::new();
-    if cfg!(feature = "sqlite") {
-        engines.push(Engine::Sqlite);
-    }
-    if cfg!(feature = "duckdb-engine") {
-        engines.push(Engine::Duckdb);
-    }
-    engines
-}
-
 struct Loaded(Box<dyn engine::Database>);
 
 impl Loaded {
@@ -514,7 +503,7 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
 #[test]
 fn reports_match_the_model_on_the_conformance_recordings() {
     for (name, trace) in conformance_traces() {
-        for engine in engines() {
+        for engine in Engine::built_in() {
             eprintln!("{name} on {engine}");
             check_against_model(&mut Loaded::new(engine, &trace), &trace.model);
         }
@@ -556,7 +545,7 @@ fn durations_are_known_past_the_range_of_times() {
             .any(|&(start, end)| int(end).is_none() && int(end - start).is_some());
         assert!(past, "{table}");
     }
-    for engine in engines() {
+    for engine in Engine::built_in() {
         let mut db = Loaded::new(engine, &trace);
         for (table, rows) in &tables {
             let mut expected: Vec<Vec<Option<i64>>> = rows
@@ -614,7 +603,7 @@ fn cpu_load_and_isr_times_match_what_the_simulator_scheduled() {
             expected.iter().any(|r| r.3 > 0),
             "the simulation has ISR time inside task slices"
         );
-        for engine in engines() {
+        for engine in Engine::built_in() {
             let mut db = Loaded::new(engine, &trace);
             assert_cpu_load(&mut db, &expected, trace.model.info.duration_ns);
             assert_isr_latency(&mut db, &isrs);
@@ -671,7 +660,7 @@ fn the_task_run_time_table_holds_each_tasks_run_and_isr_time() {
             })
             .collect();
         interrupted |= expected.iter().any(|r| r[4] > Some(0));
-        for engine in engines() {
+        for engine in Engine::built_in() {
             let mut db = Loaded::new(engine, trace);
             let table =
                 db.0.query(
@@ -723,7 +712,7 @@ fn idle_tasks_are_listed_as_idle_not_load() {
         .iter()
         .find(|t| t.kind == TaskKind::Idle)
         .unwrap();
-    for engine in engines() {
+    for engine in Engine::built_in() {
         let t = Loaded::new(engine, &trace).report("cpu_load", &[]);
         let (id, kind) = (t.col("task_id"), t.col("kind"));
         let row =
@@ -772,7 +761,7 @@ fn ready_latency_counts_a_ready_state_only_when_running_comes_next() {
         name: "-e".into(),
         text: "SELECT task_id, latency_ns FROM ready_latency ORDER BY task_id, latency_ns".into(),
     };
-    for engine in engines() {
+    for engine in Engine::built_in() {
         let mut db = Loaded::new(engine, &trace);
         let rows = run::run(db.0.as_mut(), std::slice::from_ref(&query), &[]).unwrap();
         let t = Table(rows.into_iter().next().unwrap());
@@ -812,7 +801,7 @@ fn the_cpu_timeline_table_holds_the_rows_of_the_sql_sweep() {
     let (mut cores, mut nested, mut gaps, mut interrupted) = (false, false, false, false);
     for (name, trace) in &traces {
         nested |= trace.model.isr_slices.iter().any(|s| s.depth > 0);
-        for engine in engines() {
+        for engine in Engine::built_in() {
             let mut db = Loaded::new(engine, trace);
             let swept = db.0.query(CPU_TIMELINE_SQL, &[]).unwrap();
             let table =

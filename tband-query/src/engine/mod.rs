@@ -50,6 +50,18 @@ impl Engine {
         }
     }
 
+    /// The SQL engines this build has (trace_processor is found at run time).
+    pub fn built_in() -> Vec<Engine> {
+        let mut engines = Vec::new();
+        if cfg!(feature = "sqlite") {
+            engines.push(Engine::Sqlite);
+        }
+        if cfg!(feature = "duckdb-engine") {
+            engines.push(Engine::Duckdb);
+        }
+        engines
+    }
+
     /// Recognises a database file by its header; `None` if it is neither.
     pub fn of_file(path: &Path) -> std::io::Result<Option<Engine>> {
         use std::io::Read;
