@@ -10,5 +10,5 @@ FROM heap_blocks b
 JOIN heaps h ON h.trace = b.trace AND h.heap_id = b.heap_id
 LEFT JOIN tasks t ON t.trace = b.trace AND t.task_id = b.alloc_task_id
 LEFT JOIN isrs i ON i.trace = b.trace AND i.core_id = b.alloc_core_id AND i.isr_id = b.alloc_isr_id
-WHERE b.truncated = 1
+WHERE b.truncated = 1 AND (b.alloc_task_id IS NOT NULL OR b.alloc_isr_id IS NOT NULL)
 ORDER BY b.trace, b.start_ns, b.block_id

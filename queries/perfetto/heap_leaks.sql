@@ -1,4 +1,4 @@
--- Heap blocks allocated and never freed (leaks, or a trace cut short), with who allocated them, in a trace exported by tband-perfetto.
+-- Heap blocks a task or ISR allocated and never freed (leaks, or a trace cut short), with who allocated them, in a trace exported by tband-perfetto.
 --
 -- The rows of heap_leaks.sql.
 --
@@ -8,7 +8,8 @@
 -- debug.truncated (open, dur -1, when it was live at the end of the trace:
 -- its age counts up to the end); debug.core is the core that allocated it.
 -- Who allocated it is the ISR whose IRQ slice was running on that core
--- then (the innermost), else the thread running there.
+-- then (the innermost), else the thread running there; a block allocated
+-- before any ran is a start-up allocation, not a leak.
 --
 -- Columns:
 --   heap_name      the heap
@@ -17,7 +18,7 @@
 --   start_ns       when it was allocated
 --   age_ns         how long it had been allocated when the trace ended
 --   alloc_core_id  the core it was allocated on
---   allocated_by   the task or ISR that allocated it (NULL when unknown)
+--   allocated_by   the task or ISR that allocated it
 INCLUDE PERFETTO MODULE linux.irqs;
 
 WITH leaks AS (
@@ -52,4 +53,5 @@ SELECT l.heap_name, SUBSTR(l.name, INSTR(l.name, ' at ') + 4) AS addr,
 FROM leaks l
 JOIN by_isr USING (id)
 JOIN by_task USING (id)
+WHERE COALESCE(by_isr.name, by_task.name) IS NOT NULL
 ORDER BY l.ts, l.id;
