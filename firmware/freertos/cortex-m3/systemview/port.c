@@ -25,16 +25,17 @@ uint32_t systemview_timestamp(void) { return 0xFFFFFFFFu - TIMER1->value; }
 
 uint64_t tracer_now_ns(void) { return (uint64_t)systemview_timestamp() * (1000000000u / SYSCLK_HZ); }
 
-/* SystemView reads the active exception's number itself. */
+/* SystemView reads the active exception's number itself. FreeRTOS V11's
+ * port records the rest: SysTick's enter and exit in xPortSysTickHandler,
+ * and every other handler's exit in portYIELD_FROM_ISR (traceISR_EXIT or
+ * traceISR_EXIT_TO_SCHEDULER), which main.c's TIMER0 handler ends with. */
 void tracer_isr_enter(uint32_t id) {
-  (void)id;
-  SEGGER_SYSVIEW_RecordEnterISR();
+  if (id != systick_isr_id) {
+    SEGGER_SYSVIEW_RecordEnterISR();
+  }
 }
 
-void tracer_isr_exit(uint32_t id) {
-  (void)id;
-  SEGGER_SYSVIEW_RecordExitISR();
-}
+void tracer_isr_exit(uint32_t id) { (void)id; }
 
 void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
   systick_isr_id = systick_id;

@@ -1,0 +1,362 @@
+//! What a SystemView recording means: the importer that turns its packets
+//! into model-builder calls.
+//!
+//! SystemView records one core. Who runs is said outright: a task starts
+//! executing, the OS goes idle, an ISR enters and exits (or exits to the
+//! scheduler, whose decision follows as a start or an idle). Tasks are
+//! named by their task-info packets; ids in the stream are (shrunk)
+//! addresses, given dense model ids in the order they first appear.
+
+use std::collections::HashMap;
+
+use super::events::{BadPayload, Event, Level};
+use super::message::format_message;
+use super::packets::Packets;
+use super::raw_events::hand_event;
+use super::Recording;
+use tband_model::{
+    AnomalyKind, EventSink, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
+    ReadProgress, ReadTeller, StateReason, TaskKind, TaskStateKind, TraceInfo,
+};
+
+/// SystemView records one core.
+const CORE: u32 = 0;
+/// Task id of the time the OS reports idle; tasks have ids from 1.
+pub const IDLE_TASK_ID: u32 = 0;
+/// Marker ids of printed messages, by level, above any a target names
+/// with `SEGGER_SYSVIEW_MarkStart` (whose ids are the application's).
+pub const LOG_MARKER_ID: u32 = u32::MAX - 2;
+pub const WARNING_MARKER_ID: u32 = u32::MAX - 1;
+pub const ERROR_MARKER_ID: u32 = u32::MAX;
+/// The cause FreeRTOS's integration gives a task-stop-ready packet when
+/// the task moves to the suspended list (suspended, or blocked forever).
+const FREERTOS_SUSPENDED_CAUSE: u32 = (3 << 3) | 3;
+/// The name FreeRTOS gives its timer service task.
+const FREERTOS_TIMER_TASK: &[u8] = b"Tmr Svc";
+
+/// A SystemView recording as its importer reads it, telling `progress` how
+/// many of its bytes it has read.
+pub struct SystemviewImport<'a> {
+    pub recording: Recording<'a>,
+    pub progress: ReadProgress<'a>,
+}
+
+impl Import for SystemviewImport<'_> {
+    fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+        build_model_telling(&self.recording, info.sources, events, self.progress)
+    }
+}
+
+/// Builds the model of a recording, handing every packet to `events` if
+/// given.
+pub fn build_model(
+    recording: &Recording<'_>,
+    sources: Vec<String>,
+    events: Option<EventSink<'_>>,
+) -> Model {
+    build_model_telling(recording, sources, events, &|_| {})
+}
+
+fn build_model_telling(
+    recording: &Recording<'_>,
+    sources: Vec<String>,
+    mut events: Option<EventSink<'_>>,
+    progress: ReadProgress<'_>,
+) -> Model {
+    let mut importer = Importer::new(recording, sources);
+    let mut read = ReadTeller::new(1, progress);
+    let mut packets = Packets::new(recording.bytes);
+    for packet in packets.by_ref() {
+        let t = importer.clock.advance(packet.delta);
+        importer.b.event_at(CORE, t);
+        match Event::decode(&packet) {
+            Ok(event) => {
+                if let Some(events) = events.as_deref_mut() {
+                    hand_event(events, packet.id, &event, t, importer.b.actor(CORE));
+                }
+                importer.event(t, &event);
+            }
+            Err(BadPayload) => importer.bad_payload(t, packet.id, packet.offset),
+        }
+        read.read_to(0, (packet.offset + packet.payload.len()) as u64);
+    }
+    read.done(recording.bytes.len() as u64);
+    if let Some(offset) = packets.cut_at() {
+        importer.cut(offset, recording.bytes.len() - offset);
+    }
+    importer.finish()
+}
+
+/// Timer ticks summed from the packets' deltas, in ns since the first packet.
+struct Clock {
+    ticks: u64,
+    first_ticks: Option<u64>,
+    hz: Option<u32>,
+}
+
+impl Clock {
+    /// The time of the packet `delta` ticks after the one before.
+    fn advance(&mut self, delta: u32) -> u64 {
+        self.ticks += u64::from(delta);
+        let since_first = self.ticks - *self.first_ticks.get_or_insert(self.ticks);
+        match self.hz {
+            Some(hz) => (u128::from(since_first) * 1_000_000_000 / u128::from(hz)) as u64,
+            None => since_first,
+        }
+    }
+}
+
+struct Importer {
+    b: ModelBuilder,
+    clock: Clock,
+    /// Model ids of the stream's task ids.
+    tasks: HashMap<u32, u32>,
+    os_is_freertos: bool,
+    /// The target's count of packets it could not report, and the model's
+    /// running total of lost packets.
+    target_drop_count: u32,
+    lost_total: u64,
+    events: u64,
+    invalid: u64,
+}
+
+impl Importer {
+    fn new(recording: &Recording<'_>, sources: Vec<String>) -> Importer {
+        let info = TraceInfo {
+            format: "systemview".into(),
+            sources,
+            ns_per_tick: recording
+                .timestamp_hz
+                .map_or(1, |hz| (1e9 / f64::from(hz)).round().max(1.0) as u64),
+            ns_per_tick_known: recording.timestamp_hz.is_some(),
+            ..TraceInfo::default()
+        };
+        let mut b = ModelBuilder::new(info);
+        b.core_seen(CORE);
+        b.set_task_name(IDLE_TASK_ID, b"Idle");
+        b.set_idle_task(CORE, IDLE_TASK_ID);
+        if recording.timestamp_hz.is_none() {
+            b.anomaly(
+                0,
+                0,
+                None,
+                AnomalyKind::NoTimerResolution,
+                1,
+                "the recording has no init packet with the timestamp frequency: 1 ns per tick assumed"
+                    .into(),
+            );
+        }
+        Importer {
+            b,
+            clock: Clock {
+                ticks: 0,
+                first_ticks: None,
+                hz: recording.timestamp_hz,
+            },
+            tasks: HashMap::new(),
+            os_is_freertos: false,
+            target_drop_count: 0,
+            lost_total: 0,
+            events: 0,
+            invalid: 0,
+        }
+    }
+
+    fn task(&mut self, stream_id: u32) -> u32 {
+        let next = self.tasks.len() as u32 + 1;
+        *self.tasks.entry(stream_id).or_insert(next)
+    }
+
+    fn event(&mut self, t: u64, event: &Event<'_>) {
+        self.events += 1;
+        match *event {
+            Event::Overflow { dropped } => {
+                // The packet that filled the buffer is lost too but not in
+                // the target's count, which counts the overflow reports
+                // that did not fit either.
+                let lost = u64::from(dropped.wrapping_sub(self.target_drop_count)) + 1;
+                self.target_drop_count = dropped;
+                self.lost_total += lost;
+                let before = self.b.last_event_on(CORE);
+                self.b.dropped_total(t, CORE, self.lost_total, before);
+            }
+            Event::IsrEnter { isr } => self.b.isr_enter(t, CORE, isr),
+            Event::IsrExit | Event::IsrToScheduler => self.isr_exit(t),
+            Event::TaskStartExec { task } => {
+                let task = self.task(task);
+                self.b.task_switched_in(t, CORE, task);
+            }
+            // Until the next start, no task runs: the model has that as idle.
+            Event::TaskStopExec | Event::Idle => self.b.task_switched_in(t, CORE, IDLE_TASK_ID),
+            Event::TaskStartReady { task } => {
+                let task = self.task(task);
+                self.b.task_ready(t, CORE, task);
+            }
+            Event::TaskStopReady { task, cause } => self.task_stops_ready(t, task, cause),
+            Event::TaskCreate { task } => {
+                let task = self.task(task);
+                self.b.task_created(t, task);
+            }
+            Event::TaskInfo {
+                task,
+                priority,
+                name,
+            } => {
+                let task = self.task(task);
+                self.b.set_task_name(task, name);
+                if self.os_is_freertos && name == FREERTOS_TIMER_TASK {
+                    self.b.set_task_kind(task, TaskKind::Timer);
+                }
+                self.b.task_priority(t, task, priority, PriorityCause::Set);
+            }
+            Event::TaskTerminate { task } => {
+                let task = self.task(task);
+                self.b.task_deleted(t, task);
+            }
+            Event::SystemDescription { text } => self.describe_system(text),
+            Event::MarkStart { marker } => {
+                let msg = self.b.intern(b"");
+                self.b.marker_begin(t, marker, None, msg);
+            }
+            Event::MarkStop { marker } => self.b.marker_end(t, CORE, marker, None),
+            Event::Mark { marker } => {
+                let msg = self.b.intern(b"");
+                self.b.marker_instant(t, marker, None, msg);
+            }
+            Event::NameMarker { marker, name } => {
+                self.b
+                    .set_marker_name(marker, None, MarkerKind::Event, name)
+            }
+            Event::Print {
+                format,
+                level,
+                ref args,
+            } => {
+                let marker = match level {
+                    Level::Log => LOG_MARKER_ID,
+                    Level::Warning => WARNING_MARKER_ID,
+                    Level::Error => ERROR_MARKER_ID,
+                };
+                let msg = self.b.intern(format_message(format, args).as_bytes());
+                self.b.marker_instant(t, marker, None, msg);
+            }
+            Event::Unknown { id } => self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::UnknownEvent,
+                1,
+                format!("packet id {id} is not a SystemView event"),
+            ),
+            // Read for the raw events; nothing of the model's.
+            Event::TraceStart
+            | Event::TraceStop
+            | Event::SystemTime
+            | Event::TimerEnter { .. }
+            | Event::TimerExit
+            | Event::StackInfo { .. }
+            | Event::ModuleDescription
+            | Event::DataSample
+            | Event::Init { .. }
+            | Event::NameResource { .. }
+            | Event::ModuleCount
+            | Event::EndCall { .. }
+            | Event::Extended { .. }
+            | Event::Module { .. } => {}
+        }
+    }
+
+    fn isr_exit(&mut self, t: u64) {
+        match self.b.current_isr(CORE) {
+            Some(isr) => self.b.isr_exit(t, CORE, isr),
+            None => self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::EndWithoutBegin,
+                1,
+                "ISR exit while no ISR was entered".into(),
+            ),
+        }
+    }
+
+    /// A task leaves the ready list: suspended, or blocked (the running
+    /// task, which leaves Running at the next switch).
+    fn task_stops_ready(&mut self, t: u64, task: u32, cause: u32) {
+        let task = self.task(task);
+        if self.os_is_freertos && cause == FREERTOS_SUSPENDED_CAUSE {
+            self.b.task_suspended(t, task);
+        } else if self.b.running_task(CORE) == Some(task) {
+            self.b
+                .current_task_announces(t, CORE, TaskStateKind::Blocked, StateReason::None, None);
+        } else {
+            self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::Inconsistent,
+                1,
+                format!("task {task} stopped being ready while not running (cause {cause})"),
+            );
+        }
+    }
+
+    /// The system description's items: the OS (`O=`) and interrupt names
+    /// (`I#n=name`).
+    fn describe_system(&mut self, text: &[u8]) {
+        for item in text.split(|&b| b == b',') {
+            let Some(eq) = item.iter().position(|&b| b == b'=') else {
+                continue;
+            };
+            let (key, value) = (&item[..eq], &item[eq + 1..]);
+            if key == b"O" {
+                self.os_is_freertos = value == b"FreeRTOS";
+                if self.os_is_freertos || value == b"embOS" {
+                    self.b.info_mut().priority_order = PriorityOrder::HigherIsMoreImportant;
+                }
+            } else if let Some(number) = key.strip_prefix(b"I#") {
+                if let Some(isr) = std::str::from_utf8(number)
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                {
+                    self.b.set_isr_name(CORE, isr, value);
+                }
+            }
+        }
+    }
+
+    fn bad_payload(&mut self, t: u64, id: u32, offset: usize) {
+        self.invalid += 1;
+        self.b.anomaly(
+            t,
+            t,
+            Some(CORE),
+            AnomalyKind::InvalidFrame,
+            1,
+            format!("packet id {id} at byte {offset}: its payload ends inside a value"),
+        );
+    }
+
+    fn cut(&mut self, offset: usize, len: usize) {
+        self.invalid += 1;
+        let t = self.b.last_event_on(CORE).unwrap_or(0);
+        self.b.anomaly(
+            t,
+            t,
+            Some(CORE),
+            AnomalyKind::InvalidFrame,
+            1,
+            format!(
+                "the recording ends inside a packet: {len} byte(s) from byte {offset} not decoded"
+            ),
+        );
+    }
+
+    fn finish(mut self) -> Model {
+        let info = self.b.info_mut();
+        info.events = self.events;
+        info.invalid_frames = self.invalid;
+        info.first_ts_raw = self.clock.first_ticks.unwrap_or(0);
+        self.b.finish()
+    }
+}
