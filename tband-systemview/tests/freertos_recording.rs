@@ -16,7 +16,7 @@ use tband_trace::{InputFormat, OpenOptions, Trace};
 
 const RECORDING: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../tests/corpus/systemview/freertos_cm3.sysview.bin"
+    "/../tests/corpus/systemview/freertos_cm3.sysview"
 );
 const TRUTH: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
