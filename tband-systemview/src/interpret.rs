@@ -111,7 +111,13 @@ struct Importer {
     clock: Clock,
     /// Model ids of the stream's task ids.
     tasks: HashMap<u32, u32>,
+    next_task_id: u32,
+    /// Under FreeRTOS, a task created whose task info has not come yet:
+    /// its stream id and creation time.
+    created_unnamed: Option<(u32, u64)>,
     os_is_freertos: bool,
+    /// Whether the marker of each message level has been named.
+    message_markers_named: [bool; 3],
     /// The target's count of packets it could not report, and the model's
     /// running total of lost packets.
     target_drop_count: u32,
@@ -154,7 +160,10 @@ impl Importer {
                 hz: recording.timestamp_hz,
             },
             tasks: HashMap::new(),
+            next_task_id: IDLE_TASK_ID + 1,
+            created_unnamed: None,
             os_is_freertos: false,
+            message_markers_named: [false; 3],
             target_drop_count: 0,
             lost_total: 0,
             events: 0,
@@ -163,12 +172,30 @@ impl Importer {
     }
 
     fn task(&mut self, stream_id: u32) -> u32 {
-        let next = self.tasks.len() as u32 + 1;
-        *self.tasks.entry(stream_id).or_insert(next)
+        *self.tasks.entry(stream_id).or_insert_with(|| {
+            self.next_task_id += 1;
+            self.next_task_id - 1
+        })
+    }
+
+    /// SEGGER's FreeRTOS integration sends a task's info right after its
+    /// creation, except for the idle task, which it reports running with
+    /// idle packets: a created task whose info does not follow is the
+    /// model's idle task.
+    fn name_created_task(&mut self, event: &Event<'_>) {
+        let Some((stream_id, t)) = self.created_unnamed.take() else {
+            return;
+        };
+        if !matches!(*event, Event::TaskInfo { task, .. } if task == stream_id) {
+            self.tasks.insert(stream_id, IDLE_TASK_ID);
+        }
+        let task = self.task(stream_id);
+        self.b.task_created(t, task);
     }
 
     fn event(&mut self, t: u64, event: &Event<'_>) {
         self.events += 1;
+        self.name_created_task(event);
         match *event {
             Event::Overflow { dropped } => {
                 // The packet that filled the buffer is lost too but not in
@@ -193,6 +220,9 @@ impl Importer {
                 self.b.task_ready(t, CORE, task);
             }
             Event::TaskStopReady { task, cause } => self.task_stops_ready(t, task, cause),
+            Event::TaskCreate { task } if self.os_is_freertos => {
+                self.created_unnamed = Some((task, t));
+            }
             Event::TaskCreate { task } => {
                 let task = self.task(task);
                 self.b.task_created(t, task);
@@ -232,11 +262,16 @@ impl Importer {
                 level,
                 ref args,
             } => {
-                let marker = match level {
-                    Level::Log => LOG_MARKER_ID,
-                    Level::Warning => WARNING_MARKER_ID,
-                    Level::Error => ERROR_MARKER_ID,
+                let (marker, name) = match level {
+                    Level::Log => (LOG_MARKER_ID, "log"),
+                    Level::Warning => (WARNING_MARKER_ID, "warning"),
+                    Level::Error => (ERROR_MARKER_ID, "error"),
                 };
+                if !self.message_markers_named[level as usize] {
+                    self.message_markers_named[level as usize] = true;
+                    self.b
+                        .set_marker_name(marker, None, MarkerKind::Event, name.as_bytes());
+                }
                 let msg = self.b.intern(format_message(format, args).as_bytes());
                 self.b.marker_instant(t, marker, None, msg);
             }
@@ -353,6 +388,11 @@ impl Importer {
     }
 
     fn finish(mut self) -> Model {
+        // The recording ended before the created task's info could come.
+        if let Some((stream_id, t)) = self.created_unnamed.take() {
+            let task = self.task(stream_id);
+            self.b.task_created(t, task);
+        }
         let info = self.b.info_mut();
         info.events = self.events;
         info.invalid_frames = self.invalid;

@@ -11,7 +11,7 @@
 use std::collections::HashMap;
 
 use tband_model::{AnomalyKind, ArgValue, EventRow, Model, TaskKind};
-use tband_systemview::{build_model, Packets, ReadError, Recording};
+use tband_systemview::{build_model, Packets, ReadError, Recording, IDLE_TASK_ID};
 use tband_trace::{InputFormat, OpenOptions, Trace};
 
 const RECORDING: &str = concat!(
@@ -123,6 +123,13 @@ fn every_task_the_application_created_is_named_with_its_priority() {
         assert_eq!(first.priority, *priority, "{name}");
         assert!(run_time_ns(&model, id) > 0, "{name} never ran");
     }
+    // Besides the application's: the timer task and the idle task, which
+    // SystemView's FreeRTOS integration creates without task info.
+    assert_eq!(model.tasks.len(), truth.tasks.len() + 2);
+    assert_eq!(
+        model.task(IDLE_TASK_ID).map(|t| t.kind),
+        Some(TaskKind::Idle)
+    );
     let timer = task_id(&model, "Tmr Svc");
     assert_eq!(model.task(timer).map(|t| t.kind), Some(TaskKind::Timer));
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
