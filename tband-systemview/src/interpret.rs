@@ -400,3 +400,86 @@ impl Importer {
         self.b.finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband_model::MarkerInstant;
+
+    /// A recording: the sync, trace start, init at 1 MHz (1 µs a tick),
+    /// the system description of a FreeRTOS target, then `packets`.
+    fn recording(packets: &[&[u8]]) -> Vec<u8> {
+        let mut bytes = vec![0; 10];
+        bytes.extend([10, 0]); // trace start
+        bytes.extend([24, 8, 0xc0, 0x84, 0x3d, 0xc0, 0x84, 0x3d, 0, 0, 0]); // init: 1 MHz twice
+        bytes.extend([14, 10]);
+        bytes.extend(b"O=FreeRTOS");
+        bytes.push(0);
+        for packet in packets {
+            bytes.extend(*packet);
+        }
+        bytes
+    }
+
+    fn model(bytes: &[u8]) -> Model {
+        build_model(&Recording::read(bytes).unwrap(), Vec::new(), None)
+    }
+
+    fn message(model: &Model, instant: &MarkerInstant) -> String {
+        model.strings.get(instant.msg).to_string()
+    }
+
+    #[test]
+    fn an_overflow_counts_the_packets_lost_since_the_one_before() {
+        let m = model(&recording(&[
+            &[1, 0, 10],  // overflow: the packet that filled the buffer
+            &[17, 5],     // idle
+            &[1, 3, 100], // overflow: three more the target counted, and one
+        ]));
+        let lost: Vec<u64> = m
+            .anomalies
+            .iter()
+            .filter(|a| a.kind == AnomalyKind::DroppedEvents)
+            .map(|a| a.count)
+            .collect();
+        assert_eq!(lost, [1, 4]);
+    }
+
+    #[test]
+    fn messages_are_instants_with_their_text_and_marks_are_spans() {
+        let mut print = vec![26, 12, 8];
+        print.extend(b"level %d");
+        print.extend([2, 1, 7, 3]); // error, one argument: 7; delta 3
+        let m = model(&recording(&[
+            &[15, 9, 2], // mark start 9
+            &print,
+            &[16, 9, 4], // mark stop 9
+        ]));
+        let [instant] = &m.marker_instants.iter().collect::<Vec<_>>()[..] else {
+            panic!("one message expected");
+        };
+        assert_eq!(instant.marker_id, ERROR_MARKER_ID);
+        assert_eq!(message(&m, &instant), "level 7");
+        let marker = m.markers.iter().find(|k| k.marker_id == ERROR_MARKER_ID);
+        assert_eq!(marker.map(|k| k.name.as_str()), Some("error"));
+        let [span] = &m.marker_spans.iter().collect::<Vec<_>>()[..] else {
+            panic!("one span expected");
+        };
+        assert_eq!((span.marker_id, span.end_ns - span.start_ns), (9, 7_000));
+    }
+
+    #[test]
+    fn the_created_task_without_info_is_the_idle_task_under_freertos() {
+        let m = model(&recording(&[
+            &[8, 0x20, 1],                   // create 0x20
+            &[9, 0x20, 3, 2, b'h', b'i', 1], // its info: "hi", priority 3
+            &[8, 0x30, 1],                   // create 0x30, no info follows
+            &[6, 0x30, 1],                   // 0x30 ready
+            &[4, 0x20, 1],                   // 0x20 runs
+            &[17, 10],                       // idle
+        ]));
+        let names: Vec<&str> = m.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["Idle", "hi"]);
+        assert_eq!(m.info.priority_order, PriorityOrder::HigherIsMoreImportant);
+    }
+}
