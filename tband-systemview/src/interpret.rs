@@ -459,7 +459,7 @@ mod tests {
             panic!("one message expected");
         };
         assert_eq!(instant.marker_id, ERROR_MARKER_ID);
-        assert_eq!(message(&m, &instant), "level 7");
+        assert_eq!(message(&m, instant), "level 7");
         let marker = m.markers.iter().find(|k| k.marker_id == ERROR_MARKER_ID);
         assert_eq!(marker.map(|k| k.name.as_str()), Some("error"));
         let [span] = &m.marker_spans.iter().collect::<Vec<_>>()[..] else {
