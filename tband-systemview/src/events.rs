@@ -76,8 +76,8 @@ pub enum Event<'a> {
     },
     ModuleDescription,
     DataSample,
-    /// The timestamp's frequency and the CPU's, the base and shift that
-    /// make ids out of addresses.
+    /// The timestamp's frequency and the CPU's (the base and shift that
+    /// make ids out of addresses follow, unread: ids stay as recorded).
     Init {
         timestamp_hz: u32,
         cpu_hz: u32,

@@ -19,11 +19,10 @@ mod varint;
 
 use std::fmt;
 
-pub use events::{event_name, is_event_name, Event, Level, FIRST_MODULE_ID};
+pub use events::{event_name, is_event_name, Event, Level};
 pub use interpret::{
     build_model, SystemviewImport, ERROR_MARKER_ID, IDLE_TASK_ID, LOG_MARKER_ID, WARNING_MARKER_ID,
 };
-pub use message::format_message;
 pub use packets::{Packet, Packets};
 
 /// How a recording starts: the sync (ten no-op packets) and the trace-start

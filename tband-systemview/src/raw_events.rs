@@ -1,6 +1,7 @@
 //! A decoded packet as a raw event row: its name and its values, labelled.
 
 use super::events::{event_name, Event, Level};
+use super::message::format_message;
 use tband_model::{Actor, ArgValue, EventRow};
 
 /// Hands `event`, decoded from a packet with id `id`, to `events`.
@@ -12,7 +13,10 @@ pub fn hand_event(
     actor: Option<Actor>,
 ) {
     let uint = |v: u32| ArgValue::UInt(v.into());
-    let mut text = None;
+    let text = match event {
+        Event::Print { format, args, .. } => format_message(format, args),
+        _ => String::new(),
+    };
     let args: Vec<(&str, ArgValue<'_>)> = match event {
         Event::Overflow { dropped } => vec![("dropped", uint(*dropped))],
         Event::IsrEnter { isr } => vec![("isr", uint(*isr))],
@@ -58,18 +62,16 @@ pub fn hand_event(
         Event::NameResource { resource, name } => {
             vec![("resource", uint(*resource)), ("name", ArgValue::Str(name))]
         }
-        Event::Print {
-            format,
-            level,
-            args,
-        } => {
-            text = Some(super::message::format_message(format, args));
+        Event::Print { level, .. } => {
             let level = match level {
                 Level::Log => "log",
                 Level::Warning => "warning",
                 Level::Error => "error",
             };
-            vec![("level", ArgValue::Str(level.as_bytes()))]
+            vec![
+                ("level", ArgValue::Str(level.as_bytes())),
+                ("text", ArgValue::Str(text.as_bytes())),
+            ]
         }
         Event::EndCall { call } => vec![("call", uint(*call))],
         Event::NameMarker { marker, name } => {
@@ -92,10 +94,6 @@ pub fn hand_event(
         | Event::DataSample
         | Event::ModuleCount => Vec::new(),
     };
-    let mut args = args;
-    if let Some(text) = &text {
-        args.push(("text", ArgValue::Str(text.as_bytes())));
-    }
     events(&EventRow {
         ts_ns: Some(ts_ns),
         core_id: 0,

@@ -235,6 +235,37 @@ fn a_recording_cut_inside_a_packet_decodes_every_packet_before_the_cut() {
 }
 
 #[test]
+fn garbage_in_the_middle_leaves_the_packets_before_it() {
+    let whole = recording();
+    let (_, whole_rows) = model_and_rows(&whole);
+    let middle = whole.len() / 2;
+    let before = Packets::new(&whole)
+        .take_while(|p| p.offset + p.payload.len() < middle)
+        .count();
+    let mut bytes = whole.clone();
+    bytes[middle..middle + 64].fill(0xff);
+    let (model, rows) = model_and_rows(&bytes);
+    assert!(rows.len() >= before);
+    for (damaged, intact) in rows.iter().zip(&whole_rows).take(before) {
+        assert_eq!(
+            (&damaged.name, &damaged.values),
+            (&intact.name, &intact.values)
+        );
+    }
+    assert!(model.info.events >= before as u64);
+}
+
+#[test]
+fn every_cut_of_the_recording_decodes_what_it_holds() {
+    let whole = recording();
+    for len in (11..whole.len()).step_by(97) {
+        let (model, rows) = model_and_rows(&whole[..len]);
+        assert_eq!(rows.len() as u64, model.info.events, "cut at {len}");
+        assert!(model.info.invalid_frames <= 1, "cut at {len}");
+    }
+}
+
+#[test]
 fn a_packet_of_an_undefined_id_is_counted_and_the_rest_decoded() {
     let whole = recording();
     let (whole_model, _) = model_and_rows(&whole);
