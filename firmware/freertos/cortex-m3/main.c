@@ -1,7 +1,8 @@
 /*
  * The example application on FreeRTOS's ARM_CM3 port in QEMU's mps2-an385.
  * The trace leaves the board the way the build's BACKEND chose
- * (trace_output.h); the application's record is written at the end
+ * (trace_output.h), or through SystemView's RTT channel when the build's
+ * TRACER is systemview (systemview/port.c); the application's record is written at the end
  * through semihosting into truth.txt in QEMU's working folder. SysTick and
  * TIMER0 (every 50 ms) are traced as ISRs.
  *
