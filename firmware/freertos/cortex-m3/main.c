@@ -2,9 +2,9 @@
  * The example application on FreeRTOS's ARM_CM3 port in QEMU's mps2-an385.
  * The trace leaves the board the way the build's BACKEND chose
  * (trace_output.h), or through SystemView's RTT channel when the build's
- * TRACER is systemview (systemview/port.c); the application's record is written at the end
- * through semihosting into truth.txt in QEMU's working folder. SysTick and
- * TIMER0 (every 50 ms) are traced as ISRs.
+ * TRACER is systemview (systemview/port.c); the application's record is
+ * written at the end through semihosting into truth.txt in QEMU's working
+ * folder. SysTick and TIMER0 (every 50 ms) are traced as ISRs.
  *
  *   qemu-system-arm -machine mps2-an385 -cpu cortex-m3 -display none \
  *     -semihosting-config enable=on,target=native -icount shift=4 \
