@@ -15,7 +15,7 @@ use tband_decode::sequencer::{find_ts_resolution, Stream};
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_model::summary::write_summary;
 use tband_model::{EventRow, Model, TraceInfo};
-use tband_trace::{read_threadx, OpenOptions, Source, Trace};
+use tband_trace::{read_systemview, read_threadx, OpenOptions, Source, Trace};
 
 use crate::progress::open_trace;
 
@@ -75,6 +75,7 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
     let inputs = match Source::open(&cli.inputs, options).map_err(|e| e.to_string())? {
         Source::Tband(inputs) => inputs,
         Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
+        Source::Systemview { input } => return list_systemview(cli, &input, mode),
         Source::Ctf { trace, names } if tband_ctf::has_events(&trace) => {
             return list_ctf(cli, &trace, names, mode)
         }
@@ -190,6 +191,42 @@ fn list_ctf(
                 previous_ns = on_clock.ts_ns;
             });
         }
+    }
+    match written.and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
+        _ => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Lists a SystemView recording's packets as event rows, the way CTF
+/// events are listed.
+fn list_systemview(cli: &Options, input: &Input, mode: Mode) -> Result<ExitCode, String> {
+    let recording = read_systemview(input).map_err(|e| e.to_string())?;
+    let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
+    let mut written = Ok(());
+    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut previous_ns = None;
+    let mut each = |row: &EventRow<'_>| {
+        if written.is_err() {
+            return;
+        }
+        match mode {
+            Mode::Stats => {
+                *counts
+                    .entry(tband_systemview::event_name(row.class))
+                    .or_default() += 1
+            }
+            Mode::Json => written = tband_ctf::write_json_row(&mut out, row),
+            Mode::Pretty => {
+                written = tband_ctf::write_pretty_row(&mut out, row, previous_ns);
+                previous_ns = row.ts_ns;
+            }
+        }
+    };
+    let model =
+        tband_systemview::build_model(&recording, vec![input.name.clone()], Some(&mut each));
+    if let (Mode::Stats, Ok(())) = (mode, &written) {
+        written = write_ctf_stats(&mut out, &model, &counts);
     }
     match written.and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),

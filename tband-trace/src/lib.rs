@@ -12,6 +12,7 @@ use tband_decode::interpret::TbandTrace;
 use tband_decode::sequencer::Stream;
 use tband_model::rules::Rules;
 use tband_model::{EventRow, EventSink, Import, LifetimeBuilder, Model, ReadProgress, TraceInfo};
+use tband_systemview::SystemviewImport;
 use tband_threadx::ThreadxImport;
 
 mod growing;
@@ -29,15 +30,23 @@ pub enum InputFormat {
     Tband,
     Ctf,
     Threadx,
+    Systemview,
 }
 
 impl InputFormat {
-    pub const ALL: [InputFormat; 3] = [InputFormat::Tband, InputFormat::Ctf, InputFormat::Threadx];
+    pub const ALL: [InputFormat; 4] = [
+        InputFormat::Tband,
+        InputFormat::Ctf,
+        InputFormat::Threadx,
+        InputFormat::Systemview,
+    ];
 
     /// Recognises the format of an input by its content.
     pub fn detect(input: &Input) -> InputFormat {
         if tband_threadx::looks_like(&input.bytes) {
             InputFormat::Threadx
+        } else if tband_systemview::looks_like(&input.bytes) {
+            InputFormat::Systemview
         } else {
             InputFormat::Tband
         }
@@ -48,6 +57,7 @@ impl InputFormat {
             InputFormat::Tband => "tband",
             InputFormat::Ctf => "ctf",
             InputFormat::Threadx => "threadx",
+            InputFormat::Systemview => "systemview",
         }
     }
 
@@ -57,6 +67,7 @@ impl InputFormat {
             InputFormat::Tband => "COBS frames of the tband wire format (also the reference C tracer's)",
             InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given)",
             InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\"",
+            InputFormat::Systemview => "A SEGGER SystemView recording: the raw stream of its SysView RTT channel, from the start",
         }
     }
 }
@@ -151,6 +162,8 @@ pub enum Source {
         input: Input,
         options: ThreadxOptions,
     },
+    /// A SystemView recording.
+    Systemview { input: Input },
 }
 
 impl Source {
@@ -241,6 +254,17 @@ impl Source {
                     reason: "a ThreadX trace is one buffer; open one file at a time".into(),
                 }),
             },
+            InputFormat::Systemview => match <[Input; 1]>::try_from(inputs) {
+                Ok([input]) => Ok(Source::Systemview { input }),
+                Err(inputs) => Err(TraceError::Unreadable {
+                    name: inputs
+                        .iter()
+                        .map(|i| i.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    reason: "a SystemView recording is one stream; open one file at a time".into(),
+                }),
+            },
         }
     }
 
@@ -264,6 +288,10 @@ impl Source {
                 buffer: read_threadx(input, options)?,
                 progress: read,
             }),
+            Source::Systemview { input } => Box::new(SystemviewImport {
+                recording: read_systemview(input)?,
+                progress: read,
+            }),
         })
     }
 
@@ -282,6 +310,7 @@ impl Source {
             Source::Tband(_) => tband::EVENTS.iter().any(|e| e.name == name),
             Source::Ctf { trace, .. } => trace.metadata.events.iter().any(|e| e.name == name),
             Source::Threadx { .. } => tband_threadx::is_event_name(name),
+            Source::Systemview { .. } => tband_systemview::is_event_name(name),
         }
     }
 
@@ -290,6 +319,7 @@ impl Source {
             Source::Tband(_) => InputFormat::Tband,
             Source::Ctf { .. } => InputFormat::Ctf,
             Source::Threadx { .. } => InputFormat::Threadx,
+            Source::Systemview { .. } => InputFormat::Systemview,
         }
     }
 
@@ -298,7 +328,9 @@ impl Source {
         match self {
             Source::Tband(inputs) => inputs.iter().map(|i| i.name.clone()).collect(),
             Source::Ctf { names, .. } => names.clone(),
-            Source::Threadx { input, .. } => vec![input.name.clone()],
+            Source::Threadx { input, .. } | Source::Systemview { input } => {
+                vec![input.name.clone()]
+            }
         }
     }
 
@@ -327,7 +359,9 @@ impl Source {
         match self {
             Source::Tband(inputs) => inputs.iter().map(|i| i.bytes.len() as u64).sum(),
             Source::Ctf { trace, .. } => trace.streams.iter().map(|s| s.bytes.len() as u64).sum(),
-            Source::Threadx { input, .. } => input.bytes.len() as u64,
+            Source::Threadx { input, .. } | Source::Systemview { input } => {
+                input.bytes.len() as u64
+            }
         }
     }
 }
@@ -442,6 +476,14 @@ pub fn read_threadx<'a>(
     options: &ThreadxOptions,
 ) -> Result<tband_threadx::Buffer<'a>, TraceError> {
     tband_threadx::Buffer::read(&input.bytes, options).map_err(|e| TraceError::Unreadable {
+        name: input.name.clone(),
+        reason: e.to_string(),
+    })
+}
+
+/// Reads a SystemView recording; why it cannot be read is the input's error.
+pub fn read_systemview(input: &Input) -> Result<tband_systemview::Recording<'_>, TraceError> {
+    tband_systemview::Recording::read(&input.bytes).map_err(|e| TraceError::Unreadable {
         name: input.name.clone(),
         reason: e.to_string(),
     })

@@ -105,6 +105,8 @@ pub enum Kind {
     Threadx,
     /// A CTF (Zephyr) trace directory.
     Ctf,
+    /// A SEGGER SystemView recording (`.sysview`).
+    Systemview,
 }
 
 /// One recording, as the tools are given it.
@@ -154,6 +156,11 @@ fn collect(dir: &Path, traces: &mut Vec<Trace>) {
         } else if name.ends_with(".trx") {
             traces.push(Trace {
                 kind: Kind::Threadx,
+                args: vec![name],
+            });
+        } else if name.ends_with(".sysview") {
+            traces.push(Trace {
+                kind: Kind::Systemview,
                 args: vec![name],
             });
         } else if let Some(stem) = name.strip_suffix(".bin") {

@@ -61,9 +61,14 @@ void app_assert_failed(const char *file, int line);
   } while (0)
 
 /* tband: ids live in uxTaskNumber / uxQueueNumber; the idle task is found
- * by its handle. */
+ * by its handle. SystemView's FreeRTOS integration (TRACER=systemview)
+ * finds it by its name instead: V11.1.0 has no single idle task handle. */
 #define configUSE_TRACE_FACILITY                1
+#ifdef TRACER_SYSTEMVIEW
+#define INCLUDE_xTaskGetIdleTaskHandle          0
+#else
 #define INCLUDE_xTaskGetIdleTaskHandle          1
+#endif
 /* tband's memory hooks: each task's stack size needs the kernel to keep
  * the stack's top, its stack margin a thread-local storage pointer;
  * heap_4's block headers give each allocation's size as the heap counts
@@ -74,7 +79,9 @@ void app_assert_failed(const char *file, int line);
 #define tband_HEAP_BLOCK_HEADER                 1
 #define INCLUDE_uxTaskGetStackHighWaterMark     1
 /* TBAND_UNTRACED: the switch-cost bench's build without tracing. */
-#if !defined(__ASSEMBLER__) && !defined(TBAND_UNTRACED)
+#if !defined(__ASSEMBLER__) && defined(TRACER_SYSTEMVIEW)
+#include "freertos_trace.h"
+#elif !defined(__ASSEMBLER__) && !defined(TBAND_UNTRACED)
 #include "tband_freertos.h"
 #endif
 

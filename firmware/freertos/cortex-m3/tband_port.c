@@ -8,6 +8,7 @@
 
 #include "board.h"
 #include "tband.h"
+#include "tracer.h"
 
 uint64_t tband_port_timestamp(void) { return 0xFFFFFFFFu - TIMER1->value; }
 
@@ -23,3 +24,15 @@ void tband_port_critical_exit(uint32_t state) { portCLEAR_INTERRUPT_MASK_FROM_IS
  * sized so that the buffer does not fill; if it does, the trace ends there
  * and reports the events it lost. */
 void tband_port_snapshot_full(uint32_t core_id) { (void)core_id; }
+
+uint64_t tracer_now_ns(void) { return tband_port_timestamp() * tband_port_ts_resolution_ns(); }
+
+void tracer_isr_enter(uint32_t id) { tband_isr_enter(id); }
+
+void tracer_isr_exit(uint32_t id) { tband_isr_exit(id); }
+
+void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
+  tband_gather_system_metadata();
+  tband_isr_name(systick_id, "SysTick");
+  tband_isr_name(timer0_id, "TIMER0");
+}

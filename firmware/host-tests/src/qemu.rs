@@ -84,6 +84,18 @@ pub fn qemu() -> Command {
     qemu
 }
 
+/// QEMU's mps2-an385 (the FreeRTOS example's board) in `dir`, where its
+/// semihosting files go, in virtual time from the instruction count.
+pub fn qemu_mps2_an385(dir: &Path) -> Command {
+    let mut qemu = Command::new("qemu-system-arm");
+    qemu.current_dir(dir)
+        .args(["-machine", "mps2-an385", "-cpu", "cortex-m3"])
+        .args(["-display", "none", "-monitor", "none"])
+        .args(["-semihosting-config", "enable=on,target=native"])
+        .args(["-icount", "shift=4"]);
+    qemu
+}
+
 /// A TCP port that was free a moment ago, for QEMU to listen on.
 pub fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")

@@ -36,7 +36,7 @@ use std::sync::Mutex;
 
 use tband_capture::record::Limits;
 use tband_capture::source::Source;
-use tband_host_tests::qemu::{free_port, spawn_listening};
+use tband_host_tests::qemu::{free_port, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::run;
 use tband_model::{
     Actor, ArgValue, EventGroupOpKind, EventRow, Model, NotificationOp, TimerOpKind,
@@ -313,22 +313,11 @@ fn build_cortex_m3(kernel: &Path, backend: Backend) -> (PathBuf, PathBuf) {
     (dir, firmware)
 }
 
-/// QEMU's mps2-an385 in `dir`, in virtual time from the instruction count.
-fn qemu_in(dir: &Path) -> Command {
-    let mut qemu = Command::new("qemu-system-arm");
-    qemu.current_dir(dir)
-        .args(["-machine", "mps2-an385", "-cpu", "cortex-m3"])
-        .args(["-display", "none", "-monitor", "none"])
-        .args(["-semihosting-config", "enable=on,target=native"])
-        .args(["-icount", "shift=4"]);
-    qemu
-}
-
 /// Builds the Cortex-M3 example with the snapshot backend and runs it in
 /// QEMU; returns the folder with `trace.bin` and `truth.txt`.
 fn record_cortex_m3(kernel: &Path) -> PathBuf {
     let (dir, firmware) = build_cortex_m3(kernel, Backend::Snapshot);
-    run(qemu_in(&dir).arg("-kernel").arg(firmware));
+    run(qemu_mps2_an385(&dir).arg("-kernel").arg(firmware));
     dir
 }
 
@@ -341,7 +330,7 @@ fn capture_cortex_m3_uart(kernel: &Path) -> PathBuf {
     let address = format!("127.0.0.1:{}", free_port());
     let serial = format!("tcp:{address},server=on,wait=on");
     let (qemu, _stderr) = spawn_listening(
-        qemu_in(&dir)
+        qemu_mps2_an385(&dir)
             .args(["-serial", &serial])
             .arg("-kernel")
             .arg(firmware),

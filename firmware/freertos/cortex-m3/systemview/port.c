@@ -1,0 +1,67 @@
+/*
+ * TRACER=systemview: SEGGER SystemView records into its RTT up channel
+ * ("SysView"), which tband-capture reads through QEMU's gdbstub while the
+ * application runs. The recording starts on the target
+ * (SEGGER_SYSVIEW_Start), so no host command is needed; at the end the
+ * application waits until the capture has read the channel empty.
+ */
+#include <stdio.h>
+
+#include "FreeRTOS.h"
+#include "SEGGER_RTT.h"
+#include "SEGGER_SYSVIEW.h"
+
+#include "app.h"
+#include "board.h"
+#include "trace_output.h"
+#include "tracer.h"
+
+extern const SEGGER_SYSVIEW_OS_API SYSVIEW_X_OS_TraceAPI;
+
+static uint32_t systick_isr_id;
+static uint32_t timer0_isr_id;
+
+uint32_t systemview_timestamp(void) { return 0xFFFFFFFFu - TIMER1->value; }
+
+uint64_t tracer_now_ns(void) { return (uint64_t)systemview_timestamp() * (1000000000u / SYSCLK_HZ); }
+
+/* SystemView reads the active exception's number itself. FreeRTOS V11's
+ * port records the rest: SysTick's enter and exit in xPortSysTickHandler,
+ * and every other handler's exit in portYIELD_FROM_ISR (traceISR_EXIT or
+ * traceISR_EXIT_TO_SCHEDULER), which main.c's TIMER0 handler ends with. */
+void tracer_isr_enter(uint32_t id) {
+  if (id != systick_isr_id) {
+    SEGGER_SYSVIEW_RecordEnterISR();
+  }
+}
+
+void tracer_isr_exit(uint32_t id) { (void)id; }
+
+void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
+  systick_isr_id = systick_id;
+  timer0_isr_id = timer0_id;
+}
+
+/* The system description SystemView sends when it starts: the
+ * application, the device, the OS and the names of the interrupts. */
+static void send_system_description(void) {
+  char interrupts[48];
+  SEGGER_SYSVIEW_SendSysDesc("N=tband FreeRTOS example,D=Cortex-M3,O=FreeRTOS");
+  snprintf(interrupts, sizeof interrupts, "I#%lu=SysTick,I#%lu=TIMER0",
+           (unsigned long)systick_isr_id, (unsigned long)timer0_isr_id);
+  SEGGER_SYSVIEW_SendSysDesc(interrupts);
+}
+
+int trace_output_start(void) {
+  SEGGER_SYSVIEW_Init(SYSCLK_HZ, SYSCLK_HZ, &SYSVIEW_X_OS_TraceAPI, send_system_description);
+  SEGGER_SYSVIEW_Start();
+  return 0;
+}
+
+void platform_stop_recording(void) { SEGGER_SYSVIEW_Stop(); }
+
+int trace_output_finish(void) {
+  while (SEGGER_RTT_GetBytesInBuffer((unsigned)SEGGER_SYSVIEW_GetChannelID()) != 0) {
+  }
+  return 0;
+}

@@ -1,0 +1,485 @@
+//! What a SystemView recording means: the importer that turns its packets
+//! into model-builder calls.
+//!
+//! SystemView records one core. Who runs is said outright: a task starts
+//! executing, the OS goes idle, an ISR enters and exits (or exits to the
+//! scheduler, whose decision follows as a start or an idle). Tasks are
+//! named by their task-info packets; ids in the stream are (shrunk)
+//! addresses, given dense model ids in the order they first appear.
+
+use std::collections::HashMap;
+
+use super::events::{BadPayload, Event, Level};
+use super::message::format_message;
+use super::packets::Packets;
+use super::raw_events::hand_event;
+use super::Recording;
+use tband_model::{
+    AnomalyKind, EventSink, Import, MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder,
+    ReadProgress, ReadTeller, StateReason, TaskKind, TaskStateKind, TraceInfo,
+};
+
+/// SystemView records one core.
+const CORE: u32 = 0;
+/// Task id of the time the OS reports idle; tasks have ids from 1.
+pub const IDLE_TASK_ID: u32 = 0;
+/// Marker ids of printed messages, by level, above any a target names
+/// with `SEGGER_SYSVIEW_MarkStart` (whose ids are the application's).
+pub const LOG_MARKER_ID: u32 = u32::MAX - 2;
+pub const WARNING_MARKER_ID: u32 = u32::MAX - 1;
+pub const ERROR_MARKER_ID: u32 = u32::MAX;
+/// The cause FreeRTOS's integration gives a task-stop-ready packet when
+/// the task moves to the suspended list (suspended, or blocked forever).
+const FREERTOS_SUSPENDED_CAUSE: u32 = (3 << 3) | 3;
+/// The name FreeRTOS gives its timer service task.
+const FREERTOS_TIMER_TASK: &[u8] = b"Tmr Svc";
+
+/// A SystemView recording as its importer reads it, telling `progress` how
+/// many of its bytes it has read.
+pub struct SystemviewImport<'a> {
+    pub recording: Recording<'a>,
+    pub progress: ReadProgress<'a>,
+}
+
+impl Import for SystemviewImport<'_> {
+    fn build_model(&self, info: TraceInfo, events: Option<EventSink<'_>>) -> Model {
+        build_model_telling(&self.recording, info.sources, events, self.progress)
+    }
+}
+
+/// Builds the model of a recording, handing every packet to `events` if
+/// given.
+pub fn build_model(
+    recording: &Recording<'_>,
+    sources: Vec<String>,
+    events: Option<EventSink<'_>>,
+) -> Model {
+    build_model_telling(recording, sources, events, &|_| {})
+}
+
+fn build_model_telling(
+    recording: &Recording<'_>,
+    sources: Vec<String>,
+    mut events: Option<EventSink<'_>>,
+    progress: ReadProgress<'_>,
+) -> Model {
+    let mut importer = Importer::new(recording, sources);
+    let mut read = ReadTeller::new(1, progress);
+    let mut packets = Packets::new(recording.bytes);
+    for packet in packets.by_ref() {
+        let t = importer.clock.advance(packet.delta);
+        importer.b.event_at(CORE, t);
+        match Event::decode(&packet) {
+            Ok(event) => {
+                if let Some(events) = events.as_deref_mut() {
+                    hand_event(events, packet.id, &event, t, importer.b.actor(CORE));
+                }
+                importer.event(t, &event);
+            }
+            Err(BadPayload) => importer.bad_payload(t, packet.id, packet.offset),
+        }
+        read.read_to(0, (packet.offset + packet.payload.len()) as u64);
+    }
+    read.done(recording.bytes.len() as u64);
+    if let Some(offset) = packets.cut_at() {
+        importer.cut(offset, recording.bytes.len() - offset);
+    }
+    importer.finish()
+}
+
+/// Timer ticks summed from the packets' deltas, in ns since the first packet.
+struct Clock {
+    ticks: u64,
+    first_ticks: Option<u64>,
+    hz: Option<u32>,
+}
+
+impl Clock {
+    /// The time of the packet `delta` ticks after the one before.
+    fn advance(&mut self, delta: u32) -> u64 {
+        self.ticks += u64::from(delta);
+        let since_first = self.ticks - *self.first_ticks.get_or_insert(self.ticks);
+        match self.hz {
+            Some(hz) => (u128::from(since_first) * 1_000_000_000 / u128::from(hz)) as u64,
+            None => since_first,
+        }
+    }
+}
+
+struct Importer {
+    b: ModelBuilder,
+    clock: Clock,
+    /// Model ids of the stream's task ids.
+    tasks: HashMap<u32, u32>,
+    next_task_id: u32,
+    /// Under FreeRTOS, a task created whose task info has not come yet:
+    /// its stream id and creation time.
+    created_unnamed: Option<(u32, u64)>,
+    os_is_freertos: bool,
+    /// Whether the marker of each message level has been named.
+    message_markers_named: [bool; 3],
+    /// The target's count of packets it could not report, and the model's
+    /// running total of lost packets.
+    target_drop_count: u32,
+    lost_total: u64,
+    events: u64,
+    invalid: u64,
+}
+
+impl Importer {
+    fn new(recording: &Recording<'_>, sources: Vec<String>) -> Importer {
+        let info = TraceInfo {
+            format: "systemview".into(),
+            sources,
+            ns_per_tick: recording
+                .timestamp_hz
+                .map_or(1, |hz| (1e9 / f64::from(hz)).round().max(1.0) as u64),
+            ns_per_tick_known: recording.timestamp_hz.is_some(),
+            ..TraceInfo::default()
+        };
+        let mut b = ModelBuilder::new(info);
+        b.core_seen(CORE);
+        b.set_task_name(IDLE_TASK_ID, b"Idle");
+        b.set_idle_task(CORE, IDLE_TASK_ID);
+        if recording.timestamp_hz.is_none() {
+            b.anomaly(
+                0,
+                0,
+                None,
+                AnomalyKind::NoTimerResolution,
+                1,
+                "the recording has no init packet with the timestamp frequency: 1 ns per tick assumed"
+                    .into(),
+            );
+        }
+        Importer {
+            b,
+            clock: Clock {
+                ticks: 0,
+                first_ticks: None,
+                hz: recording.timestamp_hz,
+            },
+            tasks: HashMap::new(),
+            next_task_id: IDLE_TASK_ID + 1,
+            created_unnamed: None,
+            os_is_freertos: false,
+            message_markers_named: [false; 3],
+            target_drop_count: 0,
+            lost_total: 0,
+            events: 0,
+            invalid: 0,
+        }
+    }
+
+    fn task(&mut self, stream_id: u32) -> u32 {
+        *self.tasks.entry(stream_id).or_insert_with(|| {
+            self.next_task_id += 1;
+            self.next_task_id - 1
+        })
+    }
+
+    /// SEGGER's FreeRTOS integration sends a task's info right after its
+    /// creation, except for the idle task, which it reports running with
+    /// idle packets: a created task whose info does not follow is the
+    /// model's idle task.
+    fn name_created_task(&mut self, event: &Event<'_>) {
+        let Some((stream_id, t)) = self.created_unnamed.take() else {
+            return;
+        };
+        if !matches!(*event, Event::TaskInfo { task, .. } if task == stream_id) {
+            self.tasks.insert(stream_id, IDLE_TASK_ID);
+        }
+        let task = self.task(stream_id);
+        self.b.task_created(t, task);
+    }
+
+    fn event(&mut self, t: u64, event: &Event<'_>) {
+        self.events += 1;
+        self.name_created_task(event);
+        match *event {
+            Event::Overflow { dropped } => {
+                // The packet that filled the buffer is lost too but not in
+                // the target's count, which counts the overflow reports
+                // that did not fit either.
+                let lost = u64::from(dropped.wrapping_sub(self.target_drop_count)) + 1;
+                self.target_drop_count = dropped;
+                self.lost_total += lost;
+                let before = self.b.last_event_on(CORE);
+                self.b.dropped_total(t, CORE, self.lost_total, before);
+            }
+            Event::IsrEnter { isr } => self.b.isr_enter(t, CORE, isr),
+            Event::IsrExit | Event::IsrToScheduler => self.isr_exit(t),
+            Event::TaskStartExec { task } => {
+                let task = self.task(task);
+                self.b.task_switched_in(t, CORE, task);
+            }
+            // Until the next start, no task runs: the model has that as idle.
+            Event::TaskStopExec | Event::Idle => self.b.task_switched_in(t, CORE, IDLE_TASK_ID),
+            Event::TaskStartReady { task } => {
+                let task = self.task(task);
+                self.b.task_ready(t, CORE, task);
+            }
+            Event::TaskStopReady { task, cause } => self.task_stops_ready(t, task, cause),
+            Event::TaskCreate { task } if self.os_is_freertos => {
+                self.created_unnamed = Some((task, t));
+            }
+            Event::TaskCreate { task } => {
+                let task = self.task(task);
+                self.b.task_created(t, task);
+            }
+            Event::TaskInfo {
+                task,
+                priority,
+                name,
+            } => {
+                let task = self.task(task);
+                self.b.set_task_name(task, name);
+                if self.os_is_freertos && name == FREERTOS_TIMER_TASK {
+                    self.b.set_task_kind(task, TaskKind::Timer);
+                }
+                self.b.task_priority(t, task, priority, PriorityCause::Set);
+            }
+            Event::TaskTerminate { task } => {
+                let task = self.task(task);
+                self.b.task_deleted(t, task);
+            }
+            Event::SystemDescription { text } => self.describe_system(text),
+            Event::MarkStart { marker } => {
+                let msg = self.b.intern(b"");
+                self.b.marker_begin(t, marker, None, msg);
+            }
+            Event::MarkStop { marker } => self.b.marker_end(t, CORE, marker, None),
+            Event::Mark { marker } => {
+                let msg = self.b.intern(b"");
+                self.b.marker_instant(t, marker, None, msg);
+            }
+            Event::NameMarker { marker, name } => {
+                self.b
+                    .set_marker_name(marker, None, MarkerKind::Event, name)
+            }
+            Event::Print {
+                format,
+                level,
+                ref args,
+            } => {
+                let (marker, name) = match level {
+                    Level::Log => (LOG_MARKER_ID, "log"),
+                    Level::Warning => (WARNING_MARKER_ID, "warning"),
+                    Level::Error => (ERROR_MARKER_ID, "error"),
+                };
+                if !self.message_markers_named[level as usize] {
+                    self.message_markers_named[level as usize] = true;
+                    self.b
+                        .set_marker_name(marker, None, MarkerKind::Event, name.as_bytes());
+                }
+                let msg = self.b.intern(format_message(format, args).as_bytes());
+                self.b.marker_instant(t, marker, None, msg);
+            }
+            Event::Unknown { id } => self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::UnknownEvent,
+                1,
+                format!("packet id {id} is not a SystemView event"),
+            ),
+            // Read for the raw events; nothing of the model's.
+            Event::TraceStart
+            | Event::TraceStop
+            | Event::SystemTime
+            | Event::TimerEnter { .. }
+            | Event::TimerExit
+            | Event::StackInfo { .. }
+            | Event::ModuleDescription
+            | Event::DataSample
+            | Event::Init { .. }
+            | Event::NameResource { .. }
+            | Event::ModuleCount
+            | Event::EndCall { .. }
+            | Event::Extended { .. }
+            | Event::Module { .. } => {}
+        }
+    }
+
+    fn isr_exit(&mut self, t: u64) {
+        match self.b.current_isr(CORE) {
+            Some(isr) => self.b.isr_exit(t, CORE, isr),
+            None => self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::EndWithoutBegin,
+                1,
+                "ISR exit while no ISR was entered".into(),
+            ),
+        }
+    }
+
+    /// A task leaves the ready list: suspended, or blocked (the running
+    /// task, which leaves Running at the next switch).
+    fn task_stops_ready(&mut self, t: u64, task: u32, cause: u32) {
+        let task = self.task(task);
+        if self.os_is_freertos && cause == FREERTOS_SUSPENDED_CAUSE {
+            self.b.task_suspended(t, task);
+        } else if self.b.running_task(CORE) == Some(task) {
+            self.b
+                .current_task_announces(t, CORE, TaskStateKind::Blocked, StateReason::None, None);
+        } else {
+            self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::Inconsistent,
+                1,
+                format!("task {task} stopped being ready while not running (cause {cause})"),
+            );
+        }
+    }
+
+    /// The system description's items: the OS (`O=`) and interrupt names
+    /// (`I#n=name`).
+    fn describe_system(&mut self, text: &[u8]) {
+        for item in text.split(|&b| b == b',') {
+            let Some(eq) = item.iter().position(|&b| b == b'=') else {
+                continue;
+            };
+            let (key, value) = (&item[..eq], &item[eq + 1..]);
+            if key == b"O" {
+                self.os_is_freertos = value == b"FreeRTOS";
+                if self.os_is_freertos || value == b"embOS" {
+                    self.b.info_mut().priority_order = PriorityOrder::HigherIsMoreImportant;
+                }
+            } else if let Some(number) = key.strip_prefix(b"I#") {
+                if let Some(isr) = std::str::from_utf8(number)
+                    .ok()
+                    .and_then(|n| n.parse().ok())
+                {
+                    self.b.set_isr_name(CORE, isr, value);
+                }
+            }
+        }
+    }
+
+    fn bad_payload(&mut self, t: u64, id: u32, offset: usize) {
+        self.invalid += 1;
+        self.b.anomaly(
+            t,
+            t,
+            Some(CORE),
+            AnomalyKind::InvalidFrame,
+            1,
+            format!("packet id {id} at byte {offset}: its payload ends inside a value"),
+        );
+    }
+
+    fn cut(&mut self, offset: usize, len: usize) {
+        self.invalid += 1;
+        let t = self.b.last_event_on(CORE).unwrap_or(0);
+        self.b.anomaly(
+            t,
+            t,
+            Some(CORE),
+            AnomalyKind::InvalidFrame,
+            1,
+            format!(
+                "the recording ends inside a packet: {len} byte(s) from byte {offset} not decoded"
+            ),
+        );
+    }
+
+    fn finish(mut self) -> Model {
+        // The recording ended before the created task's info could come.
+        if let Some((stream_id, t)) = self.created_unnamed.take() {
+            let task = self.task(stream_id);
+            self.b.task_created(t, task);
+        }
+        let info = self.b.info_mut();
+        info.events = self.events;
+        info.invalid_frames = self.invalid;
+        info.first_ts_raw = self.clock.first_ticks.unwrap_or(0);
+        self.b.finish()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tband_model::MarkerInstant;
+
+    /// A recording: the sync, trace start, init at 1 MHz (1 µs a tick),
+    /// the system description of a FreeRTOS target, then `packets`.
+    fn recording(packets: &[&[u8]]) -> Vec<u8> {
+        let mut bytes = vec![0; 10];
+        bytes.extend([10, 0]); // trace start
+        bytes.extend([24, 8, 0xc0, 0x84, 0x3d, 0xc0, 0x84, 0x3d, 0, 0, 0]); // init: 1 MHz twice
+        bytes.extend([14, 10]);
+        bytes.extend(b"O=FreeRTOS");
+        bytes.push(0);
+        for packet in packets {
+            bytes.extend(*packet);
+        }
+        bytes
+    }
+
+    fn model(bytes: &[u8]) -> Model {
+        build_model(&Recording::read(bytes).unwrap(), Vec::new(), None)
+    }
+
+    fn message(model: &Model, instant: &MarkerInstant) -> String {
+        model.strings.get(instant.msg).to_string()
+    }
+
+    #[test]
+    fn an_overflow_counts_the_packets_lost_since_the_one_before() {
+        let m = model(&recording(&[
+            &[1, 0, 10],  // overflow: the packet that filled the buffer
+            &[17, 5],     // idle
+            &[1, 3, 100], // overflow: three more the target counted, and one
+        ]));
+        let lost: Vec<u64> = m
+            .anomalies
+            .iter()
+            .filter(|a| a.kind == AnomalyKind::DroppedEvents)
+            .map(|a| a.count)
+            .collect();
+        assert_eq!(lost, [1, 4]);
+    }
+
+    #[test]
+    fn messages_are_instants_with_their_text_and_marks_are_spans() {
+        let mut print = vec![26, 12, 8];
+        print.extend(b"level %d");
+        print.extend([2, 1, 7, 3]); // error, one argument: 7; delta 3
+        let m = model(&recording(&[
+            &[15, 9, 2], // mark start 9
+            &print,
+            &[16, 9, 4], // mark stop 9
+        ]));
+        let [instant] = &m.marker_instants.iter().collect::<Vec<_>>()[..] else {
+            panic!("one message expected");
+        };
+        assert_eq!(instant.marker_id, ERROR_MARKER_ID);
+        assert_eq!(message(&m, instant), "level 7");
+        let marker = m.markers.iter().find(|k| k.marker_id == ERROR_MARKER_ID);
+        assert_eq!(marker.map(|k| k.name.as_str()), Some("error"));
+        let [span] = &m.marker_spans.iter().collect::<Vec<_>>()[..] else {
+            panic!("one span expected");
+        };
+        assert_eq!((span.marker_id, span.end_ns - span.start_ns), (9, 7_000));
+    }
+
+    #[test]
+    fn the_created_task_without_info_is_the_idle_task_under_freertos() {
+        let m = model(&recording(&[
+            &[8, 0x20, 1],                   // create 0x20
+            &[9, 0x20, 3, 2, b'h', b'i', 1], // its info: "hi", priority 3
+            &[8, 0x30, 1],                   // create 0x30, no info follows
+            &[6, 0x30, 1],                   // 0x30 ready
+            &[4, 0x20, 1],                   // 0x20 runs
+            &[17, 10],                       // idle
+        ]));
+        let names: Vec<&str> = m.tasks.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["Idle", "hi"]);
+        assert_eq!(m.info.priority_order, PriorityOrder::HigherIsMoreImportant);
+    }
+}
