@@ -938,7 +938,7 @@ mod tests {
         let holds: Vec<_> = m
             .mutex_holds
             .iter()
-            .map(|h| (h.task_id, h.start_ns, h.end_ns))
+            .map(|h| (m.tasks[h.task as usize].task_id, h.start_ns, h.end_ns))
             .collect();
         assert_eq!(holds, [(0x100, 2000, 3500)]);
 
@@ -966,7 +966,7 @@ mod tests {
             (5000, "arg0=7 arg1=8")
         );
 
-        let task = m.task(0x100).unwrap();
+        let task = m.tasks.iter().find(|t| t.task_id == 0x100).unwrap();
         assert_eq!(
             (task.name.as_str(), task.kind, task.deleted_ns),
             ("a", TaskKind::Normal, Some(6000))

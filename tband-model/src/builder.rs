@@ -10,6 +10,7 @@ use std::collections::BTreeMap;
 
 mod rtos_objects;
 
+use super::columns::Renumbering;
 use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
@@ -171,7 +172,7 @@ fn push_state(model: &mut Model, track: &mut TaskTrack, task: u32, t: u64, new: 
     let row = rows.push(TaskState {
         start_ns: t,
         end_ns: t,
-        task_id: task,
+        task,
         state: new.state,
         reason: new.reason,
         queue_id: new.queue_id,
@@ -375,7 +376,7 @@ impl ModelBuilder {
         slices.push(SchedSlice {
             start_ns: t,
             end_ns: t,
-            task_id: task,
+            task,
             core_id: core,
             end_state: None,
             end_reason: StateReason::None,
@@ -496,7 +497,7 @@ impl ModelBuilder {
         self.tasks.entry(task);
         self.model.task_priorities.push(TaskPriority {
             ts_ns: t,
-            task_id: task,
+            task,
             priority,
             cause,
         });
@@ -706,7 +707,7 @@ impl ModelBuilder {
                         start_ns: t,
                         end_ns: t,
                         queue_id: queue,
-                        task_id: task,
+                        task,
                         truncated: false,
                     });
                 }
@@ -721,7 +722,7 @@ impl ModelBuilder {
             queue_id: queue,
             op,
             from_isr,
-            task_id: task,
+            task,
             core_id: core,
             len_after,
         });
@@ -827,6 +828,10 @@ impl ModelBuilder {
     /// opening again what it closed, so that the calls go on.
     pub fn resume(&mut self, model: Model) {
         self.model = model;
+        let task_ids: Vec<u32> = self.model.tasks.iter().map(|t| t.task_id).collect();
+        let task_id = |task: u32| task_ids.get(task as usize).copied().unwrap_or(task);
+        let ids = Renumbering { task: &task_id };
+        self.model.renumber_rows(&ids);
         self.set_open_ends(OpenEnds::Reopened);
     }
 
@@ -873,18 +878,11 @@ impl ModelBuilder {
     }
 
     /// Fills the model's lists of cores, tasks, ISRs, markers and queues
-    /// from what is known of them.
+    /// from what is known of them, and changes the rows' ids of them to
+    /// indices into those lists.
     fn fill_lists(&mut self) {
         self.rtos_objects.fill(&mut self.model.rtos_objects);
         let m = &mut self.model;
-        let cores = self.cores.sorted();
-        m.cores = cores
-            .iter()
-            .map(|&(core_id, t)| Core {
-                core_id,
-                idle_task_id: t.idle_task,
-            })
-            .collect();
         m.tasks = self
             .tasks
             .sorted()
@@ -897,6 +895,16 @@ impl ModelBuilder {
                 deleted_ns: t.deleted_ns,
                 stack_size: t.stack_size,
                 ever_waited: t.ever_waited,
+            })
+            .collect();
+        let task_index = index_by_id(m.tasks.iter().map(|t| t.task_id));
+        let task_index = |task: u32| task_index.get(task).copied().unwrap_or(task);
+        let cores = self.cores.sorted();
+        m.cores = cores
+            .iter()
+            .map(|&(core_id, t)| Core {
+                core_id,
+                idle_task: t.idle_task.map(task_index),
             })
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
@@ -949,7 +957,18 @@ impl ModelBuilder {
                 high_water: t.high_water,
             })
             .collect();
+        let indices = Renumbering { task: &task_index };
+        m.renumber_rows(&indices);
     }
+}
+
+/// The index of each id of an entity table sorted by id.
+fn index_by_id(ids: impl Iterator<Item = u32>) -> IdIndex<u32, u32> {
+    let mut index = IdIndex::default();
+    for (i, id) in ids.enumerate() {
+        index.insert(id, i as u32);
+    }
+    index
 }
 
 /// What [`ModelBuilder::set_open_ends`] does to the rows still open.
@@ -984,6 +1003,16 @@ mod tests {
         b.finish()
     }
 
+    /// The firmware id of the task at `index` in the model's tasks.
+    fn id(m: &Model, index: u32) -> u32 {
+        m.tasks[index as usize].task_id
+    }
+
+    /// The task with firmware id `task_id`.
+    fn task(m: &Model, task_id: u32) -> &Task {
+        m.tasks.iter().find(|t| t.task_id == task_id).unwrap()
+    }
+
     #[test]
     fn switches_make_slices_and_states() {
         let mut b = ModelBuilder::default();
@@ -1006,7 +1035,7 @@ mod tests {
         let slices: Vec<_> = m
             .sched_slices
             .iter()
-            .map(|s| (s.task_id, s.start_ns, s.end_ns, s.truncated))
+            .map(|s| (id(&m, s.task), s.start_ns, s.end_ns, s.truncated))
             .collect();
         assert_eq!(
             slices,
@@ -1015,7 +1044,7 @@ mod tests {
         let t1: Vec<_> = m
             .task_states
             .iter()
-            .filter(|s| s.task_id == 1)
+            .filter(|s| id(&m, s.task) == 1)
             .map(|s| (s.state, s.reason, s.queue_id, s.start_ns, s.end_ns))
             .collect();
         assert_eq!(
@@ -1033,12 +1062,13 @@ mod tests {
                 (TaskStateKind::Running, StateReason::None, None, 20, 30),
             ]
         );
-        assert!(m.is_idle(9));
-        assert_eq!(m.cores[0].idle_task_id, Some(9));
+        assert!(m.is_idle(1));
+        assert_eq!(m.cores[0].idle_task, Some(1));
+        assert_eq!(id(&m, 1), 9);
         let idle_states: Vec<_> = m
             .task_states
             .iter()
-            .filter(|s| s.task_id == 9)
+            .filter(|s| id(&m, s.task) == 9)
             .map(|s| s.state)
             .collect();
         assert_eq!(idle_states, [TaskStateKind::Running, TaskStateKind::Ready]);
@@ -1057,7 +1087,7 @@ mod tests {
         let s = m
             .task_states
             .iter()
-            .find(|s| s.task_id == 2 && s.state == TaskStateKind::Ready)
+            .find(|s| id(&m, s.task) == 2 && s.state == TaskStateKind::Ready)
             .unwrap();
         assert_eq!(
             s.woken_by_isr,
@@ -1069,7 +1099,7 @@ mod tests {
         let s = m
             .task_states
             .iter()
-            .find(|s| s.task_id == 1 && s.state == TaskStateKind::Ready)
+            .find(|s| id(&m, s.task) == 1 && s.state == TaskStateKind::Ready)
             .unwrap();
         assert_eq!(
             (s.reason, s.start_ns, s.truncated),
@@ -1177,11 +1207,12 @@ mod tests {
         let holds: Vec<_> = m
             .mutex_holds
             .iter()
-            .map(|h| (h.task_id, h.start_ns, h.end_ns, h.truncated))
+            .map(|h| (id(&m, h.task), h.start_ns, h.end_ns, h.truncated))
             .collect();
         assert_eq!(holds, [(5, 1, 4, false), (5, 7, 9, true)]);
-        assert_eq!(m.queue_ops.get(3).unwrap().task_id, None);
-        assert_eq!(m.queue_ops.get(4).unwrap().task_id, Some(5));
+        assert_eq!(m.queue_ops.get(3).unwrap().task, None);
+        let task = m.queue_ops.get(4).unwrap().task;
+        assert_eq!(task.map(|t| id(&m, t)), Some(5));
     }
 
     #[test]
@@ -1214,7 +1245,7 @@ mod tests {
             m.task_states
                 .iter()
                 .rev()
-                .find(|s| s.task_id == task)
+                .find(|s| id(&m, s.task) == task)
                 .unwrap()
         };
         assert_eq!(
@@ -1225,7 +1256,7 @@ mod tests {
             (last(2).state, last(2).start_ns),
             (TaskStateKind::Deleted, 5)
         );
-        assert_eq!(m.task(2).unwrap().deleted_ns, Some(4));
+        assert_eq!(task(&m, 2).deleted_ns, Some(4));
         assert_eq!(last(3).state, TaskStateKind::Running);
     }
 
@@ -1233,7 +1264,7 @@ mod tests {
     fn slice_ends(m: &Model) -> Vec<(u32, Option<TaskStateKind>, StateReason, bool)> {
         m.sched_slices
             .iter()
-            .map(|s| (s.task_id, s.end_state, s.end_reason, s.truncated))
+            .map(|s| (id(m, s.task), s.end_state, s.end_reason, s.truncated))
             .collect()
     }
 
@@ -1302,7 +1333,30 @@ mod tests {
             ]
         );
         // Blocked for no time is blocked.
-        assert!(m.task(1).unwrap().ever_waited);
+        assert!(task(&m, 1).ever_waited);
+    }
+
+    #[test]
+    fn rows_refer_to_tasks_by_index_when_a_later_task_comes_first_by_id() {
+        let mut b = ModelBuilder::default();
+        b.task_switched_in(0, 0, 9);
+        b.event_at(0, 5);
+        let so_far = b.take_so_far();
+        assert_eq!(so_far.sched_slices.get(0).unwrap().task, 0);
+        b.resume(so_far);
+        b.task_switched_in(10, 0, 2);
+        b.task_priority(15, 9, 3, PriorityCause::Set);
+        b.event_at(0, 20);
+        let m = finish(b);
+        let slices: Vec<_> = m
+            .sched_slices
+            .iter()
+            .map(|s| (s.task, id(&m, s.task)))
+            .collect();
+        assert_eq!(slices, [(1, 9), (0, 2)]);
+        let states: Vec<_> = m.task_states.iter().map(|s| id(&m, s.task)).collect();
+        assert_eq!(states, [9, 9, 2]);
+        assert_eq!(m.task_priorities.get(0).unwrap().task, 1);
     }
 
     /// Calls on a builder, each given the step it is: a bit of every kind

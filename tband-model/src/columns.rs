@@ -10,16 +10,16 @@
 use super::column::{columns, Column, Dictionary, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
 use super::table::{Interval, Row, Table};
 use super::{
-    Actor, CounterValue, IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold,
-    PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState,
-    TaskStateKind, TrackedLifetime, TrackedMark,
+    Actor, CounterValue, IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, Model,
+    MutexHold, PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority,
+    TaskState, TaskStateKind, TrackedLifetime, TrackedMark,
 };
 
 columns! {
     SchedSlice in SchedSliceChunk, SchedSliceColumns {
         start_ns: Time,
         end_ns: End,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         core_id: Dictionary<u32, u8>,
         end_state: Enum<Option<TaskStateKind>>,
         end_reason: Enum<StateReason>,
@@ -31,7 +31,7 @@ columns! {
     TaskState in TaskStateChunk, TaskStateColumns {
         start_ns: Time,
         end_ns: End,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         state: Enum<TaskStateKind>,
         reason: Enum<StateReason>,
         queue_id: Dictionary<Option<u32>, u8>,
@@ -44,7 +44,7 @@ columns! {
 columns! {
     TaskPriority in TaskPriorityChunk, TaskPriorityColumns {
         ts_ns: Time,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         priority: Plain<u32>,
         cause: Enum<PriorityCause>,
     }
@@ -97,7 +97,7 @@ columns! {
         queue_id: Dictionary<u32, u16>,
         op: Enum<QueueOpKind>,
         from_isr: Flag,
-        task_id: Dictionary<Option<u32>, u16>,
+        task: Dictionary<Option<u32>, u16>,
         core_id: Dictionary<u32, u8>,
         len_after: Narrow<Option<u32>, u16>,
     }
@@ -108,7 +108,7 @@ columns! {
         start_ns: Time,
         end_ns: End,
         queue_id: Dictionary<u32, u16>,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         truncated: Flag,
     }
 }
@@ -189,6 +189,25 @@ impl Table<SchedSlice> {
     }
 }
 
+/// A change of the numbers rows refer to entities by: the builder writes
+/// firmware ids into rows while a trace is read and changes them to indices
+/// into the entity tables when it makes the model (and back when a model it
+/// lent out returns). Each function maps one id to one index.
+pub(crate) struct Renumbering<'a> {
+    pub(crate) task: &'a dyn Fn(u32) -> u32,
+}
+
+impl Model {
+    /// Changes the entity numbers of every row that refers to an entity.
+    pub(crate) fn renumber_rows(&mut self, new: &Renumbering) {
+        self.sched_slices.columns_mut().task.renumber(new.task);
+        self.task_states.columns_mut().task.renumber(new.task);
+        self.task_priorities.columns_mut().task.renumber(new.task);
+        self.queue_ops.columns_mut().task.renumber(new.task);
+        self.mutex_holds.columns_mut().task.renumber(new.task);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -199,7 +218,7 @@ mod tests {
         TaskState {
             start_ns,
             end_ns,
-            task_id: 3,
+            task: 3,
             state,
             reason: StateReason::QueueReceive,
             queue_id: None,
@@ -361,6 +380,36 @@ mod tests {
     }
 
     #[test]
+    fn renumbered_ids_change_in_every_row_and_back() {
+        // 70,000 tasks: the rows past the first 65,534 ids are exceptions.
+        let ops: Vec<QueueOp> = (0..70_000u32)
+            .map(|i| QueueOp {
+                ts_ns: u64::from(i),
+                queue_id: 1,
+                op: QueueOpKind::Send,
+                from_isr: i % 3 == 0,
+                task: (i % 3 != 0).then_some(i),
+                core_id: 0,
+                len_after: None,
+            })
+            .collect();
+        let mut table: Table<QueueOp> = ops.iter().copied().collect();
+        table.columns_mut().task.renumber(|id| 69_999 - id);
+        assert!(table
+            .iter()
+            .zip(&ops)
+            .all(|(row, op)| row.task == op.task.map(|id| 69_999 - id)));
+        // A row pushed after the change gets the code of its new id.
+        table.push(QueueOp {
+            task: Some(69_999),
+            ..ops[1]
+        });
+        table.columns_mut().task.renumber(|index| 69_999 - index);
+        assert!(table.iter().take(ops.len()).eq(ops.iter().copied()));
+        assert_eq!(table.last().unwrap().task, Some(0));
+    }
+
+    #[test]
     fn optional_ids_and_counts_round_trip() {
         let ops: Vec<QueueOp> = [None, Some(0), Some(65_533), Some(65_534), Some(u32::MAX)]
             .into_iter()
@@ -370,7 +419,7 @@ mod tests {
                 queue_id: u32::MAX - i as u32,
                 op: QUEUE_OPS[i],
                 from_isr: i % 2 == 0,
-                task_id: (i > 1).then_some(i as u32),
+                task: (i > 1).then_some(i as u32),
                 core_id: 0,
                 len_after,
             })
@@ -500,7 +549,7 @@ mod tests {
             for truncated in [false, true] {
                 states.push(TaskState {
                     reason,
-                    task_id: i as u32,
+                    task: i as u32,
                     truncated,
                     ..state(
                         states.len() as u64 * 100,
@@ -515,7 +564,7 @@ mod tests {
         let priorities: Vec<TaskPriority> = (0..3)
             .map(|i| TaskPriority {
                 ts_ns: i,
-                task_id: 1,
+                task: 1,
                 priority: u32::MAX - i as u32,
                 cause: PriorityCause::from_bits(i as u8),
             })

@@ -2,7 +2,9 @@
 //!
 //! Importers (tband, ThreadX, Zephyr CTF, ...) fill these tables through
 //! [`ModelBuilder`]; nothing here knows about a wire format. Rows refer to
-//! each other by id, never by pointer; times are nanoseconds since the first
+//! entities (tasks, ISRs, markers, queues, RTOS objects) by their index in
+//! the entity's table, never by pointer; firmware ids are columns of the
+//! entity tables only. Times are nanoseconds since the first
 //! event of the trace. Intervals still open when the trace ends are closed at
 //! its last timestamp and flagged `truncated`. The tables are documented for
 //! users in docs/src/model.md; their shape is the SQL schema.
@@ -80,7 +82,8 @@ pub enum PriorityOrder {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Core {
     pub core_id: u32,
-    pub idle_task_id: Option<u32>,
+    /// Its idle task, as an index into [`Model::tasks`].
+    pub idle_task: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -136,7 +139,8 @@ impl Task {
 pub struct SchedSlice {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub core_id: u32,
     /// The state the task is in when the slice ends, and why: that of the
     /// last of its task states to start at or before `end_ns` (running for
@@ -232,7 +236,8 @@ impl StateReason {
 pub struct TaskState {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub state: TaskStateKind,
     pub reason: StateReason,
     /// The queue a blocked task waits on.
@@ -266,7 +271,8 @@ impl PriorityCause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskPriority {
     pub ts_ns: u64,
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub priority: u32,
     pub cause: PriorityCause,
 }
@@ -431,8 +437,9 @@ pub struct QueueOp {
     pub queue_id: u32,
     pub op: QueueOpKind,
     pub from_isr: bool,
-    /// The task that did it (none from an ISR or when unknown).
-    pub task_id: Option<u32>,
+    /// The task that did it, as an index into [`Model::tasks`] (none from
+    /// an ISR or when unknown).
+    pub task: Option<u32>,
     pub core_id: u32,
     /// Items in the queue after the operation, where known.
     pub len_after: Option<u32>,
@@ -444,7 +451,8 @@ pub struct MutexHold {
     pub start_ns: u64,
     pub end_ns: u64,
     pub queue_id: u32,
-    pub task_id: u32,
+    /// The holder, as an index into [`Model::tasks`].
+    pub task: u32,
     pub truncated: bool,
 }
 
@@ -536,7 +544,7 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn task(&self, task_id: u32) -> Option<&Task> {
+    pub fn task_by_id(&self, task_id: u32) -> Option<&Task> {
         self.tasks
             .binary_search_by_key(&task_id, |t| t.task_id)
             .ok()
@@ -571,9 +579,12 @@ impl Model {
             .find(|m| m.marker_id == marker_id && m.task_id == task_id && m.kind == kind)
     }
 
-    /// Whether the task is some core's idle task.
-    pub fn is_idle(&self, task_id: u32) -> bool {
-        self.task(task_id).is_some_and(|t| t.kind == TaskKind::Idle)
+    /// Whether the task at index `task` of [`Model::tasks`] is some core's
+    /// idle task.
+    pub fn is_idle(&self, task: u32) -> bool {
+        self.tasks
+            .get(task as usize)
+            .is_some_and(|t| t.kind == TaskKind::Idle)
     }
 
     /// Total anomalies of one kind (summing their counts).

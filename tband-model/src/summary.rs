@@ -86,8 +86,8 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     writeln!(out, "\ncores")?;
     for core in &m.cores {
         let idle = core
-            .idle_task_id
-            .and_then(|t| m.task(t))
+            .idle_task
+            .and_then(|t| m.tasks.get(t as usize))
             .map_or("unknown", |t| t.name.as_str());
         writeln!(
             out,
@@ -103,8 +103,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         "\ntasks{:>24}{:>8}{:>13}{:>9}",
         "kind", "cpu %", "run time", "slices"
     )?;
-    for task in &m.tasks {
-        let time = a.task(task.task_id).copied().unwrap_or_default();
+    for (task, time) in m.tasks.iter().zip(&a.tasks) {
         let kind = match task.kind {
             TaskKind::Normal => "",
             k => k.as_str(),
@@ -149,7 +148,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         for marker in &m.markers {
             let scope = marker
                 .task_id
-                .and_then(|t| m.task(t))
+                .and_then(|t| m.task_by_id(t))
                 .map_or("global".to_string(), |t| format!("task {}", t.name));
             let of = rows
                 .get(&(marker.marker_id, marker.task_id))

@@ -35,8 +35,8 @@ impl Model {
             task.ever_waited = false;
         }
         for s in task_states.iter().filter(|s| s.state.is_waiting()) {
-            if let Ok(i) = tasks.binary_search_by_key(&s.task_id, |t| t.task_id) {
-                tasks[i].ever_waited = true;
+            if let Some(task) = tasks.get_mut(s.task as usize) {
+                task.ever_waited = true;
             }
         }
         let queue_ops = cut.queue_ops(&self.queue_ops);
@@ -83,7 +83,7 @@ impl Model {
             task_states,
             task_priorities: cut.counter(
                 &self.task_priorities,
-                |p| p.task_id,
+                |p| p.task,
                 |p, ts_ns| p.ts_ns = ts_ns,
             ),
             isrs: self.isrs.clone(),
@@ -325,7 +325,7 @@ impl Cut {
                 ts_ns: self.from,
                 op: QueueOpKind::Level,
                 from_isr: false,
-                task_id: None,
+                task: None,
                 ..op
             })
             .chain(self.instant_rows(table))
@@ -406,11 +406,11 @@ mod tests {
         TaskPriority, TaskStateKind, TrackedMark,
     };
 
-    fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
+    fn slice(start_ns: u64, end_ns: u64, task: u32) -> SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id,
+            task,
             core_id: 0,
             end_state: Some(TaskStateKind::Ready),
             end_reason: StateReason::Preempted,
@@ -422,7 +422,7 @@ mod tests {
         TaskState {
             start_ns,
             end_ns,
-            task_id: 1,
+            task: 0,
             state,
             reason: StateReason::None,
             queue_id: None,
@@ -440,7 +440,7 @@ mod tests {
     fn queue_ops(m: &Model) -> Vec<QueueOpRow> {
         m.queue_ops
             .iter()
-            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task_id, o.len_after))
+            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task, o.len_after))
             .collect()
     }
 
@@ -450,7 +450,7 @@ mod tests {
             queue_id,
             op: QueueOpKind::Send,
             from_isr: true,
-            task_id: Some(1),
+            task: Some(0),
             core_id: 0,
             len_after,
         }
@@ -473,7 +473,7 @@ mod tests {
         }
     }
 
-    /// A trace of 100 ns: task 1 runs from 0 to 40 and from 60 to 100,
+    /// A trace of 100 ns: task 1 (index 0) runs from 0 to 40 and from 60 to 100,
     /// waits from 40 to 60; two queues, a value marker, a priority change,
     /// two lifetimes, a region of lost events.
     fn model() -> Model {
@@ -481,12 +481,12 @@ mod tests {
         m.info.duration_ns = 100;
         m.cores = vec![Core {
             core_id: 0,
-            idle_task_id: None,
+            idle_task: None,
         }];
         let mut task = Task::new(1, "worker", TaskKind::Normal);
         task.ever_waited = true;
         m.tasks = vec![task];
-        m.sched_slices = vec![slice(0, 40, 1), slice(60, 100, 1)].into();
+        m.sched_slices = vec![slice(0, 40, 0), slice(60, 100, 0)].into();
         m.sched_slices.update(1, |s| {
             s.truncated = true;
             s.end_state = None;
@@ -500,7 +500,7 @@ mod tests {
         m.task_priorities = [(0, 3), (50, 5)]
             .map(|(ts_ns, priority)| TaskPriority {
                 ts_ns,
-                task_id: 1,
+                task: 0,
                 priority,
                 cause: PriorityCause::Set,
             })
@@ -606,7 +606,7 @@ mod tests {
             slices,
             [SchedSlice {
                 start_ns: 30,
-                ..slice(0, 40, 1)
+                ..slice(0, 40, 0)
             }]
         );
         let states: Vec<_> = w
@@ -638,9 +638,9 @@ mod tests {
         assert_eq!(
             ops,
             [
-                (30, 2, QueueOpKind::Send, Some(1), Some(0)),
-                (30, 1, QueueOpKind::Send, Some(1), Some(3)),
-                (45, 1, QueueOpKind::Send, Some(1), Some(4)),
+                (30, 2, QueueOpKind::Send, Some(0), Some(0)),
+                (30, 1, QueueOpKind::Send, Some(0), Some(3)),
+                (45, 1, QueueOpKind::Send, Some(0), Some(4)),
             ]
         );
         // Levels seen in the window.

@@ -29,10 +29,11 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
     w.out.write_all(b"{\"traceEvents\":[\n")?;
     w.metadata(model, &timeline)?;
     for s in &model.sched_slices {
-        let name = task_name(model, s.task_id);
+        let task = model.tasks.get(s.task as usize);
+        let name = task.map_or("task", |t| t.name.as_str());
         w.complete(
             PID_TASKS,
-            s.task_id.into(),
+            task.map_or(0, |t| t.task_id).into(),
             name,
             "sched",
             s.start_ns,
@@ -84,10 +85,6 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
 fn section_pid(section: Section) -> u32 {
     let position = Section::ALL.iter().position(|&s| s == section);
     PID_SECTIONS + position.unwrap_or_default() as u32
-}
-
-fn task_name(model: &Model, task_id: u32) -> &str {
-    model.task(task_id).map_or("task", |t| t.name.as_str())
 }
 
 struct EventWriter<'w, W: Write> {

@@ -110,7 +110,7 @@ pub fn write_track_events<S: ChunkSink>(
         if !s.state.is_waiting() {
             return Ok(());
         }
-        let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
+        let Some(&Some(track)) = tracks.wait.get(s.task as usize) else {
             return Ok(());
         };
         let reason = s.reason.as_str();
@@ -131,10 +131,7 @@ pub fn write_track_events<S: ChunkSink>(
     })?;
 
     seq.each_row(model.task_priorities.iter(), |seq, p| {
-        if let Some(track) = threads
-            .task_index(p.task_id)
-            .and_then(|i| tracks.priority[i])
-        {
+        if let Some(&Some(track)) = tracks.priority.get(p.task as usize) {
             seq.counter(track, p.ts_ns, p.priority.into())?;
             counts.counter_values += 1;
         }
@@ -655,7 +652,7 @@ mod tests {
                 queue_id: 9,
                 op,
                 from_isr: false,
-                task_id: Some(4),
+                task: Some(0),
                 core_id: 0,
                 len_after,
             });
@@ -745,7 +742,7 @@ mod tests {
         m.task_states.push(TaskState {
             start_ns: 3,
             end_ns: 8,
-            task_id: 4,
+            task: 0,
             state: TaskStateKind::Blocked,
             reason: StateReason::QueueReceive,
             queue_id: Some(9),

@@ -265,7 +265,7 @@ impl<'t, 'm> Walk<'t, 'm> {
                     if t > last {
                         break;
                     }
-                    let wakeup = match states.next_row(threads) {
+                    let wakeup = match states.next_row() {
                         Some(StateStep::Waking(wakeup)) => wakeup,
                         Some(StateStep::Change(change)) => {
                             out.write(&change.packet(threads))?;
@@ -274,8 +274,7 @@ impl<'t, 'm> Walk<'t, 'm> {
                         None => continue,
                     };
                     if let Some(target) = cpu_index(cpus, wakeup.core_id) {
-                        let woken =
-                            on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
+                        let woken = on_cpus.get(wakeup.task, prios.at(wakeup.ts, wakeup.task));
                         cpus[target].waking(&wakeup, woken);
                         counts.wakings += 1;
                         let left = || states.rows_left() + slices.len() + isrs.len();
@@ -306,8 +305,8 @@ impl<'t, 'm> Walk<'t, 'm> {
                     let Some(s) = slices.take() else { continue };
                     let target = cpu_index(cpus, s.core_id);
                     if let Some(target) = target {
-                        let task = threads.task_index(s.task_id);
-                        let next = on_cpus.get(task, prios.at(threads, t, task));
+                        let task = Some(s.task as usize);
+                        let next = on_cpus.get(task, prios.at(t, task));
                         let cpu = &mut cpus[target];
                         // A slice that starts before the last one ended ends it.
                         cpu.running_until = None;
@@ -415,7 +414,7 @@ struct Cpu<'m> {
 
 impl<'m> Cpu<'m> {
     fn new(model: &'m Model, threads: &Threads<'m>, core: &Core, encoding: SchedEncoding) -> Self {
-        let idle_task = core.idle_task_id.and_then(|t| threads.task_index(t));
+        let idle_task = core.idle_task.map(|t| t as usize);
         let idle = OnCpu {
             task: idle_task,
             tid: IDLE_TID,
@@ -583,7 +582,8 @@ impl StateChange {
 #[derive(Clone, Copy)]
 struct StateRow {
     start_ns: u64,
-    task_id: u32,
+    /// An index into `model.tasks`.
+    task: u32,
     state: TaskStateKind,
     reason: StateReason,
     /// Where a running task runs.
@@ -598,7 +598,7 @@ impl StateRow {
     fn of(row: TaskState) -> Self {
         StateRow {
             start_ns: row.start_ns,
-            task_id: row.task_id,
+            task: row.task,
             state: row.state,
             reason: row.reason,
             core_id: row.core_id,
@@ -657,9 +657,9 @@ impl<'m> StateCursor<'m> {
 
     /// Consumes the next row; returns what it shows besides the context
     /// switches, if anything.
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<StateStep> {
+    fn next_row(&mut self) -> Option<StateStep> {
         let row = self.next.as_ref()?;
-        let idx = threads.task_index(row.task_id);
+        let idx = Some(row.task as usize);
         let mut core_id = row.isr_core_id;
         // Whether the row needs no event of its own: the task ran until it
         // (its switch out says it), or is an idle task.
@@ -1075,8 +1075,9 @@ mod tests {
         Task::new(task_id, name, kind)
     }
 
-    /// A slice on core 0 that ends with its task in `end`; truncated
-    /// without one.
+    /// A slice on core 0 of the task with id `task_id` (at index
+    /// `task_id - 1`) that ends with its task in `end`; truncated without
+    /// one.
     fn slice(
         task_id: u32,
         start_ns: u64,
@@ -1086,7 +1087,7 @@ mod tests {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id,
+            task: task_id - 1,
             core_id: 0,
             end_state: end.map(|(state, _)| state),
             end_reason: end.map_or(StateReason::None, |(_, reason)| reason),
@@ -1098,7 +1099,7 @@ mod tests {
         TaskState {
             start_ns,
             end_ns: start_ns,
-            task_id,
+            task: task_id - 1,
             state,
             reason,
             queue_id: None,
@@ -1120,7 +1121,7 @@ mod tests {
         m.info.duration_ns = 100;
         m.cores = vec![Core {
             core_id: 0,
-            idle_task_id: Some(1),
+            idle_task: Some(0),
         }];
         m.tasks = vec![
             task(1, "IDLE", TaskKind::Idle),

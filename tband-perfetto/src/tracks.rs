@@ -33,17 +33,13 @@ pub struct TrackUuids {
     pub trace_end: u64,
 }
 
-/// By task index: whether `task_ids` holds the task (a generic iterator,
-/// so that reading the rows it comes from is inlined into the loop, which
-/// reads a run of rows at a time).
-fn tasks_having(
-    model: &Model,
-    threads: &Threads<'_>,
-    task_ids: impl Iterator<Item = u32>,
-) -> Vec<bool> {
+/// By task index: whether `tasks` (indices) holds the task (a generic
+/// iterator, so that reading the rows it comes from is inlined into the
+/// loop, which reads a run of rows at a time).
+fn tasks_having(model: &Model, tasks: impl Iterator<Item = u32>) -> Vec<bool> {
     let mut has = vec![false; model.tasks.len()];
-    task_ids.for_each(|task_id| {
-        if let Some(slot) = threads.task_index(task_id).and_then(|i| has.get_mut(i)) {
+    tasks.for_each(|task| {
+        if let Some(slot) = has.get_mut(task as usize) {
             *slot = true;
         }
     });
@@ -61,11 +57,7 @@ impl TrackUuids {
         timeline: &Timeline,
     ) -> (TrackUuids, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
-        let has_priority = tasks_having(
-            model,
-            threads,
-            model.task_priorities.iter().map(|p| p.task_id),
-        );
+        let has_priority = tasks_having(model, model.task_priorities.iter().map(|p| p.task));
 
         let firmware = firmware_name(model);
         d.add(TrackDescriptor {
@@ -108,7 +100,7 @@ impl TrackUuids {
                     let t = d.add(TrackDescriptor {
                         thread: Some(ThreadDescriptor {
                             pid: Some(PID),
-                            tid: Some(threads.tid(task.task_id).into()),
+                            tid: Some(threads.tid_at(Some(i)).into()),
                             thread_name: Some(task.name.clone()),
                         }),
                         child_ordering: Some(ChildTracksOrdering::Explicit as i32),

@@ -287,19 +287,24 @@ fn expected_tracks(model: &Model) -> BTreeSet<Vec<String>> {
     for core in irq_cores {
         add(&["CPU", "IRQs", &format!("Irq Cpu {core}")]);
     }
-    for task in model.tasks.iter().filter(|t| t.kind != TaskKind::Idle) {
-        let tid = threads.tid(task.task_id);
-        add(&[&process, &format!("{} {tid}", task.name)]);
+    for (i, task) in (0..).zip(&model.tasks) {
+        if task.kind != TaskKind::Idle {
+            let tid = threads.tid(i);
+            add(&[&process, &format!("{} {tid}", task.name)]);
+        }
     }
     for marker in &model.markers {
-        match marker.task_id.and_then(|t| model.task(t)) {
+        let owner =
+            (marker.task_id).and_then(|id| model.tasks.iter().position(|t| t.task_id == id));
+        match owner {
             None => add(&["Markers", &marker.name]),
-            Some(task) if task.kind == TaskKind::Idle => {
-                add(&["Markers", &format!("{}: {}", task.name, marker.name)])
-            }
-            Some(task) => add(&[
+            Some(i) if model.tasks[i].kind == TaskKind::Idle => add(&[
+                "Markers",
+                &format!("{}: {}", model.tasks[i].name, marker.name),
+            ]),
+            Some(i) => add(&[
                 &process,
-                &format!("{} ({})", marker.name, threads.tid(task.task_id)),
+                &format!("{} ({})", marker.name, threads.tid_at(Some(i))),
             ]),
         };
     }

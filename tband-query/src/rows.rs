@@ -242,6 +242,12 @@ impl<'m> Context<'m> {
         Cell::Text(self.model.strings.get(id))
     }
 
+    /// The firmware id of the task at index `task` of the model's tasks.
+    #[inline]
+    pub(crate) fn task_id(&self, task: u32) -> u32 {
+        self.model.tasks[task as usize].task_id
+    }
+
     /// The key of the tracked object `key` (an index into its keys).
     pub(crate) fn object_key(&self, key: u32) -> &str {
         &self

@@ -256,8 +256,15 @@ impl<'m> Names<'m> {
         }
     }
 
+    /// The index in the model's tasks of the task with id `task_id` (as
+    /// SQL gives it).
+    fn task_index(&self, task_id: &str) -> Option<usize> {
+        let id: u32 = task_id.parse().ok()?;
+        self.model.tasks.iter().position(|t| t.task_id == id)
+    }
+
     fn task(&self, task_id: &str) -> Option<&tband_model::Task> {
-        self.model.task(task_id.parse().ok()?)
+        Some(&self.model.tasks[self.task_index(task_id)?])
     }
 
     fn is_idle(&self, task_id: &str) -> bool {
@@ -266,9 +273,7 @@ impl<'m> Names<'m> {
 
     /// The task's thread id (0 for an idle task).
     fn tid(&self, task_id: &str) -> String {
-        self.threads
-            .tid(task_id.parse().expect("a task id"))
-            .to_string()
+        self.threads.tid_at(self.task_index(task_id)).to_string()
     }
 
     /// The name of the track of a marker (`task_id` empty: global) named

@@ -44,7 +44,10 @@ fn freertos_small() {
         ]
     );
     assert_eq!(m.cores.len(), 1);
-    assert_eq!(m.cores[0].idle_task_id, Some(7));
+    assert_eq!(
+        m.cores[0].idle_task.map(|t| m.tasks[t as usize].task_id),
+        Some(7)
+    );
     // 200 task_switched_in events, 17 of which switch to the task already running.
     assert_eq!(m.sched_slices.len(), 183);
     for pair in m.sched_slices.to_vec().windows(2) {
@@ -103,7 +106,7 @@ fn freertos_small() {
     assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
     assert_eq!(m.anomalies.len(), 1);
     // tmpA is created, runs, suspends itself, is resumed, runs and deletes itself.
-    let tmp_a = m.task(9).unwrap();
+    let tmp_a = m.tasks.iter().find(|t| t.task_id == 9).unwrap();
     assert_eq!(tmp_a.created_ns, Some(25_467_139 - 262_492));
     assert_eq!(tmp_a.deleted_ns, Some(42_333_647 - 262_492));
 }
@@ -119,7 +122,7 @@ fn freertos_small_slices_end_as_their_tasks_leave_the_core() {
         let s = m
             .sched_slices
             .iter()
-            .find(|s| s.task_id == task_id && s.start_ns == ns(ts))
+            .find(|s| m.tasks[s.task as usize].task_id == task_id && s.start_ns == ns(ts))
             .unwrap_or_else(|| panic!("no slice of task {task_id} at {ts}"));
         (s.end_ns, s.end_state, s.end_reason, s.truncated)
     };

@@ -148,7 +148,7 @@ fn time_going_backwards_is_an_anomaly_not_an_error() {
     let slices: Vec<_> = m
         .sched_slices
         .iter()
-        .map(|s| (s.task_id, s.start_ns, s.end_ns))
+        .map(|s| (m.tasks[s.task as usize].task_id, s.start_ns, s.end_ns))
         .collect();
     assert_eq!(
         slices,

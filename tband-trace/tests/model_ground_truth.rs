@@ -53,7 +53,10 @@ fn model_slices(m: &Model) -> Vec<Slice> {
     m.sched_slices
         .iter()
         .filter(|s| s.end_ns > s.start_ns || s.truncated)
-        .map(|s| (s.core_id, s.task_id, s.start_ns, s.end_ns, s.truncated))
+        .map(|s| {
+            let task_id = m.tasks[s.task as usize].task_id;
+            (s.core_id, task_id, s.start_ns, s.end_ns, s.truncated)
+        })
         .collect()
 }
 
@@ -163,7 +166,10 @@ fn model_states(m: &Model) -> Vec<StateRow> {
         .task_states
         .iter()
         .filter(|s| s.end_ns > s.start_ns || s.truncated)
-        .map(|s| (s.task_id, state_of(&s), s.start_ns, s.end_ns, s.truncated))
+        .map(|s| {
+            let task_id = m.tasks[s.task as usize].task_id;
+            (task_id, state_of(&s), s.start_ns, s.end_ns, s.truncated)
+        })
         .collect();
     v.sort_by_key(|s| (s.0, s.2));
     // Consecutive ready rows (preempted, then woken) are one ready stretch to the simulator.
@@ -249,7 +255,7 @@ fn assert_reproduces(m: &Model, t: &GroundTruth) {
     assert_eq!(m.marker_values.len(), t.values.len());
     assert_eq!(m.marker_instants.len(), t.marker_instants.len());
     for task in &t.tasks {
-        let ours = m.task(task.task_id).unwrap();
+        let ours = m.tasks.iter().find(|t| t.task_id == task.task_id).unwrap();
         assert_eq!(ours.name, task.name);
     }
 }

@@ -44,11 +44,11 @@ pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
     out
 }
 
-fn task_name(m: &Model, task_id: Option<u32>) -> String {
-    match task_id {
-        Some(id) => m.task(id).map_or(format!("task {id}"), |t| t.name.clone()),
-        None => "-".to_string(),
-    }
+/// The name of the task at index `task` of the model's tasks.
+fn task_name(m: &Model, task: u32) -> String {
+    m.tasks
+        .get(task as usize)
+        .map_or_else(|| "-".to_string(), |t| t.name.clone())
 }
 
 fn times(start: u64, end: u64, truncated: bool, out: &mut Vec<(&'static str, String)>) {
@@ -65,14 +65,14 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
     match source {
         IntervalSource::SchedSlices => {
             if let Some(s) = m.sched_slices.get(i) {
-                out.push(("task", task_name(m, Some(s.task_id))));
+                out.push(("task", task_name(m, s.task)));
                 out.push(("core", s.core_id.to_string()));
                 times(s.start_ns, s.end_ns, s.truncated, out);
             }
         }
         IntervalSource::TaskStates => {
             if let Some(s) = m.task_states.get(i) {
-                out.push(("task", task_name(m, Some(s.task_id))));
+                out.push(("task", task_name(m, s.task)));
                 out.push(("state", s.state.as_str().to_string()));
                 if !s.reason.as_str().is_empty() {
                     out.push(("reason", s.reason.as_str().to_string()));

@@ -3,7 +3,7 @@
 //! [`Analysis`](tband_model::analysis::Analysis).
 
 use tband_model::analysis::load_percent;
-use tband_model::{IsrKey, Model};
+use tband_model::IsrKey;
 
 use crate::app::App;
 use crate::time::short;
@@ -16,11 +16,6 @@ fn cut(s: &str, max: usize) -> String {
         t.push('…');
         t
     }
-}
-
-fn task_name(m: &Model, task_id: u32) -> String {
-    m.task(task_id)
-        .map_or(format!("task {task_id}"), |t| t.name.clone())
 }
 
 /// How many lines [`cpu_lines`] and [`isr_queue_lines`] have in full.
@@ -51,15 +46,15 @@ pub fn cpu_lines(app: &App, limit: usize) -> Vec<String> {
         "task", "cpu %", "run", "isr", "slices"
     ));
     for t in a.tasks.iter().take(limit.saturating_sub(out.len())) {
-        let name = task_name(&app.model, t.task_id);
+        let name = app.model.tasks.get(t.task as usize).map_or("", |t| &t.name);
         let load = if t.idle {
             format!("({:.2})", load_percent(t.run_ns, a.duration_ns))
         } else {
-            format!("{:.2}", a.task_load(t.task_id))
+            format!("{:.2}", a.task_load(t.task))
         };
         out.push(format!(
             "{:<16}{:>8}{:>10}{:>10}{:>8}",
-            cut(&name, 15),
+            cut(name, 15),
             load,
             short(t.run_ns),
             short(t.isr_ns),

@@ -22,10 +22,10 @@ fn open(name: &str) -> App {
     App::new(model, name.to_string())
 }
 
-/// Run time of a task: its slices minus overlapping depth-0 ISRs on the same core.
-fn run_ns(m: &Model, task_id: u32) -> u64 {
+/// Run time of a task (an index into the model's tasks): its slices minus overlapping depth-0 ISRs on the same core.
+fn run_ns(m: &Model, task: u32) -> u64 {
     let mut total = 0;
-    for s in m.sched_slices.iter().filter(|s| s.task_id == task_id) {
+    for s in m.sched_slices.iter().filter(|s| s.task == task) {
         let isr: u64 = m
             .isr_slices
             .iter()
@@ -77,12 +77,12 @@ fn check(name: &str) {
     let m = &app.model;
     let duration = m.info.duration_ns;
     let mut seen = std::collections::BTreeSet::new();
-    for task in &m.tasks {
+    for (i, task) in (0..).zip(&m.tasks) {
         if !seen.insert(task.name.clone()) || task.name.chars().count() > 15 {
             continue; // the pane lists repeated names in order; check the first
         }
-        let run = run_ns(m, task.task_id);
-        let analysed = app.analysis().task(task.task_id).unwrap();
+        let run = run_ns(m, i);
+        let analysed = app.analysis().task(i).unwrap();
         assert_eq!(
             analysed.run_ns, run,
             "{name}: analysis run time of {}",
@@ -90,7 +90,7 @@ fn check(name: &str) {
         );
         let cols = columns_of(&pane, &task.name, false);
         let percent = format!("{:.2}", run as f64 * 100.0 / duration as f64);
-        let expected = if m.is_idle(task.task_id) {
+        let expected = if m.is_idle(i) {
             format!("({percent})")
         } else {
             percent

@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    rank, rows_in, task_name, Details, Item, Layer, Name, Parent, Section, TrackBuilder, TrackId,
-    TrackKey, TrackKind, Unit,
+    rank, rows_in, task_name_by_id, Details, Item, Layer, Name, Parent, Section, TrackBuilder,
+    TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{IdIndex, MarkerKind, Model, StrId};
 
@@ -207,7 +207,7 @@ impl Layer for Markers {
             .and_then(|(_, i)| m.markers.get(i))
             .map_or(format!("marker {marker_id}"), |mk| mk.name.clone());
         out.push(("marker", name));
-        out.push(("task", task_name(m, task_id)));
+        out.push(("task", task_name_by_id(m, task_id)));
         if let Some(msg) = message {
             out.push(("message", m.strings.get(msg).to_string()));
         }

@@ -111,7 +111,7 @@ impl Layer for QueueLevels {
         };
         out.push(("queue", queue_name(m, op.queue_id)));
         out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
-        out.push(("task", task_name(m, op.task_id)));
+        out.push(("task", task_name(m, op.task)));
         if let Some(len) = op.len_after {
             out.push(("items", len.to_string()));
         }
@@ -139,9 +139,8 @@ impl Layer for MutexHolders {
             let Some(track) = track(m, &self.tracks, h.queue_id) else {
                 return;
             };
-            let task = index_of(&m.tasks, h.task_id, |t| t.task_id);
-            let name = match task {
-                Some(t) => Name::keyed(&m.tasks[t].name, t),
+            let name = match m.tasks.get(h.task as usize) {
+                Some(task) => Name::keyed(&task.name, h.task as usize),
                 None => Name::NONE,
             };
             visit(
@@ -162,7 +161,7 @@ impl Layer for MutexHolders {
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
         if let Some(h) = m.mutex_holds.get(row) {
             out.push(("mutex", queue_name(m, h.queue_id)));
-            out.push(("task", task_name(m, Some(h.task_id))));
+            out.push(("task", task_name(m, Some(h.task))));
         }
     }
 }

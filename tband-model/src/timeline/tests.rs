@@ -69,7 +69,7 @@ fn model() -> Model {
         queue_id: 7,
         op: QueueOpKind::Receive,
         from_isr: false,
-        task_id: Some(4),
+        task: Some(1),
         core_id: 0,
         len_after: Some(0),
     });
@@ -77,7 +77,7 @@ fn model() -> Model {
         start_ns: 5,
         end_ns: 9,
         queue_id: 7,
-        task_id: 4,
+        task: 1,
         truncated: false,
     });
     m.rtos_objects.notifications.push(Notification {
