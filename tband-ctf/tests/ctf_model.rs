@@ -32,7 +32,7 @@ fn names(m: &Model) -> Vec<(u32, &str, TaskKind)> {
 fn ops(m: &Model, kind: QueueKind, op: QueueOpKind) -> usize {
     m.queue_ops
         .iter()
-        .filter(|o| o.op == op && m.queue(o.queue_id).is_some_and(|q| q.kind == kind))
+        .filter(|o| o.op == op && m.queues[o.queue as usize].kind == kind)
         .count()
 }
 

@@ -96,7 +96,7 @@ pub struct Analysis {
     pub cores: Vec<CoreTime>,
     /// By ISR key; every ISR of the model, also those that never ran.
     pub isrs: Vec<IsrStats>,
-    /// By queue id.
+    /// In the order of [`Model::queues`].
     pub queues: Vec<QueueStats>,
 }
 
@@ -262,16 +262,19 @@ impl Analysis {
             }
         }
 
-        let mut ops: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut ops = vec![0; m.queues.len()];
         for op in &m.queue_ops {
-            *ops.entry(op.queue_id).or_default() += 1;
+            if let Some(n) = ops.get_mut(op.queue as usize) {
+                *n += 1;
+            }
         }
         let queues = m
             .queues
             .iter()
-            .map(|q| QueueStats {
+            .zip(ops)
+            .map(|(q, ops)| QueueStats {
                 queue_id: q.queue_id,
-                ops: ops.get(&q.queue_id).copied().unwrap_or(0),
+                ops,
                 high_water: q.high_water,
             })
             .collect();

@@ -146,7 +146,7 @@ fn sorted_markers(markers: &MarkerTracks) -> Vec<(MarkerKey, &MarkerTrack)> {
 struct NewState {
     state: TaskStateKind,
     reason: StateReason,
-    queue_id: Option<u32>,
+    queue: Option<u32>,
     core_id: Option<u32>,
     woken_by_isr: Option<IsrKey>,
 }
@@ -156,7 +156,7 @@ impl NewState {
         NewState {
             state,
             reason,
-            queue_id: None,
+            queue: None,
             core_id: None,
             woken_by_isr: None,
         }
@@ -175,7 +175,7 @@ fn push_state(model: &mut Model, track: &mut TaskTrack, task: u32, t: u64, new: 
         task,
         state: new.state,
         reason: new.reason,
-        queue_id: new.queue_id,
+        queue: new.queue,
         core_id: new.core_id,
         woken_by_isr: new.woken_by_isr,
         truncated: false,
@@ -404,7 +404,7 @@ impl ModelBuilder {
         track.running_on = None;
         let next = match track.announced.take() {
             Some((state, reason, queue)) => NewState {
-                queue_id: queue,
+                queue,
                 ..NewState::new(state, reason)
             },
             None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
@@ -425,6 +425,10 @@ impl ModelBuilder {
         reason: StateReason,
         queue: Option<u32>,
     ) {
+        if let Some(queue) = queue {
+            // Every queue a row names is in the model's list of queues.
+            self.queues.entry(queue);
+        }
         match self.running_task(core) {
             Some(task) => self.tasks.entry(task).announced = Some((state, reason, queue)),
             None => self.anomaly(
@@ -706,7 +710,7 @@ impl ModelBuilder {
                     self.model.mutex_holds.push(MutexHold {
                         start_ns: t,
                         end_ns: t,
-                        queue_id: queue,
+                        queue,
                         task,
                         truncated: false,
                     });
@@ -719,7 +723,7 @@ impl ModelBuilder {
         }
         self.model.queue_ops.push(QueueOp {
             ts_ns: t,
-            queue_id: queue,
+            queue,
             op,
             from_isr,
             task,
@@ -794,13 +798,14 @@ impl ModelBuilder {
         }
         self.fill_lists();
         let m = &mut self.model;
-        let mut mutexes: IdIndex<u32, bool> = IdIndex::default();
-        for queue in &m.queues {
-            *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
-        }
-        let is_mutex = |queue_id| mutexes.get(queue_id).copied().unwrap_or(false);
-        if !m.mutex_holds.iter().all(|h| is_mutex(h.queue_id)) {
-            m.mutex_holds.retain(|h| is_mutex(h.queue_id));
+        let queues = &m.queues;
+        let is_mutex = |queue: u32| {
+            queues
+                .get(queue as usize)
+                .is_some_and(|q| q.kind.is_mutex())
+        };
+        if !m.mutex_holds.iter().all(|h| is_mutex(h.queue)) {
+            m.mutex_holds.retain(|h| is_mutex(h.queue));
         }
         m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         self.model
@@ -830,7 +835,12 @@ impl ModelBuilder {
         self.model = model;
         let task_ids: Vec<u32> = self.model.tasks.iter().map(|t| t.task_id).collect();
         let task_id = |task: u32| task_ids.get(task as usize).copied().unwrap_or(task);
-        let ids = Renumbering { task: &task_id };
+        let queue_ids: Vec<u32> = self.model.queues.iter().map(|q| q.queue_id).collect();
+        let queue_id = |queue: u32| queue_ids.get(queue as usize).copied().unwrap_or(queue);
+        let ids = Renumbering {
+            task: &task_id,
+            queue: &queue_id,
+        };
         self.model.renumber_rows(&ids);
         self.set_open_ends(OpenEnds::Reopened);
     }
@@ -957,7 +967,12 @@ impl ModelBuilder {
                 high_water: t.high_water,
             })
             .collect();
-        let indices = Renumbering { task: &task_index };
+        let queue_index = index_by_id(m.queues.iter().map(|q| q.queue_id));
+        let queue_index = |queue: u32| queue_index.get(queue).copied().unwrap_or(queue);
+        let indices = Renumbering {
+            task: &task_index,
+            queue: &queue_index,
+        };
         m.renumber_rows(&indices);
     }
 }
@@ -1045,7 +1060,7 @@ mod tests {
             .task_states
             .iter()
             .filter(|s| id(&m, s.task) == 1)
-            .map(|s| (s.state, s.reason, s.queue_id, s.start_ns, s.end_ns))
+            .map(|s| (s.state, s.reason, s.queue, s.start_ns, s.end_ns))
             .collect();
         assert_eq!(
             t1,
@@ -1054,7 +1069,7 @@ mod tests {
                 (
                     TaskStateKind::Blocked,
                     StateReason::QueueReceive,
-                    Some(4),
+                    Some(0),
                     10,
                     15
                 ),
@@ -1062,6 +1077,8 @@ mod tests {
                 (TaskStateKind::Running, StateReason::None, None, 20, 30),
             ]
         );
+        // Queue 4, which the task waits on, is the first queue.
+        assert_eq!(m.queues[0].queue_id, 4);
         assert!(m.is_idle(1));
         assert_eq!(m.cores[0].idle_task, Some(1));
         assert_eq!(id(&m, 1), 9);
@@ -1202,8 +1219,8 @@ mod tests {
         b.queue_op(7, 0, 1, QueueOpKind::Receive, false, Some(0));
         b.event_at(0, 9);
         let m = finish(b);
-        assert_eq!(m.queue(2).unwrap().high_water, 3);
-        assert_eq!(m.queue(1).unwrap().high_water, 1);
+        assert_eq!(m.queues[1].high_water, 3);
+        assert_eq!(m.queues[0].high_water, 1);
         let holds: Vec<_> = m
             .mutex_holds
             .iter()

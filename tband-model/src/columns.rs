@@ -34,7 +34,7 @@ columns! {
         task: Dictionary<u32, u16>,
         state: Enum<TaskStateKind>,
         reason: Enum<StateReason>,
-        queue_id: Dictionary<Option<u32>, u8>,
+        queue: Dictionary<Option<u32>, u8>,
         core_id: Dictionary<Option<u32>, u8>,
         woken_by_isr: Dictionary<Option<IsrKey>, u8>,
         truncated: Flag,
@@ -94,7 +94,7 @@ columns! {
 columns! {
     QueueOp in QueueOpChunk, QueueOpColumns {
         ts_ns: Time,
-        queue_id: Dictionary<u32, u16>,
+        queue: Dictionary<u32, u16>,
         op: Enum<QueueOpKind>,
         from_isr: Flag,
         task: Dictionary<Option<u32>, u16>,
@@ -107,7 +107,7 @@ columns! {
     MutexHold in MutexHoldChunk, MutexHoldColumns {
         start_ns: Time,
         end_ns: End,
-        queue_id: Dictionary<u32, u16>,
+        queue: Dictionary<u32, u16>,
         task: Dictionary<u32, u16>,
         truncated: Flag,
     }
@@ -195,6 +195,7 @@ impl Table<SchedSlice> {
 /// lent out returns). Each function maps one id to one index.
 pub(crate) struct Renumbering<'a> {
     pub(crate) task: &'a dyn Fn(u32) -> u32,
+    pub(crate) queue: &'a dyn Fn(u32) -> u32,
 }
 
 impl Model {
@@ -205,6 +206,9 @@ impl Model {
         self.task_priorities.columns_mut().task.renumber(new.task);
         self.queue_ops.columns_mut().task.renumber(new.task);
         self.mutex_holds.columns_mut().task.renumber(new.task);
+        self.task_states.columns_mut().queue.renumber(new.queue);
+        self.queue_ops.columns_mut().queue.renumber(new.queue);
+        self.mutex_holds.columns_mut().queue.renumber(new.queue);
     }
 }
 
@@ -221,7 +225,7 @@ mod tests {
             task: 3,
             state,
             reason: StateReason::QueueReceive,
-            queue_id: None,
+            queue: None,
             core_id: None,
             woken_by_isr: None,
             truncated: start_ns % 2 == 1,
@@ -309,10 +313,10 @@ mod tests {
             state(1 << 40, (1 << 40) + 5, TaskStateKind::Deleted),
             state(1 << 40, (1 << 40) + 5, TaskStateKind::Ready),
         ];
-        rows[0].queue_id = Some(7);
+        rows[0].queue = Some(7);
         rows[1].core_id = Some(1);
         rows[2].woken_by_isr = isr;
-        rows[6].queue_id = Some(u32::MAX);
+        rows[6].queue = Some(u32::MAX);
         rows[6].core_id = Some(u32::MAX);
         rows[6].woken_by_isr = far_isr;
         rows[8].woken_by_isr = isr;
@@ -362,7 +366,7 @@ mod tests {
             .map(|i| {
                 let mut row = state(u64::from(i), u64::from(i) + 1, TaskStateKind::Blocked);
                 if i % 2 == 0 {
-                    row.queue_id = Some(i / 2 + 1_000);
+                    row.queue = Some(i / 2 + 1_000);
                 } else {
                     row.state = TaskStateKind::Ready;
                     row.woken_by_isr = Some(IsrKey {
@@ -375,7 +379,7 @@ mod tests {
             .collect();
         let table: Table<TaskState> = states.iter().copied().collect();
         assert!(table.iter().eq(states.iter().copied()));
-        assert_eq!(table.columns().queue_id.exceptions(), 300 - 254);
+        assert_eq!(table.columns().queue.exceptions(), 300 - 254);
         assert_eq!(table.columns().woken_by_isr.exceptions(), 300 - 254);
     }
 
@@ -385,7 +389,7 @@ mod tests {
         let ops: Vec<QueueOp> = (0..70_000u32)
             .map(|i| QueueOp {
                 ts_ns: u64::from(i),
-                queue_id: 1,
+                queue: 1,
                 op: QueueOpKind::Send,
                 from_isr: i % 3 == 0,
                 task: (i % 3 != 0).then_some(i),
@@ -416,7 +420,7 @@ mod tests {
             .enumerate()
             .map(|(i, len_after)| QueueOp {
                 ts_ns: i as u64,
-                queue_id: u32::MAX - i as u32,
+                queue: u32::MAX - i as u32,
                 op: QUEUE_OPS[i],
                 from_isr: i % 2 == 0,
                 task: (i > 1).then_some(i as u32),

@@ -193,7 +193,7 @@ small_enum! {
         Created,
         Delay,
         DelayUntil,
-        /// Blocked sending to / receiving from / peeking a queue (`queue_id` says which).
+        /// Blocked sending to / receiving from / peeking a queue (`queue` says which).
         QueueSend,
         QueueReceive,
         QueuePeek,
@@ -240,8 +240,8 @@ pub struct TaskState {
     pub task: u32,
     pub state: TaskStateKind,
     pub reason: StateReason,
-    /// The queue a blocked task waits on.
-    pub queue_id: Option<u32>,
+    /// The queue a blocked task waits on, as an index into [`Model::queues`].
+    pub queue: Option<u32>,
     /// The core a running task runs on.
     pub core_id: Option<u32>,
     /// For a ready state: the ISR that made the task ready, if one did.
@@ -434,7 +434,8 @@ impl QueueOpKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueOp {
     pub ts_ns: u64,
-    pub queue_id: u32,
+    /// The queue, as an index into [`Model::queues`].
+    pub queue: u32,
     pub op: QueueOpKind,
     pub from_isr: bool,
     /// The task that did it, as an index into [`Model::tasks`] (none from
@@ -450,7 +451,8 @@ pub struct QueueOp {
 pub struct MutexHold {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub queue_id: u32,
+    /// The mutex, as an index into [`Model::queues`].
+    pub queue: u32,
     /// The holder, as an index into [`Model::tasks`].
     pub task: u32,
     pub truncated: bool,
@@ -559,13 +561,6 @@ impl Model {
             })
             .ok()
             .map(|i| &self.isrs[i])
-    }
-
-    pub fn queue(&self, queue_id: u32) -> Option<&Queue> {
-        self.queues
-            .binary_search_by_key(&queue_id, |q| q.queue_id)
-            .ok()
-            .map(|i| &self.queues[i])
     }
 
     pub fn marker(

@@ -45,11 +45,8 @@ impl Model {
             queue.high_water = 0;
         }
         for op in queue_ops.iter() {
-            if let (Ok(i), Some(len)) = (
-                queues.binary_search_by_key(&op.queue_id, |q| q.queue_id),
-                op.len_after,
-            ) {
-                queues[i].high_water = queues[i].high_water.max(len);
+            if let (Some(queue), Some(len)) = (queues.get_mut(op.queue as usize), op.len_after) {
+                queue.high_water = queue.high_water.max(len);
             }
         }
         let mut info = self.info.clone();
@@ -317,7 +314,7 @@ impl Cut {
             table.iter(),
             |op| op.ts_ns,
             |op| op.len_after.is_some(),
-            |op| op.queue_id,
+            |op| op.queue,
         );
         levels
             .into_iter()
@@ -425,29 +422,29 @@ mod tests {
             task: 0,
             state,
             reason: StateReason::None,
-            queue_id: None,
+            queue: None,
             core_id: None,
             woken_by_isr: None,
             truncated: false,
         }
     }
 
-    /// A queue operation as the tests compare it: time, queue, kind, task,
-    /// length after.
+    /// A queue operation as the tests compare it: time, queue id (queues 1
+    /// and 2 are at indices 0 and 1), kind, task, length after.
     type QueueOpRow = (u64, u32, QueueOpKind, Option<u32>, Option<u32>);
 
     /// The queue operations of `m`, as [`QueueOpRow`]s.
     fn queue_ops(m: &Model) -> Vec<QueueOpRow> {
         m.queue_ops
             .iter()
-            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task, o.len_after))
+            .map(|o| (o.ts_ns, o.queue + 1, o.op, o.task, o.len_after))
             .collect()
     }
 
     fn level(ts_ns: u64, queue_id: u32, len_after: Option<u32>) -> QueueOp {
         QueueOp {
             ts_ns,
-            queue_id,
+            queue: queue_id - 1,
             op: QueueOpKind::Send,
             from_isr: true,
             task: Some(0),

@@ -120,9 +120,8 @@ pub fn write_track_events<S: ChunkSink>(
             reason
         };
         let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
-        let queue = s.queue_id.and_then(|q| tracks.queue_index(q));
-        let queue = queue
-            .and_then(|i| model.queues.get(i))
+        let queue = (s.queue)
+            .and_then(|q| model.queues.get(q as usize))
             .map(|q| Arg::Str(ARG_QUEUE, &q.name));
         let args = queue.as_slice();
         seq.slice_or_open(track, s.start_ns, s.end_ns, s.truncated, name, args)?;
@@ -649,7 +648,7 @@ mod tests {
         ] {
             m.queue_ops.push(QueueOp {
                 ts_ns,
-                queue_id: 9,
+                queue: 0,
                 op,
                 from_isr: false,
                 task: Some(0),
@@ -745,7 +744,7 @@ mod tests {
             task: 0,
             state: TaskStateKind::Blocked,
             reason: StateReason::QueueReceive,
-            queue_id: Some(9),
+            queue: Some(0),
             core_id: None,
             woken_by_isr: None,
             truncated: false,

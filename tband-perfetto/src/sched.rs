@@ -1102,7 +1102,7 @@ mod tests {
             task: task_id - 1,
             state,
             reason,
-            queue_id: None,
+            queue: None,
             core_id: (state == TaskStateKind::Running).then_some(0),
             woken_by_isr: None,
             truncated: false,

@@ -1,25 +1,13 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use tband_model::{IdIndex, Iter, Model, PriorityOrder, TaskKind, TaskPriority};
+use tband_model::{Iter, Model, PriorityOrder, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
 pub const PID: i32 = 1;
 
 /// Linux's idle ("swapper") thread id; every core's idle task maps to it.
 pub const IDLE_TID: i32 = 0;
-
-/// Ids below this are looked up in a vector (of at most 512 KiB).
-pub const DENSE_IDS: usize = 1 << 16;
-
-/// Where the rows of a model list (tasks, queues) are, by id.
-pub fn rows_by_id(ids: impl Iterator<Item = u32>) -> IdIndex<u32, usize> {
-    let mut rows = IdIndex::with_limit(DENSE_IDS);
-    for (row, id) in ids.enumerate() {
-        rows.insert(id, row);
-    }
-    rows
-}
 
 /// Thread ids and priorities of a model's tasks.
 pub struct Threads<'m> {

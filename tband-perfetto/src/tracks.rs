@@ -5,12 +5,12 @@
 //! for trace health, which always holds the end of the trace.
 
 use tband_model::timeline::{Parent, Timeline, TrackKind, Unit as TimelineUnit};
-use tband_model::{IdIndex, Model};
+use tband_model::Model;
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
-use crate::threads::{rows_by_id, Threads, PID};
+use crate::threads::{Threads, PID};
 
 /// Track uuids, by the index of the model row or timeline track they
 /// belong to.
@@ -19,8 +19,6 @@ pub struct TrackUuids {
     pub wait: Vec<Option<u64>>,
     /// RTOS priority counter, by task index.
     pub priority: Vec<Option<u64>>,
-    /// Queue index by queue id.
-    queues: IdIndex<u32, usize>,
     /// By timeline track (none for a track under an idle task, which
     /// Perfetto shows as the idle thread of every core).
     pub timeline: Vec<Option<u64>>,
@@ -174,18 +172,11 @@ impl TrackUuids {
         let tracks = TrackUuids {
             wait,
             priority,
-            queues: rows_by_id(model.queues.iter().map(|q| q.queue_id)),
             timeline: uuids,
             health,
             trace_end,
         };
         (tracks, d.descriptors)
-    }
-
-    /// The index of a queue in `model.queues`.
-    #[inline]
-    pub fn queue_index(&self, queue_id: u32) -> Option<usize> {
-        self.queues.get(queue_id).copied()
     }
 }
 

@@ -312,14 +312,14 @@ fn expected_tracks(model: &Model) -> BTreeSet<Vec<String>> {
         .queue_ops
         .iter()
         .filter(|op| op.len_after.is_some())
-        .map(|op| op.queue_id)
+        .map(|op| op.queue)
         .collect();
-    let held: BTreeSet<u32> = model.mutex_holds.iter().map(|h| h.queue_id).collect();
-    for queue in &model.queues {
-        if has_level.contains(&queue.queue_id) {
+    let held: BTreeSet<u32> = model.mutex_holds.iter().map(|h| h.queue).collect();
+    for (i, queue) in (0..).zip(&model.queues) {
+        if has_level.contains(&i) {
             add(&["Queues", &queue.name]);
         }
-        if held.contains(&queue.queue_id) {
+        if held.contains(&i) {
             add(&["Mutex holders", &queue.name]);
         }
     }

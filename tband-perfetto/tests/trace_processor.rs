@@ -403,7 +403,7 @@ fn expected(model: &Model) -> Tables {
         instants.push((track, i.ts_ns, message_or(i.msg, marker)));
     }
     for h in model.mutex_holds.iter() {
-        let queue = model.queue(h.queue_id).map_or("", |q| q.name.as_str());
+        let queue = &model.queues[h.queue as usize].name;
         let holder = &model.tasks[h.task as usize].name;
         let track = group_track("Mutex holders", queue);
         let end = (!h.truncated).then_some(h.end_ns);
@@ -444,7 +444,7 @@ fn expected(model: &Model) -> Tables {
         points.push((thread_track(p.task, "Priority"), p.ts_ns, p.priority.into()));
     }
     for op in model.queue_ops.iter() {
-        if let (Some(len), Some(queue)) = (op.len_after, model.queue(op.queue_id)) {
+        if let (Some(len), Some(queue)) = (op.len_after, model.queues.get(op.queue as usize)) {
             points.push((group_track("Queues", &queue.name), op.ts_ns, len.into()));
         }
     }

@@ -248,6 +248,12 @@ impl<'m> Context<'m> {
         self.model.tasks[task as usize].task_id
     }
 
+    /// The firmware id of the queue at index `queue` of the model's queues.
+    #[inline]
+    pub(crate) fn queue_id(&self, queue: u32) -> u32 {
+        self.model.queues[queue as usize].queue_id
+    }
+
     /// The key of the tracked object `key` (an index into its keys).
     pub(crate) fn object_key(&self, key: u32) -> &str {
         &self

@@ -447,8 +447,9 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     let queues: Vec<Vec<Option<i64>>> = m
         .queues
         .iter()
-        .map(|q| {
-            let ops = m.queue_ops.iter().filter(|o| o.queue_id == q.queue_id);
+        .zip(0..)
+        .map(|(q, i)| {
+            let ops = m.queue_ops.iter().filter(move |o| o.queue == i);
             let sends = ops
                 .clone()
                 .filter(|o| matches!(o.op.as_str(), "send" | "overwrite"))
@@ -753,7 +754,7 @@ fn ready_latency_counts_a_ready_state_only_when_running_comes_next() {
         task: task_id - 1,
         state,
         reason: StateReason::None,
-        queue_id: None,
+        queue: None,
         core_id: None,
         woken_by_isr: None,
         truncated: false,

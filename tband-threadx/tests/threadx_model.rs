@@ -31,6 +31,11 @@ fn task(model: &Model, name: &str) -> u32 {
     i as u32
 }
 
+/// The firmware id of the queue at index `queue` of the model's queues.
+fn queue_id(model: &Model, queue: u32) -> u32 {
+    model.queues[queue as usize].queue_id
+}
+
 fn slices(model: &Model, task: u32) -> Vec<(u64, u64, bool)> {
     model
         .sched_slices
@@ -111,7 +116,11 @@ fn states_carry_suspension_reasons_and_objects() {
         .find(|s| s.task == thread1 && s.start_ns == t[963])
         .expect("state after suspension");
     assert_eq!(
-        (blocked.state, blocked.reason, blocked.queue_id),
+        (
+            blocked.state,
+            blocked.reason,
+            blocked.queue.map(|q| queue_id(&model, q))
+        ),
         (
             TaskStateKind::Blocked,
             StateReason::QueueSend,
@@ -240,7 +249,7 @@ fn queue_operations_and_fill_levels() {
     let ops: Vec<_> = model
         .queue_ops
         .iter()
-        .filter(|o| o.queue_id == queue.queue_id)
+        .filter(|o| queue_id(&model, o.queue) == queue.queue_id)
         .collect();
     let count = |op| ops.iter().filter(|o| o.op == op).count();
     assert_eq!(
@@ -262,7 +271,7 @@ fn queue_operations_and_fill_levels() {
     let put = model
         .queue_ops
         .iter()
-        .find(|o| o.queue_id == semaphore.queue_id && o.ts_ns == t[150])
+        .find(|o| queue_id(&model, o.queue) == semaphore.queue_id && o.ts_ns == t[150])
         .expect("semaphore put");
     // A thread was waiting, so the count went to it: still 0.
     assert_eq!((put.op, put.len_after), (QueueOpKind::Send, Some(0)));
@@ -278,7 +287,11 @@ fn queue_operations_and_fill_levels() {
         .find(|q| q.kind == QueueKind::Mutex)
         .expect("mutex");
     assert_eq!(
-        (blocked.state, blocked.reason, blocked.queue_id),
+        (
+            blocked.state,
+            blocked.reason,
+            blocked.queue.map(|q| queue_id(&model, q))
+        ),
         (
             TaskStateKind::Blocked,
             StateReason::Mutex,
@@ -309,7 +322,7 @@ fn mutex_holds_in_the_filex_demo() {
     let holds: Vec<_> = model
         .mutex_holds
         .iter()
-        .filter(|h| h.queue_id == mutex.queue_id)
+        .filter(|h| queue_id(&model, h.queue) == mutex.queue_id)
         .collect();
     let thread0 = task(&model, "thread 0");
     assert!(holds.iter().all(|h| h.task == thread0));

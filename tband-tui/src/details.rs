@@ -77,9 +77,8 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
                 if !s.reason.as_str().is_empty() {
                     out.push(("reason", s.reason.as_str().to_string()));
                 }
-                if let Some(q) = s.queue_id {
-                    let name = m.queue(q).map_or(format!("queue {q}"), |q| q.name.clone());
-                    out.push(("queue", name));
+                if let Some(q) = s.queue.and_then(|q| m.queues.get(q as usize)) {
+                    out.push(("queue", q.name.clone()));
                 }
                 if let Some(c) = s.core_id {
                     out.push(("core", c.to_string()));

@@ -92,13 +92,10 @@ pub fn isr_queue_lines(app: &App, limit: usize) -> Vec<String> {
     if !a.queues.is_empty() {
         out.push(format!("{:<18}{:>7}{:>11}", "queue", "ops", "high-water"));
     }
-    for q in a.queues.iter().take(limit) {
-        let name = m
-            .queue(q.queue_id)
-            .map_or(format!("queue {}", q.queue_id), |q| q.name.clone());
+    for (q, queue) in a.queues.iter().zip(&m.queues).take(limit) {
         out.push(format!(
             "{:<18}{:>7}{:>11}",
-            cut(&name, 17),
+            cut(&queue.name, 17),
             q.ops,
             q.high_water
         ));

@@ -118,11 +118,11 @@ fn check(name: &str) {
         let max = slices.iter().copied().max().unwrap_or(0);
         assert_eq!(cols[1], short(max), "{name}: worst duration of {label}");
     }
-    for q in &m.queues {
+    for (i, q) in (0..).zip(&m.queues) {
         let high_water = m
             .queue_ops
             .iter()
-            .filter(|op| op.queue_id == q.queue_id)
+            .filter(|op| op.queue == i)
             .filter_map(|op| op.len_after)
             .max()
             .unwrap_or(0);

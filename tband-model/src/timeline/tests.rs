@@ -66,7 +66,7 @@ fn model() -> Model {
     }];
     m.queue_ops.push(QueueOp {
         ts_ns: 5,
-        queue_id: 7,
+        queue: 0,
         op: QueueOpKind::Receive,
         from_isr: false,
         task: Some(1),
@@ -76,7 +76,7 @@ fn model() -> Model {
     m.mutex_holds.push(MutexHold {
         start_ns: 5,
         end_ns: 9,
-        queue_id: 7,
+        queue: 0,
         task: 1,
         truncated: false,
     });

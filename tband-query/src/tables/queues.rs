@@ -51,7 +51,7 @@ impl ModelTable for QueueOps {
     const NAME: &str = "queue_ops";
     const DOC: &str = "Operations on queues.";
     const COLUMNS: &[Column<Value<QueueOp>>] = &[
-        int("queue_id", "the queue", |o, _| o.queue_id.into()),
+        int("queue_id", "the queue", |o, x| x.queue_id(o.queue).into()),
         int("ts_ns", "when", |o, _| o.ts_ns.into()),
         coded(
             "op",
@@ -93,7 +93,7 @@ impl ModelTable for MutexHolds {
     const NAME: &str = "mutex_holds";
     const DOC: &str = "Stretches of time a task held a mutex.";
     const COLUMNS: &[Column<Value<MutexHold>>] = &[
-        int("queue_id", "the mutex", |h, _| h.queue_id.into()),
+        int("queue_id", "the mutex", |h, x| x.queue_id(h.queue).into()),
         int("task_id", "the holder", |h, x| x.task_id(h.task).into()),
         int("start_ns", "taken", |h, _| h.start_ns.into()),
         int("end_ns", "given back", |h, _| h.end_ns.into()),

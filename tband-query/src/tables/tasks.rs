@@ -176,7 +176,7 @@ impl ModelTable for TaskStates {
         int(
             "queue_id",
             "for blocked states: the queue waited on",
-            |s, _| s.queue_id.into(),
+            |s, x| s.queue.map(|q| x.queue_id(q)).into(),
         ),
         int("core_id", "for running states: the core", |s, _| {
             s.core_id.into()
