@@ -945,7 +945,7 @@ mod tests {
         let isrs: Vec<_> = m
             .isr_slices
             .iter()
-            .map(|s| (s.isr_id, s.depth, s.start_ns, s.end_ns))
+            .map(|s| (m.isrs[s.isr as usize].isr_id, s.depth, s.start_ns, s.end_ns))
             .collect();
         assert_eq!(isrs, [(0, 0, 4000, 4300), (1, 1, 4100, 4200)]);
         assert_eq!(

@@ -13,7 +13,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::{IsrKey, IsrSlice, Model, SchedSlice};
+use crate::{IsrSlice, Model, SchedSlice};
 
 /// Time one task spent on one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -67,7 +67,8 @@ impl CoreTime {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IsrStats {
-    pub key: IsrKey,
+    /// The ISR, as an index into [`Model::isrs`].
+    pub isr: u32,
     /// Executions at any depth.
     pub count: u64,
     /// Longest single execution (enter to exit, nested ISRs included).
@@ -94,7 +95,8 @@ pub struct Analysis {
     pub tasks: Vec<TaskTime>,
     /// By core id; every core that has a core row, sched slice or ISR slice.
     pub cores: Vec<CoreTime>,
-    /// By ISR key; every ISR of the model, also those that never ran.
+    /// Every ISR of the model, also those that never ran, in the order of
+    /// [`Model::isrs`].
     pub isrs: Vec<IsrStats>,
     /// In the order of [`Model::queues`].
     pub queues: Vec<QueueStats>,
@@ -220,40 +222,21 @@ impl Analysis {
             t.slices += tc.slices;
         }
 
-        let mut isrs: BTreeMap<IsrKey, IsrStats> = m
-            .isrs
-            .iter()
-            .map(|i| {
-                let key = IsrKey {
-                    core_id: i.core_id,
-                    isr_id: i.isr_id,
-                };
-                (
-                    key,
-                    IsrStats {
-                        key,
-                        count: 0,
-                        max_ns: 0,
-                        total_ns: 0,
-                    },
-                )
-            })
-            .collect();
-        for s in &m.isr_slices {
-            let key = IsrKey {
-                core_id: s.core_id,
-                isr_id: s.isr_id,
-            };
-            let e = isrs.entry(key).or_insert(IsrStats {
-                key,
+        let mut isrs: Vec<IsrStats> = (0..m.isrs.len() as u32)
+            .map(|isr| IsrStats {
+                isr,
                 count: 0,
                 max_ns: 0,
                 total_ns: 0,
-            });
+            })
+            .collect();
+        for s in &m.isr_slices {
             let d = s.end_ns.saturating_sub(s.start_ns);
-            e.count += 1;
-            e.max_ns = e.max_ns.max(d);
-            e.total_ns = e.total_ns.saturating_add(d);
+            if let Some(e) = isrs.get_mut(s.isr as usize) {
+                e.count += 1;
+                e.max_ns = e.max_ns.max(d);
+                e.total_ns = e.total_ns.saturating_add(d);
+            }
             if s.depth == 0 {
                 let core = cores
                     .entry(s.core_id)
@@ -284,7 +267,7 @@ impl Analysis {
             task_cores,
             tasks,
             cores: cores.into_values().collect(),
-            isrs: isrs.into_values().collect(),
+            isrs,
             queues,
         }
     }
@@ -309,11 +292,9 @@ impl Analysis {
             .map_or(0.0, |c| load_percent(c.busy_ns(), self.duration_ns))
     }
 
-    pub fn isr(&self, key: IsrKey) -> Option<&IsrStats> {
-        self.isrs
-            .binary_search_by_key(&key, |i| i.key)
-            .ok()
-            .map(|i| &self.isrs[i])
+    /// The figures of the ISR at index `isr` of [`Model::isrs`].
+    pub fn isr(&self, isr: u32) -> Option<&IsrStats> {
+        self.isrs.get(isr as usize)
     }
 }
 
@@ -433,12 +414,13 @@ mod tests {
         }
     }
 
-    fn isr(core_id: u32, isr_id: u32, start_ns: u64, end_ns: u64, depth: u32) -> IsrSlice {
+    /// A slice of the ISR at index `isr` of the model's ISRs.
+    fn isr(core_id: u32, isr: u32, start_ns: u64, end_ns: u64, depth: u32) -> IsrSlice {
         IsrSlice {
             start_ns,
             end_ns,
             core_id,
-            isr_id,
+            isr,
             depth,
             truncated: false,
         }
@@ -493,10 +475,10 @@ mod tests {
             },
         ];
         m.isr_slices = vec![
-            isr(1, 5, 40, 60, 0),
-            isr(0, 5, 50, 70, 0),
-            isr(0, 5, 90, 120, 0),
-            isr(0, 6, 95, 100, 1),
+            isr(1, 2, 40, 60, 0),
+            isr(0, 0, 50, 70, 0),
+            isr(0, 0, 90, 120, 0),
+            isr(0, 1, 95, 100, 1),
         ]
         .into();
         m.queues = vec![Queue {
@@ -593,19 +575,10 @@ mod tests {
     #[test]
     fn isr_and_queue_statistics() {
         let a = Analysis::of(&model());
-        let s = a
-            .isr(IsrKey {
-                core_id: 0,
-                isr_id: 5,
-            })
-            .unwrap();
+        // ISR 5 of core 0.
+        let s = a.isr(0).unwrap();
         assert_eq!((s.count, s.max_ns, s.total_ns), (2, 30, 50));
-        let nested = a
-            .isr(IsrKey {
-                core_id: 0,
-                isr_id: 6,
-            })
-            .unwrap();
+        let nested = a.isr(1).unwrap();
         assert_eq!((nested.count, nested.max_ns), (1, 5));
         assert_eq!(a.isrs.len(), 3);
         assert_eq!(

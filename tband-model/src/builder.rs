@@ -82,8 +82,9 @@ struct CoreTrack {
     running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
-    /// The ISRs entered on this core.
-    isrs_entered: IdIndex<u32, ()>,
+    /// The ISRs entered on this core: each one's number among the ISRs
+    /// entered on any core, which rows hold until the model is made.
+    isrs_entered: IdIndex<u32, u32>,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -92,6 +93,8 @@ struct CoreTrack {
 #[derive(Clone, Copy)]
 struct OpenIsr {
     isr: u32,
+    /// Its number among the ISRs entered (see `CoreTrack::isrs_entered`).
+    entered: u32,
     /// Row in `isr_slices`.
     row: usize,
     /// Events were lost while it ran, so its exit may be one of them.
@@ -148,7 +151,7 @@ struct NewState {
     reason: StateReason,
     queue: Option<u32>,
     core_id: Option<u32>,
-    woken_by_isr: Option<IsrKey>,
+    woken_by_isr: Option<u32>,
 }
 
 impl NewState {
@@ -206,6 +209,8 @@ pub struct ModelBuilder {
     tasks: IdIndex<u32, TaskTrack>,
     cores: IdIndex<u32, CoreTrack>,
     isr_names: BTreeMap<IsrKey, String>,
+    /// The ISRs entered on any core, in the order they were first entered.
+    entered_isrs: Vec<IsrKey>,
     queues: IdIndex<u32, QueueTrack>,
     markers: MarkerTracks,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
@@ -490,10 +495,7 @@ impl ModelBuilder {
             .cores
             .get(core)
             .and_then(|c| c.isr_stack.last())
-            .map(|open| IsrKey {
-                core_id: core,
-                isr_id: open.isr,
-            });
+            .map(|open| open.entered);
         push_state(&mut self.model, track, task, t, ready);
     }
 
@@ -520,18 +522,26 @@ impl ModelBuilder {
         }
         let slices = &mut self.model.isr_slices;
         let row = slices.len();
-        track.isrs_entered.entry(isr);
+        let entered_isrs = &mut self.entered_isrs;
+        let entered = *track.isrs_entered.get_or_insert_with(isr, || {
+            entered_isrs.push(IsrKey {
+                core_id: core,
+                isr_id: isr,
+            });
+            entered_isrs.len() as u32 - 1
+        });
         let stack = &mut track.isr_stack;
         slices.push(IsrSlice {
             start_ns: t,
             end_ns: t,
             core_id: core,
-            isr_id: isr,
+            isr: entered,
             depth: stack.len() as u32,
             truncated: false,
         });
         stack.push(OpenIsr {
             isr,
+            entered,
             row,
             suspect: false,
         });
@@ -560,6 +570,7 @@ impl ModelBuilder {
             isr: open,
             row,
             suspect: false,
+            ..
         }) = stack.last()
         {
             if open == isr {
@@ -837,9 +848,20 @@ impl ModelBuilder {
         let task_id = |task: u32| task_ids.get(task as usize).copied().unwrap_or(task);
         let queue_ids: Vec<u32> = self.model.queues.iter().map(|q| q.queue_id).collect();
         let queue_id = |queue: u32| queue_ids.get(queue as usize).copied().unwrap_or(queue);
+        let cores = &self.cores;
+        let entered_numbers: Vec<u32> = (self.model.isrs.iter())
+            .map(|i| {
+                let core = cores.get(i.core_id);
+                core.and_then(|c| c.isrs_entered.get(i.isr_id))
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            })
+            .collect();
+        let entered = |isr: u32| entered_numbers.get(isr as usize).copied().unwrap_or(isr);
         let ids = Renumbering {
             task: &task_id,
             queue: &queue_id,
+            isr: &entered,
         };
         self.model.renumber_rows(&ids);
         self.set_open_ends(OpenEnds::Reopened);
@@ -918,14 +940,7 @@ impl ModelBuilder {
             })
             .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
-        for &(core_id, track) in &cores {
-            isr_keys.extend(
-                track
-                    .isrs_entered
-                    .iter()
-                    .map(|(isr_id, ())| IsrKey { core_id, isr_id }),
-            );
-        }
+        isr_keys.extend(&self.entered_isrs);
         isr_keys.sort_unstable();
         isr_keys.dedup();
         m.isrs = isr_keys
@@ -969,11 +984,30 @@ impl ModelBuilder {
             .collect();
         let queue_index = index_by_id(m.queues.iter().map(|q| q.queue_id));
         let queue_index = |queue: u32| queue_index.get(queue).copied().unwrap_or(queue);
+        let isrs = &m.isrs;
+        let entered_index: Vec<u32> = (self.entered_isrs.iter())
+            .map(|&key| isrs.partition_point(|i| isr_key(i) < key) as u32)
+            .collect();
+        let isr_index = |entered: u32| {
+            entered_index
+                .get(entered as usize)
+                .copied()
+                .unwrap_or(entered)
+        };
         let indices = Renumbering {
             task: &task_index,
             queue: &queue_index,
+            isr: &isr_index,
         };
         m.renumber_rows(&indices);
+    }
+}
+
+/// The key an ISR is sorted by.
+fn isr_key(isr: &Isr) -> IsrKey {
+    IsrKey {
+        core_id: isr.core_id,
+        isr_id: isr.isr_id,
     }
 }
 
@@ -1106,13 +1140,8 @@ mod tests {
             .iter()
             .find(|s| id(&m, s.task) == 2 && s.state == TaskStateKind::Ready)
             .unwrap();
-        assert_eq!(
-            s.woken_by_isr,
-            Some(IsrKey {
-                core_id: 0,
-                isr_id: 3
-            })
-        );
+        let isr = &m.isrs[s.woken_by_isr.unwrap() as usize];
+        assert_eq!((isr.core_id, isr.isr_id), (0, 3));
         let s = m
             .task_states
             .iter()
@@ -1144,7 +1173,10 @@ mod tests {
         let slices: Vec<_> = m
             .isr_slices
             .iter()
-            .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.depth, s.truncated))
+            .map(|s| {
+                let isr_id = m.isrs[s.isr as usize].isr_id;
+                (isr_id, s.start_ns, s.end_ns, s.depth, s.truncated)
+            })
             .collect();
         assert_eq!(
             slices,

@@ -10,9 +10,9 @@
 use super::column::{columns, Column, Dictionary, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
 use super::table::{Interval, Row, Table};
 use super::{
-    Actor, CounterValue, IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, Model,
-    MutexHold, PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority,
-    TaskState, TaskStateKind, TrackedLifetime, TrackedMark,
+    Actor, CounterValue, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, Model, MutexHold,
+    PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState,
+    TaskStateKind, TrackedLifetime, TrackedMark,
 };
 
 columns! {
@@ -36,7 +36,7 @@ columns! {
         reason: Enum<StateReason>,
         queue: Dictionary<Option<u32>, u8>,
         core_id: Dictionary<Option<u32>, u8>,
-        woken_by_isr: Dictionary<Option<IsrKey>, u8>,
+        woken_by_isr: Dictionary<Option<u32>, u8>,
         truncated: Flag,
     }
 }
@@ -55,7 +55,7 @@ columns! {
         start_ns: Time,
         end_ns: End,
         core_id: Dictionary<u32, u8>,
-        isr_id: Dictionary<u32, u16>,
+        isr: Dictionary<u32, u16>,
         depth: Narrow<u32, u8>,
         truncated: Flag,
     }
@@ -196,6 +196,7 @@ impl Table<SchedSlice> {
 pub(crate) struct Renumbering<'a> {
     pub(crate) task: &'a dyn Fn(u32) -> u32,
     pub(crate) queue: &'a dyn Fn(u32) -> u32,
+    pub(crate) isr: &'a dyn Fn(u32) -> u32,
 }
 
 impl Model {
@@ -209,6 +210,11 @@ impl Model {
         self.task_states.columns_mut().queue.renumber(new.queue);
         self.queue_ops.columns_mut().queue.renumber(new.queue);
         self.mutex_holds.columns_mut().queue.renumber(new.queue);
+        self.task_states
+            .columns_mut()
+            .woken_by_isr
+            .renumber(new.isr);
+        self.isr_slices.columns_mut().isr.renumber(new.isr);
     }
 }
 
@@ -217,6 +223,7 @@ mod tests {
     use super::*;
     use crate::column::SmallEnum;
     use crate::table::tests::slice;
+    use crate::IsrKey;
 
     fn state(start_ns: u64, end_ns: u64, state: TaskStateKind) -> TaskState {
         TaskState {
@@ -294,14 +301,8 @@ mod tests {
 
     #[test]
     fn task_states_round_trip_with_every_detail() {
-        let isr = Some(IsrKey {
-            core_id: 2,
-            isr_id: 9,
-        });
-        let far_isr = Some(IsrKey {
-            core_id: u32::MAX,
-            isr_id: 70_000,
-        });
+        let isr = Some(9);
+        let far_isr = Some(70_000);
         let mut rows = vec![
             state(100, 200, TaskStateKind::Blocked),
             state(101, 300, TaskStateKind::Running),
@@ -369,10 +370,7 @@ mod tests {
                     row.queue = Some(i / 2 + 1_000);
                 } else {
                     row.state = TaskStateKind::Ready;
-                    row.woken_by_isr = Some(IsrKey {
-                        core_id: i % 3,
-                        isr_id: i / 2,
-                    });
+                    row.woken_by_isr = Some(i / 2);
                 }
                 row
             })

@@ -244,8 +244,9 @@ pub struct TaskState {
     pub queue: Option<u32>,
     /// The core a running task runs on.
     pub core_id: Option<u32>,
-    /// For a ready state: the ISR that made the task ready, if one did.
-    pub woken_by_isr: Option<IsrKey>,
+    /// For a ready state: the ISR that made the task ready, if one did, as
+    /// an index into [`Model::isrs`].
+    pub woken_by_isr: Option<u32>,
     pub truncated: bool,
 }
 
@@ -298,7 +299,8 @@ pub struct IsrSlice {
     pub start_ns: u64,
     pub end_ns: u64,
     pub core_id: u32,
-    pub isr_id: u32,
+    /// The ISR, as an index into [`Model::isrs`].
+    pub isr: u32,
     /// 0 for an ISR that interrupted task code, 1 for one nested in that, ...
     pub depth: u32,
     pub truncated: bool,

@@ -7,7 +7,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{self, Write};
 
 use crate::analysis::{load_percent, Analysis};
-use crate::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
+use crate::{AnomalyKind, MarkerKind, Model, TaskKind};
 
 mod timeline;
 
@@ -122,14 +122,8 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
 
     if !m.isrs.is_empty() {
         writeln!(out, "\nisrs{:>28}{:>12}{:>12}", "count", "max", "total")?;
-        for isr in &m.isrs {
-            let key = IsrKey {
-                core_id: isr.core_id,
-                isr_id: isr.isr_id,
-            };
-            let (count, max, total) = a
-                .isr(key)
-                .map_or((0, 0, 0), |s| (s.count, s.max_ns, s.total_ns));
+        for (isr, s) in m.isrs.iter().zip(&a.isrs) {
+            let (count, max, total) = (s.count, s.max_ns, s.total_ns);
             writeln!(
                 out,
                 "  c{} {:<10} {:<12}{count:>6}{:>12}{:>12}",

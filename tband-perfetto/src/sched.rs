@@ -5,7 +5,7 @@
 use std::io;
 
 use tband_model::{
-    Core, IdIndex, IsrSlice, Iter, Model, Row, SchedSlice, StateReason, Table, TaskKind, TaskState,
+    Core, Isr, IsrSlice, Iter, Model, Row, SchedSlice, StateReason, Table, TaskKind, TaskState,
     TaskStateKind,
 };
 
@@ -389,8 +389,8 @@ struct Cpu<'m> {
     current: OnCpu<'m>,
     /// The `prev_state` of the current thread when it is switched out.
     current_leaves_as: i64,
-    /// Names of the core's ISRs by ISR id.
-    isr_names: IdIndex<u32, &'m str>,
+    /// The model's ISRs, which its ISR slices index.
+    isrs: &'m [Isr],
     /// Exit times and irq numbers of the ISRs executing, innermost last; no
     /// exit time for one cut by the end of the trace, which stays open.
     isr_open: Vec<(Option<u64>, i32)>,
@@ -421,16 +421,12 @@ impl<'m> Cpu<'m> {
             comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
             prio: threads.linux_prio(None),
         };
-        let mut isr_names = IdIndex::default();
-        for isr in model.isrs.iter().filter(|i| i.core_id == core.core_id) {
-            isr_names.insert(isr.isr_id, isr.name.as_str());
-        }
         Cpu {
             bundle: Bundle::new(core.core_id, encoding, model.tasks.len()),
             idle,
             current: idle,
             current_leaves_as: STATE_RUNNABLE,
-            isr_names,
+            isrs: &model.isrs,
             isr_open: Vec::new(),
             trace_end: model.info.duration_ns,
             last_isr_ts: 0,
@@ -504,8 +500,9 @@ impl<'m> Cpu<'m> {
     }
 
     fn isr_entry(&mut self, isr: &IsrSlice) {
-        let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
-        let name = self.isr_names.get(isr.isr_id).copied().unwrap_or("");
+        let (isr_id, name) =
+            (self.isrs.get(isr.isr as usize)).map_or((0, ""), |i| (i.isr_id, i.name.as_str()));
+        let irq = i32::try_from(isr_id).unwrap_or(i32::MAX);
         self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
         self.bundle
             .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
@@ -595,14 +592,16 @@ struct StateRow {
 impl StateRow {
     /// Only these fields are read, so the others are not unpacked.
     #[inline(always)]
-    fn of(row: TaskState) -> Self {
+    fn of(row: TaskState, isrs: &[Isr]) -> Self {
         StateRow {
             start_ns: row.start_ns,
             task: row.task,
             state: row.state,
             reason: row.reason,
             core_id: row.core_id,
-            isr_core_id: row.woken_by_isr.map(|k| k.core_id),
+            isr_core_id: (row.woken_by_isr)
+                .and_then(|i| isrs.get(i as usize))
+                .map(|i| i.core_id),
         }
     }
 
@@ -631,14 +630,18 @@ struct StateCursor<'m> {
     next: Option<StateRow>,
     /// By task index.
     tasks: Vec<TaskSoFar>,
+    /// The model's ISRs, which task states index.
+    isrs: &'m [Isr],
 }
 
 impl<'m> StateCursor<'m> {
     fn new(model: &'m Model) -> Self {
         let mut rows = model.task_states.iter();
+        let isrs = &model.isrs;
         StateCursor {
-            next: rows.next().map(StateRow::of),
+            next: rows.next().map(|row| StateRow::of(row, isrs)),
             rows,
+            isrs,
             tasks: model
                 .tasks
                 .iter()
@@ -690,7 +693,8 @@ impl<'m> StateCursor<'m> {
                 })
             })
         };
-        self.next = self.rows.next().map(StateRow::of);
+        let isrs = self.isrs;
+        self.next = self.rows.next().map(|row| StateRow::of(row, isrs));
         step
     }
 
@@ -1067,7 +1071,7 @@ impl FtraceEvent<'_> {
 mod tests {
     use super::*;
     use prost::Message;
-    use tband_model::{Core, Isr, IsrKey, SchedSlice, Task, TaskKind};
+    use tband_model::{Core, SchedSlice, Task, TaskKind};
 
     use crate::protos::{FtraceEventBundle, Trace};
 
@@ -1144,10 +1148,8 @@ mod tests {
             state(3, 40, S::Blocked, R::QueueReceive),
             state(2, 50, S::Running, R::None),
         ];
-        states[1].woken_by_isr = Some(IsrKey {
-            core_id: 0,
-            isr_id: 5,
-        });
+        // ISR 5 of core 0, the model's first.
+        states[1].woken_by_isr = Some(0);
         m.task_states = states.into();
         m.isrs = vec![Isr {
             core_id: 0,
@@ -1159,7 +1161,7 @@ mod tests {
                 start_ns: 18,
                 end_ns: 25,
                 core_id: 0,
-                isr_id: 5,
+                isr: 0,
                 depth: 0,
                 truncated: false,
             },
@@ -1167,7 +1169,7 @@ mod tests {
                 start_ns: 19,
                 end_ns: 21,
                 core_id: 0,
-                isr_id: 5,
+                isr: 0,
                 depth: 1,
                 truncated: false,
             },

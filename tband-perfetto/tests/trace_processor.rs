@@ -332,10 +332,6 @@ fn expected(model: &Model) -> Tables {
     let trace_end = model.info.duration_ns;
     let mut open_isrs = BTreeMap::<u32, Vec<bool>>::new();
     for s in model.isr_slices.iter() {
-        let key = tband_model::IsrKey {
-            core_id: s.core_id,
-            isr_id: s.isr_id,
-        };
         let outer = open_isrs.entry(s.core_id).or_default();
         outer.truncate(s.depth as usize);
         let cut = s.truncated && s.end_ns >= trace_end && outer.last().is_none_or(|&open| open);
@@ -345,7 +341,7 @@ fn expected(model: &Model) -> Tables {
             continue;
         };
         // Perfetto makes the name in a buffer of 255 bytes.
-        let name = format!("IRQ ({})", model.isr(key).map_or("", |i| i.name.as_str()));
+        let name = format!("IRQ ({})", model.isrs[s.isr as usize].name);
         let name = String::from_utf8_lossy(&name.as_bytes()[..name.len().min(254)]);
         t.irqs
             .push(row(&[&s.core_id, &s.start_ns, &dur, &name, &s.depth]));

@@ -5,7 +5,7 @@
 
 use std::cell::OnceCell;
 
-use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as LargeTable};
+use tband_model::{IntoIter, Isr, Iter, Model, Row, StrId, Table as LargeTable};
 use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 /// One value going into the database. The conversions into it are
@@ -252,6 +252,12 @@ impl<'m> Context<'m> {
     #[inline]
     pub(crate) fn queue_id(&self, queue: u32) -> u32 {
         self.model.queues[queue as usize].queue_id
+    }
+
+    /// The ISR at index `isr` of the model's ISRs.
+    #[inline]
+    pub(crate) fn isr(&self, isr: u32) -> &'m Isr {
+        &self.model.isrs[isr as usize]
     }
 
     /// The key of the tracked object `key` (an index into its keys).

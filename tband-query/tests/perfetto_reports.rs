@@ -199,7 +199,12 @@ impl<'m> Names<'m> {
             .isr_slices
             .iter()
             .filter(|s| (s.truncated && s.end_ns < end) || s.end_ns > LAST_TIME)
-            .map(|s| (s.core_id.to_string(), Self::isr(model, s.core_id, s.isr_id)))
+            .map(|s| {
+                (
+                    s.core_id.to_string(),
+                    Self::isr(model, s.core_id, model.isrs[s.isr as usize].isr_id),
+                )
+            })
             .collect();
         let marker = |marker_id: u32, task_id: Option<u32>| {
             (

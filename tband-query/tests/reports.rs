@@ -246,7 +246,7 @@ fn model_spans(m: &Model) -> (Vec<Span>, Vec<Span>) {
         .iter()
         .map(|s| Span {
             core: s.core_id,
-            id: s.isr_id,
+            id: m.isrs[s.isr as usize].isr_id,
             start: s.start_ns,
             end: s.end_ns,
             depth: s.depth,

@@ -200,7 +200,15 @@ fn isr_enter_and_exit_become_slices() {
     let isrs: Vec<_> = model
         .isr_slices
         .iter()
-        .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.depth, s.truncated))
+        .map(|s| {
+            (
+                model.isrs[s.isr as usize].isr_id,
+                s.start_ns,
+                s.end_ns,
+                s.depth,
+                s.truncated,
+            )
+        })
         .collect();
     assert_eq!(isrs, [(0, t[964], t[966], 0, false)]);
     // The timer thread was made ready by the ISR.
@@ -210,14 +218,24 @@ fn isr_enter_and_exit_become_slices() {
         .iter()
         .find(|s| s.task == timer && s.start_ns == t[965])
         .expect("woken state");
-    assert_eq!(woken.woken_by_isr.map(|k| k.isr_id), Some(0));
+    assert_eq!(
+        woken.woken_by_isr.map(|i| model.isrs[i as usize].isr_id),
+        Some(0)
+    );
 
     // The older kernel does not repeat the ISR id in the exit event.
     let (model, t) = model_of("tracex_samples/demo_threadx", &ReadOptions::default());
     let isrs: Vec<_> = model
         .isr_slices
         .iter()
-        .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.truncated))
+        .map(|s| {
+            (
+                model.isrs[s.isr as usize].isr_id,
+                s.start_ns,
+                s.end_ns,
+                s.truncated,
+            )
+        })
         .collect();
     assert_eq!(
         isrs,
@@ -404,7 +422,7 @@ fn interrupt_context_without_an_enter_event_is_still_an_isr() {
     let slices: Vec<_> = model
         .isr_slices
         .iter()
-        .map(|s| (s.isr_id, s.start_ns, s.end_ns))
+        .map(|s| (model.isrs[s.isr as usize].isr_id, s.start_ns, s.end_ns))
         .collect();
     assert_eq!(slices, [(INTERRUPT_CONTEXT_ISR_ID, times[964], times[966])]);
     let isr = model.isrs.first().expect("isr");

@@ -87,7 +87,7 @@ fn model_isrs(m: &Model) -> Vec<IsrRow> {
         .map(|s| {
             (
                 s.core_id,
-                s.isr_id,
+                m.isrs[s.isr as usize].isr_id,
                 s.start_ns,
                 s.end_ns,
                 s.depth,

@@ -83,7 +83,7 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
                 if let Some(c) = s.core_id {
                     out.push(("core", c.to_string()));
                 }
-                if let Some(isr) = s.woken_by_isr.and_then(|k| m.isr(k)) {
+                if let Some(isr) = s.woken_by_isr.and_then(|i| m.isrs.get(i as usize)) {
                     out.push(("woken by", isr.name.clone()));
                 }
                 times(s.start_ns, s.end_ns, s.truncated, out);
@@ -92,7 +92,9 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
         IntervalSource::IsrSlices => {
             if let Some(s) = m.isr_slices.get(i) {
                 out.push(("core", s.core_id.to_string()));
-                out.push(("isr id", s.isr_id.to_string()));
+                if let Some(isr) = m.isrs.get(s.isr as usize) {
+                    out.push(("isr id", isr.isr_id.to_string()));
+                }
                 out.push(("depth", s.depth.to_string()));
                 times(s.start_ns, s.end_ns, s.truncated, out);
             }

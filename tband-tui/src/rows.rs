@@ -343,9 +343,12 @@ impl Rows {
         }
 
         for (i, s) in m.isr_slices.iter().enumerate().skip(from.isr_slices) {
+            let Some(isr) = m.isrs.get(s.isr as usize) else {
+                continue;
+            };
             let key = RowKey::Isr(IsrKey {
-                core_id: s.core_id,
-                isr_id: s.isr_id,
+                core_id: isr.core_id,
+                isr_id: isr.isr_id,
             });
             self.row(key, IntervalSource::IsrSlices)
                 .track()

@@ -3,7 +3,6 @@
 //! [`Analysis`](tband_model::analysis::Analysis).
 
 use tband_model::analysis::load_percent;
-use tband_model::IsrKey;
 
 use crate::app::App;
 use crate::time::short;
@@ -76,14 +75,10 @@ pub fn isr_queue_lines(app: &App, limit: usize) -> Vec<String> {
             "isr", "count", "max", "total"
         ));
     }
-    for s in a.isrs.iter().take(limit) {
-        let IsrKey { core_id, isr_id } = s.key;
-        let name = m
-            .isr(s.key)
-            .map_or(format!("isr {isr_id}"), |i| i.name.clone());
+    for (s, isr) in a.isrs.iter().zip(&m.isrs).take(limit) {
         out.push(format!(
             "{:<18}{:>7}{:>10}{:>10}",
-            cut(&format!("c{core_id} {name}"), 17),
+            cut(&format!("c{} {}", isr.core_id, isr.name), 17),
             s.count,
             short(s.max_ns),
             short(s.total_ns)

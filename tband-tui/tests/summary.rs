@@ -98,11 +98,11 @@ fn check(name: &str) {
         assert_eq!(cols[0], expected, "{name}: cpu % of {}", task.name);
         assert_eq!(cols[1], short(run), "{name}: run time of {}", task.name);
     }
-    for isr in &m.isrs {
+    for (i, isr) in (0..).zip(&m.isrs) {
         let slices: Vec<u64> = m
             .isr_slices
             .iter()
-            .filter(|s| s.core_id == isr.core_id && s.isr_id == isr.isr_id)
+            .filter(|s| s.isr == i)
             .map(|s| s.end_ns - s.start_ns)
             .collect();
         let label = format!("c{} {}", isr.core_id, isr.name);

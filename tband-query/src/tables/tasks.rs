@@ -184,12 +184,12 @@ impl ModelTable for TaskStates {
         int(
             "woken_by_isr_core_id",
             "for ready states: core of the ISR that made the task ready",
-            |s, _| s.woken_by_isr.map(|k| k.core_id).into(),
+            |s, x| s.woken_by_isr.map(|i| x.isr(i).core_id).into(),
         ),
         int(
             "woken_by_isr_id",
             "for ready states: the ISR that made the task ready",
-            |s, _| s.woken_by_isr.map(|k| k.isr_id).into(),
+            |s, x| s.woken_by_isr.map(|i| x.isr(i).isr_id).into(),
         ),
         int("start_ns", "start", |s, _| s.start_ns.into()),
         int("end_ns", "end", |s, _| s.end_ns.into()),
@@ -262,7 +262,7 @@ impl ModelTable for IsrSlices {
     const DOC: &str = "One row per execution of an ISR.";
     const COLUMNS: &[Column<Value<IsrSlice>>] = &[
         int("core_id", "the core", |s, _| s.core_id.into()),
-        int("isr_id", "the ISR", |s, _| s.isr_id.into()),
+        int("isr_id", "the ISR", |s, x| x.isr(s.isr).isr_id.into()),
         int("start_ns", "entry", |s, _| s.start_ns.into()),
         int("end_ns", "exit", |s, _| s.end_ns.into()),
         duration(|s, _| dur(s.start_ns, s.end_ns)),
