@@ -112,8 +112,10 @@ struct QueueTrack {
     holder: Option<(u32, usize)>,
 }
 
-#[derive(Default)]
 struct MarkerTrack {
+    /// Its number among the markers seen, which rows hold until the model
+    /// is made.
+    seen: u32,
     name: Option<String>,
     /// Rows in `marker_spans` of the open spans, outermost first.
     open: Vec<usize>,
@@ -125,10 +127,21 @@ type MarkerTracks = IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), MarkerTrack>
 /// A marker: its id, the task it is local to (none: global) and its kind.
 type MarkerKey = (u32, Option<u32>, MarkerKind);
 
-/// The track of a marker, created if missing.
+/// The track of a marker, created if missing; `seen` counts the markers.
 #[inline(always)]
-fn marker_track(markers: &mut MarkerTracks, (id, task, kind): MarkerKey) -> &mut MarkerTrack {
-    markers.entry(task).entry((id, kind))
+fn marker_track<'a>(
+    markers: &'a mut MarkerTracks,
+    seen: &mut u32,
+    (id, task, kind): MarkerKey,
+) -> &'a mut MarkerTrack {
+    markers.entry(task).get_or_insert_with((id, kind), || {
+        *seen += 1;
+        MarkerTrack {
+            seen: *seen - 1,
+            name: None,
+            open: Vec::new(),
+        }
+    })
 }
 
 /// Every marker's track, ordered by task (global first), kind and id.
@@ -213,6 +226,8 @@ pub struct ModelBuilder {
     entered_isrs: Vec<IsrKey>,
     queues: IdIndex<u32, QueueTrack>,
     markers: MarkerTracks,
+    /// How many markers were seen.
+    markers_seen: u32,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
     last_ns: u64,
 }
@@ -279,8 +294,12 @@ impl ModelBuilder {
         kind: MarkerKind,
         name: &[u8],
     ) {
-        marker_track(&mut self.markers, (marker, task, kind)).name =
-            Some(String::from_utf8_lossy(name).into());
+        marker_track(
+            &mut self.markers,
+            &mut self.markers_seen,
+            (marker, task, kind),
+        )
+        .name = Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
@@ -630,11 +649,11 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
-        marker_track(&mut self.markers, (marker, task, MarkerKind::Event));
+        let key = (marker, task, MarkerKind::Event);
+        let seen = marker_track(&mut self.markers, &mut self.markers_seen, key).seen;
         self.model.marker_instants.push(MarkerInstant {
             ts_ns: t,
-            marker_id: marker,
-            task_id: task,
+            marker: seen,
             msg,
         });
     }
@@ -642,12 +661,13 @@ impl ModelBuilder {
     #[inline(always)]
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         let row = self.model.marker_spans.len();
-        let open = &mut marker_track(&mut self.markers, (marker, task, MarkerKind::Event)).open;
+        let key = (marker, task, MarkerKind::Event);
+        let track = marker_track(&mut self.markers, &mut self.markers_seen, key);
+        let open = &mut track.open;
         self.model.marker_spans.push(MarkerSpan {
             start_ns: t,
             end_ns: t,
-            marker_id: marker,
-            task_id: task,
+            marker: track.seen,
             msg,
             depth: open.len() as u32,
             truncated: false,
@@ -657,7 +677,8 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
-        let track = marker_track(&mut self.markers, (marker, task, MarkerKind::Event));
+        let key = (marker, task, MarkerKind::Event);
+        let track = marker_track(&mut self.markers, &mut self.markers_seen, key);
         match track.open.pop() {
             Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
@@ -673,11 +694,11 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
-        marker_track(&mut self.markers, (marker, task, MarkerKind::Value));
+        let key = (marker, task, MarkerKind::Value);
+        let seen = marker_track(&mut self.markers, &mut self.markers_seen, key).seen;
         self.model.marker_values.push(MarkerValue {
             ts_ns: t,
-            marker_id: marker,
-            task_id: task,
+            marker: seen,
             value,
         });
     }
@@ -858,10 +879,20 @@ impl ModelBuilder {
             })
             .collect();
         let entered = |isr: u32| entered_numbers.get(isr as usize).copied().unwrap_or(isr);
+        let markers = &self.markers;
+        let markers_seen: Vec<u32> = (self.model.markers.iter())
+            .map(|mk| {
+                let of_owner = markers.get(mk.task_id);
+                let track = of_owner.and_then(|ids| ids.get((mk.marker_id, mk.kind)));
+                track.map_or(u32::MAX, |t| t.seen)
+            })
+            .collect();
+        let seen = |marker: u32| markers_seen.get(marker as usize).copied().unwrap_or(marker);
         let ids = Renumbering {
             task: &task_id,
             queue: &queue_id,
             isr: &entered,
+            marker: &seen,
         };
         self.model.renumber_rows(&ids);
         self.set_open_ends(OpenEnds::Reopened);
@@ -955,7 +986,12 @@ impl ModelBuilder {
                     .unwrap_or_else(|| format!("isr {}", key.isr_id)),
             })
             .collect();
-        m.markers = sorted_markers(&self.markers)
+        let markers = sorted_markers(&self.markers);
+        let mut marker_index = vec![0; self.markers_seen as usize];
+        for (i, (_, track)) in markers.iter().enumerate() {
+            marker_index[track.seen as usize] = i as u32;
+        }
+        m.markers = markers
             .into_iter()
             .map(|((marker_id, task_id, kind), t)| Marker {
                 marker_id,
@@ -994,10 +1030,12 @@ impl ModelBuilder {
                 .copied()
                 .unwrap_or(entered)
         };
+        let marker_index = |seen: u32| marker_index.get(seen as usize).copied().unwrap_or(seen);
         let indices = Renumbering {
             task: &task_index,
             queue: &queue_index,
             isr: &isr_index,
+            marker: &marker_index,
         };
         m.renumber_rows(&indices);
     }
@@ -1215,7 +1253,7 @@ mod tests {
                     s.start_ns,
                     s.end_ns,
                     s.depth,
-                    s.task_id,
+                    m.markers[s.marker as usize].task_id,
                     m.strings.get(s.msg),
                     s.truncated,
                 )
@@ -1231,11 +1269,23 @@ mod tests {
         );
         assert_eq!(m.anomaly_count(AnomalyKind::EndWithoutBegin), 1);
         assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
-        assert_eq!(m.marker(1, None, MarkerKind::Event).unwrap().name, "work");
+        let markers: Vec<_> = (m.markers.iter())
+            .map(|mk| (mk.marker_id, mk.task_id, mk.kind, mk.name.as_str()))
+            .collect();
         assert_eq!(
-            m.marker(2, None, MarkerKind::Value).unwrap().name,
-            "marker 2"
+            markers,
+            [
+                (1, None, MarkerKind::Event, "work"),
+                (2, None, MarkerKind::Value, "marker 2"),
+                (1, Some(7), MarkerKind::Event, "marker 1")
+            ]
         );
+        let values: Vec<_> = m
+            .marker_values
+            .iter()
+            .map(|v| (v.marker, v.value))
+            .collect();
+        assert_eq!(values, [(1, -5)]);
     }
 
     #[test]

@@ -65,8 +65,7 @@ columns! {
     MarkerSpan in MarkerSpanChunk, MarkerSpanColumns {
         start_ns: Time,
         end_ns: End,
-        marker_id: Dictionary<u32, u16>,
-        task_id: Dictionary<Option<u32>, u16>,
+        marker: Dictionary<u32, u16>,
         msg: Plain<StrId>,
         depth: Narrow<u32, u8>,
         truncated: Flag,
@@ -76,8 +75,7 @@ columns! {
 columns! {
     MarkerInstant in MarkerInstantChunk, MarkerInstantColumns {
         ts_ns: Time,
-        marker_id: Dictionary<u32, u16>,
-        task_id: Dictionary<Option<u32>, u16>,
+        marker: Dictionary<u32, u16>,
         msg: Plain<StrId>,
     }
 }
@@ -85,8 +83,7 @@ columns! {
 columns! {
     MarkerValue in MarkerValueChunk, MarkerValueColumns {
         ts_ns: Time,
-        marker_id: Dictionary<u32, u16>,
-        task_id: Dictionary<Option<u32>, u16>,
+        marker: Dictionary<u32, u16>,
         value: Narrow<i64, i32>,
     }
 }
@@ -197,6 +194,7 @@ pub(crate) struct Renumbering<'a> {
     pub(crate) task: &'a dyn Fn(u32) -> u32,
     pub(crate) queue: &'a dyn Fn(u32) -> u32,
     pub(crate) isr: &'a dyn Fn(u32) -> u32,
+    pub(crate) marker: &'a dyn Fn(u32) -> u32,
 }
 
 impl Model {
@@ -215,6 +213,12 @@ impl Model {
             .woken_by_isr
             .renumber(new.isr);
         self.isr_slices.columns_mut().isr.renumber(new.isr);
+        self.marker_spans.columns_mut().marker.renumber(new.marker);
+        self.marker_instants
+            .columns_mut()
+            .marker
+            .renumber(new.marker);
+        self.marker_values.columns_mut().marker.renumber(new.marker);
     }
 }
 
@@ -329,13 +333,12 @@ mod tests {
 
     #[test]
     fn more_ids_than_codes_round_trip() {
-        // 70,000 markers: more than 16-bit codes hold; every other row has
-        // no task, and values beyond 32 bits.
+        // 70,000 markers: more than 16-bit codes hold; values beyond 32
+        // bits.
         let values: Vec<MarkerValue> = (0..70_000u32)
             .map(|i| MarkerValue {
                 ts_ns: u64::from(i),
-                marker_id: i * 3,
-                task_id: (i % 2 == 0).then_some(i),
+                marker: i * 3,
                 value: i64::from(i) << 20,
             })
             .collect();
@@ -343,8 +346,7 @@ mod tests {
         assert_eq!(table.len(), 70_000);
         assert!(table.iter().eq(values.iter().copied()));
         let columns = table.columns();
-        assert_eq!(columns.marker_id.exceptions(), 70_000 - 65_534);
-        assert_eq!(columns.task_id.exceptions(), 0);
+        assert_eq!(columns.marker.exceptions(), 70_000 - 65_534);
         assert_eq!(columns.value.exceptions(), 70_000 - 2_048);
 
         // 300 cores: more than 8-bit codes hold.
@@ -434,8 +436,7 @@ mod tests {
             .map(|depth| MarkerSpan {
                 start_ns: u64::from(depth),
                 end_ns: 1_000,
-                marker_id: 4,
-                task_id: (depth % 2 == 0).then_some(depth),
+                marker: depth % 5,
                 msg: StrId(depth),
                 depth,
                 truncated: depth % 3 == 0,

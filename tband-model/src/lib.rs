@@ -327,6 +327,8 @@ impl MarkerKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Marker {
     pub marker_id: u32,
+    /// The id of the task it is local to (a task the trace may not know
+    /// otherwise); none for a global marker.
     pub task_id: Option<u32>,
     pub kind: MarkerKind,
     /// The name the trace gave, or `marker <id>`.
@@ -337,8 +339,8 @@ pub struct Marker {
 pub struct MarkerSpan {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub marker_id: u32,
-    pub task_id: Option<u32>,
+    /// The marker, as an index into [`Model::markers`].
+    pub marker: u32,
     pub msg: StrId,
     /// Nesting depth on its track (0 = outermost).
     pub depth: u32,
@@ -348,16 +350,16 @@ pub struct MarkerSpan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MarkerInstant {
     pub ts_ns: u64,
-    pub marker_id: u32,
-    pub task_id: Option<u32>,
+    /// The marker, as an index into [`Model::markers`].
+    pub marker: u32,
     pub msg: StrId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MarkerValue {
     pub ts_ns: u64,
-    pub marker_id: u32,
-    pub task_id: Option<u32>,
+    /// The marker, as an index into [`Model::markers`].
+    pub marker: u32,
     pub value: i64,
 }
 
@@ -563,17 +565,6 @@ impl Model {
             })
             .ok()
             .map(|i| &self.isrs[i])
-    }
-
-    pub fn marker(
-        &self,
-        marker_id: u32,
-        task_id: Option<u32>,
-        kind: MarkerKind,
-    ) -> Option<&Marker> {
-        self.markers
-            .iter()
-            .find(|m| m.marker_id == marker_id && m.task_id == task_id && m.kind == kind)
     }
 
     /// Whether the task at index `task` of [`Model::tasks`] is some core's

@@ -3,7 +3,7 @@
 //! queues, the rest of the model's timeline (RTOS objects, tracked
 //! objects) and anomalies.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::analysis::{load_percent, Analysis};
@@ -139,15 +139,11 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     if !m.markers.is_empty() {
         writeln!(out, "\nmarkers")?;
         let rows = MarkerRows::of(m);
-        for marker in &m.markers {
+        for (marker, of) in m.markers.iter().zip(rows) {
             let scope = marker
                 .task_id
                 .and_then(|t| m.task_by_id(t))
                 .map_or("global".to_string(), |t| format!("task {}", t.name));
-            let of = rows
-                .get(&(marker.marker_id, marker.task_id))
-                .cloned()
-                .unwrap_or_default();
             let detail = match marker.kind {
                 MarkerKind::Event => format!(
                     "{} spans (max {}), {} instants",
@@ -225,7 +221,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     Ok(())
 }
 
-/// What the marker tables hold of one marker (its id and task).
+/// What the marker tables hold of one marker.
 #[derive(Clone, Default)]
 struct MarkerRows {
     spans: u64,
@@ -243,19 +239,26 @@ struct ValueRange {
 }
 
 impl MarkerRows {
-    /// Every marker's rows, in one pass over each marker table.
-    fn of(m: &Model) -> HashMap<(u32, Option<u32>), MarkerRows> {
-        let mut rows: HashMap<(u32, Option<u32>), MarkerRows> = HashMap::new();
+    /// Every marker's rows, in the order of the model's markers, in one
+    /// pass over each marker table.
+    fn of(m: &Model) -> Vec<MarkerRows> {
+        let mut rows = vec![MarkerRows::default(); m.markers.len()];
         for s in m.marker_spans.iter() {
-            let r = rows.entry((s.marker_id, s.task_id)).or_default();
+            let Some(r) = rows.get_mut(s.marker as usize) else {
+                continue;
+            };
             r.spans += 1;
             r.longest_span_ns = r.longest_span_ns.max(s.end_ns - s.start_ns);
         }
         for i in m.marker_instants.iter() {
-            rows.entry((i.marker_id, i.task_id)).or_default().instants += 1;
+            if let Some(r) = rows.get_mut(i.marker as usize) {
+                r.instants += 1;
+            }
         }
         for v in m.marker_values.iter() {
-            let r = rows.entry((v.marker_id, v.task_id)).or_default();
+            let Some(r) = rows.get_mut(v.marker as usize) else {
+                continue;
+            };
             r.values = Some(match r.values {
                 None => ValueRange {
                     count: 1,

@@ -90,7 +90,7 @@ impl Model {
             marker_instants: cut.instant_rows(&self.marker_instants),
             marker_values: cut.counter(
                 &self.marker_values,
-                |v| (v.marker_id, v.task_id),
+                |v| v.marker,
                 |v, ts_ns| v.ts_ns = ts_ns,
             ),
             queues,
@@ -506,8 +506,7 @@ mod tests {
         m.marker_values = [(5, 7), (30, -2), (70, 9)]
             .map(|(ts_ns, value)| MarkerValue {
                 ts_ns,
-                marker_id: 1,
-                task_id: None,
+                marker: 0,
                 value,
             })
             .to_vec()

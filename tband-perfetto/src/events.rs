@@ -622,8 +622,7 @@ mod tests {
             m.marker_spans.push(MarkerSpan {
                 start_ns,
                 end_ns,
-                marker_id: 2,
-                task_id: Some(4),
+                marker: 1,
                 msg,
                 depth: 0,
                 truncated: end_ns == 40,
@@ -631,8 +630,7 @@ mod tests {
         }
         m.marker_instants.push(MarkerInstant {
             ts_ns: 5,
-            marker_id: 1,
-            task_id: None,
+            marker: 0,
             msg: StrId::EMPTY,
         });
         m.queues = vec![Queue {

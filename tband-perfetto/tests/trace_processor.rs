@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use tband_model::{AnomalyKind, MarkerKind, Model, StateReason, TaskKind, TaskStateKind};
+use tband_model::{AnomalyKind, Model, StateReason, TaskKind, TaskStateKind};
 use tband_perfetto::events::TRACE_END;
 use tband_perfetto::threads::{Threads, IDLE_TID, PID};
 use tband_trace::{OpenOptions, Trace};
@@ -358,10 +358,10 @@ fn expected(model: &Model) -> Tables {
         Some(i) => group_track("Markers", &format!("{}: {name}", model.tasks[i].name)),
         None => group_track("Markers", name),
     };
-    let marker_name = |marker_id: u32, task_id: Option<u32>, kind: MarkerKind| {
-        model
-            .marker(marker_id, task_id, kind)
-            .map_or(String::new(), |m| m.name.clone())
+    // A marker's owner and name.
+    let marker = |marker: u32| {
+        let marker = &model.markers[marker as usize];
+        (marker.task_id, marker.name.clone())
     };
     let message_or = |msg: tband_model::StrId, marker: String| match model.strings.get(msg) {
         "" => marker,
@@ -387,15 +387,15 @@ fn expected(model: &Model) -> Tables {
         slices.push((track, s.start_ns, end, name.into(), "0".into()));
     }
     for s in model.marker_spans.iter() {
-        let marker = marker_name(s.marker_id, s.task_id, MarkerKind::Event);
-        let track = marker_track(s.task_id, &marker);
+        let (owner, marker) = marker(s.marker);
+        let track = marker_track(owner, &marker);
         let name = message_or(s.msg, marker);
         let end = (!s.truncated).then_some(s.end_ns);
         slices.push((track, s.start_ns, end, name, s.depth.to_string()));
     }
     for i in model.marker_instants.iter() {
-        let marker = marker_name(i.marker_id, i.task_id, MarkerKind::Event);
-        let track = marker_track(i.task_id, &marker);
+        let (owner, marker) = marker(i.marker);
+        let track = marker_track(owner, &marker);
         instants.push((track, i.ts_ns, message_or(i.msg, marker)));
     }
     for h in model.mutex_holds.iter() {
@@ -445,13 +445,9 @@ fn expected(model: &Model) -> Tables {
         }
     }
     for v in model.marker_values.iter() {
-        let marker = marker_name(v.marker_id, v.task_id, MarkerKind::Value);
+        let (owner, marker) = marker(v.marker);
         // Perfetto keeps counter values as doubles.
-        points.push((
-            marker_track(v.task_id, &marker),
-            v.ts_ns,
-            v.value as f64 as i64,
-        ));
+        points.push((marker_track(owner, &marker), v.ts_ns, v.value as f64 as i64));
     }
     for ((owner, group, track), ts, value) in points {
         if kept(ts, &mut dropped.track) {

@@ -5,7 +5,7 @@
 
 use std::cell::OnceCell;
 
-use tband_model::{IntoIter, Isr, Iter, Model, Row, StrId, Table as LargeTable};
+use tband_model::{IntoIter, Isr, Iter, Marker, Model, Row, StrId, Table as LargeTable};
 use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 /// One value going into the database. The conversions into it are
@@ -258,6 +258,12 @@ impl<'m> Context<'m> {
     #[inline]
     pub(crate) fn isr(&self, isr: u32) -> &'m Isr {
         &self.model.isrs[isr as usize]
+    }
+
+    /// The marker at index `marker` of the model's markers.
+    #[inline]
+    pub(crate) fn marker(&self, marker: u32) -> &'m Marker {
+        &self.model.markers[marker as usize]
     }
 
     /// The key of the tracked object `key` (an index into its keys).

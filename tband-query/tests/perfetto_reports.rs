@@ -206,23 +206,24 @@ impl<'m> Names<'m> {
                 )
             })
             .collect();
-        let marker = |marker_id: u32, task_id: Option<u32>| {
+        let marker = |marker: u32| {
+            let marker = &model.markers[marker as usize];
             (
-                marker_id.to_string(),
-                task_id.map_or(String::new(), |t| t.to_string()),
+                marker.marker_id.to_string(),
+                marker.task_id.map_or(String::new(), |t| t.to_string()),
             )
         };
         let markers_left_out = model
             .marker_spans
             .iter()
             .filter(|s| s.end_ns > LAST_TIME)
-            .map(|s| marker(s.marker_id, s.task_id))
+            .map(|s| marker(s.marker))
             .chain(
                 model
                     .marker_instants
                     .iter()
                     .filter(|i| i.ts_ns > LAST_TIME)
-                    .map(|i| marker(i.marker_id, i.task_id)),
+                    .map(|i| marker(i.marker)),
             )
             .collect();
         Names {
@@ -484,11 +485,12 @@ fn every_report_gives_the_same_rows_on_sqlite_and_trace_processor() {
             if *report == "markers" {
                 perfetto_rows.retain(|r| {
                     !names.markers_left_out.iter().any(|(id, task)| {
-                        let marker = names.model.marker(
-                            id.parse().unwrap(),
-                            task.parse().ok(),
-                            tband_model::MarkerKind::Event,
-                        );
+                        let (id, task_id) = (id.parse().ok(), task.parse().ok());
+                        let marker = names.model.markers.iter().find(|m| {
+                            Some(m.marker_id) == id
+                                && m.task_id == task_id
+                                && m.kind == tband_model::MarkerKind::Event
+                        });
                         marker.is_some_and(|m| names.marker_track(&m.name, task) == r[0])
                     })
                 });

@@ -490,8 +490,9 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
 
     let mut spans: BTreeMap<(u32, Option<u32>, &str), i64> = BTreeMap::new();
     for s in m.marker_spans.iter().filter(|s| !s.truncated) {
+        let marker = &m.markers[s.marker as usize];
         *spans
-            .entry((s.marker_id, s.task_id, m.strings.get(s.msg)))
+            .entry((marker.marker_id, marker.task_id, m.strings.get(s.msg)))
             .or_default() += 1;
     }
     let t = db.report("markers", &[]);

@@ -2,7 +2,7 @@
 //! listings (tests/corpus/tband/*.expected.jsonl).
 
 use tband_model::{
-    AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, StateReason, TaskKind, TaskStateKind,
+    AnomalyKind, IsrKey, Marker, MarkerKind, Model, QueueKind, StateReason, TaskKind, TaskStateKind,
 };
 use tband_trace::{OpenOptions, Trace};
 
@@ -14,6 +14,13 @@ fn open(files: &[&str]) -> Model {
 
 fn isr_name(m: &Model, core_id: u32, isr_id: u32) -> &str {
     &m.isr(IsrKey { core_id, isr_id }).unwrap().name
+}
+
+/// The global marker with id `marker_id` of `kind`.
+fn marker(m: &Model, marker_id: u32, kind: MarkerKind) -> &Marker {
+    (m.markers.iter())
+        .find(|mk| mk.marker_id == marker_id && mk.task_id.is_none() && mk.kind == kind)
+        .expect("a marker")
 }
 
 #[test]
@@ -91,17 +98,17 @@ fn freertos_small() {
     let global = m
         .marker_spans
         .iter()
-        .filter(|s| s.task_id.is_none())
+        .filter(|s| m.markers[s.marker as usize].task_id.is_none())
         .count();
     let local: Vec<_> = m
         .marker_spans
         .iter()
-        .filter(|s| s.task_id.is_some())
+        .filter(|s| m.markers[s.marker as usize].task_id.is_some())
         .collect();
     assert_eq!(global, 8);
     assert_eq!(local.len(), 19);
     assert_eq!(local.iter().filter(|s| s.truncated).count(), 1);
-    assert_eq!(m.marker(1, None, MarkerKind::Event).unwrap().name, "MyEvts");
+    assert_eq!(marker(&m, 1, MarkerKind::Event).name, "MyEvts");
     assert_eq!(m.marker_values.len(), 24 + 21);
     assert_eq!(m.anomaly_count(AnomalyKind::DroppedEvents), 0);
     assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
@@ -203,7 +210,7 @@ fn baremetal_basic() {
     let extremes: Vec<i64> = m
         .marker_values
         .iter()
-        .filter(|v| v.marker_id == 1)
+        .filter(|v| m.markers[v.marker as usize].marker_id == 1)
         .map(|v| v.value)
         .collect();
     assert!(extremes.contains(&i64::MIN) && extremes.contains(&i64::MAX));
@@ -228,7 +235,7 @@ fn two_core_streams_merge_with_per_core_metadata() {
     assert_eq!(isr_name(&m, 1, 4), "C1_SPI");
     let per_core = |c| m.isr_slices.iter().filter(|s| s.core_id == c).count();
     assert_eq!((per_core(0), per_core(1)), (27, 24));
-    assert_eq!(m.marker(7, None, MarkerKind::Event).unwrap().name, "C1Late");
+    assert_eq!(marker(&m, 7, MarkerKind::Event).name, "C1Late");
     assert!(m
         .isr_slices
         .to_vec()
@@ -246,7 +253,7 @@ fn two_core_snapshots() {
     assert_eq!(isr_name(&m, 0, 0), "C0_Timer");
     assert_eq!(isr_name(&m, 1, 0), "C1_Timer");
     assert_eq!(m.isr_slices.len(), 30);
-    assert_eq!(m.marker(0, None, MarkerKind::Value).unwrap().name, "C1Val");
+    assert_eq!(marker(&m, 0, MarkerKind::Value).name, "C1Val");
 }
 
 #[test]

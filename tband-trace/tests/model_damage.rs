@@ -183,7 +183,8 @@ fn events_needing_a_task_without_one() {
     ]);
     let m = model(vec![bytes]).unwrap();
     assert_eq!(m.anomaly_count(AnomalyKind::NoCurrentTask), 2);
-    assert_eq!(m.marker_values.get(0).unwrap().task_id, Some(4));
+    let marker = m.marker_values.get(0).unwrap().marker;
+    assert_eq!(m.markers[marker as usize].task_id, Some(4));
 }
 
 #[test]

@@ -242,9 +242,10 @@ fn assert_reproduces(m: &Model, t: &GroundTruth) {
         .marker_spans
         .iter()
         .map(|s| {
+            let marker = &m.markers[s.marker as usize];
             (
-                s.marker_id,
-                s.task_id,
+                marker.marker_id,
+                marker.task_id,
                 s.start_ns,
                 s.end_ns,
                 s.depth,

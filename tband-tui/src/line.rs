@@ -1226,8 +1226,7 @@ mod tests {
             .iter()
             .map(|&(ts_ns, value)| tband_model::MarkerValue {
                 ts_ns,
-                marker_id: 0,
-                task_id: None,
+                marker: 0,
                 value,
             })
             .collect();
