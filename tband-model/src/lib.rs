@@ -549,6 +549,9 @@ pub struct Model {
 }
 
 impl Model {
+    /// The task with firmware id `task_id`, for what names tasks by id: a
+    /// marker's owner, the RTOS objects' rows and tracked objects' actors
+    /// (which may name a task the trace does not otherwise know).
     pub fn task_by_id(&self, task_id: u32) -> Option<&Task> {
         self.tasks
             .binary_search_by_key(&task_id, |t| t.task_id)
@@ -556,6 +559,8 @@ impl Model {
             .map(|i| &self.tasks[i])
     }
 
+    /// The ISR with firmware key `key`, for what names ISRs by key: tracked
+    /// objects' actors.
     pub fn isr(&self, key: IsrKey) -> Option<&Isr> {
         self.isrs
             .binary_search_by_key(&key, |i| IsrKey {
