@@ -938,14 +938,14 @@ mod tests {
         let holds: Vec<_> = m
             .mutex_holds
             .iter()
-            .map(|h| (h.task_id, h.start_ns, h.end_ns))
+            .map(|h| (m.tasks[h.task as usize].task_id, h.start_ns, h.end_ns))
             .collect();
         assert_eq!(holds, [(0x100, 2000, 3500)]);
 
         let isrs: Vec<_> = m
             .isr_slices
             .iter()
-            .map(|s| (s.isr_id, s.depth, s.start_ns, s.end_ns))
+            .map(|s| (m.isrs[s.isr as usize].isr_id, s.depth, s.start_ns, s.end_ns))
             .collect();
         assert_eq!(isrs, [(0, 0, 4000, 4300), (1, 1, 4100, 4200)]);
         assert_eq!(
@@ -966,7 +966,7 @@ mod tests {
             (5000, "arg0=7 arg1=8")
         );
 
-        let task = m.task(0x100).unwrap();
+        let task = m.tasks.iter().find(|t| t.task_id == 0x100).unwrap();
         assert_eq!(
             (task.name.as_str(), task.kind, task.deleted_ns),
             ("a", TaskKind::Normal, Some(6000))

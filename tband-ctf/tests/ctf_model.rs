@@ -32,7 +32,7 @@ fn names(m: &Model) -> Vec<(u32, &str, TaskKind)> {
 fn ops(m: &Model, kind: QueueKind, op: QueueOpKind) -> usize {
     m.queue_ops
         .iter()
-        .filter(|o| o.op == op && m.queue(o.queue_id).is_some_and(|q| q.kind == kind))
+        .filter(|o| o.op == op && m.queues[o.queue as usize].kind == kind)
         .count()
 }
 
@@ -71,8 +71,8 @@ fn hello_sem() {
         ]
     );
     assert_eq!(m.cores.len(), 1);
-    assert_eq!(m.cores[0].idle_task_id, Some(134_560_000));
-    let thread_b = m.task(134_558_848).unwrap();
+    assert_eq!(m.cores[0].idle_task.map(|t| id(m, t)), Some(134_560_000));
+    let thread_b = m.tasks.iter().find(|t| t.task_id == 134_558_848).unwrap();
     assert_eq!(
         (thread_b.created_ns, thread_b.stack_size),
         (Some(0), Some(2048))
@@ -111,7 +111,11 @@ fn hello_sem() {
         .find(|o| o.op == QueueOpKind::Send)
         .unwrap();
     assert_eq!(
-        (first_give.ts_ns, first_give.task_id, first_give.from_isr),
+        (
+            first_give.ts_ns,
+            first_give.task.map(|t| id(m, t)),
+            first_give.from_isr
+        ),
         (510_000_000, Some(134_558_688), false)
     );
 }
@@ -143,7 +147,7 @@ fn workload() {
         .queue_ops
         .iter()
         .filter(|o| o.op == QueueOpKind::Send && o.from_isr)
-        .all(|o| o.task_id.is_none()));
+        .all(|o| o.task.is_none()));
     // 354 takes ended, two of them timed out (ret = -11): 352 receives.
     assert_eq!(
         ops(m, QueueKind::CountingSemaphore, QueueOpKind::Receive),
@@ -160,7 +164,7 @@ fn workload() {
         .task_states
         .iter()
         .filter(|s| s.state == TaskStateKind::Suspended)
-        .map(|s| (s.task_id, s.start_ns, s.end_ns))
+        .map(|s| (id(m, s.task), s.start_ns, s.end_ns))
         .collect();
     assert_eq!(suspended, [(134_566_880, 1_040_000_000, 1_820_000_000)]);
     // Two timers: 2 inits, 25 starts, 1 stop, 22 status reads.
@@ -170,13 +174,18 @@ fn workload() {
     assert_eq!(m.marker_instants.len(), 50);
 }
 
+/// The firmware id of the task at index `task` of the model's tasks.
+fn id(m: &Model, task: u32) -> u32 {
+    m.tasks[task as usize].task_id
+}
+
 /// The end state, reason and truncation of the slice of `task_id` that
 /// starts at `start_ns`.
 fn ended(m: &Model, task_id: u32, start_ns: u64) -> (Option<TaskStateKind>, StateReason, bool) {
     let s = m
         .sched_slices
         .iter()
-        .find(|s| s.task_id == task_id && s.start_ns == start_ns)
+        .find(|s| id(m, s.task) == task_id && s.start_ns == start_ns)
         .unwrap_or_else(|| panic!("no slice of {task_id} at {start_ns}"));
     (s.end_state, s.end_reason, s.truncated)
 }
@@ -201,7 +210,7 @@ fn slices_end_in_the_state_their_thread_is_switched_out_in() {
     assert_eq!(ended(hello, idle, 0), (Some(S::Running), R::None, false));
     let last = hello.sched_slices.last().unwrap();
     assert_eq!(
-        ended(hello, last.task_id, last.start_ns),
+        ended(hello, id(hello, last.task), last.start_ns),
         (None, R::None, true)
     );
     let waited: Vec<_> = hello
@@ -219,7 +228,7 @@ fn slices_end_in_the_state_their_thread_is_switched_out_in() {
     let logger_at_60ms = workload
         .sched_slices
         .iter()
-        .find(|s| s.task_id == logger && s.end_ns == 60_000_000)
+        .find(|s| id(workload, s.task) == logger && s.end_ns == 60_000_000)
         .expect("logger's slice");
     assert_eq!(
         ended(workload, logger, logger_at_60ms.start_ns),

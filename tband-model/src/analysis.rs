@@ -13,12 +13,13 @@
 
 use std::collections::{BTreeMap, HashMap};
 
-use crate::{IsrKey, IsrSlice, Model, SchedSlice};
+use crate::{IsrSlice, Model, SchedSlice};
 
 /// Time one task spent on one core.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TaskCoreTime {
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub core_id: u32,
     /// Scheduled time minus the depth-0 ISR time inside it.
     pub run_ns: u64,
@@ -30,7 +31,8 @@ pub struct TaskCoreTime {
 /// Time one task spent over all cores.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TaskTime {
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub idle: bool,
     pub run_ns: u64,
     pub isr_ns: u64,
@@ -65,7 +67,8 @@ impl CoreTime {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct IsrStats {
-    pub key: IsrKey,
+    /// The ISR, as an index into [`Model::isrs`].
+    pub isr: u32,
     /// Executions at any depth.
     pub count: u64,
     /// Longest single execution (enter to exit, nested ISRs included).
@@ -85,15 +88,17 @@ pub struct QueueStats {
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Analysis {
     pub duration_ns: u64,
-    /// By task id, then core id.
+    /// By task (so by task id), then core id.
     pub task_cores: Vec<TaskCoreTime>,
-    /// By task id; every task of the model, also those that never ran.
+    /// Every task of the model, also those that never ran, in the order
+    /// of [`Model::tasks`].
     pub tasks: Vec<TaskTime>,
     /// By core id; every core that has a core row, sched slice or ISR slice.
     pub cores: Vec<CoreTime>,
-    /// By ISR key; every ISR of the model, also those that never ran.
+    /// Every ISR of the model, also those that never ran, in the order of
+    /// [`Model::isrs`].
     pub isrs: Vec<IsrStats>,
-    /// By queue id.
+    /// In the order of [`Model::queues`].
     pub queues: Vec<QueueStats>,
 }
 
@@ -106,7 +111,7 @@ pub fn load_percent(part: u64, whole: u64) -> f64 {
     }
 }
 
-/// Each task's time on each core, by task id then core id: its scheduled
+/// Each task's time on each core, by task then core id: its scheduled
 /// time split into run time and the time of the depth-0 ISRs on that core
 /// that overlap its slices.
 pub fn task_core_times(m: &Model) -> Vec<TaskCoreTime> {
@@ -168,9 +173,9 @@ pub fn task_core_times(m: &Model) -> Vec<TaskCoreTime> {
         let dur = s.end_ns.saturating_sub(s.start_ns);
         let run_ns = dur.saturating_sub(isr_ns);
         let e = task_cores
-            .entry((s.task_id, core_id))
+            .entry((s.task, core_id))
             .or_insert_with(|| TaskCoreTime {
-                task_id: s.task_id,
+                task: s.task,
                 core_id,
                 ..TaskCoreTime::default()
             });
@@ -179,7 +184,7 @@ pub fn task_core_times(m: &Model) -> Vec<TaskCoreTime> {
         e.slices += 1;
     }
     let mut task_cores: Vec<TaskCoreTime> = task_cores.into_values().collect();
-    task_cores.sort_unstable_by_key(|t| (t.task_id, t.core_id));
+    task_cores.sort_unstable_by_key(|t| (t.task, t.core_id));
     task_cores
 }
 
@@ -195,71 +200,43 @@ impl Analysis {
             let core = cores
                 .entry(tc.core_id)
                 .or_insert_with(|| CoreTime::of(tc.core_id));
-            if m.is_idle(tc.task_id) {
+            if m.is_idle(tc.task) {
                 core.idle_run_ns = core.idle_run_ns.saturating_add(tc.run_ns);
             } else {
                 core.busy_run_ns = core.busy_run_ns.saturating_add(tc.run_ns);
             }
         }
-        let mut tasks: BTreeMap<u32, TaskTime> = m
-            .tasks
-            .iter()
-            .map(|t| {
-                (
-                    t.task_id,
-                    TaskTime {
-                        task_id: t.task_id,
-                        idle: m.is_idle(t.task_id),
-                        ..TaskTime::default()
-                    },
-                )
+        let mut tasks: Vec<TaskTime> = (0..m.tasks.len() as u32)
+            .map(|task| TaskTime {
+                task,
+                idle: m.is_idle(task),
+                ..TaskTime::default()
             })
             .collect();
         for tc in &task_cores {
-            let t = tasks.entry(tc.task_id).or_insert_with(|| TaskTime {
-                task_id: tc.task_id,
-                idle: m.is_idle(tc.task_id),
-                ..TaskTime::default()
-            });
+            let Some(t) = tasks.get_mut(tc.task as usize) else {
+                continue;
+            };
             t.run_ns = t.run_ns.saturating_add(tc.run_ns);
             t.isr_ns = t.isr_ns.saturating_add(tc.isr_ns);
             t.slices += tc.slices;
         }
 
-        let mut isrs: BTreeMap<IsrKey, IsrStats> = m
-            .isrs
-            .iter()
-            .map(|i| {
-                let key = IsrKey {
-                    core_id: i.core_id,
-                    isr_id: i.isr_id,
-                };
-                (
-                    key,
-                    IsrStats {
-                        key,
-                        count: 0,
-                        max_ns: 0,
-                        total_ns: 0,
-                    },
-                )
-            })
-            .collect();
-        for s in &m.isr_slices {
-            let key = IsrKey {
-                core_id: s.core_id,
-                isr_id: s.isr_id,
-            };
-            let e = isrs.entry(key).or_insert(IsrStats {
-                key,
+        let mut isrs: Vec<IsrStats> = (0..m.isrs.len() as u32)
+            .map(|isr| IsrStats {
+                isr,
                 count: 0,
                 max_ns: 0,
                 total_ns: 0,
-            });
+            })
+            .collect();
+        for s in &m.isr_slices {
             let d = s.end_ns.saturating_sub(s.start_ns);
-            e.count += 1;
-            e.max_ns = e.max_ns.max(d);
-            e.total_ns = e.total_ns.saturating_add(d);
+            if let Some(e) = isrs.get_mut(s.isr as usize) {
+                e.count += 1;
+                e.max_ns = e.max_ns.max(d);
+                e.total_ns = e.total_ns.saturating_add(d);
+            }
             if s.depth == 0 {
                 let core = cores
                     .entry(s.core_id)
@@ -268,16 +245,19 @@ impl Analysis {
             }
         }
 
-        let mut ops: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut ops = vec![0; m.queues.len()];
         for op in &m.queue_ops {
-            *ops.entry(op.queue_id).or_default() += 1;
+            if let Some(n) = ops.get_mut(op.queue as usize) {
+                *n += 1;
+            }
         }
         let queues = m
             .queues
             .iter()
-            .map(|q| QueueStats {
+            .zip(ops)
+            .map(|(q, ops)| QueueStats {
                 queue_id: q.queue_id,
-                ops: ops.get(&q.queue_id).copied().unwrap_or(0),
+                ops,
                 high_water: q.high_water,
             })
             .collect();
@@ -285,23 +265,21 @@ impl Analysis {
         Analysis {
             duration_ns: m.info.duration_ns,
             task_cores,
-            tasks: tasks.into_values().collect(),
+            tasks,
             cores: cores.into_values().collect(),
-            isrs: isrs.into_values().collect(),
+            isrs,
             queues,
         }
     }
 
-    pub fn task(&self, task_id: u32) -> Option<&TaskTime> {
-        self.tasks
-            .binary_search_by_key(&task_id, |t| t.task_id)
-            .ok()
-            .map(|i| &self.tasks[i])
+    /// The time of the task at index `task` of [`Model::tasks`].
+    pub fn task(&self, task: u32) -> Option<&TaskTime> {
+        self.tasks.get(task as usize)
     }
 
     /// A task's load in percent of the trace duration (0 for idle tasks).
-    pub fn task_load(&self, task_id: u32) -> f64 {
-        self.task(task_id)
+    pub fn task_load(&self, task: u32) -> f64 {
+        self.task(task)
             .filter(|t| !t.idle)
             .map_or(0.0, |t| load_percent(t.run_ns, self.duration_ns))
     }
@@ -314,11 +292,9 @@ impl Analysis {
             .map_or(0.0, |c| load_percent(c.busy_ns(), self.duration_ns))
     }
 
-    pub fn isr(&self, key: IsrKey) -> Option<&IsrStats> {
-        self.isrs
-            .binary_search_by_key(&key, |i| i.key)
-            .ok()
-            .map(|i| &self.isrs[i])
+    /// The figures of the ISR at index `isr` of [`Model::isrs`].
+    pub fn isr(&self, isr: u32) -> Option<&IsrStats> {
+        self.isrs.get(isr as usize)
     }
 }
 
@@ -331,15 +307,16 @@ pub struct CpuPiece {
     pub core_id: u32,
     pub start_ns: u64,
     pub end_ns: u64,
-    /// The task scheduled, `None` when none is.
-    pub task_id: Option<i64>,
+    /// The task scheduled, as an index into [`Model::tasks`]; `None` when
+    /// none is.
+    pub task: Option<u32>,
     /// Whether a depth-0 ISR runs.
     pub in_isr: bool,
 }
 
 impl CpuPiece {
     /// The state is the sum of the boundaries passed so far: ISRs running ×
-    /// [`ISR_UNIT`] plus the task's id + 1. On a consistent trace that is at
+    /// [`ISR_UNIT`] plus the task's index + 1. On a consistent trace that is at
     /// most one ISR and one task; on a damaged one, with overlapping slices,
     /// it is read the same way whatever it holds.
     fn from_state(core_id: u32, start_ns: u64, end_ns: u64, state: i64) -> CpuPiece {
@@ -348,7 +325,7 @@ impl CpuPiece {
             core_id,
             start_ns,
             end_ns,
-            task_id: (task > 0).then_some(task - 1),
+            task: (task > 0).then_some((task - 1) as u32),
             in_isr: state >= ISR_UNIT,
         }
     }
@@ -386,7 +363,7 @@ pub fn for_each_cpu_piece<E>(
 ) -> Result<(), E> {
     let mut cores: BTreeMap<u32, CoreEdges> = BTreeMap::new();
     for s in sched_slices {
-        let d = i64::from(s.task_id) + 1;
+        let d = i64::from(s.task) + 1;
         let edges = &mut cores.entry(s.core_id).or_default().sched;
         edges.extend([(s.start_ns, d), (s.end_ns, -d)]);
     }
@@ -425,11 +402,11 @@ mod tests {
         Task::new(task_id, format!("t{task_id}"), kind)
     }
 
-    fn slice(core_id: u32, task_id: u32, start_ns: u64, end_ns: u64) -> SchedSlice {
+    fn slice(core_id: u32, task: u32, start_ns: u64, end_ns: u64) -> SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id,
+            task,
             core_id,
             end_state: None,
             end_reason: StateReason::None,
@@ -437,18 +414,20 @@ mod tests {
         }
     }
 
-    fn isr(core_id: u32, isr_id: u32, start_ns: u64, end_ns: u64, depth: u32) -> IsrSlice {
+    /// A slice of the ISR at index `isr` of the model's ISRs.
+    fn isr(core_id: u32, isr: u32, start_ns: u64, end_ns: u64, depth: u32) -> IsrSlice {
         IsrSlice {
             start_ns,
             end_ns,
             core_id,
-            isr_id,
+            isr,
             depth,
             truncated: false,
         }
     }
 
-    /// Two cores; task 1 runs on both, task 9 is core 0's idle task.
+    /// Two cores; task 1 runs on both, task 9 is core 0's idle task (tasks
+    /// 1, 2, 3 and 9 are at indices 0 to 3).
     /// Core 0: t1 0..100, idle 100..200 with ISR 5 at 50..70 (in t1) and
     /// 90..120 (straddling t1 and idle) and a nested ISR 6 at 95..100.
     /// Core 1: t2 0..50, t1 50..200, ISR 5 (core 1's own) at 40..60.
@@ -458,11 +437,11 @@ mod tests {
         m.cores = vec![
             Core {
                 core_id: 0,
-                idle_task_id: Some(9),
+                idle_task: Some(3),
             },
             Core {
                 core_id: 1,
-                idle_task_id: None,
+                idle_task: None,
             },
         ];
         m.tasks = vec![
@@ -472,10 +451,10 @@ mod tests {
             task(9, TaskKind::Idle),
         ];
         m.sched_slices = vec![
-            slice(0, 1, 0, 100),
-            slice(1, 2, 0, 50),
-            slice(1, 1, 50, 200),
-            slice(0, 9, 100, 200),
+            slice(0, 0, 0, 100),
+            slice(1, 1, 0, 50),
+            slice(1, 0, 50, 200),
+            slice(0, 3, 100, 200),
         ]
         .into();
         m.isrs = vec![
@@ -496,10 +475,10 @@ mod tests {
             },
         ];
         m.isr_slices = vec![
-            isr(1, 5, 40, 60, 0),
-            isr(0, 5, 50, 70, 0),
-            isr(0, 5, 90, 120, 0),
-            isr(0, 6, 95, 100, 1),
+            isr(1, 2, 40, 60, 0),
+            isr(0, 0, 50, 70, 0),
+            isr(0, 0, 90, 120, 0),
+            isr(0, 1, 95, 100, 1),
         ]
         .into();
         m.queues = vec![Queue {
@@ -515,25 +494,25 @@ mod tests {
     #[test]
     fn run_time_excludes_depth0_isr_time() {
         let a = Analysis::of(&model());
-        let tc = |task_id, core_id| {
+        let tc = |task, core_id| {
             *a.task_cores
                 .iter()
-                .find(|t| t.task_id == task_id && t.core_id == core_id)
+                .find(|t| t.task == task && t.core_id == core_id)
                 .unwrap()
         };
         // t1 on core 0: 100 scheduled, ISRs 20 + 10 (90..100) inside.
-        assert_eq!((tc(1, 0).run_ns, tc(1, 0).isr_ns), (70, 30));
+        assert_eq!((tc(0, 0).run_ns, tc(0, 0).isr_ns), (70, 30));
         // idle on core 0: 100 scheduled, 20 of ISR (100..120).
-        assert_eq!((tc(9, 0).run_ns, tc(9, 0).isr_ns), (80, 20));
-        assert_eq!((tc(2, 1).run_ns, tc(2, 1).isr_ns), (40, 10));
-        assert_eq!((tc(1, 1).run_ns, tc(1, 1).isr_ns), (140, 10));
+        assert_eq!((tc(3, 0).run_ns, tc(3, 0).isr_ns), (80, 20));
+        assert_eq!((tc(1, 1).run_ns, tc(1, 1).isr_ns), (40, 10));
+        assert_eq!((tc(0, 1).run_ns, tc(0, 1).isr_ns), (140, 10));
 
-        let t1 = a.task(1).unwrap();
+        let t1 = a.task(0).unwrap();
         assert_eq!((t1.run_ns, t1.isr_ns, t1.slices), (210, 40, 2));
-        assert_eq!(a.task_load(1), 105.0);
-        assert_eq!(a.task_load(9), 0.0, "idle is not load");
+        assert_eq!(a.task_load(0), 105.0);
+        assert_eq!(a.task_load(3), 0.0, "idle is not load");
         assert_eq!(
-            a.task(3).unwrap().run_ns,
+            a.task(2).unwrap().run_ns,
             0,
             "tasks that never ran are listed"
         );
@@ -549,30 +528,30 @@ mod tests {
         let m = model();
         let mut pieces = Vec::new();
         for_each_cpu_piece(&m.sched_slices, &m.isr_slices, |p| {
-            pieces.push((p.core_id, p.start_ns, p.end_ns, p.task_id, p.in_isr));
+            pieces.push((p.core_id, p.start_ns, p.end_ns, p.task, p.in_isr));
             Ok::<(), ()>(())
         })
         .unwrap();
         assert_eq!(
             pieces,
             [
-                (0, 0, 50, Some(1), false),
-                (0, 50, 70, Some(1), true),
-                (0, 70, 90, Some(1), false),
-                (0, 90, 100, Some(1), true),
-                (0, 100, 120, Some(9), true),
-                (0, 120, 200, Some(9), false),
-                (1, 0, 40, Some(2), false),
-                (1, 40, 50, Some(2), true),
-                (1, 50, 60, Some(1), true),
-                (1, 60, 200, Some(1), false),
+                (0, 0, 50, Some(0), false),
+                (0, 50, 70, Some(0), true),
+                (0, 70, 90, Some(0), false),
+                (0, 90, 100, Some(0), true),
+                (0, 100, 120, Some(3), true),
+                (0, 120, 200, Some(3), false),
+                (1, 0, 40, Some(1), false),
+                (1, 40, 50, Some(1), true),
+                (1, 50, 60, Some(0), true),
+                (1, 60, 200, Some(0), false),
             ]
         );
         // The pieces add up to each task's run and ISR time.
         for tc in task_core_times(&m) {
             let (mut run_ns, mut isr_ns) = (0, 0);
             for &(core, start, end, task, in_isr) in &pieces {
-                if core == tc.core_id && task == Some(tc.task_id.into()) {
+                if core == tc.core_id && task == Some(tc.task) {
                     *if in_isr { &mut isr_ns } else { &mut run_ns } += end - start;
                 }
             }
@@ -596,19 +575,10 @@ mod tests {
     #[test]
     fn isr_and_queue_statistics() {
         let a = Analysis::of(&model());
-        let s = a
-            .isr(IsrKey {
-                core_id: 0,
-                isr_id: 5,
-            })
-            .unwrap();
+        // ISR 5 of core 0.
+        let s = a.isr(0).unwrap();
         assert_eq!((s.count, s.max_ns, s.total_ns), (2, 30, 50));
-        let nested = a
-            .isr(IsrKey {
-                core_id: 0,
-                isr_id: 6,
-            })
-            .unwrap();
+        let nested = a.isr(1).unwrap();
         assert_eq!((nested.count, nested.max_ns), (1, 5));
         assert_eq!(a.isrs.len(), 3);
         assert_eq!(

@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 mod memory;
 mod rtos_objects;
 
+use super::columns::Renumbering;
 use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
@@ -82,8 +83,9 @@ struct CoreTrack {
     running: Option<(u32, usize)>,
     /// Active ISRs, outermost first.
     isr_stack: Vec<OpenIsr>,
-    /// The ISRs entered on this core.
-    isrs_entered: IdIndex<u32, ()>,
+    /// The ISRs entered on this core: each one's number among the ISRs
+    /// entered on any core, which rows hold until the model is made.
+    isrs_entered: IdIndex<u32, u32>,
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
@@ -92,6 +94,8 @@ struct CoreTrack {
 #[derive(Clone, Copy)]
 struct OpenIsr {
     isr: u32,
+    /// Its number among the ISRs entered (see `CoreTrack::isrs_entered`).
+    entered: u32,
     /// Row in `isr_slices`.
     row: usize,
     /// Events were lost while it ran, so its exit may be one of them.
@@ -109,8 +113,10 @@ struct QueueTrack {
     holder: Option<(u32, usize)>,
 }
 
-#[derive(Default)]
 struct MarkerTrack {
+    /// Its number among the markers seen, which rows hold until the model
+    /// is made.
+    seen: u32,
     name: Option<String>,
     /// Rows in `marker_spans` of the open spans, outermost first.
     open: Vec<usize>,
@@ -122,10 +128,21 @@ type MarkerTracks = IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), MarkerTrack>
 /// A marker: its id, the task it is local to (none: global) and its kind.
 type MarkerKey = (u32, Option<u32>, MarkerKind);
 
-/// The track of a marker, created if missing.
+/// The track of a marker, created if missing; `seen` counts the markers.
 #[inline(always)]
-fn marker_track(markers: &mut MarkerTracks, (id, task, kind): MarkerKey) -> &mut MarkerTrack {
-    markers.entry(task).entry((id, kind))
+fn marker_track<'a>(
+    markers: &'a mut MarkerTracks,
+    seen: &mut u32,
+    (id, task, kind): MarkerKey,
+) -> &'a mut MarkerTrack {
+    markers.entry(task).get_or_insert_with((id, kind), || {
+        *seen += 1;
+        MarkerTrack {
+            seen: *seen - 1,
+            name: None,
+            open: Vec::new(),
+        }
+    })
 }
 
 /// Every marker's track, ordered by task (global first), kind and id.
@@ -146,9 +163,9 @@ fn sorted_markers(markers: &MarkerTracks) -> Vec<(MarkerKey, &MarkerTrack)> {
 struct NewState {
     state: TaskStateKind,
     reason: StateReason,
-    queue_id: Option<u32>,
+    queue: Option<u32>,
     core_id: Option<u32>,
-    woken_by_isr: Option<IsrKey>,
+    woken_by_isr: Option<u32>,
 }
 
 impl NewState {
@@ -156,7 +173,7 @@ impl NewState {
         NewState {
             state,
             reason,
-            queue_id: None,
+            queue: None,
             core_id: None,
             woken_by_isr: None,
         }
@@ -172,10 +189,10 @@ fn push_state(model: &mut Model, track: &mut TaskTrack, task: u32, t: u64, new: 
     let row = rows.push(TaskState {
         start_ns: t,
         end_ns: t,
-        task_id: task,
+        task,
         state: new.state,
         reason: new.reason,
-        queue_id: new.queue_id,
+        queue: new.queue,
         core_id: new.core_id,
         woken_by_isr: new.woken_by_isr,
         truncated: false,
@@ -206,8 +223,12 @@ pub struct ModelBuilder {
     tasks: IdIndex<u32, TaskTrack>,
     cores: IdIndex<u32, CoreTrack>,
     isr_names: BTreeMap<IsrKey, String>,
+    /// The ISRs entered on any core, in the order they were first entered.
+    entered_isrs: Vec<IsrKey>,
     queues: IdIndex<u32, QueueTrack>,
     markers: MarkerTracks,
+    /// How many markers were seen.
+    markers_seen: u32,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
     memory: memory::MemorySoFar,
     last_ns: u64,
@@ -275,8 +296,12 @@ impl ModelBuilder {
         kind: MarkerKind,
         name: &[u8],
     ) {
-        marker_track(&mut self.markers, (marker, task, kind)).name =
-            Some(String::from_utf8_lossy(name).into());
+        marker_track(
+            &mut self.markers,
+            &mut self.markers_seen,
+            (marker, task, kind),
+        )
+        .name = Some(String::from_utf8_lossy(name).into());
     }
 
     pub fn set_queue_name(&mut self, queue: u32, name: &[u8]) {
@@ -377,7 +402,7 @@ impl ModelBuilder {
         slices.push(SchedSlice {
             start_ns: t,
             end_ns: t,
-            task_id: task,
+            task,
             core_id: core,
             end_state: None,
             end_reason: StateReason::None,
@@ -405,7 +430,7 @@ impl ModelBuilder {
         track.running_on = None;
         let next = match track.announced.take() {
             Some((state, reason, queue)) => NewState {
-                queue_id: queue,
+                queue,
                 ..NewState::new(state, reason)
             },
             None => NewState::new(TaskStateKind::Ready, StateReason::Preempted),
@@ -426,6 +451,10 @@ impl ModelBuilder {
         reason: StateReason,
         queue: Option<u32>,
     ) {
+        if let Some(queue) = queue {
+            // Every queue a row names is in the model's list of queues.
+            self.queues.entry(queue);
+        }
         match self.running_task(core) {
             Some(task) => self.tasks.entry(task).announced = Some((state, reason, queue)),
             None => self.anomaly(
@@ -487,10 +516,7 @@ impl ModelBuilder {
             .cores
             .get(core)
             .and_then(|c| c.isr_stack.last())
-            .map(|open| IsrKey {
-                core_id: core,
-                isr_id: open.isr,
-            });
+            .map(|open| open.entered);
         push_state(&mut self.model, track, task, t, ready);
     }
 
@@ -498,7 +524,7 @@ impl ModelBuilder {
         self.tasks.entry(task);
         self.model.task_priorities.push(TaskPriority {
             ts_ns: t,
-            task_id: task,
+            task,
             priority,
             cause,
         });
@@ -517,18 +543,26 @@ impl ModelBuilder {
         }
         let slices = &mut self.model.isr_slices;
         let row = slices.len();
-        track.isrs_entered.entry(isr);
+        let entered_isrs = &mut self.entered_isrs;
+        let entered = *track.isrs_entered.get_or_insert_with(isr, || {
+            entered_isrs.push(IsrKey {
+                core_id: core,
+                isr_id: isr,
+            });
+            entered_isrs.len() as u32 - 1
+        });
         let stack = &mut track.isr_stack;
         slices.push(IsrSlice {
             start_ns: t,
             end_ns: t,
             core_id: core,
-            isr_id: isr,
+            isr: entered,
             depth: stack.len() as u32,
             truncated: false,
         });
         stack.push(OpenIsr {
             isr,
+            entered,
             row,
             suspect: false,
         });
@@ -557,6 +591,7 @@ impl ModelBuilder {
             isr: open,
             row,
             suspect: false,
+            ..
         }) = stack.last()
         {
             if open == isr {
@@ -616,11 +651,11 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_instant(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
-        marker_track(&mut self.markers, (marker, task, MarkerKind::Event));
+        let key = (marker, task, MarkerKind::Event);
+        let seen = marker_track(&mut self.markers, &mut self.markers_seen, key).seen;
         self.model.marker_instants.push(MarkerInstant {
             ts_ns: t,
-            marker_id: marker,
-            task_id: task,
+            marker: seen,
             msg,
         });
     }
@@ -628,12 +663,13 @@ impl ModelBuilder {
     #[inline(always)]
     pub fn marker_begin(&mut self, t: u64, marker: u32, task: Option<u32>, msg: StrId) {
         let row = self.model.marker_spans.len();
-        let open = &mut marker_track(&mut self.markers, (marker, task, MarkerKind::Event)).open;
+        let key = (marker, task, MarkerKind::Event);
+        let track = marker_track(&mut self.markers, &mut self.markers_seen, key);
+        let open = &mut track.open;
         self.model.marker_spans.push(MarkerSpan {
             start_ns: t,
             end_ns: t,
-            marker_id: marker,
-            task_id: task,
+            marker: track.seen,
             msg,
             depth: open.len() as u32,
             truncated: false,
@@ -643,7 +679,8 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_end(&mut self, t: u64, core: u32, marker: u32, task: Option<u32>) {
-        let track = marker_track(&mut self.markers, (marker, task, MarkerKind::Event));
+        let key = (marker, task, MarkerKind::Event);
+        let track = marker_track(&mut self.markers, &mut self.markers_seen, key);
         match track.open.pop() {
             Some(row) => self.model.marker_spans.end_at(row, t),
             None => self.anomaly(
@@ -659,11 +696,11 @@ impl ModelBuilder {
 
     #[inline(always)]
     pub fn marker_value(&mut self, t: u64, marker: u32, task: Option<u32>, value: i64) {
-        marker_track(&mut self.markers, (marker, task, MarkerKind::Value));
+        let key = (marker, task, MarkerKind::Value);
+        let seen = marker_track(&mut self.markers, &mut self.markers_seen, key).seen;
         self.model.marker_values.push(MarkerValue {
             ts_ns: t,
-            marker_id: marker,
-            task_id: task,
+            marker: seen,
             value,
         });
     }
@@ -707,8 +744,8 @@ impl ModelBuilder {
                     self.model.mutex_holds.push(MutexHold {
                         start_ns: t,
                         end_ns: t,
-                        queue_id: queue,
-                        task_id: task,
+                        queue,
+                        task,
                         truncated: false,
                     });
                 }
@@ -720,10 +757,10 @@ impl ModelBuilder {
         }
         self.model.queue_ops.push(QueueOp {
             ts_ns: t,
-            queue_id: queue,
+            queue,
             op,
             from_isr,
-            task_id: task,
+            task,
             core_id: core,
             len_after,
         });
@@ -796,13 +833,14 @@ impl ModelBuilder {
         self.fill_lists();
         let m = &mut self.model;
         m.anomalies.extend(self.memory.anomalies());
-        let mut mutexes: IdIndex<u32, bool> = IdIndex::default();
-        for queue in &m.queues {
-            *mutexes.entry(queue.queue_id) = queue.kind.is_mutex();
-        }
-        let is_mutex = |queue_id| mutexes.get(queue_id).copied().unwrap_or(false);
-        if !m.mutex_holds.iter().all(|h| is_mutex(h.queue_id)) {
-            m.mutex_holds.retain(|h| is_mutex(h.queue_id));
+        let queues = &m.queues;
+        let is_mutex = |queue: u32| {
+            queues
+                .get(queue as usize)
+                .is_some_and(|q| q.kind.is_mutex())
+        };
+        if !m.mutex_holds.iter().all(|h| is_mutex(h.queue)) {
+            m.mutex_holds.retain(|h| is_mutex(h.queue));
         }
         m.anomalies.sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         self.model
@@ -830,6 +868,36 @@ impl ModelBuilder {
     /// opening again what it closed, so that the calls go on.
     pub fn resume(&mut self, model: Model) {
         self.model = model;
+        let task_ids: Vec<u32> = self.model.tasks.iter().map(|t| t.task_id).collect();
+        let task_id = |task: u32| task_ids.get(task as usize).copied().unwrap_or(task);
+        let queue_ids: Vec<u32> = self.model.queues.iter().map(|q| q.queue_id).collect();
+        let queue_id = |queue: u32| queue_ids.get(queue as usize).copied().unwrap_or(queue);
+        let cores = &self.cores;
+        let entered_numbers: Vec<u32> = (self.model.isrs.iter())
+            .map(|i| {
+                let core = cores.get(i.core_id);
+                core.and_then(|c| c.isrs_entered.get(i.isr_id))
+                    .copied()
+                    .unwrap_or(u32::MAX)
+            })
+            .collect();
+        let entered = |isr: u32| entered_numbers.get(isr as usize).copied().unwrap_or(isr);
+        let markers = &self.markers;
+        let markers_seen: Vec<u32> = (self.model.markers.iter())
+            .map(|mk| {
+                let of_owner = markers.get(mk.task_id);
+                let track = of_owner.and_then(|ids| ids.get((mk.marker_id, mk.kind)));
+                track.map_or(u32::MAX, |t| t.seen)
+            })
+            .collect();
+        let seen = |marker: u32| markers_seen.get(marker as usize).copied().unwrap_or(marker);
+        let ids = Renumbering {
+            task: &task_id,
+            queue: &queue_id,
+            isr: &entered,
+            marker: &seen,
+        };
+        self.model.renumber_rows(&ids);
         self.set_open_ends(OpenEnds::Reopened);
     }
 
@@ -877,19 +945,12 @@ impl ModelBuilder {
     }
 
     /// Fills the model's lists of cores, tasks, ISRs, markers and queues
-    /// from what is known of them.
+    /// from what is known of them, and changes the rows' ids of them to
+    /// indices into those lists.
     fn fill_lists(&mut self) {
         self.rtos_objects.fill(&mut self.model.rtos_objects);
         self.memory.fill(&mut self.model.memory);
         let m = &mut self.model;
-        let cores = self.cores.sorted();
-        m.cores = cores
-            .iter()
-            .map(|&(core_id, t)| Core {
-                core_id,
-                idle_task_id: t.idle_task,
-            })
-            .collect();
         m.tasks = self
             .tasks
             .sorted()
@@ -904,15 +965,18 @@ impl ModelBuilder {
                 ever_waited: t.ever_waited,
             })
             .collect();
+        let task_index = index_by_id(m.tasks.iter().map(|t| t.task_id));
+        let task_index = |task: u32| task_index.get(task).copied().unwrap_or(task);
+        let cores = self.cores.sorted();
+        m.cores = cores
+            .iter()
+            .map(|&(core_id, t)| Core {
+                core_id,
+                idle_task: t.idle_task.map(task_index),
+            })
+            .collect();
         let mut isr_keys: Vec<IsrKey> = self.isr_names.keys().copied().collect();
-        for &(core_id, track) in &cores {
-            isr_keys.extend(
-                track
-                    .isrs_entered
-                    .iter()
-                    .map(|(isr_id, ())| IsrKey { core_id, isr_id }),
-            );
-        }
+        isr_keys.extend(&self.entered_isrs);
         isr_keys.sort_unstable();
         isr_keys.dedup();
         m.isrs = isr_keys
@@ -927,7 +991,12 @@ impl ModelBuilder {
                     .unwrap_or_else(|| format!("isr {}", key.isr_id)),
             })
             .collect();
-        m.markers = sorted_markers(&self.markers)
+        let markers = sorted_markers(&self.markers);
+        let mut marker_index = vec![0; self.markers_seen as usize];
+        for (i, (_, track)) in markers.iter().enumerate() {
+            marker_index[track.seen as usize] = i as u32;
+        }
+        m.markers = markers
             .into_iter()
             .map(|((marker_id, task_id, kind), t)| Marker {
                 marker_id,
@@ -954,7 +1023,44 @@ impl ModelBuilder {
                 high_water: t.high_water,
             })
             .collect();
+        let queue_index = index_by_id(m.queues.iter().map(|q| q.queue_id));
+        let queue_index = |queue: u32| queue_index.get(queue).copied().unwrap_or(queue);
+        let isrs = &m.isrs;
+        let entered_index: Vec<u32> = (self.entered_isrs.iter())
+            .map(|&key| isrs.partition_point(|i| isr_key(i) < key) as u32)
+            .collect();
+        let isr_index = |entered: u32| {
+            entered_index
+                .get(entered as usize)
+                .copied()
+                .unwrap_or(entered)
+        };
+        let marker_index = |seen: u32| marker_index.get(seen as usize).copied().unwrap_or(seen);
+        let indices = Renumbering {
+            task: &task_index,
+            queue: &queue_index,
+            isr: &isr_index,
+            marker: &marker_index,
+        };
+        m.renumber_rows(&indices);
     }
+}
+
+/// The key an ISR is sorted by.
+fn isr_key(isr: &Isr) -> IsrKey {
+    IsrKey {
+        core_id: isr.core_id,
+        isr_id: isr.isr_id,
+    }
+}
+
+/// The index of each id of an entity table sorted by id.
+fn index_by_id(ids: impl Iterator<Item = u32>) -> IdIndex<u32, u32> {
+    let mut index = IdIndex::default();
+    for (i, id) in ids.enumerate() {
+        index.insert(id, i as u32);
+    }
+    index
 }
 
 /// What [`ModelBuilder::set_open_ends`] does to the rows still open.
@@ -989,6 +1095,16 @@ mod tests {
         b.finish()
     }
 
+    /// The firmware id of the task at `index` in the model's tasks.
+    fn id(m: &Model, index: u32) -> u32 {
+        m.tasks[index as usize].task_id
+    }
+
+    /// The task with firmware id `task_id`.
+    fn task(m: &Model, task_id: u32) -> &Task {
+        m.tasks.iter().find(|t| t.task_id == task_id).unwrap()
+    }
+
     #[test]
     fn switches_make_slices_and_states() {
         let mut b = ModelBuilder::default();
@@ -1011,7 +1127,7 @@ mod tests {
         let slices: Vec<_> = m
             .sched_slices
             .iter()
-            .map(|s| (s.task_id, s.start_ns, s.end_ns, s.truncated))
+            .map(|s| (id(&m, s.task), s.start_ns, s.end_ns, s.truncated))
             .collect();
         assert_eq!(
             slices,
@@ -1020,8 +1136,8 @@ mod tests {
         let t1: Vec<_> = m
             .task_states
             .iter()
-            .filter(|s| s.task_id == 1)
-            .map(|s| (s.state, s.reason, s.queue_id, s.start_ns, s.end_ns))
+            .filter(|s| id(&m, s.task) == 1)
+            .map(|s| (s.state, s.reason, s.queue, s.start_ns, s.end_ns))
             .collect();
         assert_eq!(
             t1,
@@ -1030,7 +1146,7 @@ mod tests {
                 (
                     TaskStateKind::Blocked,
                     StateReason::QueueReceive,
-                    Some(4),
+                    Some(0),
                     10,
                     15
                 ),
@@ -1038,12 +1154,15 @@ mod tests {
                 (TaskStateKind::Running, StateReason::None, None, 20, 30),
             ]
         );
-        assert!(m.is_idle(9));
-        assert_eq!(m.cores[0].idle_task_id, Some(9));
+        // Queue 4, which the task waits on, is the first queue.
+        assert_eq!(m.queues[0].queue_id, 4);
+        assert!(m.is_idle(1));
+        assert_eq!(m.cores[0].idle_task, Some(1));
+        assert_eq!(id(&m, 1), 9);
         let idle_states: Vec<_> = m
             .task_states
             .iter()
-            .filter(|s| s.task_id == 9)
+            .filter(|s| id(&m, s.task) == 9)
             .map(|s| s.state)
             .collect();
         assert_eq!(idle_states, [TaskStateKind::Running, TaskStateKind::Ready]);
@@ -1062,19 +1181,14 @@ mod tests {
         let s = m
             .task_states
             .iter()
-            .find(|s| s.task_id == 2 && s.state == TaskStateKind::Ready)
+            .find(|s| id(&m, s.task) == 2 && s.state == TaskStateKind::Ready)
             .unwrap();
-        assert_eq!(
-            s.woken_by_isr,
-            Some(IsrKey {
-                core_id: 0,
-                isr_id: 3
-            })
-        );
+        let isr = &m.isrs[s.woken_by_isr.unwrap() as usize];
+        assert_eq!((isr.core_id, isr.isr_id), (0, 3));
         let s = m
             .task_states
             .iter()
-            .find(|s| s.task_id == 1 && s.state == TaskStateKind::Ready)
+            .find(|s| id(&m, s.task) == 1 && s.state == TaskStateKind::Ready)
             .unwrap();
         assert_eq!(
             (s.reason, s.start_ns, s.truncated),
@@ -1102,7 +1216,10 @@ mod tests {
         let slices: Vec<_> = m
             .isr_slices
             .iter()
-            .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.depth, s.truncated))
+            .map(|s| {
+                let isr_id = m.isrs[s.isr as usize].isr_id;
+                (isr_id, s.start_ns, s.end_ns, s.depth, s.truncated)
+            })
             .collect();
         assert_eq!(
             slices,
@@ -1141,7 +1258,7 @@ mod tests {
                     s.start_ns,
                     s.end_ns,
                     s.depth,
-                    s.task_id,
+                    m.markers[s.marker as usize].task_id,
                     m.strings.get(s.msg),
                     s.truncated,
                 )
@@ -1157,11 +1274,23 @@ mod tests {
         );
         assert_eq!(m.anomaly_count(AnomalyKind::EndWithoutBegin), 1);
         assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
-        assert_eq!(m.marker(1, None, MarkerKind::Event).unwrap().name, "work");
+        let markers: Vec<_> = (m.markers.iter())
+            .map(|mk| (mk.marker_id, mk.task_id, mk.kind, mk.name.as_str()))
+            .collect();
         assert_eq!(
-            m.marker(2, None, MarkerKind::Value).unwrap().name,
-            "marker 2"
+            markers,
+            [
+                (1, None, MarkerKind::Event, "work"),
+                (2, None, MarkerKind::Value, "marker 2"),
+                (1, Some(7), MarkerKind::Event, "marker 1")
+            ]
         );
+        let values: Vec<_> = m
+            .marker_values
+            .iter()
+            .map(|v| (v.marker, v.value))
+            .collect();
+        assert_eq!(values, [(1, -5)]);
     }
 
     #[test]
@@ -1177,16 +1306,17 @@ mod tests {
         b.queue_op(7, 0, 1, QueueOpKind::Receive, false, Some(0));
         b.event_at(0, 9);
         let m = finish(b);
-        assert_eq!(m.queue(2).unwrap().high_water, 3);
-        assert_eq!(m.queue(1).unwrap().high_water, 1);
+        assert_eq!(m.queues[1].high_water, 3);
+        assert_eq!(m.queues[0].high_water, 1);
         let holds: Vec<_> = m
             .mutex_holds
             .iter()
-            .map(|h| (h.task_id, h.start_ns, h.end_ns, h.truncated))
+            .map(|h| (id(&m, h.task), h.start_ns, h.end_ns, h.truncated))
             .collect();
         assert_eq!(holds, [(5, 1, 4, false), (5, 7, 9, true)]);
-        assert_eq!(m.queue_ops.get(3).unwrap().task_id, None);
-        assert_eq!(m.queue_ops.get(4).unwrap().task_id, Some(5));
+        assert_eq!(m.queue_ops.get(3).unwrap().task, None);
+        let task = m.queue_ops.get(4).unwrap().task;
+        assert_eq!(task.map(|t| id(&m, t)), Some(5));
     }
 
     #[test]
@@ -1219,7 +1349,7 @@ mod tests {
             m.task_states
                 .iter()
                 .rev()
-                .find(|s| s.task_id == task)
+                .find(|s| id(&m, s.task) == task)
                 .unwrap()
         };
         assert_eq!(
@@ -1230,7 +1360,7 @@ mod tests {
             (last(2).state, last(2).start_ns),
             (TaskStateKind::Deleted, 5)
         );
-        assert_eq!(m.task(2).unwrap().deleted_ns, Some(4));
+        assert_eq!(task(&m, 2).deleted_ns, Some(4));
         assert_eq!(last(3).state, TaskStateKind::Running);
     }
 
@@ -1238,7 +1368,7 @@ mod tests {
     fn slice_ends(m: &Model) -> Vec<(u32, Option<TaskStateKind>, StateReason, bool)> {
         m.sched_slices
             .iter()
-            .map(|s| (s.task_id, s.end_state, s.end_reason, s.truncated))
+            .map(|s| (id(m, s.task), s.end_state, s.end_reason, s.truncated))
             .collect()
     }
 
@@ -1307,7 +1437,30 @@ mod tests {
             ]
         );
         // Blocked for no time is blocked.
-        assert!(m.task(1).unwrap().ever_waited);
+        assert!(task(&m, 1).ever_waited);
+    }
+
+    #[test]
+    fn rows_refer_to_tasks_by_index_when_a_later_task_comes_first_by_id() {
+        let mut b = ModelBuilder::default();
+        b.task_switched_in(0, 0, 9);
+        b.event_at(0, 5);
+        let so_far = b.take_so_far();
+        assert_eq!(so_far.sched_slices.get(0).unwrap().task, 0);
+        b.resume(so_far);
+        b.task_switched_in(10, 0, 2);
+        b.task_priority(15, 9, 3, PriorityCause::Set);
+        b.event_at(0, 20);
+        let m = finish(b);
+        let slices: Vec<_> = m
+            .sched_slices
+            .iter()
+            .map(|s| (s.task, id(&m, s.task)))
+            .collect();
+        assert_eq!(slices, [(1, 9), (0, 2)]);
+        let states: Vec<_> = m.task_states.iter().map(|s| id(&m, s.task)).collect();
+        assert_eq!(states, [9, 9, 2]);
+        assert_eq!(m.task_priorities.get(0).unwrap().task, 1);
     }
 
     /// Calls on a builder, each given the step it is: a bit of every kind

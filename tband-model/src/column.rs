@@ -353,6 +353,19 @@ impl<V: IdValue, C: CodeWidth> Dictionary<V, C> {
         };
     }
 
+    /// Changes every id to `new(id)`, one id to one: each row keeps its
+    /// code, so this costs the ids, not the rows.
+    pub(crate) fn renumber(&mut self, new: impl Fn(V::Id) -> V::Id) {
+        self.codes = IdIndex::with_limit(DENSE_IDS);
+        for (n, id) in self.ids.iter_mut().enumerate() {
+            *id = new(*id);
+            self.codes.insert(*id, C::of_nth(n));
+        }
+        for id in self.exceptions.0.values_mut() {
+            *id = new(*id);
+        }
+    }
+
     /// The code of an id seen for the first time, or `C::EXCEPTION` when
     /// the codes are used up.
     #[cold]

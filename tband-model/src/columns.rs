@@ -10,7 +10,7 @@
 use super::column::{columns, Column, Dictionary, End, Enum, Flag, Narrow, Plain, Time, Zeroed};
 use super::table::{Interval, Row, Table};
 use super::{
-    Actor, CounterValue, IsrKey, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, MutexHold,
+    Actor, CounterValue, IsrSlice, MarkerInstant, MarkerSpan, MarkerValue, Model, MutexHold,
     PriorityCause, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, TaskPriority, TaskState,
     TaskStateKind, TrackedLifetime, TrackedMark,
 };
@@ -19,7 +19,7 @@ columns! {
     SchedSlice in SchedSliceChunk, SchedSliceColumns {
         start_ns: Time,
         end_ns: End,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         core_id: Dictionary<u32, u8>,
         end_state: Enum<Option<TaskStateKind>>,
         end_reason: Enum<StateReason>,
@@ -31,12 +31,12 @@ columns! {
     TaskState in TaskStateChunk, TaskStateColumns {
         start_ns: Time,
         end_ns: End,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         state: Enum<TaskStateKind>,
         reason: Enum<StateReason>,
-        queue_id: Dictionary<Option<u32>, u8>,
+        queue: Dictionary<Option<u32>, u8>,
         core_id: Dictionary<Option<u32>, u8>,
-        woken_by_isr: Dictionary<Option<IsrKey>, u8>,
+        woken_by_isr: Dictionary<Option<u32>, u8>,
         truncated: Flag,
     }
 }
@@ -44,7 +44,7 @@ columns! {
 columns! {
     TaskPriority in TaskPriorityChunk, TaskPriorityColumns {
         ts_ns: Time,
-        task_id: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         priority: Plain<u32>,
         cause: Enum<PriorityCause>,
     }
@@ -55,7 +55,7 @@ columns! {
         start_ns: Time,
         end_ns: End,
         core_id: Dictionary<u32, u8>,
-        isr_id: Dictionary<u32, u16>,
+        isr: Dictionary<u32, u16>,
         depth: Narrow<u32, u8>,
         truncated: Flag,
     }
@@ -65,8 +65,7 @@ columns! {
     MarkerSpan in MarkerSpanChunk, MarkerSpanColumns {
         start_ns: Time,
         end_ns: End,
-        marker_id: Dictionary<u32, u16>,
-        task_id: Dictionary<Option<u32>, u16>,
+        marker: Dictionary<u32, u16>,
         msg: Plain<StrId>,
         depth: Narrow<u32, u8>,
         truncated: Flag,
@@ -76,8 +75,7 @@ columns! {
 columns! {
     MarkerInstant in MarkerInstantChunk, MarkerInstantColumns {
         ts_ns: Time,
-        marker_id: Dictionary<u32, u16>,
-        task_id: Dictionary<Option<u32>, u16>,
+        marker: Dictionary<u32, u16>,
         msg: Plain<StrId>,
     }
 }
@@ -85,8 +83,7 @@ columns! {
 columns! {
     MarkerValue in MarkerValueChunk, MarkerValueColumns {
         ts_ns: Time,
-        marker_id: Dictionary<u32, u16>,
-        task_id: Dictionary<Option<u32>, u16>,
+        marker: Dictionary<u32, u16>,
         value: Narrow<i64, i32>,
     }
 }
@@ -94,10 +91,10 @@ columns! {
 columns! {
     QueueOp in QueueOpChunk, QueueOpColumns {
         ts_ns: Time,
-        queue_id: Dictionary<u32, u16>,
+        queue: Dictionary<u32, u16>,
         op: Enum<QueueOpKind>,
         from_isr: Flag,
-        task_id: Dictionary<Option<u32>, u16>,
+        task: Dictionary<Option<u32>, u16>,
         core_id: Dictionary<u32, u8>,
         len_after: Narrow<Option<u32>, u16>,
     }
@@ -107,8 +104,8 @@ columns! {
     MutexHold in MutexHoldChunk, MutexHoldColumns {
         start_ns: Time,
         end_ns: End,
-        queue_id: Dictionary<u32, u16>,
-        task_id: Dictionary<u32, u16>,
+        queue: Dictionary<u32, u16>,
+        task: Dictionary<u32, u16>,
         truncated: Flag,
     }
 }
@@ -189,20 +186,57 @@ impl Table<SchedSlice> {
     }
 }
 
+/// A change of the numbers rows refer to entities by: the builder writes
+/// firmware ids into rows while a trace is read and changes them to indices
+/// into the entity tables when it makes the model (and back when a model it
+/// lent out returns). Each function maps one id to one index.
+pub(crate) struct Renumbering<'a> {
+    pub(crate) task: &'a dyn Fn(u32) -> u32,
+    pub(crate) queue: &'a dyn Fn(u32) -> u32,
+    pub(crate) isr: &'a dyn Fn(u32) -> u32,
+    pub(crate) marker: &'a dyn Fn(u32) -> u32,
+}
+
+impl Model {
+    /// Changes the entity numbers of every row that refers to an entity.
+    pub(crate) fn renumber_rows(&mut self, new: &Renumbering) {
+        self.sched_slices.columns_mut().task.renumber(new.task);
+        self.task_states.columns_mut().task.renumber(new.task);
+        self.task_priorities.columns_mut().task.renumber(new.task);
+        self.queue_ops.columns_mut().task.renumber(new.task);
+        self.mutex_holds.columns_mut().task.renumber(new.task);
+        self.task_states.columns_mut().queue.renumber(new.queue);
+        self.queue_ops.columns_mut().queue.renumber(new.queue);
+        self.mutex_holds.columns_mut().queue.renumber(new.queue);
+        self.task_states
+            .columns_mut()
+            .woken_by_isr
+            .renumber(new.isr);
+        self.isr_slices.columns_mut().isr.renumber(new.isr);
+        self.marker_spans.columns_mut().marker.renumber(new.marker);
+        self.marker_instants
+            .columns_mut()
+            .marker
+            .renumber(new.marker);
+        self.marker_values.columns_mut().marker.renumber(new.marker);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::column::SmallEnum;
     use crate::table::tests::slice;
+    use crate::IsrKey;
 
     fn state(start_ns: u64, end_ns: u64, state: TaskStateKind) -> TaskState {
         TaskState {
             start_ns,
             end_ns,
-            task_id: 3,
+            task: 3,
             state,
             reason: StateReason::QueueReceive,
-            queue_id: None,
+            queue: None,
             core_id: None,
             woken_by_isr: None,
             truncated: start_ns % 2 == 1,
@@ -271,14 +305,8 @@ mod tests {
 
     #[test]
     fn task_states_round_trip_with_every_detail() {
-        let isr = Some(IsrKey {
-            core_id: 2,
-            isr_id: 9,
-        });
-        let far_isr = Some(IsrKey {
-            core_id: u32::MAX,
-            isr_id: 70_000,
-        });
+        let isr = Some(9);
+        let far_isr = Some(70_000);
         let mut rows = vec![
             state(100, 200, TaskStateKind::Blocked),
             state(101, 300, TaskStateKind::Running),
@@ -290,10 +318,10 @@ mod tests {
             state(1 << 40, (1 << 40) + 5, TaskStateKind::Deleted),
             state(1 << 40, (1 << 40) + 5, TaskStateKind::Ready),
         ];
-        rows[0].queue_id = Some(7);
+        rows[0].queue = Some(7);
         rows[1].core_id = Some(1);
         rows[2].woken_by_isr = isr;
-        rows[6].queue_id = Some(u32::MAX);
+        rows[6].queue = Some(u32::MAX);
         rows[6].core_id = Some(u32::MAX);
         rows[6].woken_by_isr = far_isr;
         rows[8].woken_by_isr = isr;
@@ -305,13 +333,12 @@ mod tests {
 
     #[test]
     fn more_ids_than_codes_round_trip() {
-        // 70,000 markers: more than 16-bit codes hold; every other row has
-        // no task, and values beyond 32 bits.
+        // 70,000 markers: more than 16-bit codes hold; values beyond 32
+        // bits.
         let values: Vec<MarkerValue> = (0..70_000u32)
             .map(|i| MarkerValue {
                 ts_ns: u64::from(i),
-                marker_id: i * 3,
-                task_id: (i % 2 == 0).then_some(i),
+                marker: i * 3,
                 value: i64::from(i) << 20,
             })
             .collect();
@@ -319,8 +346,7 @@ mod tests {
         assert_eq!(table.len(), 70_000);
         assert!(table.iter().eq(values.iter().copied()));
         let columns = table.columns();
-        assert_eq!(columns.marker_id.exceptions(), 70_000 - 65_534);
-        assert_eq!(columns.task_id.exceptions(), 0);
+        assert_eq!(columns.marker.exceptions(), 70_000 - 65_534);
         assert_eq!(columns.value.exceptions(), 70_000 - 2_048);
 
         // 300 cores: more than 8-bit codes hold.
@@ -343,21 +369,48 @@ mod tests {
             .map(|i| {
                 let mut row = state(u64::from(i), u64::from(i) + 1, TaskStateKind::Blocked);
                 if i % 2 == 0 {
-                    row.queue_id = Some(i / 2 + 1_000);
+                    row.queue = Some(i / 2 + 1_000);
                 } else {
                     row.state = TaskStateKind::Ready;
-                    row.woken_by_isr = Some(IsrKey {
-                        core_id: i % 3,
-                        isr_id: i / 2,
-                    });
+                    row.woken_by_isr = Some(i / 2);
                 }
                 row
             })
             .collect();
         let table: Table<TaskState> = states.iter().copied().collect();
         assert!(table.iter().eq(states.iter().copied()));
-        assert_eq!(table.columns().queue_id.exceptions(), 300 - 254);
+        assert_eq!(table.columns().queue.exceptions(), 300 - 254);
         assert_eq!(table.columns().woken_by_isr.exceptions(), 300 - 254);
+    }
+
+    #[test]
+    fn renumbered_ids_change_in_every_row_and_back() {
+        // 70,000 tasks: the rows past the first 65,534 ids are exceptions.
+        let ops: Vec<QueueOp> = (0..70_000u32)
+            .map(|i| QueueOp {
+                ts_ns: u64::from(i),
+                queue: 1,
+                op: QueueOpKind::Send,
+                from_isr: i % 3 == 0,
+                task: (i % 3 != 0).then_some(i),
+                core_id: 0,
+                len_after: None,
+            })
+            .collect();
+        let mut table: Table<QueueOp> = ops.iter().copied().collect();
+        table.columns_mut().task.renumber(|id| 69_999 - id);
+        assert!(table
+            .iter()
+            .zip(&ops)
+            .all(|(row, op)| row.task == op.task.map(|id| 69_999 - id)));
+        // A row pushed after the change gets the code of its new id.
+        table.push(QueueOp {
+            task: Some(69_999),
+            ..ops[1]
+        });
+        table.columns_mut().task.renumber(|index| 69_999 - index);
+        assert!(table.iter().take(ops.len()).eq(ops.iter().copied()));
+        assert_eq!(table.last().unwrap().task, Some(0));
     }
 
     #[test]
@@ -367,10 +420,10 @@ mod tests {
             .enumerate()
             .map(|(i, len_after)| QueueOp {
                 ts_ns: i as u64,
-                queue_id: u32::MAX - i as u32,
+                queue: u32::MAX - i as u32,
                 op: QUEUE_OPS[i],
                 from_isr: i % 2 == 0,
-                task_id: (i > 1).then_some(i as u32),
+                task: (i > 1).then_some(i as u32),
                 core_id: 0,
                 len_after,
             })
@@ -383,8 +436,7 @@ mod tests {
             .map(|depth| MarkerSpan {
                 start_ns: u64::from(depth),
                 end_ns: 1_000,
-                marker_id: 4,
-                task_id: (depth % 2 == 0).then_some(depth),
+                marker: depth % 5,
                 msg: StrId(depth),
                 depth,
                 truncated: depth % 3 == 0,
@@ -500,7 +552,7 @@ mod tests {
             for truncated in [false, true] {
                 states.push(TaskState {
                     reason,
-                    task_id: i as u32,
+                    task: i as u32,
                     truncated,
                     ..state(
                         states.len() as u64 * 100,
@@ -515,7 +567,7 @@ mod tests {
         let priorities: Vec<TaskPriority> = (0..3)
             .map(|i| TaskPriority {
                 ts_ns: i,
-                task_id: 1,
+                task: 1,
                 priority: u32::MAX - i as u32,
                 cause: PriorityCause::from_bits(i as u8),
             })

@@ -2,7 +2,8 @@
 //!
 //! Importers (tband, ThreadX, Zephyr CTF, ...) fill these tables through
 //! [`ModelBuilder`]; nothing here knows about a wire format. Rows refer to
-//! each other by id, never by pointer; times are nanoseconds since the first
+//! tasks, ISRs, markers and queues by their index in the entity's table,
+//! never by pointer; firmware ids are columns of those tables only. Times are nanoseconds since the first
 //! event of the trace. Intervals still open when the trace ends are closed at
 //! its last timestamp and flagged `truncated`. The tables are documented for
 //! users in docs/src/model.md; their shape is the SQL schema.
@@ -83,7 +84,8 @@ pub enum PriorityOrder {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Core {
     pub core_id: u32,
-    pub idle_task_id: Option<u32>,
+    /// Its idle task, as an index into [`Model::tasks`].
+    pub idle_task: Option<u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -139,7 +141,8 @@ impl Task {
 pub struct SchedSlice {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub core_id: u32,
     /// The state the task is in when the slice ends, and why: that of the
     /// last of its task states to start at or before `end_ns` (running for
@@ -192,7 +195,7 @@ small_enum! {
         Created,
         Delay,
         DelayUntil,
-        /// Blocked sending to / receiving from / peeking a queue (`queue_id` says which).
+        /// Blocked sending to / receiving from / peeking a queue (`queue` says which).
         QueueSend,
         QueueReceive,
         QueuePeek,
@@ -235,15 +238,17 @@ impl StateReason {
 pub struct TaskState {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub state: TaskStateKind,
     pub reason: StateReason,
-    /// The queue a blocked task waits on.
-    pub queue_id: Option<u32>,
+    /// The queue a blocked task waits on, as an index into [`Model::queues`].
+    pub queue: Option<u32>,
     /// The core a running task runs on.
     pub core_id: Option<u32>,
-    /// For a ready state: the ISR that made the task ready, if one did.
-    pub woken_by_isr: Option<IsrKey>,
+    /// For a ready state: the ISR that made the task ready, if one did, as
+    /// an index into [`Model::isrs`].
+    pub woken_by_isr: Option<u32>,
     pub truncated: bool,
 }
 
@@ -269,7 +274,8 @@ impl PriorityCause {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaskPriority {
     pub ts_ns: u64,
-    pub task_id: u32,
+    /// The task, as an index into [`Model::tasks`].
+    pub task: u32,
     pub priority: u32,
     pub cause: PriorityCause,
 }
@@ -295,7 +301,8 @@ pub struct IsrSlice {
     pub start_ns: u64,
     pub end_ns: u64,
     pub core_id: u32,
-    pub isr_id: u32,
+    /// The ISR, as an index into [`Model::isrs`].
+    pub isr: u32,
     /// 0 for an ISR that interrupted task code, 1 for one nested in that, ...
     pub depth: u32,
     pub truncated: bool,
@@ -322,6 +329,8 @@ impl MarkerKind {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Marker {
     pub marker_id: u32,
+    /// The id of the task it is local to (a task the trace may not know
+    /// otherwise); none for a global marker.
     pub task_id: Option<u32>,
     pub kind: MarkerKind,
     /// The name the trace gave, or `marker <id>`.
@@ -332,8 +341,8 @@ pub struct Marker {
 pub struct MarkerSpan {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub marker_id: u32,
-    pub task_id: Option<u32>,
+    /// The marker, as an index into [`Model::markers`].
+    pub marker: u32,
     pub msg: StrId,
     /// Nesting depth on its track (0 = outermost).
     pub depth: u32,
@@ -343,16 +352,16 @@ pub struct MarkerSpan {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MarkerInstant {
     pub ts_ns: u64,
-    pub marker_id: u32,
-    pub task_id: Option<u32>,
+    /// The marker, as an index into [`Model::markers`].
+    pub marker: u32,
     pub msg: StrId,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MarkerValue {
     pub ts_ns: u64,
-    pub marker_id: u32,
-    pub task_id: Option<u32>,
+    /// The marker, as an index into [`Model::markers`].
+    pub marker: u32,
     pub value: i64,
 }
 
@@ -431,11 +440,13 @@ impl QueueOpKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QueueOp {
     pub ts_ns: u64,
-    pub queue_id: u32,
+    /// The queue, as an index into [`Model::queues`].
+    pub queue: u32,
     pub op: QueueOpKind,
     pub from_isr: bool,
-    /// The task that did it (none from an ISR or when unknown).
-    pub task_id: Option<u32>,
+    /// The task that did it, as an index into [`Model::tasks`] (none from
+    /// an ISR or when unknown).
+    pub task: Option<u32>,
     pub core_id: u32,
     /// Items in the queue after the operation, where known.
     pub len_after: Option<u32>,
@@ -446,8 +457,10 @@ pub struct QueueOp {
 pub struct MutexHold {
     pub start_ns: u64,
     pub end_ns: u64,
-    pub queue_id: u32,
-    pub task_id: u32,
+    /// The mutex, as an index into [`Model::queues`].
+    pub queue: u32,
+    /// The holder, as an index into [`Model::tasks`].
+    pub task: u32,
     pub truncated: bool,
 }
 
@@ -550,13 +563,18 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn task(&self, task_id: u32) -> Option<&Task> {
+    /// The task with firmware id `task_id`, for what names tasks by id: a
+    /// marker's owner, the RTOS objects' rows and tracked objects' actors
+    /// (which may name a task the trace does not otherwise know).
+    pub fn task_by_id(&self, task_id: u32) -> Option<&Task> {
         self.tasks
             .binary_search_by_key(&task_id, |t| t.task_id)
             .ok()
             .map(|i| &self.tasks[i])
     }
 
+    /// The ISR with firmware key `key`, for what names ISRs by key: tracked
+    /// objects' actors.
     pub fn isr(&self, key: IsrKey) -> Option<&Isr> {
         self.isrs
             .binary_search_by_key(&key, |i| IsrKey {
@@ -567,27 +585,12 @@ impl Model {
             .map(|i| &self.isrs[i])
     }
 
-    pub fn queue(&self, queue_id: u32) -> Option<&Queue> {
-        self.queues
-            .binary_search_by_key(&queue_id, |q| q.queue_id)
-            .ok()
-            .map(|i| &self.queues[i])
-    }
-
-    pub fn marker(
-        &self,
-        marker_id: u32,
-        task_id: Option<u32>,
-        kind: MarkerKind,
-    ) -> Option<&Marker> {
-        self.markers
-            .iter()
-            .find(|m| m.marker_id == marker_id && m.task_id == task_id && m.kind == kind)
-    }
-
-    /// Whether the task is some core's idle task.
-    pub fn is_idle(&self, task_id: u32) -> bool {
-        self.task(task_id).is_some_and(|t| t.kind == TaskKind::Idle)
+    /// Whether the task at index `task` of [`Model::tasks`] is some core's
+    /// idle task.
+    pub fn is_idle(&self, task: u32) -> bool {
+        self.tasks
+            .get(task as usize)
+            .is_some_and(|t| t.kind == TaskKind::Idle)
     }
 
     /// Total anomalies of one kind (summing their counts).

@@ -3,11 +3,11 @@
 //! queues, the rest of the model's timeline (RTOS objects, tracked
 //! objects) and anomalies.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::io::{self, Write};
 
 use crate::analysis::{load_percent, Analysis};
-use crate::{AnomalyKind, IsrKey, MarkerKind, Model, TaskKind};
+use crate::{AnomalyKind, MarkerKind, Model, TaskKind};
 
 mod memory;
 mod timeline;
@@ -87,8 +87,8 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     writeln!(out, "\ncores")?;
     for core in &m.cores {
         let idle = core
-            .idle_task_id
-            .and_then(|t| m.task(t))
+            .idle_task
+            .and_then(|t| m.tasks.get(t as usize))
             .map_or("unknown", |t| t.name.as_str());
         writeln!(
             out,
@@ -104,8 +104,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
         "\ntasks{:>24}{:>8}{:>13}{:>9}",
         "kind", "cpu %", "run time", "slices"
     )?;
-    for task in &m.tasks {
-        let time = a.task(task.task_id).copied().unwrap_or_default();
+    for (task, time) in m.tasks.iter().zip(&a.tasks) {
         let kind = match task.kind {
             TaskKind::Normal => "",
             k => k.as_str(),
@@ -124,14 +123,8 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
 
     if !m.isrs.is_empty() {
         writeln!(out, "\nisrs{:>28}{:>12}{:>12}", "count", "max", "total")?;
-        for isr in &m.isrs {
-            let key = IsrKey {
-                core_id: isr.core_id,
-                isr_id: isr.isr_id,
-            };
-            let (count, max, total) = a
-                .isr(key)
-                .map_or((0, 0, 0), |s| (s.count, s.max_ns, s.total_ns));
+        for (isr, s) in m.isrs.iter().zip(&a.isrs) {
+            let (count, max, total) = (s.count, s.max_ns, s.total_ns);
             writeln!(
                 out,
                 "  c{} {:<10} {:<12}{count:>6}{:>12}{:>12}",
@@ -147,15 +140,11 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     if !m.markers.is_empty() {
         writeln!(out, "\nmarkers")?;
         let rows = MarkerRows::of(m);
-        for marker in &m.markers {
+        for (marker, of) in m.markers.iter().zip(rows) {
             let scope = marker
                 .task_id
-                .and_then(|t| m.task(t))
+                .and_then(|t| m.task_by_id(t))
                 .map_or("global".to_string(), |t| format!("task {}", t.name));
-            let of = rows
-                .get(&(marker.marker_id, marker.task_id))
-                .cloned()
-                .unwrap_or_default();
             let detail = match marker.kind {
                 MarkerKind::Event => format!(
                     "{} spans (max {}), {} instants",
@@ -234,7 +223,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
     Ok(())
 }
 
-/// What the marker tables hold of one marker (its id and task).
+/// What the marker tables hold of one marker.
 #[derive(Clone, Default)]
 struct MarkerRows {
     spans: u64,
@@ -252,19 +241,26 @@ struct ValueRange {
 }
 
 impl MarkerRows {
-    /// Every marker's rows, in one pass over each marker table.
-    fn of(m: &Model) -> HashMap<(u32, Option<u32>), MarkerRows> {
-        let mut rows: HashMap<(u32, Option<u32>), MarkerRows> = HashMap::new();
+    /// Every marker's rows, in the order of the model's markers, in one
+    /// pass over each marker table.
+    fn of(m: &Model) -> Vec<MarkerRows> {
+        let mut rows = vec![MarkerRows::default(); m.markers.len()];
         for s in m.marker_spans.iter() {
-            let r = rows.entry((s.marker_id, s.task_id)).or_default();
+            let Some(r) = rows.get_mut(s.marker as usize) else {
+                continue;
+            };
             r.spans += 1;
             r.longest_span_ns = r.longest_span_ns.max(s.end_ns - s.start_ns);
         }
         for i in m.marker_instants.iter() {
-            rows.entry((i.marker_id, i.task_id)).or_default().instants += 1;
+            if let Some(r) = rows.get_mut(i.marker as usize) {
+                r.instants += 1;
+            }
         }
         for v in m.marker_values.iter() {
-            let r = rows.entry((v.marker_id, v.task_id)).or_default();
+            let Some(r) = rows.get_mut(v.marker as usize) else {
+                continue;
+            };
             r.values = Some(match r.values {
                 None => ValueRange {
                     count: 1,

@@ -109,6 +109,10 @@ impl<R: Row> Table<R> {
         &self.columns
     }
 
+    pub(crate) fn columns_mut(&mut self) -> &mut R::Columns {
+        &mut self.columns
+    }
+
     /// The chunk of row `index`, and the columns.
     #[inline(always)]
     pub(crate) fn chunk_mut(&mut self, index: usize) -> Option<(&mut R::Chunk, &mut R::Columns)> {
@@ -426,11 +430,11 @@ pub(crate) mod tests {
     use crate::{SchedSlice, StateReason};
 
     /// A slice of a task on core 0, with no end state.
-    pub(crate) fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
+    pub(crate) fn slice(start_ns: u64, end_ns: u64, task: u32) -> SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id,
+            task,
             core_id: 0,
             end_state: None,
             end_reason: StateReason::None,
@@ -513,8 +517,8 @@ pub(crate) mod tests {
         assert!(table.iter().eq(rows.iter().copied()));
         assert_eq!(table.partition_point(|s| s.start_ns < 81_925), 82);
         assert_eq!(table.partition_point(|s| s.start_ns < 8_192_001), 8_193);
-        table.retain(|r| r.task_id != 3);
-        rows.retain(|r| r.task_id != 3);
+        table.retain(|r| r.task != 3);
+        rows.retain(|r| r.task != 3);
         assert!(table.iter().eq(rows.iter().copied()));
         let mut by_value = table.into_iter();
         assert_eq!(by_value.len(), rows.len());

@@ -480,11 +480,20 @@ fn rank(i: usize) -> i32 {
     i32::try_from(i).unwrap_or(i32::MAX)
 }
 
+/// A task's name for a detail pane, from its index in the model's tasks:
+/// `-` for none.
+fn task_name(m: &Model, task: Option<u32>) -> String {
+    task.and_then(|t| m.tasks.get(t as usize))
+        .map_or_else(|| "-".to_string(), |t| t.name.clone())
+}
+
 /// A task's name for a detail pane: `task <id>` for one the model does
 /// not know, `-` for none.
-fn task_name(m: &Model, task_id: Option<u32>) -> String {
+fn task_name_by_id(m: &Model, task_id: Option<u32>) -> String {
     match task_id {
-        Some(id) => m.task(id).map_or(format!("task {id}"), |t| t.name.clone()),
+        Some(id) => m
+            .task_by_id(id)
+            .map_or(format!("task {id}"), |t| t.name.clone()),
         None => "-".to_string(),
     }
 }

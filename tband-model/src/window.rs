@@ -35,8 +35,8 @@ impl Model {
             task.ever_waited = false;
         }
         for s in task_states.iter().filter(|s| s.state.is_waiting()) {
-            if let Ok(i) = tasks.binary_search_by_key(&s.task_id, |t| t.task_id) {
-                tasks[i].ever_waited = true;
+            if let Some(task) = tasks.get_mut(s.task as usize) {
+                task.ever_waited = true;
             }
         }
         let queue_ops = cut.queue_ops(&self.queue_ops);
@@ -45,11 +45,8 @@ impl Model {
             queue.high_water = 0;
         }
         for op in queue_ops.iter() {
-            if let (Ok(i), Some(len)) = (
-                queues.binary_search_by_key(&op.queue_id, |q| q.queue_id),
-                op.len_after,
-            ) {
-                queues[i].high_water = queues[i].high_water.max(len);
+            if let (Some(queue), Some(len)) = (queues.get_mut(op.queue as usize), op.len_after) {
+                queue.high_water = queue.high_water.max(len);
             }
         }
         let mut info = self.info.clone();
@@ -83,7 +80,7 @@ impl Model {
             task_states,
             task_priorities: cut.counter(
                 &self.task_priorities,
-                |p| p.task_id,
+                |p| p.task,
                 |p, ts_ns| p.ts_ns = ts_ns,
             ),
             isrs: self.isrs.clone(),
@@ -93,7 +90,7 @@ impl Model {
             marker_instants: cut.instant_rows(&self.marker_instants),
             marker_values: cut.counter(
                 &self.marker_values,
-                |v| (v.marker_id, v.task_id),
+                |v| v.marker,
                 |v, ts_ns| v.ts_ns = ts_ns,
             ),
             queues,
@@ -331,7 +328,7 @@ impl Cut {
             table.iter(),
             |op| op.ts_ns,
             |op| op.len_after.is_some(),
-            |op| op.queue_id,
+            |op| op.queue,
         );
         levels
             .into_iter()
@@ -339,7 +336,7 @@ impl Cut {
                 ts_ns: self.from,
                 op: QueueOpKind::Level,
                 from_isr: false,
-                task_id: None,
+                task: None,
                 ..op
             })
             .chain(self.instant_rows(table))
@@ -468,11 +465,11 @@ mod tests {
         TaskPriority, TaskStateKind, TrackedMark,
     };
 
-    fn slice(start_ns: u64, end_ns: u64, task_id: u32) -> SchedSlice {
+    fn slice(start_ns: u64, end_ns: u64, task: u32) -> SchedSlice {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id,
+            task,
             core_id: 0,
             end_state: Some(TaskStateKind::Ready),
             end_reason: StateReason::Preempted,
@@ -484,35 +481,35 @@ mod tests {
         TaskState {
             start_ns,
             end_ns,
-            task_id: 1,
+            task: 0,
             state,
             reason: StateReason::None,
-            queue_id: None,
+            queue: None,
             core_id: None,
             woken_by_isr: None,
             truncated: false,
         }
     }
 
-    /// A queue operation as the tests compare it: time, queue, kind, task,
-    /// length after.
+    /// A queue operation as the tests compare it: time, queue id (queues 1
+    /// and 2 are at indices 0 and 1), kind, task, length after.
     type QueueOpRow = (u64, u32, QueueOpKind, Option<u32>, Option<u32>);
 
     /// The queue operations of `m`, as [`QueueOpRow`]s.
     fn queue_ops(m: &Model) -> Vec<QueueOpRow> {
         m.queue_ops
             .iter()
-            .map(|o| (o.ts_ns, o.queue_id, o.op, o.task_id, o.len_after))
+            .map(|o| (o.ts_ns, o.queue + 1, o.op, o.task, o.len_after))
             .collect()
     }
 
     fn level(ts_ns: u64, queue_id: u32, len_after: Option<u32>) -> QueueOp {
         QueueOp {
             ts_ns,
-            queue_id,
+            queue: queue_id - 1,
             op: QueueOpKind::Send,
             from_isr: true,
-            task_id: Some(1),
+            task: Some(0),
             core_id: 0,
             len_after,
         }
@@ -535,7 +532,7 @@ mod tests {
         }
     }
 
-    /// A trace of 100 ns: task 1 runs from 0 to 40 and from 60 to 100,
+    /// A trace of 100 ns: task 1 (index 0) runs from 0 to 40 and from 60 to 100,
     /// waits from 40 to 60; two queues, a value marker, a priority change,
     /// two lifetimes, a region of lost events.
     fn model() -> Model {
@@ -543,12 +540,12 @@ mod tests {
         m.info.duration_ns = 100;
         m.cores = vec![Core {
             core_id: 0,
-            idle_task_id: None,
+            idle_task: None,
         }];
         let mut task = Task::new(1, "worker", TaskKind::Normal);
         task.ever_waited = true;
         m.tasks = vec![task];
-        m.sched_slices = vec![slice(0, 40, 1), slice(60, 100, 1)].into();
+        m.sched_slices = vec![slice(0, 40, 0), slice(60, 100, 0)].into();
         m.sched_slices.update(1, |s| {
             s.truncated = true;
             s.end_state = None;
@@ -562,7 +559,7 @@ mod tests {
         m.task_priorities = [(0, 3), (50, 5)]
             .map(|(ts_ns, priority)| TaskPriority {
                 ts_ns,
-                task_id: 1,
+                task: 0,
                 priority,
                 cause: PriorityCause::Set,
             })
@@ -571,8 +568,7 @@ mod tests {
         m.marker_values = [(5, 7), (30, -2), (70, 9)]
             .map(|(ts_ns, value)| MarkerValue {
                 ts_ns,
-                marker_id: 1,
-                task_id: None,
+                marker: 0,
                 value,
             })
             .to_vec()
@@ -668,7 +664,7 @@ mod tests {
             slices,
             [SchedSlice {
                 start_ns: 30,
-                ..slice(0, 40, 1)
+                ..slice(0, 40, 0)
             }]
         );
         let states: Vec<_> = w
@@ -700,9 +696,9 @@ mod tests {
         assert_eq!(
             ops,
             [
-                (30, 2, QueueOpKind::Send, Some(1), Some(0)),
-                (30, 1, QueueOpKind::Send, Some(1), Some(3)),
-                (45, 1, QueueOpKind::Send, Some(1), Some(4)),
+                (30, 2, QueueOpKind::Send, Some(0), Some(0)),
+                (30, 1, QueueOpKind::Send, Some(0), Some(3)),
+                (45, 1, QueueOpKind::Send, Some(0), Some(4)),
             ]
         );
         // Levels seen in the window.

@@ -15,7 +15,7 @@ use std::io::{self, Write};
 
 use tband_model::json::write_json_str;
 use tband_model::timeline::{ArgValue, Item, Section, Shape, Timeline, TrackKind};
-use tband_model::{IsrKey, Model};
+use tband_model::Model;
 
 const PID_TASKS: u32 = 1;
 const PID_CORES: u32 = 2;
@@ -29,10 +29,11 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
     w.out.write_all(b"{\"traceEvents\":[\n")?;
     w.metadata(model, &timeline)?;
     for s in &model.sched_slices {
-        let name = task_name(model, s.task_id);
+        let task = model.tasks.get(s.task as usize);
+        let name = task.map_or("task", |t| t.name.as_str());
         w.complete(
             PID_TASKS,
-            s.task_id.into(),
+            task.map_or(0, |t| t.task_id).into(),
             name,
             "sched",
             s.start_ns,
@@ -42,12 +43,7 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
         w.complete(PID_CORES, core_tid, name, "sched", s.start_ns, s.end_ns)?;
     }
     for s in &model.isr_slices {
-        let name = model
-            .isr(IsrKey {
-                core_id: s.core_id,
-                isr_id: s.isr_id,
-            })
-            .map_or("isr", |isr| isr.name.as_str());
+        let name = (model.isrs.get(s.isr as usize)).map_or("isr", |isr| isr.name.as_str());
         let tid = u64::from(s.core_id) * 2 + 1;
         w.complete(PID_CORES, tid, name, "isr", s.start_ns, s.end_ns)?;
     }
@@ -84,10 +80,6 @@ pub fn write_chrome_json(out: &mut impl Write, model: &Model) -> io::Result<()> 
 fn section_pid(section: Section) -> u32 {
     let position = Section::ALL.iter().position(|&s| s == section);
     PID_SECTIONS + position.unwrap_or_default() as u32
-}
-
-fn task_name(model: &Model, task_id: u32) -> &str {
-    model.task(task_id).map_or("task", |t| t.name.as_str())
 }
 
 struct EventWriter<'w, W: Write> {

@@ -110,7 +110,7 @@ pub fn write_track_events<S: ChunkSink>(
         if !s.state.is_waiting() {
             return Ok(());
         }
-        let Some(track) = threads.task_index(s.task_id).and_then(|i| tracks.wait[i]) else {
+        let Some(&Some(track)) = tracks.wait.get(s.task as usize) else {
             return Ok(());
         };
         let reason = s.reason.as_str();
@@ -120,9 +120,8 @@ pub fn write_track_events<S: ChunkSink>(
             reason
         };
         let name = wait_names.iid(&mut seq.names, wait_key(&s), name);
-        let queue = s.queue_id.and_then(|q| tracks.queue_index(q));
-        let queue = queue
-            .and_then(|i| model.queues.get(i))
+        let queue = (s.queue)
+            .and_then(|q| model.queues.get(q as usize))
             .map(|q| Arg::Str(ARG_QUEUE, &q.name));
         let args = queue.as_slice();
         seq.slice_or_open(track, s.start_ns, s.end_ns, s.truncated, name, args)?;
@@ -131,10 +130,7 @@ pub fn write_track_events<S: ChunkSink>(
     })?;
 
     seq.each_row(model.task_priorities.iter(), |seq, p| {
-        if let Some(track) = threads
-            .task_index(p.task_id)
-            .and_then(|i| tracks.priority[i])
-        {
+        if let Some(&Some(track)) = tracks.priority.get(p.task as usize) {
             seq.counter(track, p.ts_ns, p.priority.into())?;
             counts.counter_values += 1;
         }
@@ -626,8 +622,7 @@ mod tests {
             m.marker_spans.push(MarkerSpan {
                 start_ns,
                 end_ns,
-                marker_id: 2,
-                task_id: Some(4),
+                marker: 1,
                 msg,
                 depth: 0,
                 truncated: end_ns == 40,
@@ -635,8 +630,7 @@ mod tests {
         }
         m.marker_instants.push(MarkerInstant {
             ts_ns: 5,
-            marker_id: 1,
-            task_id: None,
+            marker: 0,
             msg: StrId::EMPTY,
         });
         m.queues = vec![Queue {
@@ -652,10 +646,10 @@ mod tests {
         ] {
             m.queue_ops.push(QueueOp {
                 ts_ns,
-                queue_id: 9,
+                queue: 0,
                 op,
                 from_isr: false,
-                task_id: Some(4),
+                task: Some(0),
                 core_id: 0,
                 len_after,
             });
@@ -745,10 +739,10 @@ mod tests {
         m.task_states.push(TaskState {
             start_ns: 3,
             end_ns: 8,
-            task_id: 4,
+            task: 0,
             state: TaskStateKind::Blocked,
             reason: StateReason::QueueReceive,
-            queue_id: Some(9),
+            queue: Some(0),
             core_id: None,
             woken_by_isr: None,
             truncated: false,

@@ -202,7 +202,8 @@ fn process_tree(model: &Model, threads: &Threads<'_>) -> TracePacket {
             threads: model
                 .tasks
                 .iter()
-                .map(|t| (threads.tid(t.task_id), t))
+                .enumerate()
+                .map(|(i, t)| (threads.tid_at(Some(i)), t))
                 .filter(|&(tid, _)| tid != IDLE_TID)
                 .map(|(tid, t)| Thread {
                     tid: Some(tid),

@@ -73,7 +73,7 @@ mod tests {
             cores: [0, 1]
                 .map(|core_id| Core {
                     core_id,
-                    idle_task_id: None,
+                    idle_task: None,
                 })
                 .to_vec(),
             ..Model::default()

@@ -5,7 +5,7 @@
 use std::io;
 
 use tband_model::{
-    Core, IdIndex, IsrSlice, Iter, Model, Row, SchedSlice, StateReason, Table, TaskKind, TaskState,
+    Core, Isr, IsrSlice, Iter, Model, Row, SchedSlice, StateReason, Table, TaskKind, TaskState,
     TaskStateKind,
 };
 
@@ -265,7 +265,7 @@ impl<'t, 'm> Walk<'t, 'm> {
                     if t > last {
                         break;
                     }
-                    let wakeup = match states.next_row(threads) {
+                    let wakeup = match states.next_row() {
                         Some(StateStep::Waking(wakeup)) => wakeup,
                         Some(StateStep::Change(change)) => {
                             out.write(&change.packet(threads))?;
@@ -274,8 +274,7 @@ impl<'t, 'm> Walk<'t, 'm> {
                         None => continue,
                     };
                     if let Some(target) = cpu_index(cpus, wakeup.core_id) {
-                        let woken =
-                            on_cpus.get(wakeup.task, prios.at(threads, wakeup.ts, wakeup.task));
+                        let woken = on_cpus.get(wakeup.task, prios.at(wakeup.ts, wakeup.task));
                         cpus[target].waking(&wakeup, woken);
                         counts.wakings += 1;
                         let left = || states.rows_left() + slices.len() + isrs.len();
@@ -306,8 +305,8 @@ impl<'t, 'm> Walk<'t, 'm> {
                     let Some(s) = slices.take() else { continue };
                     let target = cpu_index(cpus, s.core_id);
                     if let Some(target) = target {
-                        let task = threads.task_index(s.task_id);
-                        let next = on_cpus.get(task, prios.at(threads, t, task));
+                        let task = Some(s.task as usize);
+                        let next = on_cpus.get(task, prios.at(t, task));
                         let cpu = &mut cpus[target];
                         // A slice that starts before the last one ended ends it.
                         cpu.running_until = None;
@@ -390,8 +389,8 @@ struct Cpu<'m> {
     current: OnCpu<'m>,
     /// The `prev_state` of the current thread when it is switched out.
     current_leaves_as: i64,
-    /// Names of the core's ISRs by ISR id.
-    isr_names: IdIndex<u32, &'m str>,
+    /// The model's ISRs, which its ISR slices index.
+    isrs: &'m [Isr],
     /// Exit times and irq numbers of the ISRs executing, innermost last; no
     /// exit time for one cut by the end of the trace, which stays open.
     isr_open: Vec<(Option<u64>, i32)>,
@@ -415,23 +414,19 @@ struct Cpu<'m> {
 
 impl<'m> Cpu<'m> {
     fn new(model: &'m Model, threads: &Threads<'m>, core: &Core, encoding: SchedEncoding) -> Self {
-        let idle_task = core.idle_task_id.and_then(|t| threads.task_index(t));
+        let idle_task = core.idle_task.map(|t| t as usize);
         let idle = OnCpu {
             task: idle_task,
             tid: IDLE_TID,
             comm: idle_task.map_or("swapper", |i| threads.comm_at(Some(i))),
             prio: threads.linux_prio(None),
         };
-        let mut isr_names = IdIndex::default();
-        for isr in model.isrs.iter().filter(|i| i.core_id == core.core_id) {
-            isr_names.insert(isr.isr_id, isr.name.as_str());
-        }
         Cpu {
             bundle: Bundle::new(core.core_id, encoding, model.tasks.len()),
             idle,
             current: idle,
             current_leaves_as: STATE_RUNNABLE,
-            isr_names,
+            isrs: &model.isrs,
             isr_open: Vec::new(),
             trace_end: model.info.duration_ns,
             last_isr_ts: 0,
@@ -505,8 +500,9 @@ impl<'m> Cpu<'m> {
     }
 
     fn isr_entry(&mut self, isr: &IsrSlice) {
-        let irq = i32::try_from(isr.isr_id).unwrap_or(i32::MAX);
-        let name = self.isr_names.get(isr.isr_id).copied().unwrap_or("");
+        let (isr_id, name) =
+            (self.isrs.get(isr.isr as usize)).map_or((0, ""), |i| (i.isr_id, i.name.as_str()));
+        let irq = i32::try_from(isr_id).unwrap_or(i32::MAX);
         self.last_isr_ts = self.last_isr_ts.max(isr.start_ns);
         self.bundle
             .irq_entry(self.last_isr_ts, self.current.tid, irq, name);
@@ -583,7 +579,8 @@ impl StateChange {
 #[derive(Clone, Copy)]
 struct StateRow {
     start_ns: u64,
-    task_id: u32,
+    /// An index into `model.tasks`.
+    task: u32,
     state: TaskStateKind,
     reason: StateReason,
     /// Where a running task runs.
@@ -595,14 +592,16 @@ struct StateRow {
 impl StateRow {
     /// Only these fields are read, so the others are not unpacked.
     #[inline(always)]
-    fn of(row: TaskState) -> Self {
+    fn of(row: TaskState, isrs: &[Isr]) -> Self {
         StateRow {
             start_ns: row.start_ns,
-            task_id: row.task_id,
+            task: row.task,
             state: row.state,
             reason: row.reason,
             core_id: row.core_id,
-            isr_core_id: row.woken_by_isr.map(|k| k.core_id),
+            isr_core_id: (row.woken_by_isr)
+                .and_then(|i| isrs.get(i as usize))
+                .map(|i| i.core_id),
         }
     }
 
@@ -631,14 +630,18 @@ struct StateCursor<'m> {
     next: Option<StateRow>,
     /// By task index.
     tasks: Vec<TaskSoFar>,
+    /// The model's ISRs, which task states index.
+    isrs: &'m [Isr],
 }
 
 impl<'m> StateCursor<'m> {
     fn new(model: &'m Model) -> Self {
         let mut rows = model.task_states.iter();
+        let isrs = &model.isrs;
         StateCursor {
-            next: rows.next().map(StateRow::of),
+            next: rows.next().map(|row| StateRow::of(row, isrs)),
             rows,
+            isrs,
             tasks: model
                 .tasks
                 .iter()
@@ -657,9 +660,9 @@ impl<'m> StateCursor<'m> {
 
     /// Consumes the next row; returns what it shows besides the context
     /// switches, if anything.
-    fn next_row(&mut self, threads: &Threads<'_>) -> Option<StateStep> {
+    fn next_row(&mut self) -> Option<StateStep> {
         let row = self.next.as_ref()?;
-        let idx = threads.task_index(row.task_id);
+        let idx = Some(row.task as usize);
         let mut core_id = row.isr_core_id;
         // Whether the row needs no event of its own: the task ran until it
         // (its switch out says it), or is an idle task.
@@ -690,7 +693,8 @@ impl<'m> StateCursor<'m> {
                 })
             })
         };
-        self.next = self.rows.next().map(StateRow::of);
+        let isrs = self.isrs;
+        self.next = self.rows.next().map(|row| StateRow::of(row, isrs));
         step
     }
 
@@ -1067,7 +1071,7 @@ impl FtraceEvent<'_> {
 mod tests {
     use super::*;
     use prost::Message;
-    use tband_model::{Core, Isr, IsrKey, SchedSlice, Task, TaskKind};
+    use tband_model::{Core, SchedSlice, Task, TaskKind};
 
     use crate::protos::{FtraceEventBundle, Trace};
 
@@ -1075,8 +1079,9 @@ mod tests {
         Task::new(task_id, name, kind)
     }
 
-    /// A slice on core 0 that ends with its task in `end`; truncated
-    /// without one.
+    /// A slice on core 0 of the task with id `task_id` (at index
+    /// `task_id - 1`) that ends with its task in `end`; truncated without
+    /// one.
     fn slice(
         task_id: u32,
         start_ns: u64,
@@ -1086,7 +1091,7 @@ mod tests {
         SchedSlice {
             start_ns,
             end_ns,
-            task_id,
+            task: task_id - 1,
             core_id: 0,
             end_state: end.map(|(state, _)| state),
             end_reason: end.map_or(StateReason::None, |(_, reason)| reason),
@@ -1098,10 +1103,10 @@ mod tests {
         TaskState {
             start_ns,
             end_ns: start_ns,
-            task_id,
+            task: task_id - 1,
             state,
             reason,
-            queue_id: None,
+            queue: None,
             core_id: (state == TaskStateKind::Running).then_some(0),
             woken_by_isr: None,
             truncated: false,
@@ -1120,7 +1125,7 @@ mod tests {
         m.info.duration_ns = 100;
         m.cores = vec![Core {
             core_id: 0,
-            idle_task_id: Some(1),
+            idle_task: Some(0),
         }];
         m.tasks = vec![
             task(1, "IDLE", TaskKind::Idle),
@@ -1143,10 +1148,8 @@ mod tests {
             state(3, 40, S::Blocked, R::QueueReceive),
             state(2, 50, S::Running, R::None),
         ];
-        states[1].woken_by_isr = Some(IsrKey {
-            core_id: 0,
-            isr_id: 5,
-        });
+        // ISR 5 of core 0, the model's first.
+        states[1].woken_by_isr = Some(0);
         m.task_states = states.into();
         m.isrs = vec![Isr {
             core_id: 0,
@@ -1158,7 +1161,7 @@ mod tests {
                 start_ns: 18,
                 end_ns: 25,
                 core_id: 0,
-                isr_id: 5,
+                isr: 0,
                 depth: 0,
                 truncated: false,
             },
@@ -1166,7 +1169,7 @@ mod tests {
                 start_ns: 19,
                 end_ns: 21,
                 core_id: 0,
-                isr_id: 5,
+                isr: 0,
                 depth: 1,
                 truncated: false,
             },

@@ -1,7 +1,7 @@
 //! How tasks appear to Perfetto: as threads of one process, with Linux-style
 //! thread ids and priorities.
 
-use tband_model::{IdIndex, Iter, Model, PriorityOrder, TaskKind, TaskPriority};
+use tband_model::{Iter, Model, PriorityOrder, TaskKind, TaskPriority};
 
 /// The process every task belongs to.
 pub const PID: i32 = 1;
@@ -9,25 +9,11 @@ pub const PID: i32 = 1;
 /// Linux's idle ("swapper") thread id; every core's idle task maps to it.
 pub const IDLE_TID: i32 = 0;
 
-/// Ids below this are looked up in a vector (of at most 512 KiB).
-pub const DENSE_IDS: usize = 1 << 16;
-
-/// Where the rows of a model list (tasks, queues) are, by id.
-pub fn rows_by_id(ids: impl Iterator<Item = u32>) -> IdIndex<u32, usize> {
-    let mut rows = IdIndex::with_limit(DENSE_IDS);
-    for (row, id) in ids.enumerate() {
-        rows.insert(id, row);
-    }
-    rows
-}
-
 /// Thread ids and priorities of a model's tasks.
 pub struct Threads<'m> {
     model: &'m Model,
     /// Thread id by task index.
     tids: Vec<i32>,
-    /// Task index by task id.
-    index_by_id: IdIndex<u32, usize>,
     /// Highest RTOS priority in the trace, for inverting priorities.
     max_priority: u32,
     rtos_higher_is_more_important: bool,
@@ -47,7 +33,6 @@ impl<'m> Threads<'m> {
         Threads {
             model,
             tids,
-            index_by_id: rows_by_id(model.tasks.iter().map(|t| t.task_id)),
             max_priority: model
                 .task_priorities
                 .iter()
@@ -59,16 +44,10 @@ impl<'m> Threads<'m> {
         }
     }
 
-    /// Index of a task in `model.tasks`.
-    #[inline]
-    pub fn task_index(&self, task_id: u32) -> Option<usize> {
-        self.index_by_id.get(task_id).copied()
-    }
-
-    /// The thread id of a task: 0 for idle tasks, else 2 + its index (so no
-    /// task shares the process id).
-    pub fn tid(&self, task_id: u32) -> i32 {
-        self.tid_at(self.task_index(task_id))
+    /// The thread id of the task at index `task` of `model.tasks`: 0 for
+    /// idle tasks, else 2 + its index (so no task shares the process id).
+    pub fn tid(&self, task: u32) -> i32 {
+        self.tid_at(Some(task as usize))
     }
 
     /// The thread id of the task at `task_index` (0 for none).
@@ -78,12 +57,7 @@ impl<'m> Threads<'m> {
             .unwrap_or(IDLE_TID)
     }
 
-    /// The name Perfetto shows for a task.
-    pub fn comm(&self, task_id: u32) -> &'m str {
-        self.comm_at(self.task_index(task_id))
-    }
-
-    /// The name of the task at `task_index` (empty for none).
+    /// The name Perfetto shows for the task at `task_index` (empty for none).
     pub fn comm_at(&self, task_index: Option<usize>) -> &'m str {
         let model: &'m Model = self.model;
         task_index
@@ -140,20 +114,17 @@ impl<'m> PriorityCursor<'m> {
 
     /// The priority of `task_index` at `t` (changes at `t` included).
     #[inline]
-    pub fn at(&mut self, threads: &Threads<'_>, t: u64, task_index: Option<usize>) -> Option<u32> {
+    pub fn at(&mut self, t: u64, task_index: Option<usize>) -> Option<u32> {
         if t >= self.next_ts {
-            self.apply_until(threads, t);
+            self.apply_until(t);
         }
         task_index.and_then(|i| self.current.get(i).copied().flatten())
     }
 
     /// Applies the changes up to `t`.
-    fn apply_until(&mut self, threads: &Threads<'_>, t: u64) {
+    fn apply_until(&mut self, t: u64) {
         while let Some(p) = self.next.filter(|p| p.ts_ns <= t) {
-            if let Some(slot) = threads
-                .task_index(p.task_id)
-                .and_then(|i| self.current.get_mut(i))
-            {
+            if let Some(slot) = self.current.get_mut(p.task as usize) {
                 *slot = Some(p.priority);
             }
             self.read_next();
@@ -179,10 +150,11 @@ mod tests {
             task(7, TaskKind::Normal),
             task(9, TaskKind::Normal),
         ];
-        for (ts_ns, task_id, priority) in [(0, 7, 1), (0, 9, 4), (50, 7, 5)] {
+        // Tasks 7 and 9 are at indices 1 and 2.
+        for (ts_ns, task, priority) in [(0, 1, 1), (0, 2, 4), (50, 1, 5)] {
             m.task_priorities.push(TaskPriority {
                 ts_ns,
-                task_id,
+                task,
                 priority,
                 cause: PriorityCause::Set,
             });
@@ -194,22 +166,11 @@ mod tests {
     fn idle_tasks_are_tid_0_and_others_never_the_pid() {
         let m = model();
         let t = Threads::new(&m);
-        assert_eq!(t.tid(3), IDLE_TID);
-        assert_eq!(t.tid(7), 3);
-        assert_eq!(t.tid(9), 4);
-        assert_eq!(t.tid(42), IDLE_TID);
-        assert_eq!(t.task_index(8), None);
-        assert!((0..3).all(|i| t.tid(m.tasks[i].task_id) != PID));
-    }
-
-    #[test]
-    fn large_task_ids_are_found_without_a_table() {
-        let mut m = model();
-        m.tasks.push(task(1 << 30, TaskKind::Normal));
-        let t = Threads::new(&m);
-        assert_eq!(t.task_index(1 << 30), Some(3));
-        assert_eq!(t.task_index(9), Some(2));
-        assert_eq!(t.task_index(8), None);
+        assert_eq!(t.tid(0), IDLE_TID);
+        assert_eq!(t.tid(1), 3);
+        assert_eq!(t.tid(2), 4);
+        assert_eq!(t.tid_at(None), IDLE_TID);
+        assert!((0..3).all(|i| t.tid(i) != PID));
     }
 
     #[test]
@@ -224,11 +185,9 @@ mod tests {
     #[test]
     fn priority_cursor_follows_changes() {
         let m = model();
-        let t = Threads::new(&m);
         let mut c = PriorityCursor::new(&m);
-        let i7 = t.task_index(7);
-        assert_eq!(c.at(&t, 10, i7), Some(1));
-        assert_eq!(c.at(&t, 50, i7), Some(5));
-        assert_eq!(c.at(&t, 60, t.task_index(3)), None);
+        assert_eq!(c.at(10, Some(1)), Some(1));
+        assert_eq!(c.at(50, Some(1)), Some(5));
+        assert_eq!(c.at(60, Some(0)), None);
     }
 }

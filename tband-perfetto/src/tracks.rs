@@ -5,12 +5,12 @@
 //! for trace health, which always holds the end of the trace.
 
 use tband_model::timeline::{Parent, Timeline, TrackKind, Unit as TimelineUnit};
-use tband_model::{IdIndex, Model};
+use tband_model::Model;
 
 use crate::protos::counter_descriptor::Unit;
 use crate::protos::track_descriptor::ChildTracksOrdering;
 use crate::protos::{CounterDescriptor, ProcessDescriptor, ThreadDescriptor, TrackDescriptor};
-use crate::threads::{rows_by_id, Threads, PID};
+use crate::threads::{Threads, PID};
 
 /// Track uuids, by the index of the model row or timeline track they
 /// belong to.
@@ -19,8 +19,6 @@ pub struct TrackUuids {
     pub wait: Vec<Option<u64>>,
     /// RTOS priority counter, by task index.
     pub priority: Vec<Option<u64>>,
-    /// Queue index by queue id.
-    queues: IdIndex<u32, usize>,
     /// By timeline track (none for a track under an idle task, which
     /// Perfetto shows as the idle thread of every core).
     pub timeline: Vec<Option<u64>>,
@@ -33,17 +31,13 @@ pub struct TrackUuids {
     pub trace_end: u64,
 }
 
-/// By task index: whether `task_ids` holds the task (a generic iterator,
-/// so that reading the rows it comes from is inlined into the loop, which
-/// reads a run of rows at a time).
-fn tasks_having(
-    model: &Model,
-    threads: &Threads<'_>,
-    task_ids: impl Iterator<Item = u32>,
-) -> Vec<bool> {
+/// By task index: whether `tasks` (indices) holds the task (a generic
+/// iterator, so that reading the rows it comes from is inlined into the
+/// loop, which reads a run of rows at a time).
+fn tasks_having(model: &Model, tasks: impl Iterator<Item = u32>) -> Vec<bool> {
     let mut has = vec![false; model.tasks.len()];
-    task_ids.for_each(|task_id| {
-        if let Some(slot) = threads.task_index(task_id).and_then(|i| has.get_mut(i)) {
+    tasks.for_each(|task| {
+        if let Some(slot) = has.get_mut(task as usize) {
             *slot = true;
         }
     });
@@ -61,11 +55,7 @@ impl TrackUuids {
         timeline: &Timeline,
     ) -> (TrackUuids, Vec<TrackDescriptor>) {
         let mut d = Describer::default();
-        let has_priority = tasks_having(
-            model,
-            threads,
-            model.task_priorities.iter().map(|p| p.task_id),
-        );
+        let has_priority = tasks_having(model, model.task_priorities.iter().map(|p| p.task));
 
         let firmware = firmware_name(model);
         d.add(TrackDescriptor {
@@ -108,7 +98,7 @@ impl TrackUuids {
                     let t = d.add(TrackDescriptor {
                         thread: Some(ThreadDescriptor {
                             pid: Some(PID),
-                            tid: Some(threads.tid(task.task_id).into()),
+                            tid: Some(threads.tid_at(Some(i)).into()),
                             thread_name: Some(task.name.clone()),
                         }),
                         child_ordering: Some(ChildTracksOrdering::Explicit as i32),
@@ -182,18 +172,11 @@ impl TrackUuids {
         let tracks = TrackUuids {
             wait,
             priority,
-            queues: rows_by_id(model.queues.iter().map(|q| q.queue_id)),
             timeline: uuids,
             health,
             trace_end,
         };
         (tracks, d.descriptors)
-    }
-
-    /// The index of a queue in `model.queues`.
-    #[inline]
-    pub fn queue_index(&self, queue_id: u32) -> Option<usize> {
-        self.queues.get(queue_id).copied()
     }
 }
 

@@ -179,8 +179,7 @@ mod tests {
         for ts_ns in times {
             m.marker_instants.push(MarkerInstant {
                 ts_ns,
-                marker_id: 1,
-                task_id: None,
+                marker: 0,
                 msg: StrId::EMPTY,
             });
             m.info.duration_ns = ts_ns;

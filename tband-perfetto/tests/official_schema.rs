@@ -48,12 +48,10 @@ fn python_ready() -> bool {
 /// The counts the export must show, computed from the model alone.
 fn expected(model: &Model) -> serde_json::Value {
     let threads = Threads::new(model);
-    let is_idle = |task_id: u32| model.is_idle(task_id);
+    let is_idle = |task: u32| model.is_idle(task);
     let mut sched_ns = std::collections::BTreeMap::<String, u64>::new();
-    for s in model.sched_slices.iter().filter(|s| !is_idle(s.task_id)) {
-        *sched_ns
-            .entry(threads.tid(s.task_id).to_string())
-            .or_default() += s.end_ns - s.start_ns;
+    for s in model.sched_slices.iter().filter(|s| !is_idle(s.task)) {
+        *sched_ns.entry(threads.tid(s.task).to_string()).or_default() += s.end_ns - s.start_ns;
     }
     let wakings = model
         .task_states
@@ -64,7 +62,7 @@ fn expected(model: &Model) -> serde_json::Value {
         .task_states
         .iter()
         .filter(|s| matches!(s.state, TaskStateKind::Blocked | TaskStateKind::Suspended))
-        .filter(|s| !is_idle(s.task_id))
+        .filter(|s| !is_idle(s.task))
         .count();
     let anomaly_regions = model
         .anomalies
@@ -74,7 +72,7 @@ fn expected(model: &Model) -> serde_json::Value {
     let priorities = model
         .task_priorities
         .iter()
-        .filter(|p| !is_idle(p.task_id))
+        .filter(|p| !is_idle(p.task))
         .count();
     let levels = model
         .queue_ops
@@ -85,13 +83,13 @@ fn expected(model: &Model) -> serde_json::Value {
     // model that is not idle.
     let objects = &model.rtos_objects;
     let notifications = (objects.notifications.iter())
-        .filter(|n| model.task(n.task_id).is_some() && !is_idle(n.task_id))
+        .filter(|n| (model.task_by_id(n.task_id)).is_some_and(|t| t.kind != TaskKind::Idle))
         .count();
     let object_instants = notifications + objects.event_group_ops.len() + objects.timer_ops.len();
     json!({
         "duration_ns": model.info.duration_ns,
         "sched_ns_by_tid": sched_ns,
-        "switches_to_tasks": model.sched_slices.iter().filter(|s| !is_idle(s.task_id)).count(),
+        "switches_to_tasks": model.sched_slices.iter().filter(|s| !is_idle(s.task)).count(),
         "threads": model.tasks.iter().filter(|t| t.kind != TaskKind::Idle).count(),
         "wakings": wakings,
         "irqs": model.isr_slices.len(),

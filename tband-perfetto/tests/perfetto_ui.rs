@@ -290,19 +290,24 @@ fn expected_tracks(model: &Model) -> BTreeSet<Vec<String>> {
     for core in irq_cores {
         add(&["CPU", "IRQs", &format!("Irq Cpu {core}")]);
     }
-    for task in model.tasks.iter().filter(|t| t.kind != TaskKind::Idle) {
-        let tid = threads.tid(task.task_id);
-        add(&[&process, &format!("{} {tid}", task.name)]);
+    for (i, task) in (0..).zip(&model.tasks) {
+        if task.kind != TaskKind::Idle {
+            let tid = threads.tid(i);
+            add(&[&process, &format!("{} {tid}", task.name)]);
+        }
     }
     for marker in &model.markers {
-        match marker.task_id.and_then(|t| model.task(t)) {
+        let owner =
+            (marker.task_id).and_then(|id| model.tasks.iter().position(|t| t.task_id == id));
+        match owner {
             None => add(&["Markers", &marker.name]),
-            Some(task) if task.kind == TaskKind::Idle => {
-                add(&["Markers", &format!("{}: {}", task.name, marker.name)])
-            }
-            Some(task) => add(&[
+            Some(i) if model.tasks[i].kind == TaskKind::Idle => add(&[
+                "Markers",
+                &format!("{}: {}", model.tasks[i].name, marker.name),
+            ]),
+            Some(i) => add(&[
                 &process,
-                &format!("{} ({})", marker.name, threads.tid(task.task_id)),
+                &format!("{} ({})", marker.name, threads.tid_at(Some(i))),
             ]),
         };
     }
@@ -310,14 +315,14 @@ fn expected_tracks(model: &Model) -> BTreeSet<Vec<String>> {
         .queue_ops
         .iter()
         .filter(|op| op.len_after.is_some())
-        .map(|op| op.queue_id)
+        .map(|op| op.queue)
         .collect();
-    let held: BTreeSet<u32> = model.mutex_holds.iter().map(|h| h.queue_id).collect();
-    for queue in &model.queues {
-        if has_level.contains(&queue.queue_id) {
+    let held: BTreeSet<u32> = model.mutex_holds.iter().map(|h| h.queue).collect();
+    for (i, queue) in (0..).zip(&model.queues) {
+        if has_level.contains(&i) {
             add(&["Queues", &queue.name]);
         }
-        if held.contains(&queue.queue_id) {
+        if held.contains(&i) {
             add(&["Mutex holders", &queue.name]);
         }
     }

@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use tband_model::{AnomalyKind, MarkerKind, Model, StateReason, TaskKind, TaskStateKind};
+use tband_model::{AnomalyKind, Model, StateReason, TaskKind, TaskStateKind};
 use tband_perfetto::events::TRACE_END;
 use tband_perfetto::threads::{Threads, IDLE_TID, PID};
 use tband_trace::{OpenOptions, Trace};
@@ -172,7 +172,7 @@ fn end_state(state: Option<TaskStateKind>, reason: StateReason) -> &'static str 
     }
 }
 
-/// Each task's RTOS priority changes, by task id, for looking up the
+/// Each task's RTOS priority changes, by task index, for looking up the
 /// priority at a time.
 struct Priorities(BTreeMap<u32, Vec<(u64, u32)>>);
 
@@ -181,15 +181,15 @@ impl Priorities {
         let mut by_task = BTreeMap::<u32, Vec<(u64, u32)>>::new();
         for p in model.task_priorities.iter() {
             by_task
-                .entry(p.task_id)
+                .entry(p.task)
                 .or_default()
                 .push((p.ts_ns, p.priority));
         }
         Priorities(by_task)
     }
 
-    fn at(&self, task_id: u32, t: u64) -> Option<u32> {
-        let changes = self.0.get(&task_id)?;
+    fn at(&self, task: u32, t: u64) -> Option<u32> {
+        let changes = self.0.get(&task)?;
         let after = changes.partition_point(|&(ts, _)| ts <= t);
         after.checked_sub(1).map(|i| changes[i].1)
     }
@@ -235,8 +235,8 @@ type Track = (String, String, String);
 /// The rows trace_processor should make of the export of `model`.
 fn expected(model: &Model) -> Tables {
     let threads = Threads::new(model);
-    let is_idle = |task_id: u32| model.is_idle(task_id);
-    let tid = |task_id: u32| threads.tid(task_id);
+    let is_idle = |task: u32| model.is_idle(task);
+    let tid = |task: u32| threads.tid(task);
     let mut dropped = Dropped::default();
     let mut t = Tables::default();
 
@@ -259,10 +259,10 @@ fn expected(model: &Model) -> Tables {
             .filter(|s| s.core_id == core.core_id)
             .collect();
         for (i, s) in slices.iter().enumerate() {
-            let prio = threads.linux_prio(priorities.at(s.task_id, s.start_ns));
+            let prio = threads.linux_prio(priorities.at(s.task, s.start_ns));
             switch(
                 s.start_ns,
-                tid(s.task_id),
+                tid(s.task),
                 prio,
                 end_state(s.end_state, s.end_reason),
             );
@@ -297,8 +297,8 @@ fn expected(model: &Model) -> Tables {
     // generic task-state event, in which a ready task is just runnable and
     // a deleted one a zombie.
     let mut running = BTreeMap::<u32, bool>::new();
-    for s in model.task_states.iter().filter(|s| !is_idle(s.task_id)) {
-        let was_running = running.insert(s.task_id, s.state == TaskStateKind::Running);
+    for s in model.task_states.iter().filter(|s| !is_idle(s.task)) {
+        let was_running = running.insert(s.task, s.state == TaskStateKind::Running);
         let state = match (s.state, s.reason) {
             (TaskStateKind::Running, _) => "Running",
             (state, reason) if was_running == Some(true) => end_state(Some(state), reason),
@@ -318,11 +318,13 @@ fn expected(model: &Model) -> Tables {
             (s.end_ns - s.start_ns) as i64
         };
         t.thread_state
-            .push(row(&[&tid(s.task_id), &s.start_ns, &dur, &state]));
+            .push(row(&[&tid(s.task), &s.start_ns, &dur, &state]));
     }
 
-    for task in model.tasks.iter().filter(|t| t.kind != TaskKind::Idle) {
-        t.threads.push(row(&[&tid(task.task_id), &task.name]));
+    for (i, task) in (0..).zip(&model.tasks) {
+        if task.kind != TaskKind::Idle {
+            t.threads.push(row(&[&tid(i), &task.name]));
+        }
     }
 
     // An ISR cut by the end of the trace stays open, unless one it is nested
@@ -330,10 +332,6 @@ fn expected(model: &Model) -> Tables {
     let trace_end = model.info.duration_ns;
     let mut open_isrs = BTreeMap::<u32, Vec<bool>>::new();
     for s in model.isr_slices.iter() {
-        let key = tband_model::IsrKey {
-            core_id: s.core_id,
-            isr_id: s.isr_id,
-        };
         let outer = open_isrs.entry(s.core_id).or_default();
         outer.truncate(s.depth as usize);
         let cut = s.truncated && s.end_ns >= trace_end && outer.last().is_none_or(|&open| open);
@@ -343,26 +341,27 @@ fn expected(model: &Model) -> Tables {
             continue;
         };
         // Perfetto makes the name in a buffer of 255 bytes.
-        let name = format!("IRQ ({})", model.isr(key).map_or("", |i| i.name.as_str()));
+        let name = format!("IRQ ({})", model.isrs[s.isr as usize].name);
         let name = String::from_utf8_lossy(&name.as_bytes()[..name.len().min(254)]);
         t.irqs
             .push(row(&[&s.core_id, &s.start_ns, &dur, &name, &s.depth]));
     }
 
     let thread_track =
-        |task_id: u32, name: &str| (tid(task_id).to_string(), String::new(), name.to_string());
+        |task: u32, name: &str| (tid(task).to_string(), String::new(), name.to_string());
     let group_track =
         |group: &str, name: &str| ("-1".to_string(), group.to_string(), name.to_string());
-    let marker_track =
-        |task_id: Option<u32>, name: &str| match task_id.and_then(|id| model.task(id)) {
-            Some(task) if task.kind != TaskKind::Idle => thread_track(task.task_id, name),
-            Some(task) => group_track("Markers", &format!("{}: {name}", task.name)),
-            None => group_track("Markers", name),
-        };
-    let marker_name = |marker_id: u32, task_id: Option<u32>, kind: MarkerKind| {
-        model
-            .marker(marker_id, task_id, kind)
-            .map_or(String::new(), |m| m.name.clone())
+    let marker_track = |task_id: Option<u32>, name: &str| match task_id
+        .and_then(|id| model.tasks.iter().position(|t| t.task_id == id))
+    {
+        Some(i) if model.tasks[i].kind != TaskKind::Idle => thread_track(i as u32, name),
+        Some(i) => group_track("Markers", &format!("{}: {name}", model.tasks[i].name)),
+        None => group_track("Markers", name),
+    };
+    // A marker's owner and name.
+    let marker = |marker: u32| {
+        let marker = &model.markers[marker as usize];
+        (marker.task_id, marker.name.clone())
     };
     let message_or = |msg: tband_model::StrId, marker: String| match model.strings.get(msg) {
         "" => marker,
@@ -375,9 +374,7 @@ fn expected(model: &Model) -> Tables {
     let mut instants: Vec<(Track, u64, String)> = Vec::new();
 
     for s in model.task_states.iter().filter(|s| s.state.is_waiting()) {
-        let Some(task) = model.task(s.task_id) else {
-            continue;
-        };
+        let task = &model.tasks[s.task as usize];
         if task.kind == TaskKind::Idle || !task.ever_waited {
             continue;
         }
@@ -385,25 +382,25 @@ fn expected(model: &Model) -> Tables {
             "" => s.state.as_str(),
             reason => reason,
         };
-        let track = thread_track(s.task_id, "Wait reason");
+        let track = thread_track(s.task, "Wait reason");
         let end = (!s.truncated).then_some(s.end_ns);
         slices.push((track, s.start_ns, end, name.into(), "0".into()));
     }
     for s in model.marker_spans.iter() {
-        let marker = marker_name(s.marker_id, s.task_id, MarkerKind::Event);
-        let track = marker_track(s.task_id, &marker);
+        let (owner, marker) = marker(s.marker);
+        let track = marker_track(owner, &marker);
         let name = message_or(s.msg, marker);
         let end = (!s.truncated).then_some(s.end_ns);
         slices.push((track, s.start_ns, end, name, s.depth.to_string()));
     }
     for i in model.marker_instants.iter() {
-        let marker = marker_name(i.marker_id, i.task_id, MarkerKind::Event);
-        let track = marker_track(i.task_id, &marker);
+        let (owner, marker) = marker(i.marker);
+        let track = marker_track(owner, &marker);
         instants.push((track, i.ts_ns, message_or(i.msg, marker)));
     }
     for h in model.mutex_holds.iter() {
-        let queue = model.queue(h.queue_id).map_or("", |q| q.name.as_str());
-        let holder = model.task(h.task_id).map_or("", |t| t.name.as_str());
+        let queue = &model.queues[h.queue as usize].name;
+        let holder = &model.tasks[h.task as usize].name;
         let track = group_track("Mutex holders", queue);
         let end = (!h.truncated).then_some(h.end_ns);
         slices.push((track, h.start_ns, end, holder.into(), "0".into()));
@@ -451,37 +448,32 @@ fn expected(model: &Model) -> Tables {
     }
 
     let mut points: Vec<(Track, u64, i64)> = Vec::new();
-    for p in model.task_priorities.iter().filter(|p| !is_idle(p.task_id)) {
-        points.push((
-            thread_track(p.task_id, "Priority"),
-            p.ts_ns,
-            p.priority.into(),
-        ));
+    for p in model.task_priorities.iter().filter(|p| !is_idle(p.task)) {
+        points.push((thread_track(p.task, "Priority"), p.ts_ns, p.priority.into()));
     }
     for op in model.queue_ops.iter() {
-        if let (Some(len), Some(queue)) = (op.len_after, model.queue(op.queue_id)) {
+        if let (Some(len), Some(queue)) = (op.len_after, model.queues.get(op.queue as usize)) {
             points.push((group_track("Queues", &queue.name), op.ts_ns, len.into()));
         }
     }
     for v in model.marker_values.iter() {
-        let marker = marker_name(v.marker_id, v.task_id, MarkerKind::Value);
+        let (owner, marker) = marker(v.marker);
         // Perfetto keeps counter values as doubles.
-        points.push((
-            marker_track(v.task_id, &marker),
-            v.ts_ns,
-            v.value as f64 as i64,
-        ));
+        points.push((marker_track(owner, &marker), v.ts_ns, v.value as f64 as i64));
     }
     for l in &model.memory.heap_levels {
         let track = group_track(heap_name(l.heap_id), "in use");
         points.push((track, l.ts_ns, l.bytes_in_use as i64));
     }
     for m in &model.memory.stack_margins {
-        let track = match model.task(m.task_id) {
-            Some(task) if task.kind == TaskKind::Idle => {
-                group_track("Memory", &format!("{} stack free", task.name))
+        let Some(task) = model.tasks.iter().position(|t| t.task_id == m.task_id) else {
+            continue;
+        };
+        let track = match &model.tasks[task] {
+            t if t.kind == TaskKind::Idle => {
+                group_track("Memory", &format!("{} stack free", t.name))
             }
-            _ => thread_track(m.task_id, "stack free"),
+            _ => thread_track(task as u32, "stack free"),
         };
         points.push((track, m.ts_ns, m.free_bytes.into()));
     }

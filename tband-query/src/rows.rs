@@ -5,7 +5,7 @@
 
 use std::cell::OnceCell;
 
-use tband_model::{IntoIter, Iter, Model, Row, StrId, Table as LargeTable};
+use tband_model::{IntoIter, Isr, Iter, Marker, Model, Row, StrId, Table as LargeTable};
 use tband_model::{PriorityCause, QueueOpKind, StateReason, TaskStateKind};
 
 /// One value going into the database. The conversions into it are
@@ -240,6 +240,30 @@ impl<'m> Context<'m> {
     #[inline]
     pub(crate) fn text(&self, id: StrId) -> Cell<'m> {
         Cell::Text(self.model.strings.get(id))
+    }
+
+    /// The firmware id of the task at index `task` of the model's tasks.
+    #[inline]
+    pub(crate) fn task_id(&self, task: u32) -> u32 {
+        self.model.tasks[task as usize].task_id
+    }
+
+    /// The firmware id of the queue at index `queue` of the model's queues.
+    #[inline]
+    pub(crate) fn queue_id(&self, queue: u32) -> u32 {
+        self.model.queues[queue as usize].queue_id
+    }
+
+    /// The ISR at index `isr` of the model's ISRs.
+    #[inline]
+    pub(crate) fn isr(&self, isr: u32) -> &'m Isr {
+        &self.model.isrs[isr as usize]
+    }
+
+    /// The marker at index `marker` of the model's markers.
+    #[inline]
+    pub(crate) fn marker(&self, marker: u32) -> &'m Marker {
+        &self.model.markers[marker as usize]
     }
 
     /// The key of the tracked object `key` (an index into its keys).

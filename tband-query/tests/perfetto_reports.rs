@@ -266,25 +266,31 @@ impl<'m> Names<'m> {
             .isr_slices
             .iter()
             .filter(|s| (s.truncated && s.end_ns < end) || s.end_ns > LAST_TIME)
-            .map(|s| (s.core_id.to_string(), Self::isr(model, s.core_id, s.isr_id)))
+            .map(|s| {
+                (
+                    s.core_id.to_string(),
+                    Self::isr(model, s.core_id, model.isrs[s.isr as usize].isr_id),
+                )
+            })
             .collect();
-        let marker = |marker_id: u32, task_id: Option<u32>| {
+        let marker = |marker: u32| {
+            let marker = &model.markers[marker as usize];
             (
-                marker_id.to_string(),
-                task_id.map_or(String::new(), |t| t.to_string()),
+                marker.marker_id.to_string(),
+                marker.task_id.map_or(String::new(), |t| t.to_string()),
             )
         };
         let markers_left_out = model
             .marker_spans
             .iter()
             .filter(|s| s.end_ns > LAST_TIME)
-            .map(|s| marker(s.marker_id, s.task_id))
+            .map(|s| marker(s.marker))
             .chain(
                 model
                     .marker_instants
                     .iter()
                     .filter(|i| i.ts_ns > LAST_TIME)
-                    .map(|i| marker(i.marker_id, i.task_id)),
+                    .map(|i| marker(i.marker)),
             )
             .collect();
         Names {
@@ -323,8 +329,15 @@ impl<'m> Names<'m> {
         }
     }
 
+    /// The index in the model's tasks of the task with id `task_id` (as
+    /// SQL gives it).
+    fn task_index(&self, task_id: &str) -> Option<usize> {
+        let id: u32 = task_id.parse().ok()?;
+        self.model.tasks.iter().position(|t| t.task_id == id)
+    }
+
     fn task(&self, task_id: &str) -> Option<&tband_model::Task> {
-        self.model.task(task_id.parse().ok()?)
+        Some(&self.model.tasks[self.task_index(task_id)?])
     }
 
     fn is_idle(&self, task_id: &str) -> bool {
@@ -333,9 +346,7 @@ impl<'m> Names<'m> {
 
     /// The task's thread id (0 for an idle task).
     fn tid(&self, task_id: &str) -> String {
-        self.threads
-            .tid(task_id.parse().expect("a task id"))
-            .to_string()
+        self.threads.tid_at(self.task_index(task_id)).to_string()
     }
 
     /// The name of the track of a marker (`task_id` empty: global) named
@@ -544,11 +555,12 @@ fn every_report_gives_the_same_rows_on_sqlite_and_trace_processor() {
             if *report == "markers" {
                 perfetto_rows.retain(|r| {
                     !names.markers_left_out.iter().any(|(id, task)| {
-                        let marker = names.model.marker(
-                            id.parse().unwrap(),
-                            task.parse().ok(),
-                            tband_model::MarkerKind::Event,
-                        );
+                        let (id, task_id) = (id.parse().ok(), task.parse().ok());
+                        let marker = names.model.markers.iter().find(|m| {
+                            Some(m.marker_id) == id
+                                && m.task_id == task_id
+                                && m.kind == tband_model::MarkerKind::Event
+                        });
                         marker.is_some_and(|m| names.marker_track(&m.name, task) == r[0])
                     })
                 });

@@ -223,7 +223,7 @@ fn model_spans(m: &Model) -> (Vec<Span>, Vec<Span>) {
         .iter()
         .map(|s| Span {
             core: s.core_id,
-            id: s.task_id,
+            id: m.tasks[s.task as usize].task_id,
             start: s.start_ns,
             end: s.end_ns,
             depth: 0,
@@ -235,7 +235,7 @@ fn model_spans(m: &Model) -> (Vec<Span>, Vec<Span>) {
         .iter()
         .map(|s| Span {
             core: s.core_id,
-            id: s.isr_id,
+            id: m.isrs[s.isr as usize].isr_id,
             start: s.start_ns,
             end: s.end_ns,
             depth: s.depth,
@@ -250,7 +250,7 @@ fn ready_latencies(m: &Model) -> BTreeMap<u32, Vec<(u64, bool)>> {
     let mut per_task: BTreeMap<u32, Vec<_>> = BTreeMap::new();
     for (i, s) in m.task_states.iter().enumerate() {
         per_task
-            .entry(s.task_id)
+            .entry(m.tasks[s.task as usize].task_id)
             .or_default()
             .push((s.start_ns, s.end_ns, i, s));
     }
@@ -323,7 +323,8 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     let engine = db.0.engine();
     let (slices, isrs) = model_spans(m);
     let cores: Vec<u32> = m.cores.iter().map(|c| c.core_id).collect();
-    let load = cpu_load(&cores, &slices, &isrs, |t| m.is_idle(t));
+    let idle = |id| (m.tasks.iter()).any(|t| t.task_id == id && t.kind == TaskKind::Idle);
+    let load = cpu_load(&cores, &slices, &isrs, idle);
     assert_cpu_load(db, &load, m.info.duration_ns);
 
     // The timeline's windows add up to each core's busy time.
@@ -349,7 +350,8 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
 
     let mut states: BTreeMap<(u32, &str), (i64, i64)> = BTreeMap::new();
     for s in &m.task_states {
-        let e = states.entry((s.task_id, s.state.as_str())).or_default();
+        let task_id = m.tasks[s.task as usize].task_id;
+        let e = states.entry((task_id, s.state.as_str())).or_default();
         e.0 += 1;
         e.1 += (s.end_ns - s.start_ns) as i64;
     }
@@ -434,8 +436,9 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
     let queues: Vec<Vec<Option<i64>>> = m
         .queues
         .iter()
-        .map(|q| {
-            let ops = m.queue_ops.iter().filter(|o| o.queue_id == q.queue_id);
+        .zip(0..)
+        .map(|(q, i)| {
+            let ops = m.queue_ops.iter().filter(move |o| o.queue == i);
             let sends = ops
                 .clone()
                 .filter(|o| matches!(o.op.as_str(), "send" | "overwrite"))
@@ -476,8 +479,9 @@ fn check_against_model(db: &mut Loaded, m: &Model) {
 
     let mut spans: BTreeMap<(u32, Option<u32>, &str), i64> = BTreeMap::new();
     for s in m.marker_spans.iter().filter(|s| !s.truncated) {
+        let marker = &m.markers[s.marker as usize];
         *spans
-            .entry((s.marker_id, s.task_id, m.strings.get(s.msg)))
+            .entry((marker.marker_id, marker.task_id, m.strings.get(s.msg)))
             .or_default() += 1;
     }
     let t = db.report("markers", &[]);
@@ -731,13 +735,16 @@ fn idle_tasks_are_listed_as_idle_not_load() {
 #[test]
 fn ready_latency_counts_a_ready_state_only_when_running_comes_next() {
     let (_, mut trace) = conformance_traces().into_iter().next().unwrap();
-    let state = |task_id, state, start_ns, end_ns| TaskState {
+    // The recording's tasks 1, 2 and 3 are at indices 0, 1 and 2.
+    let ids: Vec<u32> = trace.model.tasks[..3].iter().map(|t| t.task_id).collect();
+    assert_eq!(ids, [1, 2, 3]);
+    let state = |task_id: u32, state, start_ns, end_ns| TaskState {
         start_ns,
         end_ns,
-        task_id,
+        task: task_id - 1,
         state,
         reason: StateReason::None,
-        queue_id: None,
+        queue: None,
         core_id: None,
         woken_by_isr: None,
         truncated: false,

@@ -458,14 +458,18 @@ mod tests {
         let [instant] = &m.marker_instants.iter().collect::<Vec<_>>()[..] else {
             panic!("one message expected");
         };
-        assert_eq!(instant.marker_id, ERROR_MARKER_ID);
+        let marker_id = |index: u32| m.markers[index as usize].marker_id;
+        assert_eq!(marker_id(instant.marker), ERROR_MARKER_ID);
         assert_eq!(message(&m, instant), "level 7");
         let marker = m.markers.iter().find(|k| k.marker_id == ERROR_MARKER_ID);
         assert_eq!(marker.map(|k| k.name.as_str()), Some("error"));
         let [span] = &m.marker_spans.iter().collect::<Vec<_>>()[..] else {
             panic!("one span expected");
         };
-        assert_eq!((span.marker_id, span.end_ns - span.start_ns), (9, 7_000));
+        assert_eq!(
+            (marker_id(span.marker), span.end_ns - span.start_ns),
+            (9, 7_000)
+        );
     }
 
     #[test]

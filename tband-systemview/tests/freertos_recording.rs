@@ -90,22 +90,20 @@ fn model_and_rows(bytes: &[u8]) -> (Model, Vec<Row>) {
     (model, rows)
 }
 
-fn run_time_ns(model: &Model, task_id: u32) -> u64 {
+/// The run time of the task at `task` in the model's tasks.
+fn run_time_ns(model: &Model, task: u32) -> u64 {
     model
         .sched_slices
         .iter()
-        .filter(|s| s.task_id == task_id)
+        .filter(|s| s.task == task)
         .map(|s| s.end_ns - s.start_ns)
         .sum()
 }
 
-fn task_id(model: &Model, name: &str) -> u32 {
-    model
-        .tasks
-        .iter()
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("no task named {name}"))
-        .task_id
+/// The index in the model's tasks of the task named `name`.
+fn task_index(model: &Model, name: &str) -> u32 {
+    let index = model.tasks.iter().position(|t| t.name == name);
+    index.unwrap_or_else(|| panic!("no task named {name}")) as u32
 }
 
 #[test]
@@ -114,24 +112,24 @@ fn every_task_the_application_created_is_named_with_its_priority() {
     let truth = truth();
     assert_eq!(truth.tasks.len(), 11);
     for (name, priority) in &truth.tasks {
-        let id = task_id(&model, name);
+        let task = task_index(&model, name);
         let first = model
             .task_priorities
             .iter()
-            .find(|p| p.task_id == id)
+            .find(|p| p.task == task)
             .unwrap_or_else(|| panic!("{name} has no priority"));
         assert_eq!(first.priority, *priority, "{name}");
-        assert!(run_time_ns(&model, id) > 0, "{name} never ran");
+        assert!(run_time_ns(&model, task) > 0, "{name} never ran");
     }
     // Besides the application's: the timer task and the idle task, which
     // SystemView's FreeRTOS integration creates without task info.
     assert_eq!(model.tasks.len(), truth.tasks.len() + 2);
     assert_eq!(
-        model.task(IDLE_TASK_ID).map(|t| t.kind),
+        model.task_by_id(IDLE_TASK_ID).map(|t| t.kind),
         Some(TaskKind::Idle)
     );
-    let timer = task_id(&model, "Tmr Svc");
-    assert_eq!(model.task(timer).map(|t| t.kind), Some(TaskKind::Timer));
+    let timer = task_index(&model, "Tmr Svc");
+    assert_eq!(model.tasks[timer as usize].kind, TaskKind::Timer);
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
     assert_eq!(model.info.invalid_frames, 0);
 }
@@ -141,7 +139,7 @@ fn the_busy_task_runs_as_long_as_the_kernel_measured() {
     let (model, _) = model_and_rows(&recording());
     let truth = truth();
     let measured = truth.counts["busy_run_time_ns"] as f64;
-    let traced = run_time_ns(&model, task_id(&model, "busy")) as f64;
+    let traced = run_time_ns(&model, task_index(&model, "busy")) as f64;
     assert!(
         (traced - measured).abs() / measured < 0.02,
         "traced {traced} ns, the kernel measured {measured} ns"
@@ -159,16 +157,9 @@ fn interrupts_come_as_often_as_their_timers_fire() {
     let (model, _) = model_and_rows(&recording());
     let window_ms = truth().counts["window_ns"] / 1_000_000;
     let count = |name: &str| {
-        let isr = model
-            .isrs
-            .iter()
-            .find(|i| i.name == name)
-            .unwrap_or_else(|| panic!("no ISR named {name}"));
-        model
-            .isr_slices
-            .iter()
-            .filter(|s| s.isr_id == isr.isr_id)
-            .count() as u64
+        let isr = model.isrs.iter().position(|i| i.name == name);
+        let isr = isr.unwrap_or_else(|| panic!("no ISR named {name}")) as u32;
+        model.isr_slices.iter().filter(|s| s.isr == isr).count() as u64
     };
     // SysTick every millisecond, TIMER0 every 50.
     assert!(

@@ -281,7 +281,7 @@ mod tests {
             .task_states
             .iter()
             .any(|s| s.state == TaskStateKind::Blocked && s.reason == StateReason::QueueReceive));
-        assert!(model.sched_slices.iter().any(|s| s.task_id == 0));
+        assert!((model.sched_slices.iter()).any(|s| model.tasks[s.task as usize].task_id == 0));
         assert!(model.isr_slices.len() > 40);
         assert!(model
             .anomalies

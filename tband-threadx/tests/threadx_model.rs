@@ -23,21 +23,24 @@ fn default_model(name: &str) -> (Model, Vec<u64>) {
     model_of(name, &ReadOptions::default())
 }
 
-/// Task id of a thread by name.
+/// The index in the model's tasks of a thread, by name.
 fn task(model: &Model, name: &str) -> u32 {
-    model
-        .tasks
-        .iter()
-        .find(|t| t.name == name)
-        .unwrap_or_else(|| panic!("no task {name}"))
-        .task_id
+    let i = (model.tasks.iter())
+        .position(|t| t.name == name)
+        .unwrap_or_else(|| panic!("no task {name}"));
+    i as u32
 }
 
-fn slices(model: &Model, task_id: u32) -> Vec<(u64, u64, bool)> {
+/// The firmware id of the queue at index `queue` of the model's queues.
+fn queue_id(model: &Model, queue: u32) -> u32 {
+    model.queues[queue as usize].queue_id
+}
+
+fn slices(model: &Model, task: u32) -> Vec<(u64, u64, bool)> {
     model
         .sched_slices
         .iter()
-        .filter(|s| s.task_id == task_id)
+        .filter(|s| s.task == task)
         .map(|s| (s.start_ns, s.end_ns, s.truncated))
         .collect()
 }
@@ -71,7 +74,7 @@ fn threads_become_tasks_with_registry_facts() {
     let priority = model
         .task_priorities
         .iter()
-        .find(|p| p.task_id == thread5)
+        .find(|p| p.task == thread5)
         .expect("priority");
     assert_eq!((priority.ts_ns, priority.priority), (0, 4));
 }
@@ -88,10 +91,7 @@ fn execution_follows_context_words_and_next_thread_words() {
     assert_eq!(slices(&model, thread0), [(t[970], t[973], true)]);
     // The first entry is thread 2's: it runs from time 0.
     let first = model.sched_slices.first().expect("slices");
-    assert_eq!(
-        (first.task_id, first.start_ns),
-        (task(&model, "thread 2"), 0)
-    );
+    assert_eq!((first.task, first.start_ns), (task(&model, "thread 2"), 0));
     // Slices tile the time: no gaps, no overlaps.
     for pair in model.sched_slices.to_vec().windows(2) {
         assert_eq!(pair[0].end_ns, pair[1].start_ns);
@@ -113,10 +113,14 @@ fn states_carry_suspension_reasons_and_objects() {
     let blocked = model
         .task_states
         .iter()
-        .find(|s| s.task_id == thread1 && s.start_ns == t[963])
+        .find(|s| s.task == thread1 && s.start_ns == t[963])
         .expect("state after suspension");
     assert_eq!(
-        (blocked.state, blocked.reason, blocked.queue_id),
+        (
+            blocked.state,
+            blocked.reason,
+            blocked.queue.map(|q| queue_id(&model, q))
+        ),
         (
             TaskStateKind::Blocked,
             StateReason::QueueSend,
@@ -128,7 +132,7 @@ fn states_carry_suspension_reasons_and_objects() {
     let suspended = model
         .task_states
         .iter()
-        .find(|s| s.task_id == timer && s.start_ns == t[970])
+        .find(|s| s.task == timer && s.start_ns == t[970])
         .expect("timer thread state");
     assert_eq!(suspended.state, TaskStateKind::Suspended);
     // seq 972: thread 0 resumes thread 5, which stays ready (lower priority).
@@ -136,7 +140,7 @@ fn states_carry_suspension_reasons_and_objects() {
     let ready = model
         .task_states
         .iter()
-        .find(|s| s.task_id == thread5 && s.start_ns == t[972])
+        .find(|s| s.task == thread5 && s.start_ns == t[972])
         .expect("thread 5 state");
     assert_eq!(
         (ready.state, ready.reason, ready.truncated),
@@ -155,7 +159,7 @@ fn slices_end_in_the_state_their_thread_is_left_in() {
         let s = model
             .sched_slices
             .iter()
-            .find(|s| s.task_id == task_id && s.end_ns == end)
+            .find(|s| s.task == task_id && s.end_ns == end)
             .unwrap_or_else(|| panic!("no slice of {thread} ending at {end}"));
         (s.end_state, s.end_reason, s.truncated)
     };
@@ -196,7 +200,15 @@ fn isr_enter_and_exit_become_slices() {
     let isrs: Vec<_> = model
         .isr_slices
         .iter()
-        .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.depth, s.truncated))
+        .map(|s| {
+            (
+                model.isrs[s.isr as usize].isr_id,
+                s.start_ns,
+                s.end_ns,
+                s.depth,
+                s.truncated,
+            )
+        })
         .collect();
     assert_eq!(isrs, [(0, t[964], t[966], 0, false)]);
     // The timer thread was made ready by the ISR.
@@ -204,16 +216,26 @@ fn isr_enter_and_exit_become_slices() {
     let woken = model
         .task_states
         .iter()
-        .find(|s| s.task_id == timer && s.start_ns == t[965])
+        .find(|s| s.task == timer && s.start_ns == t[965])
         .expect("woken state");
-    assert_eq!(woken.woken_by_isr.map(|k| k.isr_id), Some(0));
+    assert_eq!(
+        woken.woken_by_isr.map(|i| model.isrs[i as usize].isr_id),
+        Some(0)
+    );
 
     // The older kernel does not repeat the ISR id in the exit event.
     let (model, t) = model_of("tracex_samples/demo_threadx", &ReadOptions::default());
     let isrs: Vec<_> = model
         .isr_slices
         .iter()
-        .map(|s| (s.isr_id, s.start_ns, s.end_ns, s.truncated))
+        .map(|s| {
+            (
+                model.isrs[s.isr as usize].isr_id,
+                s.start_ns,
+                s.end_ns,
+                s.truncated,
+            )
+        })
         .collect();
     assert_eq!(
         isrs,
@@ -245,7 +267,7 @@ fn queue_operations_and_fill_levels() {
     let ops: Vec<_> = model
         .queue_ops
         .iter()
-        .filter(|o| o.queue_id == queue.queue_id)
+        .filter(|o| queue_id(&model, o.queue) == queue.queue_id)
         .collect();
     let count = |op| ops.iter().filter(|o| o.op == op).count();
     assert_eq!(
@@ -255,7 +277,7 @@ fn queue_operations_and_fill_levels() {
     // seq 0: thread 2 receives with 26 messages queued, leaving 25.
     assert_eq!(ops[0].op, QueueOpKind::Receive);
     assert_eq!(ops[0].len_after, Some(25));
-    assert_eq!(ops[0].task_id, Some(task(&model, "thread 2")));
+    assert_eq!(ops[0].task, Some(task(&model, "thread 2")));
 
     // The older kernel's demo: semaphore and mutex operations (seq 150..157).
     let (model, t) = model_of("tracex_samples/demo_threadx", &ReadOptions::default());
@@ -267,7 +289,7 @@ fn queue_operations_and_fill_levels() {
     let put = model
         .queue_ops
         .iter()
-        .find(|o| o.queue_id == semaphore.queue_id && o.ts_ns == t[150])
+        .find(|o| queue_id(&model, o.queue) == semaphore.queue_id && o.ts_ns == t[150])
         .expect("semaphore put");
     // A thread was waiting, so the count went to it: still 0.
     assert_eq!((put.op, put.len_after), (QueueOpKind::Send, Some(0)));
@@ -275,7 +297,7 @@ fn queue_operations_and_fill_levels() {
     let blocked = model
         .task_states
         .iter()
-        .find(|s| s.task_id == thread6 && s.start_ns == t[158])
+        .find(|s| s.task == thread6 && s.start_ns == t[158])
         .expect("thread 6 state");
     let mutex = model
         .queues
@@ -283,7 +305,11 @@ fn queue_operations_and_fill_levels() {
         .find(|q| q.kind == QueueKind::Mutex)
         .expect("mutex");
     assert_eq!(
-        (blocked.state, blocked.reason, blocked.queue_id),
+        (
+            blocked.state,
+            blocked.reason,
+            blocked.queue.map(|q| queue_id(&model, q))
+        ),
         (
             TaskStateKind::Blocked,
             StateReason::Mutex,
@@ -294,7 +320,7 @@ fn queue_operations_and_fill_levels() {
     let sleeping = model
         .task_states
         .iter()
-        .find(|s| s.task_id == thread4 && s.start_ns == t[160])
+        .find(|s| s.task == thread4 && s.start_ns == t[160])
         .expect("thread 4 state");
     assert_eq!(
         (sleeping.state, sleeping.reason),
@@ -314,10 +340,10 @@ fn mutex_holds_in_the_filex_demo() {
     let holds: Vec<_> = model
         .mutex_holds
         .iter()
-        .filter(|h| h.queue_id == mutex.queue_id)
+        .filter(|h| queue_id(&model, h.queue) == mutex.queue_id)
         .collect();
     let thread0 = task(&model, "thread 0");
-    assert!(holds.iter().all(|h| h.task_id == thread0));
+    assert!(holds.iter().all(|h| h.task == thread0));
     // Every put of ownership count 1 ends a hold (148 puts in the listing)
     // but the first, whose get was overwritten when the buffer wrapped.
     assert_eq!(holds.iter().filter(|h| !h.truncated).count(), 147);
@@ -396,7 +422,7 @@ fn interrupt_context_without_an_enter_event_is_still_an_isr() {
     let slices: Vec<_> = model
         .isr_slices
         .iter()
-        .map(|s| (s.isr_id, s.start_ns, s.end_ns))
+        .map(|s| (model.isrs[s.isr as usize].isr_id, s.start_ns, s.end_ns))
         .collect();
     assert_eq!(slices, [(INTERRUPT_CONTEXT_ISR_ID, times[964], times[966])]);
     let isr = model.isrs.first().expect("isr");
@@ -451,7 +477,7 @@ fn every_thread_entry_lies_in_a_slice_of_its_thread() {
                 model
                     .sched_slices
                     .iter()
-                    .any(|s| s.task_id == task && s.start_ns <= t && t <= s.end_ns),
+                    .any(|s| s.task == task && s.start_ns <= t && t <= s.end_ns),
                 "{name}: entry {} of task {task} at {t} ns outside its slices",
                 entry.seq
             );

@@ -19,7 +19,9 @@ fn net_buf_model() -> Model {
 fn who(model: &Model, actor: Option<Actor>) -> Option<Who> {
     actor.map(|actor| match actor {
         Actor::Task(task) => {
-            let name = &model.task(task).expect("a known task").name;
+            let name = &(model.tasks.iter().find(|t| t.task_id == task))
+                .expect("a known task")
+                .name;
             Who::Thread(if name == "rx_thread" {
                 "rx_thread"
             } else {

@@ -2,7 +2,7 @@
 //! listings (tests/corpus/tband/*.expected.jsonl).
 
 use tband_model::{
-    AnomalyKind, IsrKey, MarkerKind, Model, QueueKind, StateReason, TaskKind, TaskStateKind,
+    AnomalyKind, IsrKey, Marker, MarkerKind, Model, QueueKind, StateReason, TaskKind, TaskStateKind,
 };
 use tband_trace::{OpenOptions, Trace};
 
@@ -14,6 +14,13 @@ fn open(files: &[&str]) -> Model {
 
 fn isr_name(m: &Model, core_id: u32, isr_id: u32) -> &str {
     &m.isr(IsrKey { core_id, isr_id }).unwrap().name
+}
+
+/// The global marker with id `marker_id` of `kind`.
+fn marker(m: &Model, marker_id: u32, kind: MarkerKind) -> &Marker {
+    (m.markers.iter())
+        .find(|mk| mk.marker_id == marker_id && mk.task_id.is_none() && mk.kind == kind)
+        .expect("a marker")
 }
 
 #[test]
@@ -44,7 +51,10 @@ fn freertos_small() {
         ]
     );
     assert_eq!(m.cores.len(), 1);
-    assert_eq!(m.cores[0].idle_task_id, Some(7));
+    assert_eq!(
+        m.cores[0].idle_task.map(|t| m.tasks[t as usize].task_id),
+        Some(7)
+    );
     // 200 task_switched_in events, 17 of which switch to the task already running.
     assert_eq!(m.sched_slices.len(), 183);
     for pair in m.sched_slices.to_vec().windows(2) {
@@ -79,31 +89,32 @@ fn freertos_small() {
             (11, QueueKind::Queue, 2),
         ]
     );
-    assert_eq!(m.queue(3).unwrap().name, "my_q1");
-    assert_eq!(m.queue(10).unwrap().name, "queue 10");
+    let queue = |id| m.queues.iter().find(|q| q.queue_id == id).unwrap();
+    assert_eq!(queue(3).name, "my_q1");
+    assert_eq!(queue(10).name, "queue 10");
     // Queue ops: 114 + 26 sends, 95 + 5 receives, 2 stated levels.
     assert_eq!(m.queue_ops.len(), 114 + 26 + 95 + 5 + 2);
     // Global spans: 8 begin/end pairs; task-local: 19 begins, 18 ends.
     let global = m
         .marker_spans
         .iter()
-        .filter(|s| s.task_id.is_none())
+        .filter(|s| m.markers[s.marker as usize].task_id.is_none())
         .count();
     let local: Vec<_> = m
         .marker_spans
         .iter()
-        .filter(|s| s.task_id.is_some())
+        .filter(|s| m.markers[s.marker as usize].task_id.is_some())
         .collect();
     assert_eq!(global, 8);
     assert_eq!(local.len(), 19);
     assert_eq!(local.iter().filter(|s| s.truncated).count(), 1);
-    assert_eq!(m.marker(1, None, MarkerKind::Event).unwrap().name, "MyEvts");
+    assert_eq!(marker(&m, 1, MarkerKind::Event).name, "MyEvts");
     assert_eq!(m.marker_values.len(), 24 + 21);
     assert_eq!(m.anomaly_count(AnomalyKind::DroppedEvents), 0);
     assert_eq!(m.anomaly_count(AnomalyKind::NeverClosed), 1);
     assert_eq!(m.anomalies.len(), 1);
     // tmpA is created, runs, suspends itself, is resumed, runs and deletes itself.
-    let tmp_a = m.task(9).unwrap();
+    let tmp_a = m.tasks.iter().find(|t| t.task_id == 9).unwrap();
     assert_eq!(tmp_a.created_ns, Some(25_467_139 - 262_492));
     assert_eq!(tmp_a.deleted_ns, Some(42_333_647 - 262_492));
 }
@@ -119,7 +130,7 @@ fn freertos_small_slices_end_as_their_tasks_leave_the_core() {
         let s = m
             .sched_slices
             .iter()
-            .find(|s| s.task_id == task_id && s.start_ns == ns(ts))
+            .find(|s| m.tasks[s.task as usize].task_id == task_id && s.start_ns == ns(ts))
             .unwrap_or_else(|| panic!("no slice of task {task_id} at {ts}"));
         (s.end_ns, s.end_state, s.end_reason, s.truncated)
     };
@@ -199,7 +210,7 @@ fn baremetal_basic() {
     let extremes: Vec<i64> = m
         .marker_values
         .iter()
-        .filter(|v| v.marker_id == 1)
+        .filter(|v| m.markers[v.marker as usize].marker_id == 1)
         .map(|v| v.value)
         .collect();
     assert!(extremes.contains(&i64::MIN) && extremes.contains(&i64::MAX));
@@ -224,7 +235,7 @@ fn two_core_streams_merge_with_per_core_metadata() {
     assert_eq!(isr_name(&m, 1, 4), "C1_SPI");
     let per_core = |c| m.isr_slices.iter().filter(|s| s.core_id == c).count();
     assert_eq!((per_core(0), per_core(1)), (27, 24));
-    assert_eq!(m.marker(7, None, MarkerKind::Event).unwrap().name, "C1Late");
+    assert_eq!(marker(&m, 7, MarkerKind::Event).name, "C1Late");
     assert!(m
         .isr_slices
         .to_vec()
@@ -242,7 +253,7 @@ fn two_core_snapshots() {
     assert_eq!(isr_name(&m, 0, 0), "C0_Timer");
     assert_eq!(isr_name(&m, 1, 0), "C1_Timer");
     assert_eq!(m.isr_slices.len(), 30);
-    assert_eq!(m.marker(0, None, MarkerKind::Value).unwrap().name, "C1Val");
+    assert_eq!(marker(&m, 0, MarkerKind::Value).name, "C1Val");
 }
 
 #[test]

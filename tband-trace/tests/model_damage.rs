@@ -148,7 +148,7 @@ fn time_going_backwards_is_an_anomaly_not_an_error() {
     let slices: Vec<_> = m
         .sched_slices
         .iter()
-        .map(|s| (s.task_id, s.start_ns, s.end_ns))
+        .map(|s| (m.tasks[s.task as usize].task_id, s.start_ns, s.end_ns))
         .collect();
     assert_eq!(
         slices,
@@ -183,7 +183,8 @@ fn events_needing_a_task_without_one() {
     ]);
     let m = model(vec![bytes]).unwrap();
     assert_eq!(m.anomaly_count(AnomalyKind::NoCurrentTask), 2);
-    assert_eq!(m.marker_values.get(0).unwrap().task_id, Some(4));
+    let marker = m.marker_values.get(0).unwrap().marker;
+    assert_eq!(m.markers[marker as usize].task_id, Some(4));
 }
 
 #[test]

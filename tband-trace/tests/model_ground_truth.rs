@@ -53,7 +53,10 @@ fn model_slices(m: &Model) -> Vec<Slice> {
     m.sched_slices
         .iter()
         .filter(|s| s.end_ns > s.start_ns || s.truncated)
-        .map(|s| (s.core_id, s.task_id, s.start_ns, s.end_ns, s.truncated))
+        .map(|s| {
+            let task_id = m.tasks[s.task as usize].task_id;
+            (s.core_id, task_id, s.start_ns, s.end_ns, s.truncated)
+        })
         .collect()
 }
 
@@ -84,7 +87,7 @@ fn model_isrs(m: &Model) -> Vec<IsrRow> {
         .map(|s| {
             (
                 s.core_id,
-                s.isr_id,
+                m.isrs[s.isr as usize].isr_id,
                 s.start_ns,
                 s.end_ns,
                 s.depth,
@@ -96,8 +99,8 @@ fn model_isrs(m: &Model) -> Vec<IsrRow> {
 
 /// The model's state, in the simulator's terms (the model also knows why a
 /// task is ready; the simulator only that it is).
-fn state_of(s: &tband_model::TaskState) -> TaskState {
-    let queue = s.queue_id.unwrap_or(0);
+fn state_of(m: &Model, s: &tband_model::TaskState) -> TaskState {
+    let queue = s.queue.map_or(0, |q| m.queues[q as usize].queue_id);
     match (s.state, s.reason) {
         (TaskStateKind::Running, _) => TaskState::Running {
             core: s.core_id.unwrap(),
@@ -163,7 +166,10 @@ fn model_states(m: &Model) -> Vec<StateRow> {
         .task_states
         .iter()
         .filter(|s| s.end_ns > s.start_ns || s.truncated)
-        .map(|s| (s.task_id, state_of(&s), s.start_ns, s.end_ns, s.truncated))
+        .map(|s| {
+            let task_id = m.tasks[s.task as usize].task_id;
+            (task_id, state_of(m, &s), s.start_ns, s.end_ns, s.truncated)
+        })
         .collect();
     v.sort_by_key(|s| (s.0, s.2));
     // Consecutive ready rows (preempted, then woken) are one ready stretch to the simulator.
@@ -206,11 +212,15 @@ fn assert_reproduces(m: &Model, t: &GroundTruth) {
         let ours: Vec<(u64, u32)> = m
             .queue_ops
             .iter()
-            .filter(|o| o.queue_id == q.queue_id)
+            .filter(|o| m.queues[o.queue as usize].queue_id == q.queue_id)
             .filter_map(|o| o.len_after.map(|l| (o.ts_ns, l)))
             .collect();
         assert_same(&format!("levels of queue {}", q.queue_id), &ours, &levels);
-        let model_q = m.queue(q.queue_id).unwrap();
+        let model_q = m
+            .queues
+            .iter()
+            .find(|mq| mq.queue_id == q.queue_id)
+            .unwrap();
         assert_eq!(model_q.name, q.name);
         assert_eq!(Some(model_q.high_water), q.high_water.or(Some(0)));
     }
@@ -232,9 +242,10 @@ fn assert_reproduces(m: &Model, t: &GroundTruth) {
         .marker_spans
         .iter()
         .map(|s| {
+            let marker = &m.markers[s.marker as usize];
             (
-                s.marker_id,
-                s.task_id,
+                marker.marker_id,
+                marker.task_id,
                 s.start_ns,
                 s.end_ns,
                 s.depth,
@@ -249,7 +260,7 @@ fn assert_reproduces(m: &Model, t: &GroundTruth) {
     assert_eq!(m.marker_values.len(), t.values.len());
     assert_eq!(m.marker_instants.len(), t.marker_instants.len());
     for task in &t.tasks {
-        let ours = m.task(task.task_id).unwrap();
+        let ours = m.tasks.iter().find(|t| t.task_id == task.task_id).unwrap();
         assert_eq!(ours.name, task.name);
     }
 }

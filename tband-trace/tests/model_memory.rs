@@ -64,7 +64,7 @@ fn heap_and_stack_events_land_in_the_memory_tables() {
         .map(|s| (s.task_id, s.free_bytes))
         .collect();
     assert_eq!(margins, [(1, 300), (2, 700), (1, 240)]);
-    assert_eq!(m.task(1).and_then(|t| t.stack_size), Some(512));
+    assert_eq!(m.task_by_id(1).and_then(|t| t.stack_size), Some(512));
 }
 
 #[test]

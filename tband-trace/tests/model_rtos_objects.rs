@@ -88,7 +88,7 @@ fn each_object_event_lands_in_its_table() {
     let blocked = m
         .task_states
         .iter()
-        .find(|s| s.task_id == 2 && s.state == TaskStateKind::Blocked)
+        .find(|s| m.tasks[s.task as usize].task_id == 2 && s.state == TaskStateKind::Blocked)
         .expect("taker blocked");
     assert_eq!((blocked.start_ns, blocked.reason), (2, StateReason::None));
 }

@@ -41,12 +41,12 @@ fn ends_from_states(m: &Model) -> Vec<End> {
     let mut states: HashMap<u32, Vec<(u64, End)>> = HashMap::new();
     for s in m.task_states.iter() {
         let end = (Some(s.state), s.reason);
-        states.entry(s.task_id).or_default().push((s.start_ns, end));
+        states.entry(s.task).or_default().push((s.start_ns, end));
     }
     m.sched_slices
         .iter()
         .map(|slice| {
-            let of_task = states.get(&slice.task_id).map_or(&[][..], Vec::as_slice);
+            let of_task = states.get(&slice.task).map_or(&[][..], Vec::as_slice);
             let started = of_task.partition_point(|&(start, _)| start <= slice.end_ns);
             match started.checked_sub(1) {
                 Some(last) if !slice.truncated => of_task[last].1,
@@ -72,11 +72,11 @@ fn slices_end_in_their_tasks_state_at_their_end_and_tasks_waited_if_a_state_says
             .collect();
         assert_eq!(ends, ends_from_states(&m), "{recording:?}");
         slices += ends.len();
-        for task in &m.tasks {
+        for (i, task) in (0..).zip(&m.tasks) {
             let waits = m
                 .task_states
                 .iter()
-                .any(|s| s.task_id == task.task_id && s.state.is_waiting());
+                .any(|s| s.task == i && s.state.is_waiting());
             assert_eq!(task.ever_waited, waits, "{recording:?} {}", task.name);
         }
     }

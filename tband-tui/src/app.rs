@@ -820,7 +820,7 @@ mod tests {
             .model
             .sched_slices
             .iter()
-            .find(|s| !a.model.is_idle(s.task_id))
+            .find(|s| !a.model.is_idle(s.task))
             .unwrap();
         assert_eq!(a.cursor, first.start_ns);
         assert!(a.picked.is_some());

@@ -44,11 +44,11 @@ pub fn details(app: &App, pick: Pick) -> Vec<(&'static str, String)> {
     out
 }
 
-fn task_name(m: &Model, task_id: Option<u32>) -> String {
-    match task_id {
-        Some(id) => m.task(id).map_or(format!("task {id}"), |t| t.name.clone()),
-        None => "-".to_string(),
-    }
+/// The name of the task at index `task` of the model's tasks.
+fn task_name(m: &Model, task: u32) -> String {
+    m.tasks
+        .get(task as usize)
+        .map_or_else(|| "-".to_string(), |t| t.name.clone())
 }
 
 fn times(start: u64, end: u64, truncated: bool, out: &mut Vec<(&'static str, String)>) {
@@ -61,12 +61,16 @@ fn times(start: u64, end: u64, truncated: bool, out: &mut Vec<(&'static str, Str
     ));
 }
 
-/// The task's stack: its size, and the fewest bytes of it left by `at`.
-fn stack(m: &Model, task_id: u32, at: u64, out: &mut Vec<(&'static str, String)>) {
+/// The stack of the task at `task` in the model's tasks: its size, and
+/// the fewest bytes of it left by `at`.
+fn stack(m: &Model, task: u32, at: u64, out: &mut Vec<(&'static str, String)>) {
+    let Some(task) = m.tasks.get(task as usize) else {
+        return;
+    };
     let margins = &m.memory.stack_margins;
     let before = margins.partition_point(|s| s.ts_ns <= at);
-    let fewest = (margins[..before].iter().rev()).find(|s| s.task_id == task_id);
-    let size = m.task(task_id).and_then(|t| t.stack_size);
+    let fewest = (margins[..before].iter().rev()).find(|s| s.task_id == task.task_id);
+    let size = task.stack_size;
     let text = match (fewest, size) {
         (Some(f), Some(size)) => format!("{} B free of {size} B at the fewest", f.free_bytes),
         (Some(f), None) => format!("{} B free at the fewest", f.free_bytes),
@@ -80,37 +84,38 @@ fn interval(m: &Model, source: &IntervalSource, i: usize, out: &mut Vec<(&'stati
     match source {
         IntervalSource::SchedSlices => {
             if let Some(s) = m.sched_slices.get(i) {
-                out.push(("task", task_name(m, Some(s.task_id))));
+                out.push(("task", task_name(m, s.task)));
                 out.push(("core", s.core_id.to_string()));
                 times(s.start_ns, s.end_ns, s.truncated, out);
-                stack(m, s.task_id, s.end_ns, out);
+                stack(m, s.task, s.end_ns, out);
             }
         }
         IntervalSource::TaskStates => {
             if let Some(s) = m.task_states.get(i) {
-                out.push(("task", task_name(m, Some(s.task_id))));
+                out.push(("task", task_name(m, s.task)));
                 out.push(("state", s.state.as_str().to_string()));
                 if !s.reason.as_str().is_empty() {
                     out.push(("reason", s.reason.as_str().to_string()));
                 }
-                if let Some(q) = s.queue_id {
-                    let name = m.queue(q).map_or(format!("queue {q}"), |q| q.name.clone());
-                    out.push(("queue", name));
+                if let Some(q) = s.queue.and_then(|q| m.queues.get(q as usize)) {
+                    out.push(("queue", q.name.clone()));
                 }
                 if let Some(c) = s.core_id {
                     out.push(("core", c.to_string()));
                 }
-                if let Some(isr) = s.woken_by_isr.and_then(|k| m.isr(k)) {
+                if let Some(isr) = s.woken_by_isr.and_then(|i| m.isrs.get(i as usize)) {
                     out.push(("woken by", isr.name.clone()));
                 }
                 times(s.start_ns, s.end_ns, s.truncated, out);
-                stack(m, s.task_id, s.end_ns, out);
+                stack(m, s.task, s.end_ns, out);
             }
         }
         IntervalSource::IsrSlices => {
             if let Some(s) = m.isr_slices.get(i) {
                 out.push(("core", s.core_id.to_string()));
-                out.push(("isr id", s.isr_id.to_string()));
+                if let Some(isr) = m.isrs.get(s.isr as usize) {
+                    out.push(("isr id", isr.isr_id.to_string()));
+                }
                 out.push(("depth", s.depth.to_string()));
                 times(s.start_ns, s.end_ns, s.truncated, out);
             }

@@ -36,7 +36,7 @@ const LEVEL_STEP_BITS: u32 = 3;
 /// The model table an interval line indexes, and what its code means.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IntervalSource {
-    /// `sched_slices`; code = task id.
+    /// `sched_slices`; code = task index.
     SchedSlices,
     /// `task_states`; code = [`state_code`].
     TaskStates,
@@ -150,7 +150,7 @@ impl IntervalSource {
                 Span {
                     start: s.start_ns,
                     end: s.end_ns,
-                    code: s.task_id,
+                    code: s.task,
                     open: open(m, s.end_ns, s.truncated),
                 }
             }
@@ -1058,17 +1058,18 @@ mod tests {
         m.info.duration_ns = duration_ns;
         m.sched_slices = slices
             .iter()
-            .map(|&(start_ns, end_ns, task_id)| SchedSlice {
+            .map(|&(start_ns, end_ns, task)| SchedSlice {
                 start_ns,
                 end_ns,
-                task_id,
+                task,
                 core_id: 0,
                 end_state: None,
                 end_reason: StateReason::None,
                 truncated: false,
             })
             .collect();
-        m.tasks = (1..=3)
+        // Task ids as their indices.
+        m.tasks = (0..=3)
             .map(|task_id| Task::new(task_id, format!("t{task_id}"), TaskKind::Normal))
             .collect();
         m
@@ -1225,8 +1226,7 @@ mod tests {
             .iter()
             .map(|&(ts_ns, value)| tband_model::MarkerValue {
                 ts_ns,
-                marker_id: 0,
-                task_id: None,
+                marker: 0,
                 value,
             })
             .collect();

@@ -456,7 +456,7 @@ impl LinePainter<'_> {
 /// The text a block of this code shows.
 fn block_name<'a>(m: &'a Model, source: &'a IntervalSource, code: u32) -> &'a str {
     match source {
-        IntervalSource::SchedSlices => m.task(code).map_or("?", |t| t.name.as_str()),
+        IntervalSource::SchedSlices => m.tasks.get(code as usize).map_or("?", |t| t.name.as_str()),
         IntervalSource::Layer(_) if code == NO_NAME => "",
         IntervalSource::Layer(layer) => layer.layer.name_of(m, code),
         _ => "",

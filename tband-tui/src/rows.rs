@@ -60,7 +60,8 @@ pub enum Body {
     Samples(SampleLine),
 }
 
-/// Which row a row is: what it shows, by id.
+/// Which row a row is: what it shows, by id (firmware ids, which stay
+/// when a growing trace's new tasks move others in the model's lists).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum RowKey {
     Core(u32),
@@ -80,9 +81,9 @@ impl RowKey {
                 Some(isr) => format!("c{} {}", key.core_id, isr.name),
                 None => format!("c{} isr {}", key.core_id, key.isr_id),
             },
-            RowKey::Task(task_id) => match m.task(task_id) {
-                Some(t) => t.name.clone(),
-                None => format!("task {task_id}"),
+            RowKey::Task(task_id) => match m.tasks.binary_search_by_key(&task_id, |t| t.task_id) {
+                Ok(i) => m.tasks[i].name.clone(),
+                Err(_) => format!("task {task_id}"),
             },
             RowKey::Track(key) => names.get(&key).cloned().unwrap_or_default(),
         }
@@ -227,8 +228,10 @@ pub struct Rows {
     pub longest_label: usize,
     /// The rows of each model table already in tracks.
     seen: TableLengths,
-    /// The idle tasks, whose slices core rows leave out.
-    idle_tasks: Vec<u32>,
+    /// Each task's id and whether it is an idle task (core rows leave out
+    /// idle time), in the model's order: the rows' codes of tasks are
+    /// indices into it.
+    tasks: Vec<(u32, bool)>,
     /// Each row's index.
     index: IdMap<RowKey, usize>,
 }
@@ -240,7 +243,7 @@ impl Default for Rows {
             anomalies: IntervalLine::new(IntervalSource::Anomalies, Indices::default()),
             longest_label: 0,
             seen: TableLengths::default(),
-            idle_tasks: Vec::new(),
+            tasks: Vec::new(),
             index: IdMap::default(),
         }
     }
@@ -293,12 +296,13 @@ impl Rows {
     /// one the timeline shows: new items to their rows, new rows at the
     /// end; labels and anomalies as the model has them now. Returns false
     /// when the timeline could not be extended but was built again (the
-    /// model is not a later one of the same trace, or a task became an
-    /// idle task): then the rows' indices have changed.
+    /// model is not a later one of the same trace, a task became an idle
+    /// task, or a new task came before others in id order, which moves
+    /// their indices): then the rows' indices have changed.
     pub fn extend(&mut self, m: &Model) -> bool {
         let tracks = model_timeline::Timeline::new(m);
         let grown = self.seen.within(&TableLengths::of(m, &tracks));
-        if !grown || idle_tasks(m) != self.idle_tasks {
+        if !grown || !tasks(m).starts_with(&self.tasks) {
             *self = Rows::new(m);
             return false;
         }
@@ -316,13 +320,16 @@ impl Rows {
     /// with new rows as needed, and takes the labels and anomalies.
     fn add_rows_of(&mut self, m: &Model, tracks: &model_timeline::Timeline) {
         let from = std::mem::take(&mut self.seen);
-        self.idle_tasks = idle_tasks(m);
+        self.tasks = tasks(m);
 
         // Idle time is left uncovered in core rows, so a column's covered
         // share is its busy share and its dominant task a real one.
         // Without any scheduling (bare metal) core rows would say nothing.
         for (i, s) in m.sched_slices.iter().enumerate().skip(from.sched_slices) {
-            let idle = self.idle_tasks.contains(&s.task_id);
+            let idle = self
+                .tasks
+                .get(s.task as usize)
+                .is_some_and(|&(_, idle)| idle);
             let row = self.row(RowKey::Core(s.core_id), IntervalSource::SchedSlices);
             row.idle_from.get_or_insert(s.start_ns);
             if !idle {
@@ -336,9 +343,12 @@ impl Rows {
         }
 
         for (i, s) in m.isr_slices.iter().enumerate().skip(from.isr_slices) {
+            let Some(isr) = m.isrs.get(s.isr as usize) else {
+                continue;
+            };
             let key = RowKey::Isr(IsrKey {
-                core_id: s.core_id,
-                isr_id: s.isr_id,
+                core_id: isr.core_id,
+                isr_id: isr.isr_id,
             });
             self.row(key, IntervalSource::IsrSlices)
                 .track()
@@ -353,7 +363,8 @@ impl Rows {
         }
 
         for (i, s) in m.task_states.iter().enumerate().skip(from.task_states) {
-            self.row(RowKey::Task(s.task_id), IntervalSource::TaskStates)
+            let task_id = self.tasks.get(s.task as usize).map_or(0, |&(id, _)| id);
+            self.row(RowKey::Task(task_id), IntervalSource::TaskStates)
                 .track()
                 .push(i as u32);
         }
@@ -473,12 +484,11 @@ impl Rows {
     }
 }
 
-/// The model's idle tasks, in id order.
-fn idle_tasks(m: &Model) -> Vec<u32> {
+/// Each task's id and whether it is an idle task, in the model's order.
+fn tasks(m: &Model) -> Vec<(u32, bool)> {
     m.tasks
         .iter()
-        .filter(|t| t.kind == TaskKind::Idle)
-        .map(|t| t.task_id)
+        .map(|t| (t.task_id, t.kind == TaskKind::Idle))
         .collect()
 }
 

@@ -3,7 +3,6 @@
 //! [`Analysis`](tband_model::analysis::Analysis).
 
 use tband_model::analysis::load_percent;
-use tband_model::{IsrKey, Model};
 
 use crate::app::App;
 use crate::time::short;
@@ -16,11 +15,6 @@ fn cut(s: &str, max: usize) -> String {
         t.push('…');
         t
     }
-}
-
-fn task_name(m: &Model, task_id: u32) -> String {
-    m.task(task_id)
-        .map_or(format!("task {task_id}"), |t| t.name.clone())
 }
 
 /// How many lines [`cpu_lines`] and [`isr_queue_lines`] have in full.
@@ -51,15 +45,15 @@ pub fn cpu_lines(app: &App, limit: usize) -> Vec<String> {
         "task", "cpu %", "run", "isr", "slices"
     ));
     for t in a.tasks.iter().take(limit.saturating_sub(out.len())) {
-        let name = task_name(&app.model, t.task_id);
+        let name = app.model.tasks.get(t.task as usize).map_or("", |t| &t.name);
         let load = if t.idle {
             format!("({:.2})", load_percent(t.run_ns, a.duration_ns))
         } else {
-            format!("{:.2}", a.task_load(t.task_id))
+            format!("{:.2}", a.task_load(t.task))
         };
         out.push(format!(
             "{:<16}{:>8}{:>10}{:>10}{:>8}",
-            cut(&name, 15),
+            cut(name, 15),
             load,
             short(t.run_ns),
             short(t.isr_ns),
@@ -81,14 +75,10 @@ pub fn isr_queue_lines(app: &App, limit: usize) -> Vec<String> {
             "isr", "count", "max", "total"
         ));
     }
-    for s in a.isrs.iter().take(limit) {
-        let IsrKey { core_id, isr_id } = s.key;
-        let name = m
-            .isr(s.key)
-            .map_or(format!("isr {isr_id}"), |i| i.name.clone());
+    for (s, isr) in a.isrs.iter().zip(&m.isrs).take(limit) {
         out.push(format!(
             "{:<18}{:>7}{:>10}{:>10}",
-            cut(&format!("c{core_id} {name}"), 17),
+            cut(&format!("c{} {}", isr.core_id, isr.name), 17),
             s.count,
             short(s.max_ns),
             short(s.total_ns)
@@ -97,13 +87,10 @@ pub fn isr_queue_lines(app: &App, limit: usize) -> Vec<String> {
     if !a.queues.is_empty() {
         out.push(format!("{:<18}{:>7}{:>11}", "queue", "ops", "high-water"));
     }
-    for q in a.queues.iter().take(limit) {
-        let name = m
-            .queue(q.queue_id)
-            .map_or(format!("queue {}", q.queue_id), |q| q.name.clone());
+    for (q, queue) in a.queues.iter().zip(&m.queues).take(limit) {
         out.push(format!(
             "{:<18}{:>7}{:>11}",
-            cut(&name, 17),
+            cut(&queue.name, 17),
             q.ops,
             q.high_water
         ));

@@ -22,10 +22,10 @@ fn open(name: &str) -> App {
     App::new(model, name.to_string())
 }
 
-/// Run time of a task: its slices minus overlapping depth-0 ISRs on the same core.
-fn run_ns(m: &Model, task_id: u32) -> u64 {
+/// Run time of a task (an index into the model's tasks): its slices minus overlapping depth-0 ISRs on the same core.
+fn run_ns(m: &Model, task: u32) -> u64 {
     let mut total = 0;
-    for s in m.sched_slices.iter().filter(|s| s.task_id == task_id) {
+    for s in m.sched_slices.iter().filter(|s| s.task == task) {
         let isr: u64 = m
             .isr_slices
             .iter()
@@ -77,12 +77,12 @@ fn check(name: &str) {
     let m = &app.model;
     let duration = m.info.duration_ns;
     let mut seen = std::collections::BTreeSet::new();
-    for task in &m.tasks {
+    for (i, task) in (0..).zip(&m.tasks) {
         if !seen.insert(task.name.clone()) || task.name.chars().count() > 15 {
             continue; // the pane lists repeated names in order; check the first
         }
-        let run = run_ns(m, task.task_id);
-        let analysed = app.analysis().task(task.task_id).unwrap();
+        let run = run_ns(m, i);
+        let analysed = app.analysis().task(i).unwrap();
         assert_eq!(
             analysed.run_ns, run,
             "{name}: analysis run time of {}",
@@ -90,7 +90,7 @@ fn check(name: &str) {
         );
         let cols = columns_of(&pane, &task.name, false);
         let percent = format!("{:.2}", run as f64 * 100.0 / duration as f64);
-        let expected = if m.is_idle(task.task_id) {
+        let expected = if m.is_idle(i) {
             format!("({percent})")
         } else {
             percent
@@ -98,11 +98,11 @@ fn check(name: &str) {
         assert_eq!(cols[0], expected, "{name}: cpu % of {}", task.name);
         assert_eq!(cols[1], short(run), "{name}: run time of {}", task.name);
     }
-    for isr in &m.isrs {
+    for (i, isr) in (0..).zip(&m.isrs) {
         let slices: Vec<u64> = m
             .isr_slices
             .iter()
-            .filter(|s| s.core_id == isr.core_id && s.isr_id == isr.isr_id)
+            .filter(|s| s.isr == i)
             .map(|s| s.end_ns - s.start_ns)
             .collect();
         let label = format!("c{} {}", isr.core_id, isr.name);
@@ -118,11 +118,11 @@ fn check(name: &str) {
         let max = slices.iter().copied().max().unwrap_or(0);
         assert_eq!(cols[1], short(max), "{name}: worst duration of {label}");
     }
-    for q in &m.queues {
+    for (i, q) in (0..).zip(&m.queues) {
         let high_water = m
             .queue_ops
             .iter()
-            .filter(|op| op.queue_id == q.queue_id)
+            .filter(|op| op.queue == i)
             .filter_map(|op| op.len_after)
             .max()
             .unwrap_or(0);

@@ -416,12 +416,13 @@ fn perfetto(trace: &Path, out: &Path) {
     assert!(std::fs::metadata(out).unwrap().len() > 0);
 }
 
-/// The priority a task was created with.
-fn first_priority(model: &Model, task_id: u32) -> Option<u32> {
+/// The priority the task at index `task` of the model's tasks was created
+/// with.
+fn first_priority(model: &Model, task: u32) -> Option<u32> {
     model
         .task_priorities
         .iter()
-        .find(|p| p.task_id == task_id)
+        .find(|p| p.task == task)
         .map(|p| p.priority)
 }
 
@@ -435,11 +436,10 @@ fn check_tasks(model: &Model, truth: &Truth) {
     }
     // The application's tasks, in the order it created them, after the
     // kernel's own (idle and timer tasks are created at scheduler start).
-    let traced: Vec<(String, u32)> = model
-        .tasks
-        .iter()
-        .filter(|t| truth.tasks.iter().any(|(name, _)| *name == t.name))
-        .map(|t| (t.name.clone(), first_priority(model, t.task_id).unwrap()))
+    let traced: Vec<(String, u32)> = (0..)
+        .zip(&model.tasks)
+        .filter(|(_, t)| truth.tasks.iter().any(|(name, _)| *name == t.name))
+        .map(|(i, t)| (t.name.clone(), first_priority(model, i).unwrap()))
         .collect();
     assert_eq!(traced, truth.tasks);
     assert!(model.tasks.iter().any(|t| t.name == "IDLE"));
@@ -455,15 +455,13 @@ fn check_queue_levels(model: &Model, truth: &Truth) {
         );
     }
     for (name, levels) in &truth.levels {
-        let queue = model
-            .queues
-            .iter()
-            .find(|q| q.name == *name)
+        let queue = (model.queues.iter())
+            .position(|q| q.name == *name)
             .unwrap_or_else(|| panic!("queue {name} is not in the trace"));
         let traced: Vec<u32> = model
             .queue_ops
             .iter()
-            .filter(|op| op.queue_id == queue.queue_id)
+            .filter(|op| op.queue as usize == queue)
             .map(|op| op.len_after.unwrap())
             .collect();
         assert!(!levels.is_empty(), "{name}: no operations recorded");
@@ -644,7 +642,7 @@ fn check_heap(model: &Model, truth: &Truth) {
     let live = || memory.blocks.iter().filter(|b| b.truncated);
     let mut leaked: Vec<(u64, u64, String)> = live()
         .filter_map(|b| match b.allocated_by? {
-            Actor::Task(task) => Some((b.addr, b.size.into(), model.task(task)?.name.clone())),
+            Actor::Task(id) => Some((b.addr, b.size.into(), model.task_by_id(id)?.name.clone())),
             Actor::Isr(_) => None,
         })
         .collect();

@@ -122,14 +122,12 @@ fn record(dir: &Path, firmware: &Path) -> PathBuf {
 }
 
 fn run_time_ns(model: &Model, name: &str) -> u64 {
-    let task = model.tasks.iter().find(|t| t.name == name);
-    let id = task
-        .unwrap_or_else(|| panic!("no task named {name}"))
-        .task_id;
+    let task = model.tasks.iter().position(|t| t.name == name);
+    let task = task.unwrap_or_else(|| panic!("no task named {name}")) as u32;
     model
         .sched_slices
         .iter()
-        .filter(|s| s.task_id == id)
+        .filter(|s| s.task == task)
         .map(|s| s.end_ns - s.start_ns)
         .sum()
 }
@@ -154,11 +152,9 @@ fn the_systemview_recording_is_the_applications_record() {
     for line in truth.lines() {
         match line.split(' ').collect::<Vec<_>>()[..] {
             ["task", name, priority] => {
-                let task = model.tasks.iter().find(|t| t.name == name);
-                let id = task
-                    .unwrap_or_else(|| panic!("{name} is not named"))
-                    .task_id;
-                let first = model.task_priorities.iter().find(|p| p.task_id == id);
+                let task = model.tasks.iter().position(|t| t.name == name);
+                let task = task.unwrap_or_else(|| panic!("{name} is not named")) as u32;
+                let first = model.task_priorities.iter().find(|p| p.task == task);
                 assert_eq!(
                     first.map(|p| p.priority.to_string()).as_deref(),
                     Some(priority),

@@ -377,7 +377,7 @@ mod tests {
         b.stack_margin(5, 3, 400);
         b.stack_margin(9, 3, 380);
         let m = b.finish();
-        assert_eq!(m.task(3).and_then(|t| t.stack_size), Some(512));
+        assert_eq!(m.task_by_id(3).and_then(|t| t.stack_size), Some(512));
         let margins: Vec<_> = (m.memory.stack_margins.iter())
             .map(|s| (s.ts_ns, s.task_id, s.free_bytes))
             .collect();

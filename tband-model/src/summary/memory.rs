@@ -61,7 +61,7 @@ pub(super) fn write(out: &mut impl Write, m: &Model) -> io::Result<()> {
     }
     fewest.sort_by_key(|&(task, free, _)| (free, task));
     for &(task_id, free, ts) in fewest.iter().take(TIGHTEST_STACKS) {
-        let task = m.task(task_id);
+        let task = m.task_by_id(task_id);
         let name = task.map_or(format!("task {task_id}"), |t| t.name.clone());
         let of_size =
             (task.and_then(|t| t.stack_size)).map_or(String::new(), |s| format!(" of {s} B"));

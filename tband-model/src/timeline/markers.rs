@@ -7,29 +7,19 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    rank, rows_in, task_name, Details, Item, Layer, Name, Parent, Section, TrackBuilder, TrackId,
-    TrackKey, TrackKind, Unit,
+    rank, rows_in, task_name_by_id, Details, Item, Layer, Name, Parent, Section, TrackBuilder,
+    TrackId, TrackKey, TrackKind, Unit,
 };
-use crate::{IdIndex, MarkerKind, Model, StrId};
+use crate::{MarkerKind, Model, StrId};
 
-/// Ids below this are looked up in a vector.
-const DENSE_IDS: usize = 1 << 16;
-
-/// Each marker's track, found by its ids.
-struct MarkerTracks {
-    /// By index in `model.markers`.
-    tracks: Vec<TrackId>,
-    /// The index in `model.markers`: by owning task (none: global), then
-    /// id and kind.
-    index: IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), usize>>,
-}
+/// Each marker's track, by index in `model.markers`.
+struct MarkerTracks(Vec<TrackId>);
 
 impl MarkerTracks {
-    /// The marker's track and index in `model.markers`.
+    /// The track of the marker at `marker` in `model.markers`.
     #[inline]
-    fn find(&self, marker_id: u32, task_id: Option<u32>, kind: MarkerKind) -> Option<(u32, usize)> {
-        let &i = self.index.get(task_id)?.get((marker_id, kind))?;
-        Some((*self.tracks.get(i)?, i))
+    fn of(&self, marker: u32) -> Option<TrackId> {
+        self.0.get(marker as usize).copied()
     }
 }
 
@@ -76,10 +66,7 @@ pub(super) fn declare(
             ),
         });
     }
-    let found = Arc::new(MarkerTracks {
-        tracks: list,
-        index: marker_index(m),
-    });
+    let found = Arc::new(MarkerTracks(list));
     [
         Arc::new(Markers {
             tracks: found.clone(),
@@ -96,17 +83,8 @@ pub(super) fn declare(
     ]
 }
 
-/// Each marker's index in `model.markers`, by its ids.
-fn marker_index(m: &Model) -> IdIndex<Option<u32>, IdIndex<(u32, MarkerKind), usize>> {
-    let mut index: IdIndex<Option<u32>, IdIndex<_, _>> = IdIndex::with_limit(DENSE_IDS);
-    for (i, marker) in m.markers.iter().enumerate() {
-        index
-            .entry(marker.task_id)
-            .get_or_insert_with((marker.marker_id, marker.kind), || i);
-    }
-    index
-}
-
+/// The index of a marker's task, whose id the marker holds (once per
+/// marker, not per row).
 fn task_index(m: &Model, task_id: u32) -> Option<usize> {
     m.tasks.binary_search_by_key(&task_id, |t| t.task_id).ok()
 }
@@ -124,9 +102,10 @@ struct Markers {
 }
 
 /// A marker event's name: its message, or the marker's name.
-fn name(m: &Model, msg: StrId, marker: usize) -> Name<'_> {
+fn name(m: &Model, msg: StrId, marker: u32) -> Name<'_> {
     let text = m.strings.get(msg);
     if text.is_empty() {
+        let marker = marker as usize;
         let marker_name = m.markers.get(marker).map_or("", |mk| mk.name.as_str());
         Name::borrowed(marker_name, m.strings.all().len() + marker)
     } else {
@@ -152,20 +131,20 @@ impl Layer for Markers {
         let t = &self.tracks;
         match self.table {
             Table::Spans => rows_in(m.marker_spans.iter(), rows).for_each(|(i, s)| {
-                if let Some((track, marker)) = t.find(s.marker_id, s.task_id, MarkerKind::Event) {
-                    let name = name(m, s.msg, marker);
+                if let Some(track) = t.of(s.marker) {
+                    let name = name(m, s.msg, s.marker);
                     let item = Item::slice(track, s.start_ns, s.end_ns, s.truncated, name);
                     visit(i, item.at_depth(s.depth));
                 }
             }),
             Table::Instants => rows_in(m.marker_instants.iter(), rows).for_each(|(i, s)| {
-                if let Some((track, marker)) = t.find(s.marker_id, s.task_id, MarkerKind::Event) {
-                    let name = name(m, s.msg, marker);
+                if let Some(track) = t.of(s.marker) {
+                    let name = name(m, s.msg, s.marker);
                     visit(i, Item::instant(track, s.ts_ns, name));
                 }
             }),
             Table::Values => rows_in(m.marker_values.iter(), rows).for_each(|(i, v)| {
-                if let Some((track, _)) = t.find(v.marker_id, v.task_id, MarkerKind::Value) {
+                if let Some(track) = t.of(v.marker) {
                     visit(i, Item::counter(track, v.ts_ns, v.value));
                 }
             }),
@@ -185,29 +164,25 @@ impl Layer for Markers {
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
-        let (marker_id, task_id, message, depth) = match self.table {
+        let (marker, message, depth) = match self.table {
             Table::Spans => match m.marker_spans.get(row) {
-                Some(s) => (s.marker_id, s.task_id, Some(s.msg), Some(s.depth)),
+                Some(s) => (s.marker, Some(s.msg), Some(s.depth)),
                 None => return,
             },
             Table::Instants => match m.marker_instants.get(row) {
-                Some(s) => (s.marker_id, s.task_id, Some(s.msg), None),
+                Some(s) => (s.marker, Some(s.msg), None),
                 None => return,
             },
             Table::Values => match m.marker_values.get(row) {
-                Some(v) => (v.marker_id, v.task_id, None, None),
+                Some(v) => (v.marker, None, None),
                 None => return,
             },
         };
-        let kind = match self.table {
-            Table::Values => MarkerKind::Value,
-            Table::Spans | Table::Instants => MarkerKind::Event,
+        let Some(marker) = m.markers.get(marker as usize) else {
+            return;
         };
-        let name = (self.tracks.find(marker_id, task_id, kind))
-            .and_then(|(_, i)| m.markers.get(i))
-            .map_or(format!("marker {marker_id}"), |mk| mk.name.clone());
-        out.push(("marker", name));
-        out.push(("task", task_name(m, task_id)));
+        out.push(("marker", marker.name.clone()));
+        out.push(("task", task_name_by_id(m, marker.task_id)));
         if let Some(msg) = message {
             out.push(("message", m.strings.get(msg).to_string()));
         }
@@ -217,64 +192,6 @@ impl Layer for Markers {
         if let Table::Values = self.table {
             if let Some(v) = m.marker_values.get(row) {
                 out.push(("value", v.value.to_string()));
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::{Marker, Task, TaskKind};
-
-    fn model(extra_marker_id: Option<u32>) -> Model {
-        let keys = [
-            (1, None, MarkerKind::Event),
-            (1, Some(4), MarkerKind::Event),
-            (2, None, MarkerKind::Value),
-            (7, Some(4), MarkerKind::Event),
-            // Of a task the trace does not know.
-            (3, Some(9), MarkerKind::Event),
-        ];
-        let extra = extra_marker_id.map(|id| (id, None, MarkerKind::Event));
-        Model {
-            tasks: vec![Task::new(4, "worker", TaskKind::Normal)],
-            markers: keys
-                .into_iter()
-                .chain(extra)
-                .map(|(marker_id, task_id, kind)| Marker {
-                    marker_id,
-                    task_id,
-                    kind,
-                    name: format!("m{marker_id}"),
-                })
-                .collect(),
-            ..Model::default()
-        }
-    }
-
-    #[test]
-    fn markers_are_found_by_id_task_and_kind_with_small_or_large_ids_and_unknown_tasks() {
-        for extra in [None, Some(1 << 20)] {
-            let m = model(extra);
-            let found = MarkerTracks {
-                tracks: (0..m.markers.len() as u32).collect(),
-                index: marker_index(&m),
-            };
-            for (i, marker) in m.markers.iter().enumerate() {
-                let hit = found.find(marker.marker_id, marker.task_id, marker.kind);
-                assert_eq!(hit.map(|(_, index)| index), Some(i), "{extra:?}");
-            }
-            for (id, task, kind) in [
-                (1, Some(5), MarkerKind::Event),
-                (2, None, MarkerKind::Event),
-                (3, None, MarkerKind::Event),
-                (3, Some(4), MarkerKind::Event),
-                (3, Some(9), MarkerKind::Value),
-                (100, None, MarkerKind::Event),
-                (u32::MAX, None, MarkerKind::Event),
-            ] {
-                assert_eq!(found.find(id, task, kind), None, "{id} {extra:?}");
             }
         }
     }

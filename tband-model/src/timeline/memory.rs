@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::tracked::actor_name;
 use super::{
-    index_of, rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name,
+    index_of, rank, rows_in, task_name_by_id, ArgName, ArgValue, Args, Details, Item, Layer, Name,
     Parent, Section, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{HeapBlock, Model};
@@ -301,8 +301,8 @@ impl Layer for MemoryLayer {
                 let Some(s) = memory.stack_margins.get(row) else {
                     return;
                 };
-                out.push(("task", task_name(m, Some(s.task_id))));
-                let size = m.task(s.task_id).and_then(|t| t.stack_size);
+                out.push(("task", task_name_by_id(m, Some(s.task_id))));
+                let size = m.task_by_id(s.task_id).and_then(|t| t.stack_size);
                 out.push((
                     "stack free",
                     match size {

@@ -7,20 +7,19 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    from_isr, index_of, rank, rows_in, task_name, Details, Item, Layer, Name, Section,
-    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    from_isr, rank, rows_in, task_name, Details, Item, Layer, Name, Section, TrackBuilder, TrackId,
+    TrackKey, TrackKind, Unit,
 };
 use crate::Model;
 
 pub(super) fn declare(m: &Model, tracks: &mut TrackBuilder) -> [Arc<dyn Layer>; 2] {
-    let queue = |queue_id| index_of(&m.queues, queue_id, |q| q.queue_id);
     let mut has_level = vec![false; m.queues.len()];
     m.queue_ops
         .iter()
         .filter(|op| op.len_after.is_some())
         .for_each(|op| {
-            if let Some(i) = queue(op.queue_id) {
-                has_level[i] = true;
+            if let Some(has) = has_level.get_mut(op.queue as usize) {
+                *has = true;
             }
         });
     let mut levels = vec![None; m.queues.len()];
@@ -40,8 +39,8 @@ pub(super) fn declare(m: &Model, tracks: &mut TrackBuilder) -> [Arc<dyn Layer>; 
 
     let mut has_hold = vec![false; m.queues.len()];
     m.mutex_holds.iter().for_each(|h| {
-        if let Some(i) = queue(h.queue_id) {
-            has_hold[i] = true;
+        if let Some(has) = has_hold.get_mut(h.queue as usize) {
+            *has = true;
         }
     });
     let mut holders = vec![None; m.queues.len()];
@@ -60,14 +59,15 @@ pub(super) fn declare(m: &Model, tracks: &mut TrackBuilder) -> [Arc<dyn Layer>; 
     ]
 }
 
-/// The track of a queue's row, by its id.
-fn track(m: &Model, tracks: &[Option<TrackId>], queue_id: u32) -> Option<TrackId> {
-    tracks[index_of(&m.queues, queue_id, |q| q.queue_id)?]
+/// The track of a row's queue (an index into the model's queues).
+fn track(tracks: &[Option<TrackId>], queue: u32) -> Option<TrackId> {
+    tracks.get(queue as usize).copied().flatten()
 }
 
-fn queue_name(m: &Model, queue_id: u32) -> String {
-    m.queue(queue_id)
-        .map_or(format!("queue {queue_id}"), |q| q.name.clone())
+fn queue_name(m: &Model, queue: u32) -> String {
+    m.queues
+        .get(queue as usize)
+        .map_or_else(String::new, |q| q.name.clone())
 }
 
 /// The fill levels.
@@ -91,7 +91,7 @@ impl Layer for QueueLevels {
             let Some(len) = op.len_after else {
                 return;
             };
-            if let Some(track) = track(m, &self.tracks, op.queue_id) {
+            if let Some(track) = track(&self.tracks, op.queue) {
                 visit(i, Item::counter(track, op.ts_ns, len.into()));
             }
         });
@@ -109,9 +109,9 @@ impl Layer for QueueLevels {
         let Some(op) = m.queue_ops.get(row) else {
             return;
         };
-        out.push(("queue", queue_name(m, op.queue_id)));
+        out.push(("queue", queue_name(m, op.queue)));
         out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
-        out.push(("task", task_name(m, op.task_id)));
+        out.push(("task", task_name(m, op.task)));
         if let Some(len) = op.len_after {
             out.push(("items", len.to_string()));
         }
@@ -136,12 +136,11 @@ impl Layer for MutexHolders {
         visit: &mut dyn FnMut(usize, Item<'a>),
     ) {
         rows_in(m.mutex_holds.iter(), rows).for_each(|(i, h)| {
-            let Some(track) = track(m, &self.tracks, h.queue_id) else {
+            let Some(track) = track(&self.tracks, h.queue) else {
                 return;
             };
-            let task = index_of(&m.tasks, h.task_id, |t| t.task_id);
-            let name = match task {
-                Some(t) => Name::keyed(&m.tasks[t].name, t),
+            let name = match m.tasks.get(h.task as usize) {
+                Some(task) => Name::keyed(&task.name, h.task as usize),
                 None => Name::NONE,
             };
             visit(
@@ -161,8 +160,8 @@ impl Layer for MutexHolders {
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
         if let Some(h) = m.mutex_holds.get(row) {
-            out.push(("mutex", queue_name(m, h.queue_id)));
-            out.push(("task", task_name(m, Some(h.task_id))));
+            out.push(("mutex", queue_name(m, h.queue)));
+            out.push(("task", task_name(m, Some(h.task))));
         }
     }
 }

@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    from_isr, index_of, rank, rows_in, task_name, Details, Item, Layer, Name, Parent, Section,
-    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    from_isr, index_of, rank, rows_in, task_name_by_id, Details, Item, Layer, Name, Parent,
+    Section, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{EventGroupOp, EventGroupOpKind, Model, NotificationOp, TimerOp, TimerOpKind};
 
@@ -134,10 +134,10 @@ impl Layer for Notifications {
         };
         let op = format!("{}{}", n.op.as_str(), from_isr(n.from_isr));
         out.push(("notification", op));
-        out.push(("task", task_name(m, Some(n.task_id))));
+        out.push(("task", task_name_by_id(m, Some(n.task_id))));
         out.push(("value", n.value.to_string()));
         if n.by_task_id.is_some() {
-            out.push(("by task", task_name(m, n.by_task_id)));
+            out.push(("by task", task_name_by_id(m, n.by_task_id)));
         }
     }
 }
@@ -176,7 +176,7 @@ const EVENT_GROUP_OPS: OperationsOf<EventGroupOp> = OperationsOf {
         out.push(("event group", name));
         out.push(("op", format!("{}{}", e.op.as_str(), from_isr(e.from_isr))));
         out.push(("bits", format!("{:#x}", e.bits)));
-        out.push(("task", task_name(m, e.task_id)));
+        out.push(("task", task_name_by_id(m, e.task_id)));
     },
 };
 
@@ -192,7 +192,7 @@ const TIMER_OPS: OperationsOf<TimerOp> = OperationsOf {
             .map_or(format!("timer {}", op.timer_id), |t| t.name.clone());
         out.push(("timer", name));
         out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
-        out.push(("task", task_name(m, op.task_id)));
+        out.push(("task", task_name_by_id(m, op.task_id)));
     },
 };
 
@@ -276,7 +276,7 @@ impl Layer for StreamBuffers {
             .map_or(format!("stream buffer {}", s.buffer_id), |b| b.name.clone());
         out.push(("stream buffer", name));
         out.push(("op", format!("{}{}", s.op.as_str(), from_isr(s.from_isr))));
-        out.push(("task", task_name(m, s.task_id)));
+        out.push(("task", task_name_by_id(m, s.task_id)));
         out.push(("bytes", s.bytes_after.to_string()));
     }
 }

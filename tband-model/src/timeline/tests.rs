@@ -29,8 +29,7 @@ fn model() -> Model {
     m.marker_spans.push(MarkerSpan {
         start_ns: 10,
         end_ns: 20,
-        marker_id: 1,
-        task_id: None,
+        marker: 0,
         msg,
         depth: 1,
         truncated: false,
@@ -38,24 +37,15 @@ fn model() -> Model {
     m.marker_spans.push(MarkerSpan {
         start_ns: 12,
         end_ns: 30,
-        marker_id: 3,
-        task_id: Some(1),
+        marker: 2,
         msg: StrId::EMPTY,
         depth: 0,
         truncated: true,
     });
     m.marker_values.push(MarkerValue {
         ts_ns: 15,
-        marker_id: 2,
-        task_id: Some(4),
+        marker: 1,
         value: -3,
-    });
-    // Of a marker the model does not list: no item.
-    m.marker_values.push(MarkerValue {
-        ts_ns: 16,
-        marker_id: 9,
-        task_id: None,
-        value: 1,
     });
     m.queues = vec![Queue {
         queue_id: 7,
@@ -66,18 +56,18 @@ fn model() -> Model {
     }];
     m.queue_ops.push(QueueOp {
         ts_ns: 5,
-        queue_id: 7,
+        queue: 0,
         op: QueueOpKind::Receive,
         from_isr: false,
-        task_id: Some(4),
+        task: Some(1),
         core_id: 0,
         len_after: Some(0),
     });
     m.mutex_holds.push(MutexHold {
         start_ns: 5,
         end_ns: 9,
-        queue_id: 7,
-        task_id: 4,
+        queue: 0,
+        task: 1,
         truncated: false,
     });
     m.rtos_objects.notifications.push(Notification {
@@ -161,7 +151,7 @@ fn tracks_hang_under_their_tasks_or_groups_and_items_land_on_them() {
             ),
         ]
     );
-    assert_eq!(t.rows(&m), 2 + 2 + 1 + 1 + 1);
+    assert_eq!(t.rows(&m), 2 + 1 + 1 + 1 + 1);
 }
 
 #[test]

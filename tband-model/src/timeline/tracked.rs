@@ -11,8 +11,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    rank, rows_in, task_name, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent, Section,
-    TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    rank, rows_in, task_name_by_id, ArgName, ArgValue, Args, Details, Item, Layer, Name, Parent,
+    Section, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{Actor, Model, StrId, TrackedLifetime};
 
@@ -279,7 +279,7 @@ impl Layer for Tracked {
 /// The name of the task or ISR that did something.
 pub fn actor_name(m: &Model, actor: Actor) -> String {
     match actor {
-        Actor::Task(task) => task_name(m, Some(task)),
+        Actor::Task(task) => task_name_by_id(m, Some(task)),
         Actor::Isr(key) => m
             .isr(key)
             .map_or(format!("isr {}", key.isr_id), |i| i.name.clone()),

@@ -45,9 +45,11 @@ impl ModelTable for MarkerSpans {
     const NAME: &str = "marker_spans";
     const DOC: &str = "Spans between a marker's begin and end.";
     const COLUMNS: &[Column<Value<MarkerSpan>>] = &[
-        int("marker_id", "the marker", |s, _| s.marker_id.into()),
-        int("task_id", "NULL for global markers", |s, _| {
-            s.task_id.into()
+        int("marker_id", "the marker", |s, x| {
+            x.marker(s.marker).marker_id.into()
+        }),
+        int("task_id", "NULL for global markers", |s, x| {
+            x.marker(s.marker).task_id.into()
         }),
         int("start_ns", "begin", |s, _| s.start_ns.into()),
         int("end_ns", "end", |s, _| s.end_ns.into()),
@@ -83,9 +85,11 @@ impl ModelTable for MarkerInstants {
     const NAME: &str = "marker_instants";
     const DOC: &str = "Instant markers.";
     const COLUMNS: &[Column<Value<MarkerInstant>>] = &[
-        int("marker_id", "the marker", |i, _| i.marker_id.into()),
-        int("task_id", "NULL for global markers", |i, _| {
-            i.task_id.into()
+        int("marker_id", "the marker", |i, x| {
+            x.marker(i.marker).marker_id.into()
+        }),
+        int("task_id", "NULL for global markers", |i, x| {
+            x.marker(i.marker).task_id.into()
         }),
         int("ts_ns", "when", |i, _| i.ts_ns.into()),
         text("msg", "the message", |i, c| c.text(i.msg)),
@@ -109,9 +113,11 @@ impl ModelTable for MarkerValues {
     const NAME: &str = "marker_values";
     const DOC: &str = "Values of value markers.";
     const COLUMNS: &[Column<Value<MarkerValue>>] = &[
-        int("marker_id", "the marker", |v, _| v.marker_id.into()),
-        int("task_id", "NULL for global markers", |v, _| {
-            v.task_id.into()
+        int("marker_id", "the marker", |v, x| {
+            x.marker(v.marker).marker_id.into()
+        }),
+        int("task_id", "NULL for global markers", |v, x| {
+            x.marker(v.marker).task_id.into()
         }),
         int("ts_ns", "when", |v, _| v.ts_ns.into()),
         int("value", "the value", |v, _| v.value.into()),

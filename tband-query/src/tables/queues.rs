@@ -51,7 +51,7 @@ impl ModelTable for QueueOps {
     const NAME: &str = "queue_ops";
     const DOC: &str = "Operations on queues.";
     const COLUMNS: &[Column<Value<QueueOp>>] = &[
-        int("queue_id", "the queue", |o, _| o.queue_id.into()),
+        int("queue_id", "the queue", |o, x| x.queue_id(o.queue).into()),
         int("ts_ns", "when", |o, _| o.ts_ns.into()),
         coded(
             "op",
@@ -65,7 +65,7 @@ impl ModelTable for QueueOps {
         int(
             "task_id",
             "the task that did it (NULL from an ISR or when unknown)",
-            |o, _| o.task_id.into(),
+            |o, x| o.task.map(|t| x.task_id(t)).into(),
         ),
         int("core_id", "the core", |o, _| o.core_id.into()),
         int(
@@ -93,8 +93,8 @@ impl ModelTable for MutexHolds {
     const NAME: &str = "mutex_holds";
     const DOC: &str = "Stretches of time a task held a mutex.";
     const COLUMNS: &[Column<Value<MutexHold>>] = &[
-        int("queue_id", "the mutex", |h, _| h.queue_id.into()),
-        int("task_id", "the holder", |h, _| h.task_id.into()),
+        int("queue_id", "the mutex", |h, x| x.queue_id(h.queue).into()),
+        int("task_id", "the holder", |h, x| x.task_id(h.task).into()),
         int("start_ns", "taken", |h, _| h.start_ns.into()),
         int("end_ns", "given back", |h, _| h.end_ns.into()),
         duration(|h, _| dur(h.start_ns, h.end_ns)),

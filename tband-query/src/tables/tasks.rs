@@ -32,8 +32,8 @@ impl ModelTable for Cores {
     const DOC: &str = "One row per core.";
     const COLUMNS: &[Column<Value<Core>>] = &[
         int("core_id", "the core", |c, _| c.core_id.into()),
-        int("idle_task_id", "its idle task (NULL if unknown)", |c, _| {
-            c.idle_task_id.into()
+        int("idle_task_id", "its idle task (NULL if unknown)", |c, x| {
+            c.idle_task.map(|t| x.task_id(t)).into()
         }),
     ];
 
@@ -94,7 +94,7 @@ impl ModelTable for TaskRunTime {
           as `tband-decode --summary` computes it.";
     const COLUMNS: &[Column<Value<TaskCoreTime>>] = &[
         int("core_id", "the core", |t, _| t.core_id.into()),
-        int("task_id", "the task", |t, _| t.task_id.into()),
+        int("task_id", "the task", |t, x| x.task_id(t.task).into()),
         int("slices", "its scheduling slices on the core", |t, _| {
             t.slices.into()
         }),
@@ -121,7 +121,7 @@ impl ModelTable for SchedSlices {
     const DOC: &str = "Who ran where: one row per stretch of time a task ran on a core.";
     const COLUMNS: &[Column<Value<SchedSlice>>] = &[
         int("core_id", "the core", |s, _| s.core_id.into()),
-        int("task_id", "the task", |s, _| s.task_id.into()),
+        int("task_id", "the task", |s, x| x.task_id(s.task).into()),
         int("start_ns", "start", |s, _| s.start_ns.into()),
         int("end_ns", "end", |s, _| s.end_ns.into()),
         duration(|s, _| dur(s.start_ns, s.end_ns)),
@@ -160,7 +160,7 @@ impl ModelTable for TaskStates {
     const NAME: &str = "task_states";
     const DOC: &str = "One row per stretch of time a task spent in one state.";
     const COLUMNS: &[Column<Value<TaskState>>] = &[
-        int("task_id", "the task", |s, _| s.task_id.into()),
+        int("task_id", "the task", |s, x| x.task_id(s.task).into()),
         coded(
             "state",
             TASK_STATE_KINDS,
@@ -176,7 +176,7 @@ impl ModelTable for TaskStates {
         int(
             "queue_id",
             "for blocked states: the queue waited on",
-            |s, _| s.queue_id.into(),
+            |s, x| s.queue.map(|q| x.queue_id(q)).into(),
         ),
         int("core_id", "for running states: the core", |s, _| {
             s.core_id.into()
@@ -184,12 +184,12 @@ impl ModelTable for TaskStates {
         int(
             "woken_by_isr_core_id",
             "for ready states: core of the ISR that made the task ready",
-            |s, _| s.woken_by_isr.map(|k| k.core_id).into(),
+            |s, x| s.woken_by_isr.map(|i| x.isr(i).core_id).into(),
         ),
         int(
             "woken_by_isr_id",
             "for ready states: the ISR that made the task ready",
-            |s, _| s.woken_by_isr.map(|k| k.isr_id).into(),
+            |s, x| s.woken_by_isr.map(|i| x.isr(i).isr_id).into(),
         ),
         int("start_ns", "start", |s, _| s.start_ns.into()),
         int("end_ns", "end", |s, _| s.end_ns.into()),
@@ -219,7 +219,7 @@ impl ModelTable for TaskPriorities {
     const NAME: &str = "task_priorities";
     const DOC: &str = "Priority changes.";
     const COLUMNS: &[Column<Value<TaskPriority>>] = &[
-        int("task_id", "the task", |p, _| p.task_id.into()),
+        int("task_id", "the task", |p, x| x.task_id(p.task).into()),
         int("ts_ns", "when", |p, _| p.ts_ns.into()),
         int("priority", "the new priority", |p, _| p.priority.into()),
         coded(
@@ -262,7 +262,7 @@ impl ModelTable for IsrSlices {
     const DOC: &str = "One row per execution of an ISR.";
     const COLUMNS: &[Column<Value<IsrSlice>>] = &[
         int("core_id", "the core", |s, _| s.core_id.into()),
-        int("isr_id", "the ISR", |s, _| s.isr_id.into()),
+        int("isr_id", "the ISR", |s, x| x.isr(s.isr).isr_id.into()),
         int("start_ns", "entry", |s, _| s.start_ns.into()),
         int("end_ns", "exit", |s, _| s.end_ns.into()),
         duration(|s, _| dur(s.start_ns, s.end_ns)),
@@ -299,7 +299,7 @@ impl ModelTable for CpuTimeline {
         int(
             "task_id",
             "the task scheduled (NULL when none is)",
-            |p, _| p.task_id.into(),
+            |p, x| p.task.map(|t| x.task_id(t)).into(),
         ),
         int("in_isr", "1 if a depth-0 ISR runs, else 0", |p, _| {
             p.in_isr.into()
