@@ -898,6 +898,7 @@ impl ModelBuilder {
             marker: &seen,
         };
         self.model.renumber_rows(&ids);
+        rtos_objects::renumber(&mut self.model.rtos_objects, &task_id, false);
         self.set_open_ends(OpenEnds::Reopened);
     }
 
@@ -948,7 +949,6 @@ impl ModelBuilder {
     /// from what is known of them, and changes the rows' ids of them to
     /// indices into those lists.
     fn fill_lists(&mut self) {
-        self.rtos_objects.fill(&mut self.model.rtos_objects);
         self.memory.fill(&mut self.model.memory);
         let m = &mut self.model;
         m.tasks = self
@@ -967,6 +967,8 @@ impl ModelBuilder {
             .collect();
         let task_index = index_by_id(m.tasks.iter().map(|t| t.task_id));
         let task_index = |task: u32| task_index.get(task).copied().unwrap_or(task);
+        self.rtos_objects.fill(&mut m.rtos_objects);
+        rtos_objects::renumber(&mut m.rtos_objects, &task_index, true);
         let cores = self.cores.sorted();
         m.cores = cores
             .iter()
@@ -1468,24 +1470,32 @@ mod tests {
     fn call(b: &mut ModelBuilder, step: u64) {
         let t = step * 10;
         b.event_at(0, t);
+        // Later tasks, ISRs, markers, queues and RTOS objects come before
+        // earlier ones by id, which moves the earlier ones' indices.
+        let id = 9 - (step / 8 % 3) as u32;
         match step % 8 {
-            0 => b.task_switched_in(t, 0, 1 + (step / 8 % 3) as u32),
-            1 => b.isr_enter(t, 0, 4),
-            2 => b.isr_exit(t, 0, 4),
-            3 => b.marker_begin(t, 2, None, StrId::EMPTY),
-            4 => b.queue_op(t, 0, 7, QueueOpKind::Receive, false, Some(0)),
-            5 => b.marker_end(t, 0, 2, None),
-            6 => b.queue_op(t, 0, 7, QueueOpKind::Send, false, Some(1)),
-            _ => b.task_ready(t, 0, 2),
+            0 => b.task_switched_in(t, 0, id),
+            1 => b.isr_enter(t, 0, id),
+            2 => b.isr_exit(t, 0, id),
+            3 => b.marker_begin(t, id, None, StrId::EMPTY),
+            4 => b.queue_op(t, 0, id, QueueOpKind::Receive, false, Some(0)),
+            5 => b.marker_end(t, 0, id, None),
+            6 => b.queue_op(t, 0, id, QueueOpKind::Send, false, Some(1)),
+            _ => {
+                b.task_ready(t, 0, 8);
+                b.event_group_op(t, 0, id, crate::EventGroupOpKind::Set, 1, false);
+                b.stream_buffer_op(t, 0, id, crate::StreamBufferOpKind::Send, false, 4);
+                b.timer_op(t, 0, id, crate::TimerOpKind::Start, Some(1), false);
+            }
         }
     }
 
     #[test]
     fn a_model_lent_out_between_calls_finishes_as_one_never_lent() {
         let mut whole = ModelBuilder::default();
-        whole.set_queue_kind(7, QueueKind::Mutex);
+        whole.set_queue_kind(8, QueueKind::Mutex);
         let mut lent = ModelBuilder::default();
-        lent.set_queue_kind(7, QueueKind::Mutex);
+        lent.set_queue_kind(8, QueueKind::Mutex);
         for step in 0..100 {
             call(&mut whole, step);
             call(&mut lent, step);

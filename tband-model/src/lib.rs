@@ -2,8 +2,9 @@
 //!
 //! Importers (tband, ThreadX, Zephyr CTF, ...) fill these tables through
 //! [`ModelBuilder`]; nothing here knows about a wire format. Rows refer to
-//! tasks, ISRs, markers and queues by their index in the entity's table,
-//! never by pointer; firmware ids are columns of those tables only. Times are nanoseconds since the first
+//! tasks, ISRs, markers, queues and RTOS objects by their index in the
+//! entity's table, never by pointer; firmware ids are columns of those
+//! tables only. Times are nanoseconds since the first
 //! event of the trace. Intervals still open when the trace ends are closed at
 //! its last timestamp and flagged `truncated`. The tables are documented for
 //! users in docs/src/model.md; their shape is the SQL schema.

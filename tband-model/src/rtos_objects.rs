@@ -19,20 +19,6 @@ pub struct RtosObjects {
 }
 
 impl RtosObjects {
-    pub fn event_group(&self, group_id: u32) -> Option<&EventGroup> {
-        self.event_groups.iter().find(|g| g.group_id == group_id)
-    }
-
-    pub fn stream_buffer(&self, buffer_id: u32) -> Option<&StreamBuffer> {
-        self.stream_buffers
-            .iter()
-            .find(|b| b.buffer_id == buffer_id)
-    }
-
-    pub fn timer(&self, timer_id: u32) -> Option<&Timer> {
-        self.timers.iter().find(|t| t.timer_id == timer_id)
-    }
-
     /// Whether the trace has none of these objects or operations.
     pub fn is_empty(&self) -> bool {
         self.notifications.is_empty()
@@ -113,12 +99,15 @@ impl EventGroupOpKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct EventGroupOp {
     pub ts_ns: u64,
-    pub group_id: u32,
+    /// The event group, as an index into [`RtosObjects::event_groups`].
+    pub group: u32,
     pub op: EventGroupOpKind,
     pub bits: u32,
     pub from_isr: bool,
-    /// The task that did it (none from an ISR or when unknown).
-    pub task_id: Option<u32>,
+    /// The task that did it, as an index into
+    /// [`Model::tasks`](crate::Model::tasks) (none from an ISR or when
+    /// unknown).
+    pub task: Option<u32>,
     pub core_id: u32,
 }
 
@@ -173,11 +162,14 @@ impl StreamBufferOpKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct StreamBufferOp {
     pub ts_ns: u64,
-    pub buffer_id: u32,
+    /// The buffer, as an index into [`RtosObjects::stream_buffers`].
+    pub buffer: u32,
     pub op: StreamBufferOpKind,
     pub from_isr: bool,
-    /// The task that did it (none from an ISR or when unknown).
-    pub task_id: Option<u32>,
+    /// The task that did it, as an index into
+    /// [`Model::tasks`](crate::Model::tasks) (none from an ISR or when
+    /// unknown).
+    pub task: Option<u32>,
     pub core_id: u32,
     /// Bytes in the buffer after the operation (a message buffer counts
     /// its length headers too).
@@ -234,12 +226,14 @@ impl TimerOpKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimerOp {
     pub ts_ns: u64,
-    pub timer_id: u32,
+    /// The timer, as an index into [`RtosObjects::timers`].
+    pub timer: u32,
     pub op: TimerOpKind,
     /// The RTOS's number of a command (FreeRTOS's `tmrCOMMAND_*`).
     pub command: Option<u32>,
     pub from_isr: bool,
-    /// The task that did it (the timer task for an expiry).
-    pub task_id: Option<u32>,
+    /// The task that did it (the timer task for an expiry), as an index
+    /// into [`Model::tasks`](crate::Model::tasks).
+    pub task: Option<u32>,
     pub core_id: u32,
 }

@@ -58,8 +58,8 @@ impl Model {
             buffer.high_water = 0;
         }
         for op in &stream_buffer_ops {
-            if let Ok(i) = stream_buffers.binary_search_by_key(&op.buffer_id, |b| b.buffer_id) {
-                stream_buffers[i].high_water = stream_buffers[i].high_water.max(op.bytes_after);
+            if let Some(buffer) = stream_buffers.get_mut(op.buffer as usize) {
+                buffer.high_water = buffer.high_water.max(op.bytes_after);
             }
         }
         let rtos_objects = RtosObjects {
@@ -346,14 +346,14 @@ impl Cut {
     /// The operations on stream buffers in the window, each buffer's fill
     /// level at its start stated as a `level` operation.
     fn stream_buffer_ops(&self, ops: &[StreamBufferOp]) -> Vec<StreamBufferOp> {
-        let levels = self.in_effect(ops.iter(), |op| op.ts_ns, |_| true, |op| op.buffer_id);
+        let levels = self.in_effect(ops.iter(), |op| op.ts_ns, |_| true, |op| op.buffer);
         levels
             .into_iter()
             .map(|op| StreamBufferOp {
                 ts_ns: self.from,
                 op: StreamBufferOpKind::Level,
                 from_isr: false,
-                task_id: None,
+                task: None,
                 ..*op
             })
             .chain(self.instants(ops, |op| op.ts_ns))
@@ -614,10 +614,10 @@ mod tests {
         ]
         .map(|(ts_ns, op, bytes_after)| StreamBufferOp {
             ts_ns,
-            buffer_id: 3,
+            buffer: 0,
             op,
             from_isr: true,
-            task_id: None,
+            task: None,
             core_id: 0,
             bytes_after,
         })

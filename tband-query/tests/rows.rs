@@ -104,11 +104,11 @@ fn with_rtos_objects(m: &mut Model) {
     });
     o.event_group_ops.push(EventGroupOp {
         ts_ns: 2,
-        group_id: 1,
+        group: 0,
         op: EventGroupOpKind::Set,
         bits: 3,
         from_isr: true,
-        task_id: None,
+        task: None,
         core_id: 1,
     });
     o.stream_buffers.push(StreamBuffer {
@@ -119,10 +119,10 @@ fn with_rtos_objects(m: &mut Model) {
     });
     o.stream_buffer_ops.push(StreamBufferOp {
         ts_ns: 3,
-        buffer_id: 1,
+        buffer: 0,
         op: StreamBufferOpKind::Send,
         from_isr: false,
-        task_id: Some(1),
+        task: Some(0),
         core_id: 0,
         bytes_after: 8,
     });
@@ -132,11 +132,11 @@ fn with_rtos_objects(m: &mut Model) {
     });
     o.timer_ops.push(TimerOp {
         ts_ns: 4,
-        timer_id: 1,
+        timer: 0,
         op: TimerOpKind::Start,
         command: Some(1),
         from_isr: false,
-        task_id: Some(1),
+        task: Some(0),
         core_id: 0,
     });
 }

@@ -42,7 +42,7 @@ fn each_object_event_lands_in_its_table() {
     assert_eq!(o.event_groups.len(), 1);
     assert_eq!(o.event_groups[0].name, "flags");
     let group_ops: Vec<_> = (o.event_group_ops.iter())
-        .map(|e| (e.op, e.bits, e.task_id))
+        .map(|e| (e.op, e.bits, e.task.map(|t| m.tasks[t as usize].task_id)))
         .collect();
     assert_eq!(
         group_ops,
@@ -60,7 +60,13 @@ fn each_object_event_lands_in_its_table() {
         ("rx", StreamBufferKind::Message, 12)
     );
     let buffer_ops: Vec<_> = (o.stream_buffer_ops.iter())
-        .map(|s| (s.op, s.bytes_after, s.task_id))
+        .map(|s| {
+            (
+                s.op,
+                s.bytes_after,
+                s.task.map(|t| m.tasks[t as usize].task_id),
+            )
+        })
         .collect();
     assert_eq!(
         buffer_ops,

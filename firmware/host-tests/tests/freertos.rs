@@ -514,13 +514,11 @@ fn check_objects(model: &Model, truth: &Truth) {
     assert!(!truth.stream_levels.is_empty());
     assert_eq!(levels, truth.stream_levels, "stream buffer levels");
 
-    let timer = objects
-        .timers
-        .iter()
-        .find(|t| t.name == "slot_timer")
+    let timer = (objects.timers.iter())
+        .position(|t| t.name == "slot_timer")
         .unwrap();
     let expiries = (objects.timer_ops.iter())
-        .filter(|o| o.timer_id == timer.timer_id && o.op == TimerOpKind::Expired);
+        .filter(|o| o.timer as usize == timer && o.op == TimerOpKind::Expired);
     assert!(truth.count("timer_expiries") > 0);
     assert_eq!(expiries.count() as u64, truth.count("timer_expiries"));
 }

@@ -57,6 +57,37 @@ impl RtosObjectsSoFar {
     }
 }
 
+/// Changes the operations' objects and tasks from the ids the builder
+/// writes to indices into the lists (`to_indices`), or back; `task` maps
+/// a task the same way.
+pub(super) fn renumber(objects: &mut RtosObjects, task: &dyn Fn(u32) -> u32, to_indices: bool) {
+    let groups: Vec<u32> = objects.event_groups.iter().map(|g| g.group_id).collect();
+    let buffers: Vec<u32> = (objects.stream_buffers.iter())
+        .map(|b| b.buffer_id)
+        .collect();
+    let timers: Vec<u32> = objects.timers.iter().map(|t| t.timer_id).collect();
+    // The lists are sorted by id.
+    let number = |ids: &[u32], n: u32| {
+        if to_indices {
+            ids.binary_search(&n).map_or(n, |i| i as u32)
+        } else {
+            ids.get(n as usize).copied().unwrap_or(n)
+        }
+    };
+    for op in &mut objects.event_group_ops {
+        op.group = number(&groups, op.group);
+        op.task = op.task.map(task);
+    }
+    for op in &mut objects.stream_buffer_ops {
+        op.buffer = number(&buffers, op.buffer);
+        op.task = op.task.map(task);
+    }
+    for op in &mut objects.timer_ops {
+        op.timer = number(&timers, op.timer);
+        op.task = op.task.map(task);
+    }
+}
+
 impl ModelBuilder {
     /// The task running on `core`, unless the call comes from an ISR.
     fn task_unless_isr(&self, core: u32, from_isr: bool) -> Option<u32> {
@@ -128,14 +159,14 @@ impl ModelBuilder {
         from_isr: bool,
     ) {
         self.event_group_created(group);
-        let task_id = self.task_unless_isr(core, from_isr);
+        let task = self.task_unless_isr(core, from_isr);
         self.model.rtos_objects.event_group_ops.push(EventGroupOp {
             ts_ns: t,
-            group_id: group,
+            group,
             op,
             bits,
             from_isr,
-            task_id,
+            task,
             core_id: core,
         });
     }
@@ -168,16 +199,16 @@ impl ModelBuilder {
     ) {
         let track = self.rtos_objects.stream_buffers.entry(buffer).or_default();
         track.high_water = track.high_water.max(bytes_after);
-        let task_id = self.task_unless_isr(core, from_isr);
+        let task = self.task_unless_isr(core, from_isr);
         self.model
             .rtos_objects
             .stream_buffer_ops
             .push(StreamBufferOp {
                 ts_ns: t,
-                buffer_id: buffer,
+                buffer,
                 op,
                 from_isr,
-                task_id,
+                task,
                 core_id: core,
                 bytes_after,
             });
@@ -199,14 +230,14 @@ impl ModelBuilder {
         from_isr: bool,
     ) {
         self.rtos_objects.timer_names.entry(timer).or_default();
-        let task_id = self.task_unless_isr(core, from_isr);
+        let task = self.task_unless_isr(core, from_isr);
         self.model.rtos_objects.timer_ops.push(TimerOp {
             ts_ns: t,
-            timer_id: timer,
+            timer,
             op,
             command,
             from_isr,
-            task_id,
+            task,
             core_id: core,
         });
     }

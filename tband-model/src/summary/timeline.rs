@@ -146,11 +146,11 @@ mod tests {
         ] {
             o.event_group_ops.push(EventGroupOp {
                 ts_ns,
-                group_id: 3,
+                group: 0,
                 op,
                 bits: 1,
                 from_isr: false,
-                task_id: None,
+                task: None,
                 core_id: 0,
             });
         }
@@ -163,10 +163,10 @@ mod tests {
         for (ts_ns, bytes_after) in [(4, 12), (5, 2)] {
             o.stream_buffer_ops.push(StreamBufferOp {
                 ts_ns,
-                buffer_id: 1,
+                buffer: 0,
                 op: StreamBufferOpKind::Send,
                 from_isr: false,
-                task_id: None,
+                task: None,
                 core_id: 0,
                 bytes_after,
             });

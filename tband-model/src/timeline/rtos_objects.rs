@@ -7,8 +7,8 @@ use std::ops::Range;
 use std::sync::Arc;
 
 use super::{
-    from_isr, index_of, rank, rows_in, task_name_by_id, Details, Item, Layer, Name, Parent,
-    Section, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
+    from_isr, index_of, rank, rows_in, task_name, task_name_by_id, Details, Item, Layer, Name,
+    Parent, Section, TrackBuilder, TrackId, TrackKey, TrackKind, Unit,
 };
 use crate::{EventGroupOp, EventGroupOpKind, Model, NotificationOp, TimerOp, TimerOpKind};
 
@@ -165,34 +165,35 @@ struct OperationsOf<Op> {
 
 const EVENT_GROUP_OPS: OperationsOf<EventGroupOp> = OperationsOf {
     ops: |m| &m.rtos_objects.event_group_ops,
-    object: |m, e| index_of(&m.rtos_objects.event_groups, e.group_id, |g| g.group_id),
+    object: |m, e| Some(e.group as usize).filter(|&g| g < m.rtos_objects.event_groups.len()),
     ts: |e| e.ts_ns,
     key: |e| e.op as usize,
     name_of: |key| EventGroupOpKind::ALL.get(key).map_or("", |op| op.as_str()),
     names: EventGroupOpKind::ALL.len(),
     describe: |m, e, out| {
-        let name = (m.rtos_objects.event_group(e.group_id))
-            .map_or(format!("event group {}", e.group_id), |g| g.name.clone());
-        out.push(("event group", name));
+        let group = m.rtos_objects.event_groups.get(e.group as usize);
+        out.push((
+            "event group",
+            group.map_or_else(String::new, |g| g.name.clone()),
+        ));
         out.push(("op", format!("{}{}", e.op.as_str(), from_isr(e.from_isr))));
         out.push(("bits", format!("{:#x}", e.bits)));
-        out.push(("task", task_name_by_id(m, e.task_id)));
+        out.push(("task", task_name(m, e.task)));
     },
 };
 
 const TIMER_OPS: OperationsOf<TimerOp> = OperationsOf {
     ops: |m| &m.rtos_objects.timer_ops,
-    object: |m, op| index_of(&m.rtos_objects.timers, op.timer_id, |t| t.timer_id),
+    object: |m, op| Some(op.timer as usize).filter(|&t| t < m.rtos_objects.timers.len()),
     ts: |op| op.ts_ns,
     key: |op| op.op as usize,
     name_of: |key| TimerOpKind::ALL.get(key).map_or("", |op| op.as_str()),
     names: TimerOpKind::ALL.len(),
     describe: |m, op, out| {
-        let name = (m.rtos_objects.timer(op.timer_id))
-            .map_or(format!("timer {}", op.timer_id), |t| t.name.clone());
-        out.push(("timer", name));
+        let timer = m.rtos_objects.timers.get(op.timer as usize);
+        out.push(("timer", timer.map_or_else(String::new, |t| t.name.clone())));
         out.push(("op", format!("{}{}", op.op.as_str(), from_isr(op.from_isr))));
-        out.push(("task", task_name_by_id(m, op.task_id)));
+        out.push(("task", task_name(m, op.task)));
     },
 };
 
@@ -250,11 +251,8 @@ impl Layer for StreamBuffers {
     ) {
         let o = &m.rtos_objects;
         for (i, s) in rows_in(o.stream_buffer_ops.iter(), rows) {
-            if let Some(b) = index_of(&o.stream_buffers, s.buffer_id, |b| b.buffer_id) {
-                visit(
-                    i,
-                    Item::counter(self.tracks[b], s.ts_ns, s.bytes_after.into()),
-                );
+            if let Some(&track) = self.tracks.get(s.buffer as usize) {
+                visit(i, Item::counter(track, s.ts_ns, s.bytes_after.into()));
             }
         }
     }
@@ -272,11 +270,13 @@ impl Layer for StreamBuffers {
         let Some(s) = o.stream_buffer_ops.get(row) else {
             return;
         };
-        let name = (o.stream_buffer(s.buffer_id))
-            .map_or(format!("stream buffer {}", s.buffer_id), |b| b.name.clone());
-        out.push(("stream buffer", name));
+        let buffer = o.stream_buffers.get(s.buffer as usize);
+        out.push((
+            "stream buffer",
+            buffer.map_or_else(String::new, |b| b.name.clone()),
+        ));
         out.push(("op", format!("{}{}", s.op.as_str(), from_isr(s.from_isr))));
-        out.push(("task", task_name_by_id(m, s.task_id)));
+        out.push(("task", task_name(m, s.task)));
         out.push(("bytes", s.bytes_after.to_string()));
     }
 }

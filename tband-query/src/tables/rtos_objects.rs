@@ -69,7 +69,11 @@ impl ModelTable for EventGroupOps {
     const DOC: &str =
         "Bits set and cleared in event groups, and the ends of tasks' waits for them.";
     const COLUMNS: &[Column<Value<EventGroupOp>>] = &[
-        int("group_id", "the event group", |e, _| e.group_id.into()),
+        int("group_id", "the event group", |e, x| {
+            x.model.rtos_objects.event_groups[e.group as usize]
+                .group_id
+                .into()
+        }),
         int("ts_ns", "when", |e, _| e.ts_ns.into()),
         text("op", "set, clear or wait_end", |e, _| e.op.as_str().into()),
         int(
@@ -83,7 +87,7 @@ impl ModelTable for EventGroupOps {
         int(
             "task_id",
             "the task that did it (NULL from an ISR or when unknown)",
-            |e, _| e.task_id.into(),
+            |e, x| e.task.map(|t| x.task_id(t)).into(),
         ),
         int("core_id", "the core", |e, _| e.core_id.into()),
     ];
@@ -126,7 +130,11 @@ impl ModelTable for StreamBufferOps {
     const NAME: &str = "stream_buffer_ops";
     const DOC: &str = "Sends to, receives from and resets of stream and message buffers.";
     const COLUMNS: &[Column<Value<StreamBufferOp>>] = &[
-        int("buffer_id", "the buffer", |s, _| s.buffer_id.into()),
+        int("buffer_id", "the buffer", |s, x| {
+            x.model.rtos_objects.stream_buffers[s.buffer as usize]
+                .buffer_id
+                .into()
+        }),
         int("ts_ns", "when", |s, _| s.ts_ns.into()),
         text(
             "op",
@@ -139,7 +147,7 @@ impl ModelTable for StreamBufferOps {
         int(
             "task_id",
             "the task that did it (NULL from an ISR or when unknown)",
-            |s, _| s.task_id.into(),
+            |s, x| s.task.map(|t| x.task_id(t)).into(),
         ),
         int("core_id", "the core", |s, _| s.core_id.into()),
         int(
@@ -179,7 +187,11 @@ impl ModelTable for TimerOps {
     const NAME: &str = "timer_ops";
     const DOC: &str = "Software timers created, sent commands and expired.";
     const COLUMNS: &[Column<Value<TimerOp>>] = &[
-        int("timer_id", "the timer", |t, _| t.timer_id.into()),
+        int("timer_id", "the timer", |t, x| {
+            x.model.rtos_objects.timers[t.timer as usize]
+                .timer_id
+                .into()
+        }),
         int("ts_ns", "when", |t, _| t.ts_ns.into()),
         text(
             "op",
@@ -197,7 +209,7 @@ impl ModelTable for TimerOps {
         int(
             "task_id",
             "the task that did it (the timer task for an expiry)",
-            |t, _| t.task_id.into(),
+            |t, x| t.task.map(|task| x.task_id(task)).into(),
         ),
         int("core_id", "the core", |t, _| t.core_id.into()),
     ];
