@@ -240,31 +240,17 @@ impl Source {
                 let trace = CtfTrace::from_inputs(metadata, inputs).map_err(TraceError::Ctf)?;
                 Ok(Source::Ctf { trace, names })
             }
-            InputFormat::Threadx => match <[Input; 1]>::try_from(inputs) {
-                Ok([input]) => Ok(Source::Threadx {
+            InputFormat::Threadx => {
+                let input = one_input(inputs, "a ThreadX trace is one buffer")?;
+                Ok(Source::Threadx {
                     input,
                     options: options.threadx,
-                }),
-                Err(inputs) => Err(TraceError::Unreadable {
-                    name: inputs
-                        .iter()
-                        .map(|i| i.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    reason: "a ThreadX trace is one buffer; open one file at a time".into(),
-                }),
-            },
-            InputFormat::Systemview => match <[Input; 1]>::try_from(inputs) {
-                Ok([input]) => Ok(Source::Systemview { input }),
-                Err(inputs) => Err(TraceError::Unreadable {
-                    name: inputs
-                        .iter()
-                        .map(|i| i.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                    reason: "a SystemView recording is one stream; open one file at a time".into(),
-                }),
-            },
+                })
+            }
+            InputFormat::Systemview => {
+                let input = one_input(inputs, "a SystemView recording is one stream")?;
+                Ok(Source::Systemview { input })
+            }
         }
     }
 
@@ -509,6 +495,20 @@ fn first_frames(bytes: &[u8], max_bytes: u64, total: u64) -> &[u8] {
         .and_then(|rest| rest.iter().position(|&b| b == 0))
         .map_or(bytes.len(), |zero| share + zero + 1);
     &bytes[..end]
+}
+
+/// The one input of a format that reads one file, or why several cannot be
+/// read (`what` says what the format's recording is).
+fn one_input(inputs: Vec<Input>, what: &str) -> Result<Input, TraceError> {
+    match <[Input; 1]>::try_from(inputs) {
+        Ok([input]) => Ok(input),
+        Err(inputs) => Err(TraceError::Unreadable {
+            name: (inputs.iter().map(|i| i.name.as_str()))
+                .collect::<Vec<_>>()
+                .join(", "),
+            reason: format!("{what}; open one file at a time"),
+        }),
+    }
 }
 
 #[cfg(test)]
