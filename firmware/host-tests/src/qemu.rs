@@ -135,8 +135,17 @@ pub fn spawn_listening(qemu: &mut Command) -> (Child, BufReader<ChildStderr>) {
 /// attaches on the returned port.
 pub fn start_qemu_for_gdb(firmware: &Path) -> (Child, BufReader<ChildStderr>, u16) {
     let port = free_port();
+    let args = gdb_server_args(port);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (qemu, stderr) = start_qemu(firmware, &args);
+    (qemu, stderr, port)
+}
+
+/// QEMU's arguments for a GDB server on `port` that holds the machine
+/// halted until a client connects (the serial port unused).
+pub fn gdb_server_args(port: u16) -> Vec<String> {
     let gdb = format!("socket,id=gdb,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on");
-    let args = [
+    [
         "-serial",
         "null",
         "-chardev",
@@ -144,7 +153,7 @@ pub fn start_qemu_for_gdb(firmware: &Path) -> (Child, BufReader<ChildStderr>, u1
         "-gdb",
         "chardev:gdb",
         "-S",
-    ];
-    let (qemu, stderr) = start_qemu(firmware, &args);
-    (qemu, stderr, port)
+    ]
+    .map(String::from)
+    .to_vec()
 }

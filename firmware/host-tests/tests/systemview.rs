@@ -19,7 +19,7 @@ use std::process::Command;
 use tband_capture::record::Limits;
 use tband_capture::rtt::Channel;
 use tband_capture::source::{ControlBlock, Source};
-use tband_host_tests::qemu::{free_port, qemu_mps2_an385, spawn_listening};
+use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::run;
 use tband_model::Model;
 use tband_trace::{InputFormat, OpenOptions, Trace};
@@ -88,18 +88,9 @@ fn build(systemview: &Path, kernel: &Path) -> (PathBuf, PathBuf) {
 /// `recording.sysview` until it exits.
 fn record(dir: &Path, firmware: &Path) -> PathBuf {
     let port = free_port();
-    let gdb = format!("socket,id=gdb,host=127.0.0.1,port={port},server=on,wait=on,nodelay=on");
     let (qemu, _stderr) = spawn_listening(
         qemu_mps2_an385(dir)
-            .args([
-                "-serial",
-                "null",
-                "-chardev",
-                &gdb,
-                "-gdb",
-                "chardev:gdb",
-                "-S",
-            ])
+            .args(gdb_server_args(port))
             .arg("-kernel")
             .arg(firmware),
     );
