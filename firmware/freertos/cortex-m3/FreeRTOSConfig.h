@@ -79,7 +79,7 @@ void app_assert_failed(const char *file, int line);
 #define tband_HEAP_BLOCK_HEADER                 1
 #define INCLUDE_uxTaskGetStackHighWaterMark     1
 /* TBAND_UNTRACED: the switch-cost bench's build without tracing. */
-#if !defined(__ASSEMBLER__) && defined(TRACER_SYSTEMVIEW)
+#if !defined(__ASSEMBLER__) && (defined(TRACER_SYSTEMVIEW) || defined(TRACER_TRACERECORDER))
 #include "freertos_trace.h"
 #elif !defined(__ASSEMBLER__) && !defined(TBAND_UNTRACED)
 #include "tband_freertos.h"
