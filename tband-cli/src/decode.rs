@@ -15,7 +15,7 @@ use tband_decode::sequencer::{find_ts_resolution, Stream};
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_model::summary::write_summary;
 use tband_model::{EventRow, Model, TraceInfo};
-use tband_trace::{read_systemview, read_threadx, OpenOptions, Source, Trace};
+use tband_trace::{read_systemview, read_threadx, read_tracerecorder, OpenOptions, Source, Trace};
 
 use crate::progress::open_trace;
 
@@ -76,6 +76,7 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
         Source::Tband(inputs) => inputs,
         Source::Threadx { input, options } => return list_threadx(cli, &input, &options, mode),
         Source::Systemview { input } => return list_systemview(cli, &input, mode),
+        Source::Tracerecorder { input } => return list_tracerecorder(cli, &input, mode),
         Source::Ctf { trace, names } if tband_ctf::has_events(&trace) => {
             return list_ctf(cli, &trace, names, mode)
         }
@@ -202,20 +203,37 @@ fn list_ctf(
 /// events are listed.
 fn list_systemview(cli: &Options, input: &Input, mode: Mode) -> Result<ExitCode, String> {
     let recording = read_systemview(input).map_err(|e| e.to_string())?;
+    list_rows(cli, mode, |each| {
+        tband_systemview::build_model(&recording, vec![input.name.clone()], Some(each))
+    })
+}
+
+/// Lists a TraceRecorder recording's events as event rows, the way CTF
+/// events are listed.
+fn list_tracerecorder(cli: &Options, input: &Input, mode: Mode) -> Result<ExitCode, String> {
+    let recording = read_tracerecorder(input).map_err(|e| e.to_string())?;
+    list_rows(cli, mode, |each| {
+        tband_tracerecorder::build_model(&recording, vec![input.name.clone()], Some(each))
+    })
+}
+
+/// Lists the event rows an importer hands out while `build` builds the
+/// model: as JSON, pretty, or their counts by name and the damage.
+fn list_rows(
+    cli: &Options,
+    mode: Mode,
+    build: impl FnOnce(&mut dyn FnMut(&EventRow<'_>)) -> Model,
+) -> Result<ExitCode, String> {
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut written = Ok(());
-    let mut counts: BTreeMap<&str, u64> = BTreeMap::new();
+    let mut counts: BTreeMap<String, u64> = BTreeMap::new();
     let mut previous_ns = None;
     let mut each = |row: &EventRow<'_>| {
         if written.is_err() {
             return;
         }
         match mode {
-            Mode::Stats => {
-                *counts
-                    .entry(tband_systemview::event_name(row.class))
-                    .or_default() += 1
-            }
+            Mode::Stats => *counts.entry(row.name.to_string()).or_default() += 1,
             Mode::Json => written = tband_ctf::write_json_row(&mut out, row),
             Mode::Pretty => {
                 written = tband_ctf::write_pretty_row(&mut out, row, previous_ns);
@@ -223,8 +241,7 @@ fn list_systemview(cli: &Options, input: &Input, mode: Mode) -> Result<ExitCode,
             }
         }
     };
-    let model =
-        tband_systemview::build_model(&recording, vec![input.name.clone()], Some(&mut each));
+    let model = build(&mut each);
     if let (Mode::Stats, Ok(())) = (mode, &written) {
         written = write_ctf_stats(&mut out, &model, &counts);
     }
@@ -234,10 +251,10 @@ fn list_systemview(cli: &Options, input: &Input, mode: Mode) -> Result<ExitCode,
     }
 }
 
-fn write_ctf_stats(
+fn write_ctf_stats<K: std::fmt::Display>(
     out: &mut impl Write,
     model: &Model,
-    counts: &BTreeMap<&str, u64>,
+    counts: &BTreeMap<K, u64>,
 ) -> io::Result<()> {
     writeln!(
         out,

@@ -14,6 +14,7 @@ use tband_model::rules::Rules;
 use tband_model::{EventRow, EventSink, Import, LifetimeBuilder, Model, ReadProgress, TraceInfo};
 use tband_systemview::SystemviewImport;
 use tband_threadx::ThreadxImport;
+use tband_tracerecorder::TracerecorderImport;
 
 mod growing;
 mod rules_file;
@@ -31,14 +32,16 @@ pub enum InputFormat {
     Ctf,
     Threadx,
     Systemview,
+    Tracerecorder,
 }
 
 impl InputFormat {
-    pub const ALL: [InputFormat; 4] = [
+    pub const ALL: [InputFormat; 5] = [
         InputFormat::Tband,
         InputFormat::Ctf,
         InputFormat::Threadx,
         InputFormat::Systemview,
+        InputFormat::Tracerecorder,
     ];
 
     /// Recognises the format of an input by its content.
@@ -47,6 +50,8 @@ impl InputFormat {
             InputFormat::Threadx
         } else if tband_systemview::looks_like(&input.bytes) {
             InputFormat::Systemview
+        } else if tband_tracerecorder::looks_like(&input.bytes) {
+            InputFormat::Tracerecorder
         } else {
             InputFormat::Tband
         }
@@ -58,6 +63,7 @@ impl InputFormat {
             InputFormat::Ctf => "ctf",
             InputFormat::Threadx => "threadx",
             InputFormat::Systemview => "systemview",
+            InputFormat::Tracerecorder => "tracerecorder",
         }
     }
 
@@ -68,6 +74,7 @@ impl InputFormat {
             InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given)",
             InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\"",
             InputFormat::Systemview => "A SEGGER SystemView recording: the raw stream of its SysView RTT channel, from the start",
+            InputFormat::Tracerecorder => "A Percepio TraceRecorder streaming recording (PSF, TraceRecorder v4): its stream port's output, e.g. the TzData RTT channel, from the start",
         }
     }
 }
@@ -164,6 +171,8 @@ pub enum Source {
     },
     /// A SystemView recording.
     Systemview { input: Input },
+    /// A TraceRecorder streaming recording.
+    Tracerecorder { input: Input },
 }
 
 impl Source {
@@ -251,6 +260,10 @@ impl Source {
                 let input = one_input(inputs, "a SystemView recording is one stream")?;
                 Ok(Source::Systemview { input })
             }
+            InputFormat::Tracerecorder => {
+                let input = one_input(inputs, "a TraceRecorder recording is one stream")?;
+                Ok(Source::Tracerecorder { input })
+            }
         }
     }
 
@@ -278,6 +291,10 @@ impl Source {
                 recording: read_systemview(input)?,
                 progress: read,
             }),
+            Source::Tracerecorder { input } => Box::new(TracerecorderImport {
+                recording: read_tracerecorder(input)?,
+                progress: read,
+            }),
         })
     }
 
@@ -297,6 +314,7 @@ impl Source {
             Source::Ctf { trace, .. } => trace.metadata.events.iter().any(|e| e.name == name),
             Source::Threadx { .. } => tband_threadx::is_event_name(name),
             Source::Systemview { .. } => tband_systemview::is_event_name(name),
+            Source::Tracerecorder { .. } => tband_tracerecorder::ids::is_event_name(name),
         }
     }
 
@@ -306,6 +324,7 @@ impl Source {
             Source::Ctf { .. } => InputFormat::Ctf,
             Source::Threadx { .. } => InputFormat::Threadx,
             Source::Systemview { .. } => InputFormat::Systemview,
+            Source::Tracerecorder { .. } => InputFormat::Tracerecorder,
         }
     }
 
@@ -314,7 +333,9 @@ impl Source {
         match self {
             Source::Tband(inputs) => inputs.iter().map(|i| i.name.clone()).collect(),
             Source::Ctf { names, .. } => names.clone(),
-            Source::Threadx { input, .. } | Source::Systemview { input } => {
+            Source::Threadx { input, .. }
+            | Source::Systemview { input }
+            | Source::Tracerecorder { input } => {
                 vec![input.name.clone()]
             }
         }
@@ -345,9 +366,9 @@ impl Source {
         match self {
             Source::Tband(inputs) => inputs.iter().map(|i| i.bytes.len() as u64).sum(),
             Source::Ctf { trace, .. } => trace.streams.iter().map(|s| s.bytes.len() as u64).sum(),
-            Source::Threadx { input, .. } | Source::Systemview { input } => {
-                input.bytes.len() as u64
-            }
+            Source::Threadx { input, .. }
+            | Source::Systemview { input }
+            | Source::Tracerecorder { input } => input.bytes.len() as u64,
         }
     }
 }
@@ -470,6 +491,15 @@ pub fn read_threadx<'a>(
 /// Reads a SystemView recording; why it cannot be read is the input's error.
 pub fn read_systemview(input: &Input) -> Result<tband_systemview::Recording<'_>, TraceError> {
     tband_systemview::Recording::read(&input.bytes).map_err(|e| TraceError::Unreadable {
+        name: input.name.clone(),
+        reason: e.to_string(),
+    })
+}
+
+/// Reads a TraceRecorder recording; why it cannot be read is the input's
+/// error.
+pub fn read_tracerecorder(input: &Input) -> Result<tband_tracerecorder::Recording<'_>, TraceError> {
+    tband_tracerecorder::Recording::read(&input.bytes).map_err(|e| TraceError::Unreadable {
         name: input.name.clone(),
         reason: e.to_string(),
     })
