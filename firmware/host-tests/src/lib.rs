@@ -11,6 +11,7 @@ use tband::EventKind;
 use tband_decode::stream::StreamDecoder;
 
 pub mod qemu;
+pub mod vendor;
 
 /// Timestamps: one shared counter, one tick per read, so every event has
 /// its own time and the order within a core is the order of recording.
