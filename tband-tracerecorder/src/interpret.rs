@@ -29,6 +29,9 @@ use tband_model::{
 const CORE: u32 = 0;
 /// The heap the FreeRTOS port's malloc and free events are about.
 const SYSTEM_HEAP: u32 = 0;
+/// The handle the recorder gives the code that runs before the first
+/// task, `(startup)`.
+const STARTUP_HANDLE: u32 = 2;
 /// The names FreeRTOS gives its idle and timer service tasks.
 const FREERTOS_IDLE_TASK: &str = "IDLE";
 const FREERTOS_TIMER_TASK: &str = "Tmr Svc";
@@ -369,12 +372,21 @@ impl Importer {
             .current_task_announces(t, CORE, TaskStateKind::Blocked, reason, queue);
     }
 
-    /// The task of `handle` runs: the ISRs still open have returned.
+    /// The task of `handle` runs: the ISRs still open have returned. The
+    /// code before the scheduler, which the recorder calls `(startup)`,
+    /// ends when a task first runs.
     fn activate(&mut self, t: u64, handle: u32) {
         while let Some(isr) = self.b.current_isr(CORE) {
             self.b.isr_exit(t, CORE, isr);
         }
         let task = self.task(handle);
+        if handle != STARTUP_HANDLE {
+            if let Some(&Object::Task(startup)) = self.objects.get(&STARTUP_HANDLE) {
+                if self.b.running_task(CORE) == Some(startup) {
+                    self.b.task_deleted(t, startup);
+                }
+            }
+        }
         self.b.task_switched_in(t, CORE, task);
     }
 

@@ -101,6 +101,13 @@ fn every_task_the_application_created_is_named_with_its_priority() {
     let kind = |name| model.tasks[task_index(&model, name) as usize].kind;
     assert_eq!(kind("IDLE"), TaskKind::Idle);
     assert_eq!(kind("Tmr Svc"), TaskKind::Timer);
+    // The code before the scheduler ends when the first task runs.
+    let startup = &model.tasks[task_index(&model, "(startup)") as usize];
+    let first_switch = model
+        .sched_slices
+        .iter()
+        .find(|s| s.task != startup.task_id);
+    assert_eq!(startup.deleted_ns, first_switch.map(|s| s.start_ns));
 }
 
 #[test]
