@@ -107,6 +107,8 @@ pub enum Kind {
     Ctf,
     /// A SEGGER SystemView recording (`.sysview`).
     Systemview,
+    /// A Percepio TraceRecorder streaming recording (`.psf`).
+    Tracerecorder,
 }
 
 /// One recording, as the tools are given it.
@@ -161,6 +163,11 @@ fn collect(dir: &Path, traces: &mut Vec<Trace>) {
         } else if name.ends_with(".sysview") {
             traces.push(Trace {
                 kind: Kind::Systemview,
+                args: vec![name],
+            });
+        } else if name.ends_with(".psf") {
+            traces.push(Trace {
+                kind: Kind::Tracerecorder,
                 args: vec![name],
             });
         } else if let Some(stem) = name.strip_suffix(".bin") {
