@@ -417,6 +417,17 @@ fn expected(model: &Model) -> Tables {
         let track = group_track(heap_name(f.heap_id), "failed allocations");
         instants.push((track, f.ts_ns, format!("{} B", f.size)));
     }
+    // Operations on event groups and timers: instants named by what was
+    // done, on a track per object in a group of its kind.
+    let objects = &model.rtos_objects;
+    for e in &objects.event_group_ops {
+        let track = group_track("Event groups", &objects.event_groups[e.group as usize].name);
+        instants.push((track, e.ts_ns, e.op.as_str().into()));
+    }
+    for op in &objects.timer_ops {
+        let track = group_track("Timers", &objects.timers[op.timer as usize].name);
+        instants.push((track, op.ts_ns, op.op.as_str().into()));
+    }
     // Regions that overlap are on tracks of their own, at depths not compared.
     for a in &model.anomalies {
         let track = group_track("", "Trace health");
@@ -460,6 +471,11 @@ fn expected(model: &Model) -> Tables {
         let (owner, marker) = marker(v.marker);
         // Perfetto keeps counter values as doubles.
         points.push((marker_track(owner, &marker), v.ts_ns, v.value as f64 as i64));
+    }
+    for op in &objects.stream_buffer_ops {
+        let buffer = &objects.stream_buffers[op.buffer as usize].name;
+        let track = group_track("Stream buffers", buffer);
+        points.push((track, op.ts_ns, op.bytes_after.into()));
     }
     for l in &model.memory.heap_levels {
         let track = group_track(heap_name(l.heap_id), "in use");
