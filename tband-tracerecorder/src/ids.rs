@@ -1,7 +1,7 @@
 //! Event ids of TraceRecorder v4's FreeRTOS kernel port (its
 //! `PSF_EVENT_*` numbers) that `trace-recorder-parser` names but leaves
 //! raw, or does not name: this crate decodes them from their parameter
-//! words.
+//! words; and two the parser decodes as their task-context twins.
 
 use trace_recorder_parser::streaming::event::{EventId, EventType};
 
@@ -40,6 +40,8 @@ pub const STREAM_BUFFER_SEND_FROM_ISR_FAILED: u16 = 0xDA;
 pub const STREAM_BUFFER_RECEIVE_FROM_ISR: u16 = 0xDB;
 pub const STREAM_BUFFER_RECEIVE_FROM_ISR_FAILED: u16 = 0xDC;
 pub const STREAM_BUFFER_RESET: u16 = 0xDD;
+pub const MESSAGE_BUFFER_SEND_FROM_ISR: u16 = 0xE4;
+pub const MESSAGE_BUFFER_RECEIVE_FROM_ISR: u16 = 0xE6;
 pub const MALLOC_FAILED: u16 = 0xE9;
 pub const FREE_FAILED: u16 = 0xEA;
 

@@ -574,7 +574,7 @@ impl Importer {
             }
             Event::MessageBufferSend(e) | Event::MessageBufferSendFromIsr(e) => {
                 let buffer = self.stream_buffer(h(e.handle));
-                let from_isr = raw.id == 0xE4;
+                let from_isr = raw.id == ids::MESSAGE_BUFFER_SEND_FROM_ISR;
                 let op = StreamBufferOpKind::Send;
                 let after = e.bytes_in_buffer;
                 self.b
@@ -582,7 +582,7 @@ impl Importer {
             }
             Event::MessageBufferReceive(e) | Event::MessageBufferReceiveFromIsr(e) => {
                 let buffer = self.stream_buffer(h(e.handle));
-                let from_isr = raw.id == 0xE6;
+                let from_isr = raw.id == ids::MESSAGE_BUFFER_RECEIVE_FROM_ISR;
                 let op = StreamBufferOpKind::Receive;
                 let after = e.bytes_in_buffer;
                 self.b
