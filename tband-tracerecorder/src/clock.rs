@@ -40,9 +40,19 @@ impl Clock {
         self.hz
     }
 
-    /// The OS tick count is now `ticks` (the recorder's tick event).
+    /// The OS tick count is `ticks` at the event just timed (the
+    /// recorder's tick event). A recording that starts in the middle of
+    /// a run (a RingBuffer dump) gives the tick's high bits only here: the
+    /// ticks counted so far are renumbered, the times kept.
     pub fn os_tick(&mut self, ticks: u32) {
-        if matches!(self.kind, TimerCounter::OsIncr | TimerCounter::OsDecr) {
+        if !matches!(self.kind, TimerCounter::OsIncr | TimerCounter::OsDecr) {
+            return;
+        }
+        let shift = (u64::from(ticks).wrapping_sub(u64::from(self.last_raw)) as i64)
+            .saturating_mul(self.period as i64);
+        if shift > 0 {
+            self.first += shift as u64;
+            self.last = self.last.map(|l| l + shift as u64);
             self.last_raw = ticks;
         }
     }
@@ -67,7 +77,10 @@ impl Clock {
                 // The full tick count nearest the last one with these low bits.
                 let step = (low.wrapping_sub(self.last_raw) & 0xFF) as i64;
                 let step = if step >= 128 { step - 256 } else { step };
-                let tick = (i64::from(self.last_raw) + step).max(0) as u32;
+                let tick = match self.last {
+                    None => low,
+                    Some(_) => (i64::from(self.last_raw) + step).max(0) as u32,
+                };
                 self.last_raw = tick;
                 // Counting down, the count reaches 0 at the tick's end.
                 let within = if self.kind == TimerCounter::OsDecr {
@@ -125,14 +138,23 @@ mod tests {
         assert_eq!(clock.at(stamp(20, 14_999)).0, 400_000);
         // Reloaded, the tick not yet counted: the next tick's start.
         assert_eq!(clock.at(stamp(20, 24_990)).0, 1_000_360);
-        clock.os_tick(21);
         assert_eq!(clock.at(stamp(21, 24_980)).0, 1_000_760);
+        clock.os_tick(21);
         // 256 ticks later the low bits are the same again.
         for tick in 22..=277u32 {
-            clock.os_tick(tick);
             clock.at(stamp(tick & 0xFF, 24_999));
+            clock.os_tick(tick);
         }
         assert_eq!(clock.at(stamp(277 & 0xFF, 0)).0, 258 * 1_000_000 - 40);
+    }
+
+    #[test]
+    fn a_recording_from_the_middle_of_a_run_learns_the_ticks_high_bits() {
+        let mut clock = Clock::new(TimerCounter::OsDecr, 25_000_000, 1000);
+        assert_eq!(clock.at((200 << 24) | 24_999).0, 0);
+        assert_eq!(clock.at((201 << 24) | 24_999).0, 1_000_000);
+        clock.os_tick(1225);
+        assert_eq!(clock.at((202 << 24) | 24_999).0, 2_000_000);
     }
 
     #[test]

@@ -68,7 +68,8 @@ fn build_model_telling(
     let mut importer = Importer::new(recording, sources);
     let mut read = ReadTeller::new(1, progress);
     let little_endian = recording.is_little_endian();
-    for framed in Stream::new(recording.bytes, recording.events_offset, little_endian) {
+    let bytes = &recording.events;
+    for framed in Stream::new(bytes, recording.events_offset, little_endian) {
         match framed {
             Framed::Event(raw) => {
                 let t = importer.time(&raw);
@@ -197,11 +198,11 @@ impl Importer {
     }
 
     fn time(&mut self, raw: &RawEvent<'_>) -> u64 {
+        let (t, went_back) = self.clock.at(raw.timestamp);
         if raw.id == ids::NEW_TIME && raw.bytes.len() >= 12 {
             self.clock
                 .os_tick(param(raw, 0, self.parser.header.endianness));
         }
-        let (t, went_back) = self.clock.at(raw.timestamp);
         self.b.event_at(CORE, t);
         if went_back {
             self.b.anomaly(
@@ -255,6 +256,7 @@ impl Importer {
             _ => {
                 let id = Self::next_id(&mut self.tasks);
                 self.objects.insert(handle, Object::Task(id));
+                self.name_object(handle);
                 id
             }
         }
@@ -266,6 +268,7 @@ impl Importer {
             _ => {
                 let id = Self::next_id(&mut self.isrs);
                 self.objects.insert(handle, Object::Isr(id));
+                self.name_object(handle);
                 id
             }
         }
@@ -277,6 +280,7 @@ impl Importer {
             _ => {
                 let id = Self::next_id(&mut self.queues);
                 self.objects.insert(handle, Object::Queue(id));
+                self.name_object(handle);
                 id
             }
         }
@@ -289,6 +293,7 @@ impl Importer {
                 let id = Self::next_id(&mut self.event_groups);
                 self.objects.insert(handle, Object::EventGroup(id));
                 self.b.event_group_created(id);
+                self.name_object(handle);
                 id
             }
         }
@@ -300,6 +305,7 @@ impl Importer {
             _ => {
                 let id = Self::next_id(&mut self.stream_buffers);
                 self.objects.insert(handle, Object::StreamBuffer(id));
+                self.name_object(handle);
                 id
             }
         }
@@ -311,6 +317,7 @@ impl Importer {
             _ => {
                 let id = Self::next_id(&mut self.timers);
                 self.objects.insert(handle, Object::Timer(id));
+                self.name_object(handle);
                 id
             }
         }
@@ -367,9 +374,14 @@ impl Importer {
         self.b.queue_op(t, CORE, queue, op, from_isr, Some(after));
     }
 
+    /// The running task blocks. A RingBuffer dump starts in the middle of
+    /// a run: until its first switch the running task is not known, and
+    /// what it announces is left out.
     fn blocks(&mut self, t: u64, reason: StateReason, queue: Option<u32>) {
-        self.b
-            .current_task_announces(t, CORE, TaskStateKind::Blocked, reason, queue);
+        if self.b.running_task(CORE).is_some() {
+            self.b
+                .current_task_announces(t, CORE, TaskStateKind::Blocked, reason, queue);
+        }
     }
 
     /// The task of `handle` runs: the ISRs still open have returned. The

@@ -313,7 +313,7 @@ fn an_unknown_version_an_empty_or_a_foreign_input_is_one_clear_error() {
     assert_eq!(error, ReadError::NotTracerecorder);
     assert!(error
         .to_string()
-        .starts_with("not a TraceRecorder streaming recording"));
+        .starts_with("not a TraceRecorder recording"));
     let mut bytes = recording();
     bytes[4] = 15;
     let error = Recording::read(&bytes).expect_err("version 15");

@@ -1,16 +1,23 @@
 /*
- * TRACER=tracerecorder: Percepio TraceRecorder streams its recording (PSF)
- * into the RTT up channel "TzData" (its Jlink_RTT stream port), which
- * tband-capture reads through QEMU's gdbstub while the application runs.
- * The recording starts on the target (xTraceEnable(TRC_START)), so no host
- * command is needed; at the end the application waits until the capture
- * has read the channel empty. Each TIMER0 interrupt also prints a user
- * event, "tick <n>" on the channel "timer0", counted from 1, and the end
- * of the recording prints "recording stops" there.
+ * TRACER=tracerecorder: Percepio TraceRecorder records the application.
+ * With its Jlink_RTT stream port (TR_STREAM_PORT=Jlink_RTT) it streams the
+ * recording (PSF) into the RTT up channel "TzData", which tband-capture
+ * reads through QEMU's gdbstub while the application runs; at the end the
+ * application waits until the capture has read the channel empty. With its
+ * RingBuffer stream port (TR_STREAM_PORT=RingBuffer) the recording stays in
+ * RAM, the newest events in a ring, and the end writes the recorder's data
+ * (from its start markers to its end markers) into trace.psfdump through
+ * semihosting, as a debugger would dump it. The recording starts on the
+ * target (xTraceEnable(TRC_START)), so no host command is needed. Each
+ * TIMER0 interrupt also prints a user event, "tick <n>" on the channel
+ * "timer0", counted from 1, and the end of the recording prints
+ * "recording stops" there.
  */
 #include "FreeRTOS.h"
-#include "SEGGER_RTT.h"
 #include "trcRecorder.h"
+#ifdef TR_STREAM_PORT_Jlink_RTT
+#include "SEGGER_RTT.h"
+#endif
 
 #include "app.h"
 #include "board.h"
@@ -23,6 +30,11 @@ static TraceISRHandle_t systick_isr;
 static TraceISRHandle_t timer0_isr;
 static TraceStringHandle_t timer0_channel;
 static int timer0_ticks;
+#ifdef TR_STREAM_PORT_RingBuffer
+/* The RingBuffer stream port's data, which it defines. */
+extern TraceRingBuffer_t *RecorderDataPtr;
+static FILE *dump;
+#endif
 
 uint64_t tracer_now_ns(void) {
   return (uint64_t)(0xFFFFFFFFu - TIMER1->value) * (1000000000u / SYSCLK_HZ);
@@ -49,6 +61,9 @@ void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
 }
 
 int trace_output_start(void) {
+#ifdef TR_STREAM_PORT_RingBuffer
+  dump = open_output("trace.psfdump", "wb");
+#endif
   if (xTraceEnable(TRC_START) != TRC_SUCCESS ||
       xTraceISRRegister("SysTick", 255, &systick_isr) != TRC_SUCCESS ||
       xTraceISRRegister("TIMER0", 0xE0, &timer0_isr) != TRC_SUCCESS ||
@@ -64,7 +79,11 @@ void platform_stop_recording(void) {
 }
 
 int trace_output_finish(void) {
+#ifdef TR_STREAM_PORT_RingBuffer
+  return fwrite(RecorderDataPtr, sizeof *RecorderDataPtr, 1, dump) == 1 ? 0 : 1;
+#else
   while (SEGGER_RTT_GetBytesInBuffer(TRC_CFG_STREAM_PORT_RTT_UP_BUFFER_INDEX) != 0) {
   }
   return 0;
+#endif
 }
