@@ -74,7 +74,7 @@ impl InputFormat {
             InputFormat::Ctf => "Common Trace Format (Zephyr's tracing): a directory with `metadata` and stream files, or a stream file (metadata beside it or given)",
             InputFormat::Threadx => "A ThreadX event-trace buffer (TraceX `.trx`), starting with \"TXTB\"",
             InputFormat::Systemview => "A SEGGER SystemView recording: the raw stream of its SysView RTT channel, from the start",
-            InputFormat::Tracerecorder => "A Percepio TraceRecorder streaming recording (PSF, TraceRecorder v4): its stream port's output, e.g. the TzData RTT channel, from the start",
+            InputFormat::Tracerecorder => "A Percepio TraceRecorder recording (PSF, TraceRecorder v4): its stream port's output (e.g. the TzData RTT channel) from the start, or its RingBuffer dumped from RAM",
         }
     }
 }

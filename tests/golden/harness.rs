@@ -107,7 +107,8 @@ pub enum Kind {
     Ctf,
     /// A SEGGER SystemView recording (`.sysview`).
     Systemview,
-    /// A Percepio TraceRecorder streaming recording (`.psf`).
+    /// A Percepio TraceRecorder recording: a stream (`.psf`) or a
+    /// RingBuffer dump (`.psfdump`).
     Tracerecorder,
 }
 
@@ -165,7 +166,7 @@ fn collect(dir: &Path, traces: &mut Vec<Trace>) {
                 kind: Kind::Systemview,
                 args: vec![name],
             });
-        } else if name.ends_with(".psf") {
+        } else if name.ends_with(".psf") || name.ends_with(".psfdump") {
             traces.push(Trace {
                 kind: Kind::Tracerecorder,
                 args: vec![name],

@@ -1,14 +1,20 @@
 //! The FreeRTOS example application (`firmware/freertos/`) on Cortex-M3,
 //! traced by Percepio TraceRecorder v4.11.0 instead of tband
-//! (`make TRACER=tracerecorder`): run in QEMU's mps2-an385 held for a GDB
-//! client, its `TzData` RTT channel recorded by `tband-capture` through
-//! QEMU's gdbstub until the application exits, and the recording read by
-//! the tools against the application's record: every task it created is
-//! named with its priority, the busy task's CPU time is within 2 % of the
-//! kernel's measure, every queue operation it counted is in the model
-//! with the level it left, TIMER0's user events say its ticks in order,
-//! and nothing is damaged. This is how
-//! `tests/corpus/tracerecorder/freertos_cm3.psf` was made.
+//! (`make TRACER=tracerecorder`), read by the tools against the
+//! application's record. These tests make
+//! `tests/corpus/tracerecorder/freertos_cm3.psf` and `freertos_cm3_ring.psfdump`.
+//!
+//! - With the Jlink_RTT stream port: run in QEMU's mps2-an385 held for a
+//!   GDB client, its `TzData` RTT channel recorded by `tband-capture`
+//!   through QEMU's gdbstub until the application exits. Every task it
+//!   created is named with its priority, the busy task's CPU time is within
+//!   2 % of the kernel's measure, every queue operation it counted is in
+//!   the model with the level it left, TIMER0's user events say its ticks
+//!   in order, and nothing is damaged.
+//! - With the RingBuffer stream port: the recorder's data dumped from RAM
+//!   through semihosting at the end. The ring holds the newest events, in
+//!   order: the last TIMER0 ticks and the end, every task named, nothing
+//!   damaged.
 //!
 //! TraceRecorder's sources are found in `percepio-tracerecorder-4.11.0/`
 //! of the folder `TBAND_VENDOR_TRACERS` names (see `tband_host_tests::vendor`).
@@ -27,20 +33,52 @@ use tband_trace::{InputFormat, OpenOptions, Trace};
 /// The run's length the corpus recording was made with.
 const RUN_NS: &str = "500000000ull";
 
-/// Builds the example traced by TraceRecorder into a folder of its own.
-fn build(recorder: &Path, kernel: &Path) -> (PathBuf, PathBuf) {
-    let dir = vendor::build_dir("freertos-cm3-tracerecorder");
+/// Builds the example traced by TraceRecorder with `stream_port` into a
+/// folder of its own; the folder and the firmware.
+fn build(recorder: &Path, kernel: &Path, stream_port: &str, name: &str) -> (PathBuf, PathBuf) {
+    let dir = vendor::build_dir(name);
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     run(Command::new("make")
         .current_dir(repo.join("firmware/freertos/cortex-m3"))
         .env("CPPFLAGS", format!("-DRUN_NS={RUN_NS}"))
         .arg("TRACER=tracerecorder")
+        .arg(format!("TR_STREAM_PORT={stream_port}"))
         .arg(format!("OUT={}", dir.display()))
         .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
         .arg(format!("TRACERECORDER_PATH={}", recorder.display())));
     let _ = std::fs::remove_file(dir.join("truth.txt"));
-    let firmware = dir.join("freertos-cm3-tracerecorder.elf");
+    let firmware = dir.join(format!("{name}.elf"));
     (dir, firmware)
+}
+
+fn sources() -> Option<(PathBuf, PathBuf)> {
+    vendor::sources("percepio-tracerecorder-4.11.0", "trcStreamingRecorder.c")
+}
+
+/// The model of the recording at `path`, read as the tools read it.
+fn open(path: &Path) -> Model {
+    let trace = Trace::open(
+        &[path.to_str().unwrap().to_string()],
+        &OpenOptions::default(),
+    );
+    let trace = trace.unwrap();
+    assert_eq!(trace.format(), InputFormat::Tracerecorder);
+    trace.model
+}
+
+/// The texts of the user events.
+fn messages(model: &Model) -> Vec<&str> {
+    (model.marker_instants.iter())
+        .map(|m| model.strings.get(m.msg))
+        .collect()
+}
+
+/// How many times the ISR named `name` ran.
+fn isr_count(model: &Model, name: &str) -> usize {
+    let isr = model.isrs.iter().position(|i| i.name == name);
+    (model.isr_slices.iter())
+        .filter(|s| Some(s.isr as usize) == isr)
+        .count()
 }
 
 /// Runs the firmware held for GDB and records its TzData channel into
@@ -100,20 +138,13 @@ fn levels(model: &Model, name: &str) -> Vec<u32> {
 
 #[test]
 fn the_tracerecorder_recording_is_the_applications_record() {
-    let Some((recorder, kernel)) =
-        vendor::sources("percepio-tracerecorder-4.11.0", "trcStreamingRecorder.c")
-    else {
+    let Some((recorder, kernel)) = sources() else {
         return;
     };
-    let (dir, firmware) = build(&recorder, &kernel);
+    let name = "freertos-cm3-tracerecorder";
+    let (dir, firmware) = build(&recorder, &kernel, "Jlink_RTT", name);
     let recording = record(&dir, &firmware);
-    let trace = Trace::open(
-        &[recording.to_str().unwrap().to_string()],
-        &OpenOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(trace.format(), InputFormat::Tracerecorder);
-    let model = &trace.model;
+    let model = &open(&recording);
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
     let truth = std::fs::read_to_string(dir.join("truth.txt")).unwrap();
     let mut busy_run_time_ns = None;
@@ -153,15 +184,36 @@ fn the_tracerecorder_recording_is_the_applications_record() {
         }
         assert_eq!(levels(model, queue), expected, "{queue}");
     }
-    let timer0 = model.isrs.iter().position(|i| i.name == "TIMER0");
-    let ticks = (model.isr_slices.iter())
-        .filter(|s| Some(s.isr as usize) == timer0)
-        .count();
-    let texts: Vec<&str> = (model.marker_instants.iter())
-        .map(|m| model.strings.get(m.msg))
-        .collect();
+    let ticks = isr_count(model, "TIMER0");
     let mut expected: Vec<String> = (1..=ticks).map(|n| format!("tick {n}")).collect();
     expected.push("recording stops".into());
     assert!(ticks > 0);
-    assert_eq!(texts, expected);
+    assert_eq!(messages(model), expected);
+}
+
+#[test]
+fn the_tracerecorder_ring_buffer_dump_holds_the_newest_events() {
+    let Some((recorder, kernel)) = sources() else {
+        return;
+    };
+    let name = "freertos-cm3-tracerecorder-ringbuffer";
+    let (dir, firmware) = build(&recorder, &kernel, "RingBuffer", name);
+    let _ = std::fs::remove_file(dir.join("trace.psfdump"));
+    run(qemu_mps2_an385(&dir)
+        .args(["-serial", "null", "-kernel"])
+        .arg(&firmware));
+    let model = &open(&dir.join("trace.psfdump"));
+    assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
+    let truth = std::fs::read_to_string(dir.join("truth.txt")).unwrap();
+    for line in truth.lines() {
+        if let ["task", name, _] = line.split(' ').collect::<Vec<_>>()[..] {
+            task_id(model, name);
+        }
+    }
+    // The run's 10 TIMER0 ticks, of which the ring kept the last.
+    let ticks = isr_count(model, "TIMER0");
+    let mut expected: Vec<String> = (11 - ticks..=10).map(|n| format!("tick {n}")).collect();
+    expected.push("recording stops".into());
+    assert!(ticks > 0);
+    assert_eq!(messages(model), expected);
 }
