@@ -171,7 +171,7 @@ mod tests {
         let error = parse(&["--input-format", "pcap"]).expect_err("not a format");
         assert!(error
             .to_string()
-            .contains("[possible values: tband, ctf, threadx, systemview]"));
+            .contains("[possible values: tband, ctf, threadx, systemview, tracerecorder]"));
     }
 
     #[test]
