@@ -28,7 +28,12 @@ impl Clock {
     pub fn new(kind: TimerCounter, hz: u32, os_tick_hz: u32) -> Clock {
         Clock {
             kind,
-            hz: u64::from(hz.max(1)),
+            // A recording that gives no frequency is read at 1 ns a count.
+            hz: if hz == 0 {
+                1_000_000_000
+            } else {
+                u64::from(hz)
+            },
             period: u64::from((hz / os_tick_hz.max(1)).max(1)),
             last: None,
             last_raw: 0,

@@ -186,13 +186,12 @@ impl Importer {
         };
         // Tasks the entry table names already (the recorder's own, and
         // those made before the recording started).
-        let named: Vec<(u32, String)> = (recording.start.entry_table.entries().iter())
+        let tasks: Vec<u32> = (recording.start.entry_table.entries().iter())
             .filter(|(_, e)| e.class == Some(trace_recorder_parser::types::ObjectClass::Task))
-            .filter_map(|(h, e)| Some((u32::from(*h), e.symbol.as_ref()?.to_string())))
+            .map(|(h, _)| u32::from(*h))
             .collect();
-        for (handle, name) in named {
-            let task = importer.task(handle);
-            importer.name_task(task, &name);
+        for handle in tasks {
+            importer.task(handle);
         }
         importer
     }
