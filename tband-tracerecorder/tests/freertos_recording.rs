@@ -331,3 +331,24 @@ fn the_tools_recognise_the_recording_without_an_option() {
     assert_eq!(trace.model.info.format, "tracerecorder");
     assert_eq!(trace.model.info.ns_per_tick, 40);
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Bytes overwritten anywhere past the header: never a panic, and the
+    /// events listed are the events the model counts.
+    #[test]
+    fn any_overwritten_stretch_decodes_what_it_can(
+        at in 0.0..1.0f64,
+        len in 1usize..256,
+        byte in proptest::prelude::any::<u8>(),
+    ) {
+        let mut bytes = recording();
+        let start = Recording::read(&bytes).unwrap().events_offset;
+        let from = start + ((bytes.len() - start) as f64 * at) as usize;
+        let to = (from + len).min(bytes.len());
+        bytes[from..to].fill(byte);
+        let (model, rows) = model_and_rows(&bytes);
+        proptest::prop_assert_eq!(rows.len() as u64, model.info.events);
+    }
+}

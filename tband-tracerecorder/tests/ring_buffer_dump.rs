@@ -96,3 +96,28 @@ fn a_dump_cut_inside_its_ring_is_one_clear_error() {
         .to_string()
         .starts_with("the TraceRecorder RingBuffer dump ends inside its ring"));
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Bytes of the ring overwritten anywhere: never a panic, and the
+    /// events come out in order all the same.
+    #[test]
+    fn any_overwritten_stretch_of_the_ring_decodes_what_it_can(
+        at in 0.0..1.0f64,
+        len in 1usize..256,
+        byte in proptest::prelude::any::<u8>(),
+    ) {
+        let mut bytes = dump();
+        let ring_end = bytes.len() - 16;
+        let ring_start = ring_end - 16384;
+        let from = ring_start + (16384.0 * at) as usize;
+        let to = (from + len).min(ring_end);
+        bytes[from..to].fill(byte);
+        let recording = Recording::read(&bytes).unwrap();
+        let mut rows = 0u64;
+        let model = build_model(&recording, Vec::new(), Some(&mut |_| rows += 1));
+        proptest::prop_assert_eq!(rows, model.info.events);
+        proptest::prop_assert!(model.info.events > 0);
+    }
+}
