@@ -445,8 +445,7 @@ impl Importer {
                 self.queue_created(h(e.handle), QueueKind::Queue, Some(e.queue_length))
             }
             Event::MutexCreate(e) => {
-                let kind = QueueKind::Mutex;
-                self.queue_created(h(e.handle), kind, Some(1));
+                self.queue_created(h(e.handle), QueueKind::Mutex, Some(1));
             }
             Event::SemaphoreBinaryCreate(e) => {
                 self.queue_created(h(e.handle), QueueKind::BinarySemaphore, Some(1))
@@ -636,8 +635,8 @@ impl Importer {
             next
         });
         let msg = self.b.intern(text.as_bytes());
-        let task = None;
-        self.b.marker_instant(t, marker, task, msg);
+        // A channel is global: any task or ISR may print on it.
+        self.b.marker_instant(t, marker, None, msg);
     }
 
     /// The events the parser leaves raw: decoded from their parameters.
