@@ -136,6 +136,30 @@ pub fn gather_system_metadata() {
     });
 }
 
+/// Starts the chosen backend on the running core: streaming starts,
+/// a snapshot is triggered, a post-mortem ring starts (external: nothing
+/// to start). For the executor integrations' `start`.
+#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
+pub(crate) fn start_recording() {
+    #[cfg(feature = "streaming")]
+    let _ = start_streaming();
+    #[cfg(feature = "snapshot")]
+    trigger_snapshot();
+    #[cfg(feature = "postmortem")]
+    start_postmortem();
+}
+
+/// Stops the chosen backend (for the executor integrations).
+#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
+pub(crate) fn stop_recording() {
+    #[cfg(feature = "streaming")]
+    stop_streaming();
+    #[cfg(feature = "snapshot")]
+    stop_snapshot();
+    #[cfg(feature = "postmortem")]
+    stop_postmortem();
+}
+
 /// Names interrupt `isr_id` (metadata, per core).
 pub fn isr_name(isr_id: u32, name: impl AsRef<[u8]>) {
     if cfg!(feature = "isr") {

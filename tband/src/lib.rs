@@ -14,6 +14,8 @@ pub mod backend;
 pub mod cobs;
 pub mod config;
 pub mod drops;
+#[cfg(feature = "embassy")]
+pub mod embassy;
 pub mod metadata;
 pub mod schema;
 pub mod trace;

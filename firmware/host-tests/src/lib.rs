@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tband::EventKind;
 use tband_decode::stream::StreamDecoder;
 
+pub mod embassy;
 pub mod qemu;
 
 /// Timestamps: one shared counter, one tick per read, so every event has

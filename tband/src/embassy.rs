@@ -1,0 +1,270 @@
+//! embassy-executor's own trace hooks (its `trace` feature): the
+//! `_embassy_trace_*` functions the executor calls are defined here, so a
+//! firmware only enables the feature, names its tasks and calls [`start`].
+//!
+//! What the model shows:
+//! - every embassy task is a task under the executor's id for it;
+//! - a poll is a running slice; a task whose poll ended without it being
+//!   woken waits (blocked) until a waker makes it ready;
+//! - every executor is a task of its own under its executor id, running
+//!   while it picks the next task, ready while one of its tasks is polled,
+//!   blocked while it has nothing to do;
+//! - a core on which no executor polls is in the idle task [`IDLE_TASK_ID`].
+//!
+//! An interrupt executor polls inside its interrupt, on top of what it
+//! interrupted: the executors polling on a core form a stack, and when the
+//! top one is done the one below (its task, or itself) runs again.
+
+use core::cell::UnsafeCell;
+
+use crate::config::CORES;
+use crate::freertos;
+
+/// The task id under which a core's idle time is traced.
+pub const IDLE_TASK_ID: u32 = u32::MAX;
+/// The most executors that can be polling at once on one core (a thread
+/// executor and the interrupt executors that nest on it).
+pub const MAX_NESTED_EXECUTORS: usize = 8;
+/// The most executors whose names [`start`] and the first poll keep apart.
+pub const MAX_EXECUTORS: usize = 16;
+
+/// The wait of a task or an executor with nothing to do: no timeout.
+const WAITS_FOREVER: u32 = u32::MAX;
+
+/// Names a task: `task_id` is the executor's id of it, e.g.
+/// `SpawnToken::id()` before the token is spawned.
+pub fn task_name(task_id: u32, name: impl AsRef<[u8]>) {
+    freertos::task_name(task_id, name);
+}
+
+/// Names an executor (`Spawner::executor_id()`); unnamed ones are called
+/// `executor`.
+pub fn executor_name(executor_id: u32, name: impl AsRef<[u8]>) {
+    with_state(|state, _| state.note_executor(executor_id, true));
+    freertos::task_name(executor_id, name);
+}
+
+/// Records the idle task's name and starts the backend (streaming: start;
+/// snapshot: trigger; post-mortem: start). Call once on each core before
+/// its executor runs.
+pub fn start() {
+    crate::gather_system_metadata();
+    freertos::task_name(IDLE_TASK_ID, "idle");
+    freertos::task_is_idle_task(IDLE_TASK_ID, crate::port::core_id() as u32);
+    crate::start_recording();
+}
+
+/// Stops the backend (streaming: stop; snapshot: stop; post-mortem: freeze).
+pub fn stop() {
+    crate::stop_recording();
+}
+
+/// A poll of one task by one executor.
+#[derive(Clone, Copy)]
+struct Poll {
+    task: u32,
+    /// A waker made the task ready while it was polled.
+    woken: bool,
+    /// The task's future finished.
+    ended: bool,
+}
+
+/// An executor that is polling on a core.
+#[derive(Clone, Copy)]
+struct Polling {
+    executor: u32,
+    current: Option<Poll>,
+}
+
+#[derive(Clone, Copy)]
+struct CoreStack {
+    levels: [Polling; MAX_NESTED_EXECUTORS],
+    depth: usize,
+}
+
+impl CoreStack {
+    const EMPTY: CoreStack = CoreStack {
+        levels: [Polling {
+            executor: 0,
+            current: None,
+        }; MAX_NESTED_EXECUTORS],
+        depth: 0,
+    };
+
+    fn polling(&self) -> &[Polling] {
+        &self.levels[..self.depth]
+    }
+
+    fn level_of(&mut self, executor: u32) -> Option<&mut Polling> {
+        self.levels[..self.depth]
+            .iter_mut()
+            .rfind(|level| level.executor == executor)
+    }
+
+    /// What runs on the core when nothing above `depth` polls: the task of
+    /// the executor below, or that executor itself, or the idle task.
+    fn running_below(&self) -> u32 {
+        match self.polling().last() {
+            Some(Polling {
+                current: Some(poll),
+                ..
+            }) => poll.task,
+            Some(level) => level.executor,
+            None => IDLE_TASK_ID,
+        }
+    }
+}
+
+struct State {
+    cores: [CoreStack; CORES],
+    /// Executors seen so far, and whether the firmware named each.
+    executors: [Option<(u32, bool)>; MAX_EXECUTORS],
+}
+
+impl State {
+    /// Remembers `executor`; returns whether it is new and unnamed (once).
+    fn note_executor(&mut self, executor: u32, named: bool) -> bool {
+        let mut free = None;
+        for (i, slot) in self.executors.iter_mut().enumerate() {
+            match slot {
+                Some((id, was_named)) if *id == executor => {
+                    *was_named |= named;
+                    return false;
+                }
+                None if free.is_none() => free = Some(i),
+                _ => {}
+            }
+        }
+        if let Some(slot) = free.and_then(|i| self.executors.get_mut(i)) {
+            *slot = Some((executor, named));
+        }
+        !named
+    }
+}
+
+struct Global(UnsafeCell<State>);
+
+// SAFETY: only reached inside a critical section (see `with_state`).
+unsafe impl Sync for Global {}
+
+static STATE: Global = Global(UnsafeCell::new(State {
+    cores: [CoreStack::EMPTY; CORES],
+    executors: [None; MAX_EXECUTORS],
+}));
+
+/// Runs `f` on the executors' state and the running core's index inside
+/// one critical section, so that what it records is in the order it
+/// decided it (the tracer's own critical section nests in it).
+fn with_state<R>(f: impl FnOnce(&mut State, usize) -> R) -> R {
+    critical_section::with(|_| {
+        // SAFETY: the critical section excludes every other access.
+        let state = unsafe { &mut *STATE.0.get() };
+        f(state, crate::port::core_id())
+    })
+}
+
+fn core_stack(state: &mut State, core: usize) -> Option<&mut CoreStack> {
+    state.cores.get_mut(core)
+}
+
+#[no_mangle]
+fn _embassy_trace_task_new(_executor_id: u32, task_id: u32) {
+    freertos::task_created_with_id(task_id);
+}
+
+#[no_mangle]
+fn _embassy_trace_task_end(executor_id: u32, task_id: u32) {
+    with_state(|state, core| {
+        let poll = core_stack(state, core)
+            .and_then(|stack| stack.level_of(executor_id))
+            .and_then(|level| level.current.as_mut())
+            .filter(|poll| poll.task == task_id);
+        if let Some(poll) = poll {
+            poll.ended = true;
+        }
+        freertos::task_deleted(task_id);
+    });
+}
+
+#[no_mangle]
+fn _embassy_trace_poll_start(executor_id: u32) {
+    with_state(|state, core| {
+        if state.note_executor(executor_id, false) {
+            freertos::task_name(executor_id, "executor");
+        }
+        if let Some(stack) = core_stack(state, core) {
+            let top = stack.polling().last().map(|level| level.executor);
+            if top != Some(executor_id) && stack.depth < MAX_NESTED_EXECUTORS {
+                stack.levels[stack.depth] = Polling {
+                    executor: executor_id,
+                    current: None,
+                };
+                stack.depth += 1;
+            }
+        }
+        freertos::task_switched_in(executor_id);
+    });
+}
+
+#[no_mangle]
+fn _embassy_trace_task_exec_begin(executor_id: u32, task_id: u32) {
+    with_state(|state, core| {
+        if let Some(level) = core_stack(state, core).and_then(|s| s.level_of(executor_id)) {
+            level.current = Some(Poll {
+                task: task_id,
+                woken: false,
+                ended: false,
+            });
+        }
+        freertos::task_switched_in(task_id);
+    });
+}
+
+#[no_mangle]
+fn _embassy_trace_task_exec_end(executor_id: u32, task_id: u32) {
+    with_state(|state, core| {
+        let poll = core_stack(state, core)
+            .and_then(|s| s.level_of(executor_id))
+            .and_then(|level| level.current.take());
+        let waits = poll.is_none_or(|p| p.task != task_id || !(p.woken || p.ended));
+        if waits {
+            freertos::curtask_block_on_notify(WAITS_FOREVER);
+        }
+        freertos::task_switched_in(executor_id);
+    });
+}
+
+#[no_mangle]
+fn _embassy_trace_task_ready_begin(executor_id: u32, task_id: u32) {
+    with_state(|state, _| {
+        // The task may be being polled on any core, and be woken from any.
+        let polled = state
+            .cores
+            .iter_mut()
+            .filter_map(|stack| stack.level_of(executor_id))
+            .filter_map(|level| level.current.as_mut())
+            .find(|poll| poll.task == task_id);
+        if let Some(poll) = polled {
+            poll.woken = true;
+        }
+        freertos::task_to_rdy_state(task_id);
+    });
+}
+
+#[no_mangle]
+fn _embassy_trace_executor_idle(executor_id: u32) {
+    with_state(|state, core| {
+        let Some(stack) = core_stack(state, core) else {
+            return;
+        };
+        if let Some(at) = stack
+            .polling()
+            .iter()
+            .rposition(|level| level.executor == executor_id)
+        {
+            stack.depth = at;
+        }
+        freertos::curtask_block_on_notify(WAITS_FOREVER);
+        freertos::task_switched_in(stack.running_below());
+    });
+}
