@@ -25,7 +25,8 @@ pub const IDLE_TASK_ID: u32 = u32::MAX;
 /// The most executors that can be polling at once on one core (a thread
 /// executor and the interrupt executors that nest on it).
 pub const MAX_NESTED_EXECUTORS: usize = 8;
-/// The most executors whose names [`start`] and the first poll keep apart.
+/// The most executors whose names are kept apart: an executor the firmware
+/// did not name gets the name `executor` at its first poll.
 pub const MAX_EXECUTORS: usize = 16;
 
 /// The wait of a task or an executor with nothing to do: no timeout.
@@ -40,8 +41,10 @@ pub fn task_name(task_id: u32, name: impl AsRef<[u8]>) {
 /// Names an executor (`Spawner::executor_id()`); unnamed ones are called
 /// `executor`.
 pub fn executor_name(executor_id: u32, name: impl AsRef<[u8]>) {
-    with_state(|state, _| state.note_executor(executor_id, true));
-    freertos::task_name(executor_id, name);
+    with_state(|state, _| {
+        state.name_executor(executor_id);
+        freertos::task_name(executor_id, name);
+    });
 }
 
 /// Records the idle task's name and starts the backend (streaming: start;
@@ -59,21 +62,18 @@ pub fn stop() {
     crate::stop_recording();
 }
 
-/// A poll of one task by one executor.
+/// An executor that is polling on a core, and its poll of a task. Every
+/// field starts at zero, so that the state needs no initial values in
+/// flash; no task or executor is at address 0.
 #[derive(Clone, Copy)]
-struct Poll {
+struct Polling {
+    executor: u32,
+    /// The task being polled, 0 between polls.
     task: u32,
     /// A waker made the task ready while it was polled.
     woken: bool,
     /// The task's future finished.
     ended: bool,
-}
-
-/// An executor that is polling on a core.
-#[derive(Clone, Copy)]
-struct Polling {
-    executor: u32,
-    current: Option<Poll>,
 }
 
 #[derive(Clone, Copy)]
@@ -86,7 +86,9 @@ impl CoreStack {
     const EMPTY: CoreStack = CoreStack {
         levels: [Polling {
             executor: 0,
-            current: None,
+            task: 0,
+            woken: false,
+            ended: false,
         }; MAX_NESTED_EXECUTORS],
         depth: 0,
     };
@@ -105,10 +107,7 @@ impl CoreStack {
     /// the executor below, or that executor itself, or the idle task.
     fn running_below(&self) -> u32 {
         match self.polling().last() {
-            Some(Polling {
-                current: Some(poll),
-                ..
-            }) => poll.task,
+            Some(level) if level.task != 0 => level.task,
             Some(level) => level.executor,
             None => IDLE_TASK_ID,
         }
@@ -117,28 +116,20 @@ impl CoreStack {
 
 struct State {
     cores: [CoreStack; CORES],
-    /// Executors seen so far, and whether the firmware named each.
-    executors: [Option<(u32, bool)>; MAX_EXECUTORS],
+    /// The executors named so far (by the firmware or by default); 0: free.
+    named: [u32; MAX_EXECUTORS],
 }
 
 impl State {
-    /// Remembers `executor`; returns whether it is new and unnamed (once).
-    fn note_executor(&mut self, executor: u32, named: bool) -> bool {
-        let mut free = None;
-        for (i, slot) in self.executors.iter_mut().enumerate() {
-            match slot {
-                Some((id, was_named)) if *id == executor => {
-                    *was_named |= named;
-                    return false;
-                }
-                None if free.is_none() => free = Some(i),
-                _ => {}
-            }
+    /// Remembers that `executor` has a name; false if it had one already.
+    fn name_executor(&mut self, executor: u32) -> bool {
+        if self.named.contains(&executor) {
+            return false;
         }
-        if let Some(slot) = free.and_then(|i| self.executors.get_mut(i)) {
-            *slot = Some((executor, named));
+        if let Some(free) = self.named.iter_mut().find(|id| **id == 0) {
+            *free = executor;
         }
-        !named
+        true
     }
 }
 
@@ -149,7 +140,7 @@ unsafe impl Sync for Global {}
 
 static STATE: Global = Global(UnsafeCell::new(State {
     cores: [CoreStack::EMPTY; CORES],
-    executors: [None; MAX_EXECUTORS],
+    named: [0; MAX_EXECUTORS],
 }));
 
 /// Runs `f` on the executors' state and the running core's index inside
@@ -175,12 +166,9 @@ fn _embassy_trace_task_new(_executor_id: u32, task_id: u32) {
 #[no_mangle]
 fn _embassy_trace_task_end(executor_id: u32, task_id: u32) {
     with_state(|state, core| {
-        let poll = core_stack(state, core)
-            .and_then(|stack| stack.level_of(executor_id))
-            .and_then(|level| level.current.as_mut())
-            .filter(|poll| poll.task == task_id);
-        if let Some(poll) = poll {
-            poll.ended = true;
+        let level = core_stack(state, core).and_then(|stack| stack.level_of(executor_id));
+        if let Some(level) = level.filter(|level| level.task == task_id) {
+            level.ended = true;
         }
         freertos::task_deleted(task_id);
     });
@@ -189,7 +177,7 @@ fn _embassy_trace_task_end(executor_id: u32, task_id: u32) {
 #[no_mangle]
 fn _embassy_trace_poll_start(executor_id: u32) {
     with_state(|state, core| {
-        if state.note_executor(executor_id, false) {
+        if state.name_executor(executor_id) {
             freertos::task_name(executor_id, "executor");
         }
         if let Some(stack) = core_stack(state, core) {
@@ -197,7 +185,7 @@ fn _embassy_trace_poll_start(executor_id: u32) {
             if top != Some(executor_id) && stack.depth < MAX_NESTED_EXECUTORS {
                 stack.levels[stack.depth] = Polling {
                     executor: executor_id,
-                    current: None,
+                    ..CoreStack::EMPTY.levels[0]
                 };
                 stack.depth += 1;
             }
@@ -210,11 +198,9 @@ fn _embassy_trace_poll_start(executor_id: u32) {
 fn _embassy_trace_task_exec_begin(executor_id: u32, task_id: u32) {
     with_state(|state, core| {
         if let Some(level) = core_stack(state, core).and_then(|s| s.level_of(executor_id)) {
-            level.current = Some(Poll {
-                task: task_id,
-                woken: false,
-                ended: false,
-            });
+            level.task = task_id;
+            level.woken = false;
+            level.ended = false;
         }
         freertos::task_switched_in(task_id);
     });
@@ -223,10 +209,12 @@ fn _embassy_trace_task_exec_begin(executor_id: u32, task_id: u32) {
 #[no_mangle]
 fn _embassy_trace_task_exec_end(executor_id: u32, task_id: u32) {
     with_state(|state, core| {
-        let poll = core_stack(state, core)
-            .and_then(|s| s.level_of(executor_id))
-            .and_then(|level| level.current.take());
-        let waits = poll.is_none_or(|p| p.task != task_id || !(p.woken || p.ended));
+        let level = core_stack(state, core).and_then(|s| s.level_of(executor_id));
+        let waits = level.is_none_or(|level| {
+            let polled = level.task == task_id;
+            level.task = 0;
+            !(polled && (level.woken || level.ended))
+        });
         if waits {
             freertos::curtask_block_on_notify(WAITS_FOREVER);
         }
@@ -242,10 +230,9 @@ fn _embassy_trace_task_ready_begin(executor_id: u32, task_id: u32) {
             .cores
             .iter_mut()
             .filter_map(|stack| stack.level_of(executor_id))
-            .filter_map(|level| level.current.as_mut())
-            .find(|poll| poll.task == task_id);
-        if let Some(poll) = polled {
-            poll.woken = true;
+            .find(|level| level.task == task_id);
+        if let Some(level) = polled {
+            level.woken = true;
         }
         freertos::task_to_rdy_state(task_id);
     });
