@@ -9,7 +9,8 @@
 //! - every executor is a task of its own under its executor id, running
 //!   while it picks the next task, ready while one of its tasks is polled,
 //!   blocked while it has nothing to do;
-//! - a core on which no executor polls is in the idle task [`IDLE_TASK_ID`].
+//! - a core on which no executor polls is in its idle task
+//!   ([`idle_task_id`]).
 //!
 //! An interrupt executor polls inside its interrupt, on top of what it
 //! interrupted: the executors polling on a core form a stack, and when the
@@ -20,8 +21,11 @@ use core::cell::UnsafeCell;
 use crate::config::CORES;
 use crate::freertos;
 
-/// The task id under which a core's idle time is traced.
-pub const IDLE_TASK_ID: u32 = u32::MAX;
+/// The task id under which the idle time of `core` is traced: one per
+/// core, counting down from `u32::MAX` (no task is at those addresses).
+pub const fn idle_task_id(core: usize) -> u32 {
+    u32::MAX - core as u32
+}
 /// The most executors that can be polling at once on one core (a thread
 /// executor and the interrupt executors that nest on it).
 pub const MAX_NESTED_EXECUTORS: usize = 8;
@@ -51,9 +55,10 @@ pub fn executor_name(executor_id: u32, name: impl AsRef<[u8]>) {
 /// snapshot: trigger; post-mortem: start). Call once on each core before
 /// its executor runs.
 pub fn start() {
+    let core = crate::port::core_id();
     crate::gather_system_metadata();
-    freertos::task_name(IDLE_TASK_ID, "idle");
-    freertos::task_is_idle_task(IDLE_TASK_ID, crate::port::core_id() as u32);
+    freertos::task_name(idle_task_id(core), "idle");
+    freertos::task_is_idle_task(idle_task_id(core), core as u32);
     crate::start_recording();
 }
 
@@ -103,13 +108,13 @@ impl CoreStack {
             .rfind(|level| level.executor == executor)
     }
 
-    /// What runs on the core when nothing above `depth` polls: the task of
+    /// What runs on `core` when nothing above `depth` polls: the task of
     /// the executor below, or that executor itself, or the idle task.
-    fn running_below(&self) -> u32 {
+    fn running_below(&self, core: usize) -> u32 {
         match self.polling().last() {
             Some(level) if level.task != 0 => level.task,
             Some(level) => level.executor,
-            None => IDLE_TASK_ID,
+            None => idle_task_id(core),
         }
     }
 }
@@ -252,6 +257,6 @@ fn _embassy_trace_executor_idle(executor_id: u32) {
             stack.depth = at;
         }
         freertos::curtask_block_on_notify(WAITS_FOREVER);
-        freertos::task_switched_in(stack.running_below());
+        freertos::task_switched_in(stack.running_below(core));
     });
 }

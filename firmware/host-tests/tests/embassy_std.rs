@@ -4,17 +4,13 @@
 //! a `Signal` waiting and the one that only yields never waiting, and no
 //! anomalies.
 
-use std::future::Future;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::task::{Context, Poll};
 
 use embassy_executor::{Executor, Spawner};
 use embassy_sync::blocking_mutex::raw::CriticalSectionRawMutex;
 use embassy_sync::signal::Signal;
-use tband_host_tests::embassy::{polls_per_task, waited};
+use tband_host_tests::embassy::{counted, model_of, polls_per_task, waited, yield_once};
 use tband_host_tests::snapshot_of;
-use tband_trace::{OpenOptions, Trace};
 
 const ROUNDS: u32 = 8;
 
@@ -23,27 +19,6 @@ static SIGNALLER_POLLS: AtomicU32 = AtomicU32::new(0);
 static SPINNER_POLLS: AtomicU32 = AtomicU32::new(0);
 static DONE: AtomicBool = AtomicBool::new(false);
 static ROUND: Signal<CriticalSectionRawMutex, u32> = Signal::new();
-
-/// A future that counts its polls, as the application's own count.
-struct Counted<F> {
-    polls: &'static AtomicU32,
-    inner: F,
-}
-
-impl<F: Future> Future for Counted<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: `inner` is never moved out of the pinned `Counted`.
-        let this = unsafe { self.get_unchecked_mut() };
-        this.polls.fetch_add(1, Ordering::Relaxed);
-        unsafe { Pin::new_unchecked(&mut this.inner) }.poll(cx)
-    }
-}
-
-fn counted<F: Future>(polls: &'static AtomicU32, inner: F) -> Counted<F> {
-    Counted { polls, inner }
-}
 
 /// Waits for each round's signal.
 #[embassy_executor::task]
@@ -81,21 +56,6 @@ async fn spinner() {
     .await
 }
 
-/// Gives the executor back once: wakes itself and returns pending.
-async fn yield_once() {
-    let mut yielded = false;
-    std::future::poll_fn(|cx| {
-        if yielded {
-            Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    })
-    .await
-}
-
 fn spawn_named<S>(spawner: Spawner, name: &str, token: embassy_executor::SpawnToken<S>) {
     tband::embassy::task_name(token.id(), name);
     spawner.spawn(token);
@@ -117,14 +77,7 @@ fn std_executor_polls_names_and_waits() {
     tband::embassy::stop();
     assert_eq!(tband::dropped_events(0), 0, "the snapshot held every event");
 
-    let dir = std::env::temp_dir().join(format!("tband-embassy-std-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("trace.bin");
-    std::fs::write(&path, snapshot_of(0)).unwrap();
-    let model = Trace::open(&[path.display().to_string()], &OpenOptions::default())
-        .unwrap()
-        .model;
-    std::fs::remove_dir_all(&dir).unwrap();
+    let model = model_of(&[(0, snapshot_of(0))]);
 
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
     let mut names: Vec<&str> = model.tasks.iter().map(|t| t.name.as_str()).collect();
