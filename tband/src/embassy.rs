@@ -214,12 +214,11 @@ fn _embassy_trace_task_exec_begin(executor_id: u32, task_id: u32) {
 #[no_mangle]
 fn _embassy_trace_task_exec_end(executor_id: u32, task_id: u32) {
     with_state(|state, core| {
-        let level = core_stack(state, core).and_then(|s| s.level_of(executor_id));
-        let waits = level.is_none_or(|level| {
-            let polled = level.task == task_id;
+        let mut waits = true;
+        if let Some(level) = core_stack(state, core).and_then(|s| s.level_of(executor_id)) {
+            waits = level.task != task_id || !(level.woken || level.ended);
             level.task = 0;
-            !(polled && (level.woken || level.ended))
-        });
+        }
         if waits {
             freertos::curtask_block_on_notify(WAITS_FOREVER);
         }

@@ -13,6 +13,7 @@ use std::collections::BTreeMap;
 use tband_host_tests::embassy::{polls_per_task, waited};
 use tband_host_tests::qemu::{self, build_embassy_firmware};
 use tband_host_tests::run;
+use tband_model::TaskStateKind;
 use tband_trace::{OpenOptions, Trace};
 
 /// The counts of the firmware's line `polls: ticker=N worker=N fast=N`.
@@ -67,6 +68,23 @@ fn embassy_executors_in_qemu() {
     );
 
     assert!(waited(&model, "ticker"), "the ticker waits on its signal");
+    // Between ticks it is waiting (or, woken, ready while the worker
+    // computes), not running.
+    let ticker = model.tasks.iter().position(|t| t.name == "ticker").unwrap() as u32;
+    let time_in = |state: TaskStateKind| -> u64 {
+        let states = model.task_states.iter();
+        let of_ticker = states.filter(|s| s.task == ticker && s.state == state);
+        of_ticker.map(|s| s.end_ns - s.start_ns).sum()
+    };
+    let duration = model.info.duration_ns;
+    let (blocked, running) = (
+        time_in(TaskStateKind::Blocked),
+        time_in(TaskStateKind::Running),
+    );
+    assert!(
+        blocked > duration / 2 && running < duration / 50,
+        "the ticker waits {blocked} and runs {running} of {duration} ns"
+    );
     assert!(waited(&model, "fast"), "fast waits on its signal");
     assert!(!waited(&model, "worker"), "the worker is only ever ready");
 
