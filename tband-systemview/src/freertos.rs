@@ -339,7 +339,7 @@ impl Objects {
             (QueueOpKind::Receive, Some(0), _) => return,
             (QueueOpKind::Receive, Some(level), _) => Some(level - 1),
             (QueueOpKind::Send, Some(level), Some(capacity)) if level >= capacity => return,
-            (QueueOpKind::Send, Some(level), _) => Some(level + 1),
+            (QueueOpKind::Send, Some(level), _) => Some(level.saturating_add(1)),
             (QueueOpKind::Overwrite, Some(_), _) => Some(1),
             _ => None,
         };
@@ -369,11 +369,11 @@ impl Objects {
             .entry(buffer)
             .or_insert((StreamBufferKind::Stream, 0));
         let stored = match kind {
-            StreamBufferKind::Message => bytes + MESSAGE_LENGTH_BYTES,
+            StreamBufferKind::Message => bytes.saturating_add(MESSAGE_LENGTH_BYTES),
             _ => bytes,
         };
         let op = if send {
-            *level += stored;
+            *level = level.saturating_add(stored);
             StreamBufferOpKind::Send
         } else {
             *level = level.saturating_sub(stored);
