@@ -345,8 +345,10 @@ static void control(void *arg) {
       finish();
     }
     if (round % 2 == 1) {
+      platform_message("suspending producer");
       vTaskSuspend(producer_task);
     } else {
+      platform_message("resuming producer");
       vTaskResume(producer_task);
     }
     if (round % 5 == 0) {

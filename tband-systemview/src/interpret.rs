@@ -22,7 +22,8 @@ use tband_model::{
 
 /// SystemView records one core.
 const CORE: u32 = 0;
-/// Task id of the time the OS reports idle; tasks have ids from 1.
+/// Task id of the time the OS reports idle when it has not named an idle
+/// task; tasks have ids from 1.
 pub const IDLE_TASK_ID: u32 = 0;
 /// Marker ids of printed messages, by level, above any a target names
 /// with `SEGGER_SYSVIEW_MarkStart` (whose ids are the application's).
@@ -32,8 +33,10 @@ pub const ERROR_MARKER_ID: u32 = u32::MAX;
 /// The cause FreeRTOS's integration gives a task-stop-ready packet when
 /// the task moves to the suspended list (suspended, or blocked forever).
 const FREERTOS_SUSPENDED_CAUSE: u32 = (3 << 3) | 3;
-/// The name FreeRTOS gives its timer service task.
+/// The names FreeRTOS gives its timer service task and, unless configured
+/// otherwise (configIDLE_TASK_NAME), its idle task.
 const FREERTOS_TIMER_TASK: &[u8] = b"Tmr Svc";
+const FREERTOS_IDLE_TASK: &[u8] = b"IDLE";
 
 /// A SystemView recording as its importer reads it, telling `progress` how
 /// many of its bytes it has read.
@@ -127,6 +130,8 @@ struct Importer {
     b: ModelBuilder,
     clock: Clock,
     tasks: TaskIds,
+    /// The task the time the OS reports idle belongs to, once known.
+    idle_task: Option<u32>,
     /// The objects FreeRTOS's API events touch, and resource names.
     objects: Objects,
     /// Under FreeRTOS, a task created whose task info has not come yet:
@@ -156,8 +161,6 @@ impl Importer {
         };
         let mut b = ModelBuilder::new(info);
         b.core_seen(CORE);
-        b.set_task_name(IDLE_TASK_ID, b"Idle");
-        b.set_idle_task(CORE, IDLE_TASK_ID);
         if recording.skipped > 0 {
             b.anomaly(
                 0,
@@ -193,6 +196,7 @@ impl Importer {
                 ids: HashMap::new(),
                 next: IDLE_TASK_ID + 1,
             },
+            idle_task: None,
             objects: Objects::default(),
             created_unnamed: None,
             os_is_freertos: false,
@@ -210,17 +214,30 @@ impl Importer {
 
     /// SEGGER's FreeRTOS integration sends a task's info right after its
     /// creation, except for the idle task, which it reports running with
-    /// idle packets: a created task whose info does not follow is the
-    /// model's idle task.
+    /// idle packets: a created task whose info does not follow is the idle
+    /// task, numbered in the order of creation as FreeRTOS numbers it.
     fn name_created_task(&mut self, event: &Event<'_>) {
         let Some((stream_id, t)) = self.created_unnamed.take() else {
             return;
         };
-        if !matches!(*event, Event::TaskInfo { task, .. } if task == stream_id) {
-            self.tasks.ids.insert(stream_id, IDLE_TASK_ID);
-        }
         let task = self.task(stream_id);
+        if !matches!(*event, Event::TaskInfo { task, .. } if task == stream_id) {
+            self.b.set_task_name(task, FREERTOS_IDLE_TASK);
+            self.b.set_idle_task(CORE, task);
+            self.idle_task = Some(task);
+        }
         self.b.task_created(t, task);
+    }
+
+    /// The task of the time the OS reports idle: the idle task if known,
+    /// else [`IDLE_TASK_ID`], named `Idle`.
+    fn idle_task(&mut self) -> u32 {
+        let b = &mut self.b;
+        *self.idle_task.get_or_insert_with(|| {
+            b.set_task_name(IDLE_TASK_ID, b"Idle");
+            b.set_idle_task(CORE, IDLE_TASK_ID);
+            IDLE_TASK_ID
+        })
     }
 
     fn event(&mut self, t: u64, event: &Event<'_>) {
@@ -244,7 +261,10 @@ impl Importer {
                 self.b.task_switched_in(t, CORE, task);
             }
             // Until the next start, no task runs: the model has that as idle.
-            Event::TaskStopExec | Event::Idle => self.b.task_switched_in(t, CORE, IDLE_TASK_ID),
+            Event::TaskStopExec | Event::Idle => {
+                let idle = self.idle_task();
+                self.b.task_switched_in(t, CORE, idle);
+            }
             Event::TaskStartReady { task } => {
                 let task = self.task(task);
                 self.b.task_ready(t, CORE, task);
@@ -580,7 +600,8 @@ mod tests {
             &[17, 10],                       // idle
         ]));
         let names: Vec<&str> = m.tasks.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["Idle", "hi"]);
+        assert_eq!(names, ["hi", "IDLE"]);
+        assert_eq!(m.tasks[1].kind, TaskKind::Idle);
         assert_eq!(m.info.priority_order, PriorityOrder::HigherIsMoreImportant);
     }
 

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use tband_model::{Actor, AnomalyKind, ArgValue, EventRow, Model, QueueKind, TaskKind};
-use tband_systemview::{build_model, Packets, ReadError, Recording, IDLE_TASK_ID};
+use tband_systemview::{build_model, Packets, ReadError, Recording};
 use tband_trace::{InputFormat, OpenOptions, Trace};
 
 const RECORDING: &str = concat!(
@@ -144,10 +144,8 @@ fn every_task_the_application_created_is_named_with_its_priority() {
     // Besides the application's: the timer task and the idle task, which
     // SystemView's FreeRTOS integration creates without task info.
     assert_eq!(model.tasks.len(), truth.tasks.len() + 2);
-    assert_eq!(
-        model.task_by_id(IDLE_TASK_ID).map(|t| t.kind),
-        Some(TaskKind::Idle)
-    );
+    let idle = task_index(&model, "IDLE");
+    assert_eq!(model.tasks[idle as usize].kind, TaskKind::Idle);
     let timer = task_index(&model, "Tmr Svc");
     assert_eq!(model.tasks[timer as usize].kind, TaskKind::Timer);
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
@@ -257,7 +255,7 @@ fn queue_operations_leave_the_levels_the_application_read() {
 #[test]
 fn heap_blocks_are_the_allocations_the_application_made() {
     let (model, _) = model_and_rows(&recording());
-    let heap_user = task_index(&model, "heap_user");
+    let heap_user = model.tasks[task_index(&model, "heap_user") as usize].task_id;
     let blocks: Vec<(u64, u32)> = model
         .memory
         .blocks

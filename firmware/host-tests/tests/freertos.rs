@@ -190,7 +190,12 @@ impl Truth {
 /// returns its folder (with `trace.bin` and `truth.txt`).
 fn record_posix(kernel: &Path, name: &str, cppflags: &str) -> PathBuf {
     let dir = own_dir(name);
-    let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
+    let library = build_library(
+        &dir,
+        None,
+        "streaming,isr,markers,freertos,metadata-buf",
+        &[],
+    );
     make_with("posix", &dir, kernel, &library, &[], cppflags);
     run(Command::new(dir.join("freertos-posix"))
         .arg(dir.join("trace.bin"))

@@ -39,6 +39,8 @@ void tracer_isr_enter(uint32_t id) {
 
 void tracer_isr_exit(uint32_t id) { (void)id; }
 
+void tracer_message(const char *text) { SEGGER_SYSVIEW_Print(text); }
+
 void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
   systick_isr_id = systick_id;
   timer0_isr_id = timer0_id;

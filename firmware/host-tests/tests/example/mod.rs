@@ -99,13 +99,13 @@ pub fn build_cortex_m3(
         Backend::Snapshot => (
             "snapshot",
             "freertos-cm3",
-            "snapshot,isr,freertos,metadata-buf",
+            "snapshot,isr,markers,freertos,metadata-buf",
             &[("TBAND_BUF_BYTES", "393216")],
         ),
         Backend::Streaming => (
             "streaming",
             "freertos-cm3-uart",
-            "streaming,isr,freertos,metadata-buf",
+            "streaming,isr,markers,freertos,metadata-buf",
             &[],
         ),
     };
