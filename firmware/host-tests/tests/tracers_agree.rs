@@ -26,19 +26,27 @@
 //!   semaphore, the receives of a tracer without levels may exceed the
 //!   first's by its failed takes; its sends are equal.
 //!
+//! Across tracers, `tband-query diff` compares builds: the corpus's
+//! SystemView recording of this example against a tband trace of the next
+//! build, in which the busy task spins 25 ms of every 50 instead of 20,
+//! matches every task by its id and name, and a budget of CPU load
+//! catches the busy task's change (and its core's total) and nothing else.
+//!
 //! A tracer is one entry of [`TRACERS`]. Needs what `tests/freertos.rs`'s
 //! Cortex-M3 test and `tests/systemview.rs` need; skips with a message
 //! without them, and fails instead under `TBAND_REQUIRE_VENDOR_TRACERS=1`.
 
 use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 use tband_model::{Model, QueueOpKind, TaskKind, TaskStateKind};
 use tband_trace::{OpenOptions, Trace};
 
 mod example;
 use example::{
-    build_systemview, record_cortex_m3, record_systemview, systemview_sources, thumbv7m_target,
+    build_systemview, record_cortex_m3, record_systemview, repo, systemview_sources,
+    thumbv7m_target,
 };
 
 const CPPFLAGS: &str = "-DRUN_NS=500000000ull";
@@ -316,20 +324,26 @@ fn differences(reference: &Story, other: &Story) -> Vec<String> {
     out
 }
 
-#[test]
-fn every_tracer_tells_the_same_story_of_the_application() {
-    let Some((systemview, kernel)) = systemview_sources() else {
-        return;
-    };
+/// The build inputs, or `None` after saying why the test skips (failing
+/// under `TBAND_REQUIRE_VENDOR_TRACERS=1`).
+fn inputs() -> Option<Inputs> {
+    let (systemview, kernel) = systemview_sources()?;
     if let Err(why) = thumbv7m_target() {
         assert!(
             std::env::var("TBAND_REQUIRE_VENDOR_TRACERS").as_deref() != Ok("1"),
             "TBAND_REQUIRE_VENDOR_TRACERS=1 but {why}"
         );
         println!("skipped: {why}");
-        return;
+        return None;
     }
-    let inputs = Inputs { systemview, kernel };
+    Some(Inputs { systemview, kernel })
+}
+
+#[test]
+fn every_tracer_tells_the_same_story_of_the_application() {
+    let Some(inputs) = inputs() else {
+        return;
+    };
     let stories: Vec<(&str, Story)> = TRACERS
         .iter()
         .map(|tracer| {
@@ -350,4 +364,73 @@ fn every_tracer_tells_the_same_story_of_the_application() {
         );
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn a_systemview_recording_of_one_build_diffs_against_a_tband_trace_of_the_next() {
+    let Some(inputs) = inputs() else {
+        return;
+    };
+    let old = repo().join("tests/corpus/systemview/freertos_cm3.sysview");
+    let next = record_cortex_m3(
+        &inputs.kernel,
+        "diff-tband",
+        &format!("{CPPFLAGS} -DBUSY_SPIN_NS=25000000ull"),
+    );
+    let out = next.join("diff.csv");
+    let budget = "cpu_load.load_pct > +5";
+    let code = tband_query::cli::diff(tband_query::cli::DiffOptions {
+        old: old.to_str().unwrap().to_string(),
+        new: next.join("trace.bin").to_str().unwrap().to_string(),
+        reports: vec!["cpu_load".into()],
+        budgets: vec![budget.parse().unwrap()],
+        changed_only: false,
+        engine: None,
+        format: Some(tband_query::output::Format::Csv),
+        params: Vec::new(),
+        output: Some(out.clone()),
+        input: OpenOptions::default(),
+    })
+    .unwrap();
+    assert_eq!(
+        code,
+        ExitCode::from(tband_query::cli::EXIT_ROWS),
+        "{budget} holds"
+    );
+    let csv = std::fs::read_to_string(&out).unwrap();
+    let mut lines = csv.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let column = |name: &str| header.iter().position(|c| *c == name).unwrap();
+    let (task, kind, value, change, status) = (
+        column("task_name"),
+        column("kind"),
+        column("column"),
+        column("change"),
+        column("status"),
+    );
+    let mut tasks = 0;
+    let mut over_budget = Vec::new();
+    for line in lines {
+        let row: Vec<&str> = line.split(',').collect();
+        assert!(
+            row[status] == "same" || row[status] == "changed",
+            "matched on both sides: {line}"
+        );
+        if row[value] != "load_pct" {
+            continue;
+        }
+        let load_change: f64 = row[change].parse().unwrap();
+        if load_change > 5.0 {
+            over_budget.push(row[task]);
+        }
+        if row[task] == "busy" {
+            assert!((8.0..12.0).contains(&load_change), "{line}");
+        }
+        tasks += usize::from(row[kind] != "total");
+    }
+    assert_eq!(over_budget, ["busy", "(core total)"]);
+    assert_eq!(
+        tasks, 13,
+        "every task, the idle and timer tasks too:\n{csv}"
+    );
 }
