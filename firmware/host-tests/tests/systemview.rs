@@ -11,7 +11,9 @@
 //! SystemView's target sources are found in `segger-systemview-3.58/` of
 //! the folder `TBAND_VENDOR_TRACERS` names, the kernel through
 //! `FREERTOS_KERNEL_PATH`; the build needs `arm-none-eabi-gcc` with newlib
-//! and `qemu-system-arm`. Without any of them the test skips with a message.
+//! and `qemu-system-arm`. Without any of them the test skips with a
+//! message, and fails instead when `TBAND_REQUIRE_VENDOR_TRACERS=1` (as in
+//! CI).
 
 use tband_model::Model;
 use tband_trace::{InputFormat, OpenOptions, Trace};
