@@ -148,7 +148,6 @@ impl Objects {
         task: &mut dyn FnMut(u32) -> u32,
     ) -> bool {
         let Call { t, core, args, .. } = *call;
-        let arg = |i: usize| args.get(i).copied();
         let needed = match call.id - API_OFFSET {
             api::TASK_GENERIC_NOTIFY => 3,
             api::TASK_GENERIC_NOTIFY_FROM_ISR => 3,
@@ -157,7 +156,10 @@ impl Objects {
             api::TASK_NOTIFY_TAKE => 1,
             api::QUEUE_GENERIC_SEND => 4,
             api::QUEUE_GENERIC_RECEIVE => 4,
-            api::QUEUE_GENERIC_SEND_FROM_ISR | api::QUEUE_RECEIVE_FROM_ISR => 1,
+            api::QUEUE_GENERIC_SEND_FROM_ISR
+            | api::QUEUE_RECEIVE_FROM_ISR
+            | api::QUEUE_PEEK_FROM_ISR
+            | api::QUEUE_ADD_TO_REGISTRY => 1,
             api::QUEUE_GENERIC_CREATE => 3,
             api::STREAM_BUFFER_CREATE => 2,
             api::STREAM_BUFFER_RESET => 1,
@@ -170,7 +172,8 @@ impl Objects {
         if args.len() < needed {
             return false;
         }
-        let a = |i: usize| arg(i).unwrap_or(0);
+        // Every argument read below is one of the `needed`.
+        let a = |i: usize| args[i];
         match call.id - API_OFFSET {
             api::TASK_GENERIC_NOTIFY => {
                 let task = task(a(0));
@@ -236,9 +239,7 @@ impl Objects {
                 self.queue_op(b, t, core, a(0), QueueOpKind::Receive, true)
             }
             api::QUEUE_PEEK_FROM_ISR | api::QUEUE_ADD_TO_REGISTRY => {
-                if let Some(queue) = arg(0) {
-                    self.seen_queue(b, queue);
-                }
+                self.seen_queue(b, a(0));
             }
             api::STREAM_BUFFER_CREATE if a(1) != 0 => {
                 let buffer = self.ids.shrink(a(1));
