@@ -521,7 +521,7 @@ impl Importer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_model::{MarkerInstant, QueueKind, QueueOpKind};
+    use tband_model::{MarkerInstant, QueueKind, QueueOpKind, TimerOpKind};
 
     /// A recording: the sync, trace start, init at 1 MHz (1 µs a tick),
     /// the system description of a FreeRTOS target, then `packets`.
@@ -685,6 +685,37 @@ mod tests {
         let blocks: Vec<_> = m.memory.blocks.iter().map(|b| (b.addr, b.size)).collect();
         assert_eq!(blocks, [(0x70, 16)]);
         assert_eq!(m.memory.failed_allocations.len(), 1);
+    }
+
+    #[test]
+    fn a_timer_entering_its_callback_expired_and_takes_a_later_name() {
+        let m = model(&recording(&[
+            &[19, 0x70, 1],                   // timer 0x70 enters
+            &[20, 1],                         // and exits
+            &[25, 4, 0x70, 2, b't', b'1', 1], // its resource name
+            &[19, 0x71, 1],                   // timer 0x71, never named
+        ]));
+        let timers = &m.rtos_objects;
+        let ops: Vec<_> = timers.timer_ops.iter().map(|o| (o.timer, o.op)).collect();
+        assert_eq!(ops, [(0, TimerOpKind::Expired), (1, TimerOpKind::Expired)]);
+        let names: Vec<&str> = timers.timers.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["t1", "0x71"]);
+    }
+
+    #[test]
+    fn stack_info_gives_the_size_and_a_margin_only_when_used_is_measured() {
+        let m = model(&recording(&[
+            &[21, 0x20, 0x40, 0x80, 0x08, 0, 1], // task 0x20: 1024 bytes, use unknown
+            &[21, 0x20, 0x40, 0x80, 0x08, 100, 1], // 100 of them used
+        ]));
+        assert_eq!(m.tasks[0].stack_size, Some(1024));
+        let margins: Vec<u32> = m
+            .memory
+            .stack_margins
+            .iter()
+            .map(|s| s.free_bytes)
+            .collect();
+        assert_eq!(margins, [924]);
     }
 
     #[test]
