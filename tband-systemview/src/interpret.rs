@@ -719,6 +719,21 @@ mod tests {
     }
 
     #[test]
+    fn module_events_beyond_the_integrations_and_short_calls_are_counted() {
+        let m = model(&recording(&[
+            &[0x90, 0x01, 1, 5, 1], // id 144: no FreeRTOS call
+            &api(58, &[0x40]),      // a send without its other arguments
+        ]));
+        let kinds: Vec<AnomalyKind> = m.anomalies.iter().map(|a| a.kind).collect();
+        assert_eq!(
+            kinds,
+            [AnomalyKind::UnknownEvent, AnomalyKind::InvalidFrame]
+        );
+        assert_eq!(m.info.invalid_frames, 1);
+        assert!(m.queue_ops.is_empty());
+    }
+
+    #[test]
     fn a_stream_captured_from_its_middle_is_read_from_its_first_sync() {
         let mut bytes = vec![0x44, 0x05, 0x06];
         bytes.extend(vec![0; 10]);
