@@ -43,15 +43,17 @@ use tband_model::{
 };
 use tband_trace::{OpenOptions, Source as TraceSource, Trace};
 
+mod example;
+use example::{
+    build_cortex_m3, build_library, make_with, own_dir, record_cortex_m3, repo, thumbv7m_target,
+    Backend,
+};
+
 const SECONDS: &str = "3";
 
 /// The host program's CPU load is measured in real time: the tests take
 /// turns, so that the other's build does not compete with it.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The kernel sources, or why the test cannot run.
 fn kernel() -> Result<PathBuf, String> {
@@ -77,16 +79,6 @@ fn tool(program: &str) -> Result<(), String> {
     }
 }
 
-fn thumbv7m_target() -> Result<(), String> {
-    let targets = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output();
-    match targets {
-        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => Ok(()),
-        _ => Err("the rustup target thumbv7m-none-eabi is not installed".into()),
-    }
-}
-
 /// What the test needs, or `None` after saying why it skips (failing
 /// under `TBAND_REQUIRE_FREERTOS=1`).
 fn needs<T>(what: Result<T, String>) -> Option<T> {
@@ -101,70 +93,6 @@ fn needs<T>(what: Result<T, String>) -> Option<T> {
             None
         }
     }
-}
-
-/// The folder for a build this test starts (never the target folder cargo
-/// builds the test in, whose lock it holds).
-fn own_dir(name: &str) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
-    base.join(name)
-}
-
-/// Builds the tband-c library into `dir` for `target` (the host when
-/// `None`) with `features`; returns the library's path.
-fn build_library(
-    dir: &Path,
-    target: Option<&str>,
-    features: &str,
-    env: &[(&str, &str)],
-) -> PathBuf {
-    let mut cargo = Command::new(env!("CARGO"));
-    cargo
-        .args(["build", "--quiet", "--release", "--manifest-path"])
-        .arg(repo().join("tband-c/Cargo.toml"))
-        .args(["--features", features])
-        .arg("--target-dir")
-        .arg(dir)
-        .env("TBAND_CORES", "1")
-        .env("TBAND_METADATA_BUF_BYTES", "1024")
-        .envs(env.iter().copied());
-    if let Some(target) = target {
-        cargo.args(["--target", target]);
-    }
-    run(&mut cargo);
-    let mut lib = dir.to_path_buf();
-    if let Some(target) = target {
-        lib.push(target);
-    }
-    lib.join("release/libtband_c.a")
-}
-
-/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`,
-/// with the further `variables`.
-fn make(port: &str, dir: &Path, kernel: &Path, library: &Path, variables: &[&str]) {
-    make_with(port, dir, kernel, library, variables, "");
-}
-
-/// [`make`] with `cppflags` added to the build's (`CPPFLAGS`).
-fn make_with(
-    port: &str,
-    dir: &Path,
-    kernel: &Path,
-    library: &Path,
-    variables: &[&str],
-    cppflags: &str,
-) {
-    run(Command::new("make")
-        .env("CPPFLAGS", cppflags)
-        .arg("--silent")
-        .arg("-C")
-        .arg(repo().join("firmware/freertos").join(port))
-        .arg(format!("OUT={}", dir.display()))
-        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("TBAND_LIB={}", library.display()))
-        .args(variables));
 }
 
 /// What the application recorded (`truth.txt`).
@@ -262,7 +190,12 @@ impl Truth {
 /// returns its folder (with `trace.bin` and `truth.txt`).
 fn record_posix(kernel: &Path, name: &str, cppflags: &str) -> PathBuf {
     let dir = own_dir(name);
-    let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
+    let library = build_library(
+        &dir,
+        None,
+        "streaming,isr,markers,freertos,metadata-buf",
+        &[],
+    );
     make_with("posix", &dir, kernel, &library, &[], cppflags);
     run(Command::new(dir.join("freertos-posix"))
         .arg(dir.join("trace.bin"))
@@ -271,62 +204,12 @@ fn record_posix(kernel: &Path, name: &str, cppflags: &str) -> PathBuf {
     dir
 }
 
-/// How the Cortex-M3 build's trace leaves the board (the Makefile's
-/// BACKEND).
-enum Backend {
-    Snapshot,
-    Streaming,
-}
-
-/// Builds the Cortex-M3 example with `backend` into its own folder, from
-/// which QEMU is to run it (semihosting writes `truth.txt` and, from a
-/// snapshot, `trace.bin` there; those of an earlier run are removed);
-/// returns the folder and the firmware.
-fn build_cortex_m3(kernel: &Path, backend: Backend) -> (PathBuf, PathBuf) {
-    let (make_backend, name, features, env): (_, _, _, &[_]) = match backend {
-        Backend::Snapshot => (
-            "snapshot",
-            "freertos-cm3",
-            "snapshot,isr,freertos,metadata-buf",
-            &[("TBAND_BUF_BYTES", "393216")],
-        ),
-        Backend::Streaming => (
-            "streaming",
-            "freertos-cm3-uart",
-            "streaming,isr,freertos,metadata-buf",
-            &[],
-        ),
-    };
-    let dir = own_dir(name);
-    let library = build_library(&dir, Some("thumbv7m-none-eabi"), features, env);
-    make(
-        "cortex-m3",
-        &dir,
-        kernel,
-        &library,
-        &[&format!("BACKEND={make_backend}")],
-    );
-    for file in ["trace.bin", "truth.txt"] {
-        let _ = std::fs::remove_file(dir.join(file));
-    }
-    let firmware = dir.join(format!("{name}.elf"));
-    (dir, firmware)
-}
-
-/// Builds the Cortex-M3 example with the snapshot backend and runs it in
-/// QEMU; returns the folder with `trace.bin` and `truth.txt`.
-fn record_cortex_m3(kernel: &Path) -> PathBuf {
-    let (dir, firmware) = build_cortex_m3(kernel, Backend::Snapshot);
-    run(qemu_mps2_an385(&dir).arg("-kernel").arg(firmware));
-    dir
-}
-
 /// Builds the Cortex-M3 example with the streaming backend and runs it in
 /// QEMU with its UART served on a TCP port, which holds the machine until
 /// `tband-capture --tcp` connects and records into `trace.bin` until QEMU
 /// exits; returns the folder with `trace.bin` and `truth.txt`.
 fn capture_cortex_m3_uart(kernel: &Path) -> PathBuf {
-    let (dir, firmware) = build_cortex_m3(kernel, Backend::Streaming);
+    let (dir, firmware) = build_cortex_m3(kernel, Backend::Streaming, "freertos-cm3-uart", "");
     let address = format!("127.0.0.1:{}", free_port());
     let serial = format!("tcp:{address},server=on,wait=on");
     let (qemu, _stderr) = spawn_listening(
@@ -856,7 +739,11 @@ fn cortex_m3_port_in_qemu_trace_matches_the_applications_record() {
         return;
     };
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    check_recording(&record_cortex_m3(&kernel), &["SysTick", "TIMER0"], true);
+    check_recording(
+        &record_cortex_m3(&kernel, "freertos-cm3", ""),
+        &["SysTick", "TIMER0"],
+        true,
+    );
 }
 
 #[test]
