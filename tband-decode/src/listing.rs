@@ -33,7 +33,7 @@ pub fn write_json_log(out: &mut impl Write, rec: &Record<'_>, log: &LogMessage) 
         None => out.write_all(b"null")?,
     }
     match log.line {
-        Some(line) => write!(out, ",\"line\":{line}}}\n"),
+        Some(line) => writeln!(out, ",\"line\":{line}}}"),
         None => out.write_all(b",\"line\":null}\n"),
     }
 }
