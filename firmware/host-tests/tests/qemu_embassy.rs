@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use tband_host_tests::embassy::{polls_per_task, waited};
 use tband_host_tests::qemu::{self, build_embassy_firmware};
 use tband_host_tests::run;
+use tband_model::timeline::{Section, Timeline};
 use tband_model::{Actor, AnomalyKind, LogLevel, Model, TaskStateKind};
 use tband_trace::{OpenOptions, Trace};
 
@@ -255,6 +256,36 @@ fn defmt_lines_in_qemu() {
         let message = line.message.as_ref().unwrap();
         assert!(message.file.as_deref().unwrap().ends_with("src/main.rs"));
         assert!(message.line.unwrap() > 0);
+    }
+
+    // The timeline every view draws (the terminal viewer's rows and
+    // detail pane among them): an instant per line on its task's `Logs`
+    // track (SysTick's in the group "Logs"), described with its level,
+    // text and who logged it.
+    let timeline = Timeline::new(&model);
+    let mut drawn = Vec::new();
+    for layer in &timeline.layers {
+        layer.visit(&model, 0..layer.len(&model), &mut |row, item| {
+            let track = &timeline.tracks[item.track as usize];
+            if track.section() == Some(Section::Logs) {
+                let mut details = Vec::new();
+                layer.describe(&model, row, &mut details);
+                drawn.push((timeline.full_name(&model, track), item.name.text, details));
+            }
+        });
+    }
+    assert_eq!(drawn.len(), LOG_LINES.len());
+    for ((track, name, details), (by, level, text)) in drawn.iter().zip(LOG_LINES) {
+        let expected_track = match by {
+            "SysTick" => "SysTick".to_string(),
+            task => format!("{task}/Logs"),
+        };
+        assert_eq!((track.as_str(), *name), (expected_track.as_str(), text));
+        let detail = |label: &str| details.iter().find(|(l, _)| *l == label).unwrap().1.clone();
+        assert_eq!(detail("level"), level.as_str());
+        assert_eq!(detail("text"), text);
+        assert_eq!(detail("by"), by);
+        assert!(detail("at").contains("src/main.rs:"), "{details:?}");
     }
 
     // tband-decode: the lines among the trace's events, in time order.
