@@ -72,14 +72,14 @@ pub trait LogDecoder {
 }
 
 impl Model {
-    /// Decodes every log line's frame with `decoder` (none: the frames
-    /// cannot be read, for want of `missing`, the sentence saying what the
-    /// user should give). The frames that stay undecoded are counted in
-    /// one anomaly, never dropped silently.
+    /// Decodes the frame of every log line not yet decoded with `decoder`
+    /// (none: the frames cannot be read, for want of `missing`, the
+    /// sentence saying what the user should give). The frames that stay
+    /// undecoded are counted in one anomaly, never dropped silently.
     pub fn decode_logs(&mut self, decoder: Option<&dyn LogDecoder>, missing: &str) {
         let mut undecoded = 0;
         let mut first: Option<(u64, u64, String)> = None;
-        for line in &mut self.logs {
+        for line in self.logs.iter_mut().filter(|l| l.message.is_none()) {
             let why = match decoder {
                 Some(d) => match d.decode(&line.frame) {
                     Ok(message) => {
@@ -90,7 +90,6 @@ impl Model {
                 },
                 None => missing.to_string(),
             };
-            line.message = None;
             undecoded += 1;
             let (start, end, _) = first.get_or_insert((line.ts_ns, line.ts_ns, why));
             *start = (*start).min(line.ts_ns);
@@ -110,5 +109,52 @@ impl Model {
             self.anomalies
                 .sort_by_key(|a| (a.end_ns, a.start_ns, a.kind));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Actor, AnomalyKind, IsrKey, ModelBuilder};
+
+    #[test]
+    fn frames_are_kept_with_who_logged_them_and_counted_until_decoded() {
+        let mut b = ModelBuilder::default();
+        b.event_at(0, 10);
+        b.task_switched_in(10, 0, 7);
+        b.event_at(0, 20);
+        b.log_frame(20, 0, &[1, 0, 42]);
+        b.event_at(0, 30);
+        b.isr_enter(30, 0, 3);
+        b.event_at(0, 35);
+        b.log_frame(35, 0, &[2, 0]);
+        b.event_at(0, 40);
+        b.isr_exit(40, 0, 3);
+        let mut m = b.finish();
+        let who: Vec<_> = m
+            .logs
+            .iter()
+            .map(|l| (l.ts_ns, l.by, l.frame.clone()))
+            .collect();
+        let isr = IsrKey {
+            core_id: 0,
+            isr_id: 3,
+        };
+        assert_eq!(
+            who,
+            [
+                (20, Some(Actor::Task(7)), vec![1, 0, 42]),
+                (35, Some(Actor::Isr(isr)), vec![2, 0])
+            ]
+        );
+        m.decode_logs(None, "give the ELF");
+        m.decode_logs(None, "give the ELF");
+        let undecoded: Vec<_> = (m.anomalies.iter())
+            .filter(|a| a.kind == AnomalyKind::UndecodedLogs)
+            .map(|a| (a.start_ns, a.end_ns, a.count, a.detail.as_str()))
+            .collect();
+        assert_eq!(
+            undecoded,
+            [(20, 35, 2, "2 defmt frame(s) not decoded: give the ELF")]
+        );
     }
 }

@@ -2,12 +2,12 @@
 //! section holds the format strings (the `defmt-decoder` crate reads it).
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use defmt_decoder::{DecodeError, Locations, Table};
 use tband_model::{LogDecoder, LogLevel, LogMessage, Model};
 
-use crate::TraceError;
+use crate::{OpenOptions, TraceError};
 
 /// What `Model::decode_logs` says of frames when no ELF was given.
 const NO_ELF: &str = "give the firmware's ELF with --elf";
@@ -64,11 +64,12 @@ impl LogDecoder for DefmtElf {
     }
 }
 
-/// Decodes the model's log frames with the ELF at `elf`, if one is given
-/// (it is read even when the trace has no frames, so that a wrong path is
-/// told at once).
-pub(crate) fn decode_logs(model: &mut Model, elf: Option<&PathBuf>) -> Result<(), TraceError> {
-    let decoder = elf.map(|path| DefmtElf::read(path)).transpose()?;
-    model.decode_logs(decoder.as_ref().map(|d| d as &dyn LogDecoder), NO_ELF);
-    Ok(())
+/// The defmt table of the ELF `options` name, if they name one.
+pub(crate) fn read_elf(options: &OpenOptions) -> Result<Option<DefmtElf>, TraceError> {
+    options.elf.as_deref().map(DefmtElf::read).transpose()
+}
+
+/// Decodes the model's log frames with `elf`, if there is one.
+pub(crate) fn decode_logs(model: &mut Model, elf: Option<&DefmtElf>) {
+    model.decode_logs(elf.map(|d| d as &dyn LogDecoder), NO_ELF);
 }

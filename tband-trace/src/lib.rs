@@ -418,13 +418,15 @@ impl Trace {
             ..TraceInfo::default()
         };
         let rules = source.lifetime_rules(options)?;
+        // Read first, so that a wrong path is told before the trace is read.
+        let elf = defmt::read_elf(options)?;
         let importer = source.importer(options, read)?;
         let mut model = if rules.is_empty() {
             importer.build_model(info, events)
         } else {
             build_applying_rules(&*importer, info, events, &rules)
         };
-        defmt::decode_logs(&mut model, options.elf.as_ref())?;
+        defmt::decode_logs(&mut model, elf.as_ref());
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
                 names: source.names().join(", "),
