@@ -10,7 +10,11 @@ fn main() {
     fs::copy("memory.x", out.join("memory.x")).expect("memory.x is readable");
     println!("cargo:rustc-link-search={}", out.display());
     println!("cargo:rerun-if-changed=memory.x");
-    if env::var_os("CARGO_FEATURE_TRACE").is_some() {
+    let trace = env::var_os("CARGO_FEATURE_TRACE").is_some();
+    if trace {
         println!("cargo:rustc-link-arg-bin=tband-embassy-cortex-m3=-Tdefmt.x");
+    }
+    if trace || env::var_os("CARGO_FEATURE_DEFMT_RTT").is_some() {
+        println!("cargo:rustc-link-arg-bin=defmt_cost=-Tdefmt.x");
     }
 }

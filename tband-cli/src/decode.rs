@@ -8,7 +8,6 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use tband::Event;
 use tband_ctf::CtfTrace;
 use tband_decode::input::Input;
 use tband_decode::listing::{self, TimeUnit};
@@ -281,10 +280,7 @@ fn print_events(
     let mut decoder = StreamDecoder::new(&input.bytes, core);
     let failed = decoder.for_each_frame(|frame| {
         let log = match (&frame.result, elf) {
-            (Ok(rec), Some(elf)) => match rec.event {
-                Event::DefmtFrame { frame } => elf.decode(frame).ok(),
-                _ => None,
-            },
+            (Ok(rec), Some(elf)) => listing::defmt_frame(rec).and_then(|f| elf.decode(f).ok()),
             _ => None,
         };
         let written = match (mode, &frame.result, &log) {

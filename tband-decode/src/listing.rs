@@ -3,11 +3,19 @@
 
 use std::io::{self, Write};
 
-use tband::{FieldValue, Record};
+use tband::{Event, FieldValue, Record};
 use tband_model::json::write_json_str;
 use tband_model::LogMessage;
 
 use crate::frames::FrameError;
+
+/// The defmt frame a record carries, if it is a log frame.
+pub fn defmt_frame<'a>(rec: &Record<'a>) -> Option<&'a [u8]> {
+    match rec.event {
+        Event::DefmtFrame { frame } => Some(frame),
+        _ => None,
+    }
+}
 
 /// One line of the canonical JSON listing for a decoded frame.
 pub fn write_json_record(out: &mut impl Write, rec: &Record<'_>) -> io::Result<()> {

@@ -372,3 +372,32 @@ fn poll_cost_in_qemu() {
     println!("instructions per poll: {untraced} untraced, {traced} traced");
     assert!(untraced > 0 && traced > untraced, "{untraced} → {traced}");
 }
+
+/// Runs the cost program (`defmt_cost`) with one logger in QEMU at one
+/// instruction per nanosecond; returns the instructions per line it
+/// printed (it fails, and so does this, if tband's snapshot lost a line).
+fn instructions_per_line(logger: &str) -> u64 {
+    let elf = build_embassy_firmware("defmt_cost", &[logger]);
+    let out = run(qemu::qemu_counting_instructions().arg("-kernel").arg(&elf));
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let line = printed.lines().find_map(|l| l.strip_prefix("defmt line: "));
+    let count = line
+        .expect("the program prints its count")
+        .split(' ')
+        .next();
+    count.unwrap().parse().unwrap()
+}
+
+/// A defmt line through tband's logger and through defmt-rtt: both cost
+/// instructions, tband's keeps every line. The figures are in
+/// docs/performance.md.
+#[test]
+fn defmt_cost_in_qemu() {
+    if !qemu::tools_present() {
+        return;
+    }
+    let tband = instructions_per_line("trace");
+    let rtt = instructions_per_line("defmt-rtt");
+    println!("instructions per defmt line: {tband} through tband, {rtt} through defmt-rtt");
+    assert!(tband > 0 && rtt > 0, "{tband}, {rtt}");
+}
