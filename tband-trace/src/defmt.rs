@@ -26,6 +26,9 @@ impl DefmtElf {
             reason,
         };
         let elf = fs::read(path).map_err(|e| unreadable(e.to_string()))?;
+        if !elf.starts_with(b"\x7fELF") {
+            return Err(unreadable("it is not an ELF file".into()));
+        }
         let table = Table::parse(&elf)
             .map_err(|e| unreadable(format!("{e:#}")))?
             .ok_or_else(|| unreadable("it has no .defmt section (is defmt linked in?)".into()))?;
