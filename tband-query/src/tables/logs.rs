@@ -2,7 +2,7 @@
 //! (with its ELF), on the task or ISR that logged it, from the model's
 //! [`tband_model::LogLine`]s. Lines not decoded are counted in `anomalies`.
 
-use tband_model::LogLine;
+use tband_model::{LogLine, LogMessage};
 
 use super::{actor_isr, actor_task, int, text, Column, Each, ModelTable, Value};
 use crate::rows::{Cell, Context, RowSource};
@@ -10,10 +10,7 @@ use crate::rows::{Cell, Context, RowSource};
 pub struct Logs;
 
 /// The decoded line's fields, for a row that has one.
-fn message<'a>(
-    l: &'a LogLine,
-    field: impl FnOnce(&'a tband_model::LogMessage) -> Cell<'a>,
-) -> Cell<'a> {
+fn message<'a>(l: &'a LogLine, field: impl FnOnce(&'a LogMessage) -> Cell<'a>) -> Cell<'a> {
     l.message.as_ref().map_or(Cell::Null, field)
 }
 
@@ -54,7 +51,7 @@ impl ModelTable for Logs {
 
     fn rows(source: &mut RowSource<'_>, mut each: impl Each<LogLine>) -> Result<(), String> {
         let context = Context::new(source.model());
-        let decoded = context.model.logs.iter().filter(|l| l.message.is_some());
-        decoded.into_iter().try_for_each(|l| each(l, &context))
+        let mut decoded = context.model.logs.iter().filter(|l| l.message.is_some());
+        decoded.try_for_each(|l| each(l, &context))
     }
 }
