@@ -741,6 +741,7 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
                 size,
             } => b.heap_free(t, core, heap_id, addr, (size != 0).then_some(size)),
             Event::TaskStackFree { task_id, free } => b.stack_margin(t, task_id, free),
+            Event::DefmtFrame { frame } => b.log_frame(t, core, frame),
             Event::TaskNotify { .. }
             | Event::TaskNotifyFromIsr { .. }
             | Event::CurtaskNotifyTake { .. }

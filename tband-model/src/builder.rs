@@ -647,6 +647,21 @@ impl ModelBuilder {
         stack.truncate(from);
     }
 
+    // ---- logs ----
+
+    /// The firmware logged the encoded `frame` on `core` at `t`; it is
+    /// decoded once the model is made ([`Model::decode_logs`]).
+    pub fn log_frame(&mut self, t: u64, core: u32, frame: &[u8]) {
+        let by = self.actor(core);
+        self.model.logs.push(crate::LogLine {
+            ts_ns: t,
+            core_id: core,
+            by,
+            frame: frame.to_vec(),
+            message: None,
+        });
+    }
+
     // ---- markers ----
 
     #[inline(always)]

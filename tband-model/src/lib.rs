@@ -19,6 +19,7 @@ mod import;
 pub mod json;
 mod lanes;
 mod lifetimes;
+mod logs;
 mod memory;
 mod pages;
 mod rtos_objects;
@@ -37,6 +38,7 @@ pub use event_row::{ArgValue, EventRow, EventSink};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
+pub use logs::{LogDecoder, LogLevel, LogLine, LogMessage};
 pub use memory::{FailedAllocation, Heap, HeapBlock, HeapLevel, Memory, StackMargin};
 pub use rtos_objects::{
     EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,
@@ -491,6 +493,8 @@ pub enum AnomalyKind {
     DoubleFree,
     /// A free whose size is not the size the block was allocated with.
     FreeSizeMismatch,
+    /// Log frames that could not be decoded (count = how many).
+    UndecodedLogs,
     /// Anything else an importer found inconsistent (detail says what).
     Inconsistent,
 }
@@ -510,6 +514,7 @@ impl AnomalyKind {
             AnomalyKind::UnknownFree => "unknown_free",
             AnomalyKind::DoubleFree => "double_free",
             AnomalyKind::FreeSizeMismatch => "free_size_mismatch",
+            AnomalyKind::UndecodedLogs => "undecoded_logs",
             AnomalyKind::Inconsistent => "inconsistent",
         }
     }
@@ -561,6 +566,8 @@ pub struct Model {
     pub rtos_objects: RtosObjects,
     /// Heaps, their blocks, and the stack tasks have left.
     pub memory: Memory,
+    /// What the firmware logged, by time.
+    pub logs: Vec<LogLine>,
 }
 
 impl Model {

@@ -71,6 +71,7 @@ fn model() -> Model {
     };
     let mut model = Trace::from_inputs(inputs, &options).unwrap().model;
     with_rtos_objects(&mut model);
+    with_log_line(&mut model);
     model.memory = Trace::from_inputs(memory_inputs(), &OpenOptions::default())
         .unwrap()
         .model
@@ -138,6 +139,24 @@ fn with_rtos_objects(m: &mut Model) {
         from_isr: false,
         task: Some(0),
         core_id: 0,
+    });
+}
+
+/// A decoded log line, which needs a firmware's ELF (the QEMU embassy
+/// test decodes real ones).
+fn with_log_line(m: &mut Model) {
+    use tband_model::*;
+    m.logs.push(LogLine {
+        ts_ns: 5,
+        core_id: 0,
+        by: Some(Actor::Task(1)),
+        frame: vec![1, 0],
+        message: Some(LogMessage {
+            level: Some(LogLevel::Info),
+            text: "started".into(),
+            file: Some("src/main.rs".into()),
+            line: Some(12),
+        }),
     });
 }
 

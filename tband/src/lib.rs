@@ -7,7 +7,9 @@
 //! [`metadata`] buffer and [`drops`] accounting. With a backend feature
 //! (`streaming`, `snapshot`, `postmortem` or `external`) it also provides the
 //! global tracer and the tracing functions firmware calls, among them the
-//! [`memory`] events and the [`TracedAlloc`] global allocator.
+//! [`memory`] events and the [`TracedAlloc`] global allocator. With
+//! feature `defmt` it is defmt's global logger: each log line becomes one
+//! `defmt_frame` event.
 #![no_std]
 
 pub mod backend;
@@ -21,6 +23,8 @@ pub mod schema;
 pub mod trace;
 pub mod varint;
 
+#[cfg(feature = "defmt")]
+mod defmt;
 #[cfg(feature = "ffi")]
 pub mod ffi;
 #[cfg(feature = "tracer")]

@@ -9,6 +9,10 @@
 //! `fast` waits for a signal SysTick gives every other tick, and runs
 //! before the thread-mode tasks, in the middle of their polls. Every task
 //! counts its polls; `report` prints the counts when the others are done.
+//!
+//! The tasks and SysTick log through defmt, whose global logger is tband's
+//! (feature `defmt`): each line is an event of the trace. The host test
+//! knows the text of every line.
 #![no_std]
 #![no_main]
 
@@ -32,6 +36,8 @@ const RELOAD: u32 = CLOCK_HZ / 1000 - 1;
 const SYSTICK_ISR: u32 = 15;
 /// Ticks the application runs for.
 const TICKS: u32 = 30;
+/// `ticker` logs every tenth tick; SysTick logs this one.
+const LOGGED_TICK: u32 = 15;
 
 /// The interrupt line of the interrupt executor: one the board leaves
 /// unused, which only the executor pends.
@@ -96,6 +102,9 @@ tband::set_port!(QemuPort);
 fn SysTick() {
     let tick = TICK_COUNT.fetch_add(1, Ordering::Relaxed) + 1;
     tband::isr_enter(SYSTICK_ISR);
+    if tick == LOGGED_TICK {
+        defmt::trace!("SysTick: tick {=u32}", tick);
+    }
     TICK.signal(tick);
     if tick.is_multiple_of(2) {
         FAST.signal(tick);
@@ -130,7 +139,15 @@ fn finished() {
 #[embassy_executor::task]
 async fn ticker() {
     counted(&TICKER_POLLS, async {
-        while TICK.wait().await < TICKS {}
+        loop {
+            let tick = TICK.wait().await;
+            if tick.is_multiple_of(10) {
+                defmt::info!("ticker: tick {=u32} of {=u32}", tick, TICKS);
+            }
+            if tick >= TICKS {
+                break;
+            }
+        }
         STOP.store(true, Ordering::Relaxed);
         FAST.signal(0);
     })
@@ -146,6 +163,7 @@ async fn worker() {
             work(40);
             yield_once().await;
         }
+        defmt::debug!("worker: stopped, {=str} is {=i32}", "offset", -7);
     })
     .await;
     finished();
@@ -161,6 +179,7 @@ async fn fast() {
         while FAST.wait().await != 0 {
             work(10);
         }
+        defmt::warn!("fast: done at {=u16:#x}", 0xcafe_u16);
     })
     .await;
     finished();
@@ -170,6 +189,7 @@ async fn fast() {
 #[embassy_executor::task]
 async fn report() {
     DONE.wait().await;
+    defmt::error!("report: {=u8} tasks done, {=bool}", 3, true);
     hprintln!(
         "polls: ticker={} worker={} fast={}",
         TICKER_POLLS.load(Ordering::Relaxed),
