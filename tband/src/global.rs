@@ -51,8 +51,8 @@ pub const METADATA_BYTES: usize = if cfg!(feature = "metadata-buf") {
 
 pub type GlobalTracer = Tracer<SelectedBackend, METADATA_BYTES, CORES, { DROP_CNT_EVERY as u32 }>;
 
-struct Global {
-    tracer: UnsafeCell<GlobalTracer>,
+pub(crate) struct Global {
+    pub(crate) tracer: UnsafeCell<GlobalTracer>,
     /// The last id handed out in each [`IdSpace`].
     last_ids: UnsafeCell<[u32; IdSpace::COUNT]>,
 }
@@ -60,7 +60,7 @@ struct Global {
 // SAFETY: only reached inside a critical section (see `with`).
 unsafe impl Sync for Global {}
 
-static GLOBAL: Global = Global {
+pub(crate) static GLOBAL: Global = Global {
     tracer: UnsafeCell::new(Tracer::new(SelectedBackend::new())),
     last_ids: UnsafeCell::new([0; IdSpace::COUNT]),
 };
@@ -292,6 +292,13 @@ pub use postmortem_api::*;
 #[cfg(feature = "postmortem")]
 mod postmortem_api {
     use super::*;
+
+    /// Where a debugger finds the rings and metadata buffers: see
+    /// [`flight_recorder`](crate::flight_recorder).
+    #[no_mangle]
+    #[used]
+    pub static tband_flight_recorder: crate::flight_recorder::FlightRecorder =
+        crate::flight_recorder::FlightRecorder::of(GLOBAL.tracer.get());
 
     /// Freezes every core's ring (call from a fault handler).
     pub fn stop_postmortem() {

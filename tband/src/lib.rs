@@ -19,8 +19,12 @@ pub mod schema;
 pub mod trace;
 pub mod varint;
 
+#[cfg(feature = "tracer")]
+pub mod fault;
 #[cfg(feature = "ffi")]
 pub mod ffi;
+#[cfg(feature = "postmortem")]
+pub mod flight_recorder;
 #[cfg(feature = "tracer")]
 pub mod freertos;
 #[cfg(feature = "tracer")]
