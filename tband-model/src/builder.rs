@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+mod fault;
 mod memory;
 mod rtos_objects;
 
@@ -231,6 +232,7 @@ pub struct ModelBuilder {
     markers_seen: u32,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
     memory: memory::MemorySoFar,
+    faults: Vec<fault::FaultSoFar>,
     last_ns: u64,
 }
 
@@ -1038,6 +1040,9 @@ impl ModelBuilder {
                 .unwrap_or(entered)
         };
         let marker_index = |seen: u32| marker_index.get(seen as usize).copied().unwrap_or(seen);
+        let faults = self.faults_as_rows(&task_index, &isr_index);
+        let m = &mut self.model;
+        m.faults = faults;
         let indices = Renumbering {
             task: &task_index,
             queue: &queue_index,

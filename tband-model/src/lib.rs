@@ -14,6 +14,7 @@ mod builder;
 mod column;
 mod columns;
 mod event_row;
+mod fault;
 mod id_index;
 mod import;
 pub mod json;
@@ -34,6 +35,7 @@ use column::small_enum;
 
 pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
+pub use fault::{fault_kind_name, Fault, FaultAddress, FaultStatus};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
@@ -493,6 +495,9 @@ pub enum AnomalyKind {
     FreeSizeMismatch,
     /// Anything else an importer found inconsistent (detail says what).
     Inconsistent,
+    /// The firmware crashed: its fault handler recorded a fault (see
+    /// [`Model::faults`]).
+    Fault,
 }
 
 impl AnomalyKind {
@@ -511,6 +516,7 @@ impl AnomalyKind {
             AnomalyKind::DoubleFree => "double_free",
             AnomalyKind::FreeSizeMismatch => "free_size_mismatch",
             AnomalyKind::Inconsistent => "inconsistent",
+            AnomalyKind::Fault => "fault",
         }
     }
 }
@@ -561,6 +567,8 @@ pub struct Model {
     pub rtos_objects: RtosObjects,
     /// Heaps, their blocks, and the stack tasks have left.
     pub memory: Memory,
+    /// Crashes, by time.
+    pub faults: Vec<Fault>,
 }
 
 impl Model {

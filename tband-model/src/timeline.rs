@@ -1,7 +1,7 @@
 //! The timeline: what a timeline view draws beside scheduling, as generic
 //! tracks of slices, instants and counter values. Small adapters, one per
 //! fact of the model (markers, queue levels, mutex holders, RTOS objects,
-//! tracked objects, memory), describe their tracks and read their rows out of the
+//! tracked objects, memory, faults), describe their tracks and read their rows out of the
 //! model's tables on demand: the timeline holds indices, never copies.
 //!
 //! Sinks (Perfetto, Chrome JSON, the terminal viewer, the summary) read
@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use crate::{Model, TaskKind};
 
+mod faults;
 mod markers;
 mod memory;
 mod queues;
@@ -46,10 +47,11 @@ pub enum Section {
     TrackedObjects,
     Holders,
     Memory,
+    Faults,
 }
 
 impl Section {
-    pub const ALL: [Section; 7] = [
+    pub const ALL: [Section; 8] = [
         Section::Markers,
         Section::Values,
         Section::Levels,
@@ -57,6 +59,7 @@ impl Section {
         Section::TrackedObjects,
         Section::Holders,
         Section::Memory,
+        Section::Faults,
     ];
 
     pub fn title(self) -> &'static str {
@@ -68,6 +71,7 @@ impl Section {
             Section::TrackedObjects => "tracked objects",
             Section::Holders => "mutex holders",
             Section::Memory => "memory",
+            Section::Faults => "faults",
         }
     }
 }
@@ -357,12 +361,14 @@ impl Timeline {
         let markers = markers::declare(m, &task_tracks, &mut tracks);
         let tracked = tracked::declare(m, &mut tracks);
         let memory = memory::declare(m, &task_tracks, &mut tracks);
+        let faults = faults::declare(m, &task_tracks, &mut tracks);
         let mut layers: Vec<Arc<dyn Layer>> = Vec::new();
         layers.extend(markers);
         layers.extend(queues);
         layers.extend(tracked);
         layers.extend(rtos_objects);
         layers.extend(memory);
+        layers.extend(faults);
         Timeline {
             tracks: tracks.list,
             layers,

@@ -104,6 +104,10 @@ impl Model {
             tracked: cut.tracked(&self.tracked),
             rtos_objects,
             memory: cut.memory(&self.memory),
+            faults: (self.faults.iter())
+                .filter(|f| f.ts_ns >= from && to.is_none_or(|to| f.ts_ns <= to))
+                .cloned()
+                .collect(),
         }
     }
 

@@ -1,0 +1,114 @@
+//! Faults: the crash ends what ran on its core there, and is the trace's
+//! anomaly of kind `fault`.
+
+use super::{ModelBuilder, OpenIsr};
+use crate::{AnomalyKind, Fault, FaultAddress, FaultStatus, StateReason, TaskStateKind};
+
+/// A fault as it is built: its task by firmware id and its ISR by its
+/// number among the ISRs entered, made indices when the model is.
+pub(super) struct FaultSoFar {
+    fault: Fault,
+}
+
+impl ModelBuilder {
+    /// `core` faulted at `t`: what ran there (the innermost ISR, else the
+    /// running task) crashed. The ISRs open there end at `t`, never exited,
+    /// and so does the running task's slice, the task stopped in state
+    /// Suspended (with no reason: the fault is the model's `faults` row).
+    pub fn fault(&mut self, t: u64, core: u32, kind: u8, pc: u32, lr: u32) {
+        let track = self.cores.entry(core);
+        let isr: Option<OpenIsr> = track.isr_stack.last().copied();
+        let running = track.running.take();
+        if !track.isr_stack.is_empty() {
+            self.close_isrs(t, core, 0, true);
+        }
+        if let Some((task, row)) = running {
+            self.tasks.entry(task).announced =
+                Some((TaskStateKind::Suspended, StateReason::None, None));
+            self.leave_running(t, task, row);
+        }
+        let who = match (isr, running) {
+            (Some(open), _) => self.isr_label(core, open.isr),
+            (None, Some((task, _))) => format!("task {}", self.task_label(task)),
+            (None, None) => format!("core {core}, no task known to run"),
+        };
+        self.anomaly(
+            t,
+            t,
+            Some(core),
+            AnomalyKind::Fault,
+            1,
+            format!("{} in {who} at pc {pc:#010x}", crate::fault_kind_name(kind)),
+        );
+        self.faults.push(FaultSoFar {
+            fault: Fault {
+                ts_ns: t,
+                core_id: core,
+                task: running.map(|(task, _)| task),
+                isr: isr.map(|open| open.entered),
+                kind,
+                pc,
+                lr,
+                status: None,
+                address: None,
+                pc_location: None,
+                lr_location: None,
+            },
+        });
+    }
+
+    /// The status registers of `core`'s last fault.
+    pub fn fault_status(&mut self, core: u32, status: FaultStatus) {
+        if let Some(f) = self.last_fault(core) {
+            f.status = Some(status);
+        }
+    }
+
+    /// The fault address registers of `core`'s last fault.
+    pub fn fault_address(&mut self, core: u32, address: FaultAddress) {
+        if let Some(f) = self.last_fault(core) {
+            f.address = Some(address);
+        }
+    }
+
+    fn last_fault(&mut self, core: u32) -> Option<&mut Fault> {
+        (self.faults.iter_mut().rev())
+            .map(|f| &mut f.fault)
+            .find(|f| f.core_id == core)
+    }
+
+    fn task_label(&self, task: u32) -> String {
+        match self.tasks.get(task).and_then(|t| t.name.as_deref()) {
+            Some(name) => format!("`{name}`"),
+            None => task.to_string(),
+        }
+    }
+
+    fn isr_label(&self, core: u32, isr: u32) -> String {
+        let key = crate::IsrKey {
+            core_id: core,
+            isr_id: isr,
+        };
+        match self.isr_names.get(&key) {
+            Some(name) => format!("ISR `{name}`"),
+            None => format!("ISR {isr}"),
+        }
+    }
+
+    /// The faults with their tasks and ISRs as indices into the model's
+    /// lists (`task_index`, `isr_index` from firmware id and entered
+    /// number).
+    pub(super) fn faults_as_rows(
+        &self,
+        task_index: &dyn Fn(u32) -> u32,
+        isr_index: &dyn Fn(u32) -> u32,
+    ) -> Vec<Fault> {
+        (self.faults.iter())
+            .map(|f| Fault {
+                task: f.fault.task.map(task_index),
+                isr: f.fault.isr.map(isr_index),
+                ..f.fault.clone()
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,140 @@
+//! The fault events end the running task's slice and become the model's
+//! `faults` row and the trace's last anomaly; the summary's last line says
+//! who crashed, where and why; the timeline shows the fault as an instant
+//! on its core and its task.
+
+use tband::Event;
+use tband_decode::encode::encode_stream;
+use tband_decode::input::Input;
+use tband_model::summary::write_summary;
+use tband_model::timeline::{Parent, Shape, Timeline};
+use tband_model::{AnomalyKind, FaultAddress, FaultStatus, Model, TaskStateKind};
+use tband_trace::{OpenOptions, Trace};
+
+/// Task 1 `sensor` runs from 1 µs, task 2 `logger` from 3 µs; the logger
+/// takes a precise bus error at 0x40000004 (escalated to a HardFault) at
+/// 5 µs. One tick is 1 µs.
+fn crash() -> Vec<(u64, Event<'static>)> {
+    vec![
+        (0, Event::TsResolutionNs { ns_per_ts: 1000 }),
+        (
+            0,
+            Event::TaskName {
+                task_id: 1,
+                name: b"sensor",
+            },
+        ),
+        (
+            0,
+            Event::TaskName {
+                task_id: 2,
+                name: b"logger",
+            },
+        ),
+        (1, Event::TaskSwitchedIn { task_id: 1 }),
+        (3, Event::TaskSwitchedIn { task_id: 2 }),
+        (
+            5,
+            Event::Fault {
+                kind: 3,
+                pc: 0x0000_1234,
+                lr: 0x0000_1201,
+            },
+        ),
+        (
+            5,
+            Event::FaultStatus {
+                xpsr: 0x6100_0000,
+                cfsr: 0x0000_8200,
+                hfsr: 0x4000_0000,
+            },
+        ),
+        (
+            5,
+            Event::FaultAddress {
+                mmfar: 0x4000_0004,
+                bfar: 0x4000_0004,
+            },
+        ),
+    ]
+}
+
+fn model(events: &[(u64, Event<'_>)]) -> Model {
+    let inputs = Input::per_core("crash", vec![encode_stream(events)]);
+    Trace::from_inputs(inputs, &OpenOptions::default())
+        .unwrap()
+        .model
+}
+
+#[test]
+fn a_fault_ends_the_running_slice_and_is_the_last_anomaly() {
+    let m = model(&crash());
+    assert_eq!(m.faults.len(), 1);
+    let f = &m.faults[0];
+    let logger = m.tasks.iter().position(|t| t.name == "logger").unwrap() as u32;
+    assert_eq!((f.ts_ns, f.core_id, f.task, f.isr), (4_000, 0, Some(logger), None));
+    assert_eq!((f.kind, f.pc, f.lr), (3, 0x1234, 0x1201));
+    assert_eq!(
+        (f.status, f.address),
+        (
+            Some(FaultStatus {
+                xpsr: 0x6100_0000,
+                cfsr: 0x8200,
+                hfsr: 0x4000_0000
+            }),
+            Some(FaultAddress {
+                mmfar: 0x4000_0004,
+                bfar: 0x4000_0004
+            })
+        )
+    );
+    let last = m.sched_slices.iter().next_back().unwrap();
+    assert_eq!(
+        (last.task, last.end_ns, last.truncated, last.end_state),
+        (logger, 4_000, false, Some(TaskStateKind::Suspended))
+    );
+    let anomaly = m.anomalies.last().unwrap();
+    assert_eq!(anomaly.kind, AnomalyKind::Fault);
+    assert_eq!(anomaly.detail, "HardFault in task `logger` at pc 0x00001234");
+
+    let mut summary = Vec::new();
+    write_summary(&mut summary, &m).unwrap();
+    let summary = String::from_utf8(summary).unwrap();
+    assert_eq!(
+        summary.lines().last().unwrap(),
+        "  4.00 µs core 0: task logger crashed at pc 0x00001234, called from lr 0x00001201: \
+         HardFault: escalated, precise data bus error at 0x40000004"
+    );
+}
+
+#[test]
+fn the_fault_is_an_instant_on_its_core_and_its_task() {
+    let m = model(&crash());
+    let timeline = Timeline::new(&m);
+    let mut instants = Vec::new();
+    for layer in &timeline.layers {
+        layer.visit(&m, 0..layer.len(&m), &mut |_, item| {
+            if let Shape::Instant(ts) = item.shape {
+                let track = &timeline.tracks[item.track as usize];
+                instants.push((timeline.full_name(&m, track), ts, item.name.text.to_string()));
+            }
+        });
+    }
+    assert_eq!(
+        instants,
+        [
+            ("core 0".to_string(), 4_000, "HardFault".to_string()),
+            ("logger/fault".to_string(), 4_000, "HardFault".to_string()),
+        ]
+    );
+    let on_task = timeline.tracks.iter().find(|t| t.name == "fault").unwrap();
+    assert!(matches!(on_task.parent, Parent::Task(_)));
+}
+
+#[test]
+fn a_fault_whose_registers_were_lost_still_names_its_kind() {
+    let events = crash();
+    let m = model(&events[..6]);
+    assert_eq!(m.faults[0].cause(), "HardFault");
+    assert_eq!(m.anomaly_count(AnomalyKind::Fault), 1);
+}
