@@ -17,6 +17,7 @@ use tband_threadx::ThreadxImport;
 
 mod growing;
 mod rules_file;
+pub mod symbols;
 
 pub use growing::{GrowingFile, Growth};
 pub use rules_file::{built_in_rules, parse_rules, read_rules, RulesError};

@@ -72,7 +72,10 @@ fn a_fault_ends_the_running_slice_and_is_the_last_anomaly() {
     assert_eq!(m.faults.len(), 1);
     let f = &m.faults[0];
     let logger = m.tasks.iter().position(|t| t.name == "logger").unwrap() as u32;
-    assert_eq!((f.ts_ns, f.core_id, f.task, f.isr), (4_000, 0, Some(logger), None));
+    assert_eq!(
+        (f.ts_ns, f.core_id, f.task, f.isr),
+        (4_000, 0, Some(logger), None)
+    );
     assert_eq!((f.kind, f.pc, f.lr), (3, 0x1234, 0x1201));
     assert_eq!(
         (f.status, f.address),
@@ -95,7 +98,10 @@ fn a_fault_ends_the_running_slice_and_is_the_last_anomaly() {
     );
     let anomaly = m.anomalies.last().unwrap();
     assert_eq!(anomaly.kind, AnomalyKind::Fault);
-    assert_eq!(anomaly.detail, "HardFault in task `logger` at pc 0x00001234");
+    assert_eq!(
+        anomaly.detail,
+        "HardFault in task `logger` at pc 0x00001234"
+    );
 
     let mut summary = Vec::new();
     write_summary(&mut summary, &m).unwrap();
@@ -116,7 +122,11 @@ fn the_fault_is_an_instant_on_its_core_and_its_task() {
         layer.visit(&m, 0..layer.len(&m), &mut |_, item| {
             if let Shape::Instant(ts) = item.shape {
                 let track = &timeline.tracks[item.track as usize];
-                instants.push((timeline.full_name(&m, track), ts, item.name.text.to_string()));
+                instants.push((
+                    timeline.full_name(&m, track),
+                    ts,
+                    item.name.text.to_string(),
+                ));
             }
         });
     }

@@ -360,8 +360,8 @@ fn decode_stats(trace: &Path, out: &Path) -> String {
         pretty: false,
         json: false,
         stats: true,
-        summary: false,
         output: Some(out.to_path_buf()),
+        ..tband_cli::decode::Options::default()
     };
     assert_eq!(tband_cli::decode::run(&options), Ok(ExitCode::SUCCESS));
     let text = std::fs::read_to_string(out).unwrap();
