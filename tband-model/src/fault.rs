@@ -117,12 +117,20 @@ impl Fault {
         text
     }
 
-    /// Where it faulted: the PC's function and line when known, else the
-    /// PC itself.
+    /// Where it faulted: `in <function> at <file:line> (pc <pc>)` when
+    /// the PC's place is known, else `at pc <pc>`.
     pub fn place(&self) -> String {
         match &self.pc_location {
-            Some(at) => format!("{at} (pc {:#010x})", self.pc),
-            None => format!("pc {:#010x}", self.pc),
+            Some(at) => format!("in {at} (pc {:#010x})", self.pc),
+            None => format!("at pc {:#010x}", self.pc),
+        }
+    }
+
+    /// The LR, and its function and line when known.
+    pub fn lr_place(&self) -> String {
+        match &self.lr_location {
+            Some(at) => format!("lr {:#010x} in {at}", self.lr),
+            None => format!("lr {:#010x}", self.lr),
         }
     }
 }
@@ -161,7 +169,13 @@ mod tests {
             f.cause(),
             "HardFault: escalated, precise data bus error at 0x40000004"
         );
-        assert_eq!(f.place(), "pc 0x00001234");
+        assert_eq!(f.place(), "at pc 0x00001234");
+        let f = Fault {
+            pc_location: Some("read_sensor at sensor.c:42".into()),
+            ..f
+        };
+        assert_eq!(f.place(), "in read_sensor at sensor.c:42 (pc 0x00001234)");
+        assert_eq!(f.lr_place(), "lr 0x00005678");
     }
 
     #[test]

@@ -108,7 +108,7 @@ fn a_fault_ends_the_running_slice_and_is_the_last_anomaly() {
     let summary = String::from_utf8(summary).unwrap();
     assert_eq!(
         summary.lines().last().unwrap(),
-        "  4.00 µs core 0: task logger crashed at pc 0x00001234, called from lr 0x00001201: \
+        "  4.00 µs core 0: task logger crashed at pc 0x00001234, lr 0x00001201: \
          HardFault: escalated, precise data bus error at 0x40000004"
     );
 }

@@ -17,7 +17,7 @@ pub(super) fn write(out: &mut impl Write, m: &Model) -> io::Result<()> {
     Ok(())
 }
 
-/// `<when> core <n>: <who> crashed at <place>, called from <lr>: <cause>`.
+/// `<when> core <n>: <who> crashed <place>, <lr>: <cause>`.
 pub fn crash_line(m: &Model, f: &Fault) -> String {
     let who = match (f.isr, f.task) {
         (Some(isr), _) => m
@@ -30,15 +30,12 @@ pub fn crash_line(m: &Model, f: &Fault) -> String {
             .map_or(format!("task {task}"), |t| format!("task {}", t.name)),
         (None, None) => "no task known".to_string(),
     };
-    let caller = match &f.lr_location {
-        Some(at) => format!("{at} (lr {:#010x})", f.lr),
-        None => format!("lr {:#010x}", f.lr),
-    };
     format!(
-        "{} core {}: {who} crashed at {}, called from {caller}: {}",
+        "{} core {}: {who} crashed {}, {}: {}",
         format_ns(f.ts_ns),
         f.core_id,
         f.place(),
+        f.lr_place(),
         f.cause()
     )
 }

@@ -125,12 +125,8 @@ impl Layer for FaultLayer {
             Some(isr) => out.push(("isr", isr.name.clone())),
             None => out.push(("task", task_name(m, f.task))),
         }
-        out.push(("pc", f.place()));
-        let lr = match &f.lr_location {
-            Some(at) => format!("{at} (lr {:#010x})", f.lr),
-            None => format!("{:#010x}", f.lr),
-        };
-        out.push(("lr", lr));
+        out.push(("where", f.place()));
+        out.push(("lr", f.lr_place()));
         if let Some(s) = f.status {
             out.push(("xpsr", format!("{:#010x}", s.xpsr)));
             out.push(("cfsr", format!("{:#010x}", s.cfsr)));
