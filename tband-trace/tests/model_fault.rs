@@ -3,6 +3,9 @@
 //! who crashed, where and why; the timeline shows the fault as an instant
 //! on its core and its task.
 
+#[path = "../../tests/fault/stream.rs"]
+mod stream;
+
 use tband::Event;
 use tband_decode::encode::encode_stream;
 use tband_decode::input::Input;
@@ -10,54 +13,6 @@ use tband_model::summary::write_summary;
 use tband_model::timeline::{Parent, Shape, Timeline};
 use tband_model::{AnomalyKind, FaultAddress, FaultStatus, Model, TaskStateKind};
 use tband_trace::{OpenOptions, Trace};
-
-/// Task 1 `sensor` runs from 1 µs, task 2 `logger` from 3 µs; the logger
-/// takes a precise bus error at 0x40000004 (escalated to a HardFault) at
-/// 5 µs. One tick is 1 µs.
-fn crash() -> Vec<(u64, Event<'static>)> {
-    vec![
-        (0, Event::TsResolutionNs { ns_per_ts: 1000 }),
-        (
-            0,
-            Event::TaskName {
-                task_id: 1,
-                name: b"sensor",
-            },
-        ),
-        (
-            0,
-            Event::TaskName {
-                task_id: 2,
-                name: b"logger",
-            },
-        ),
-        (1, Event::TaskSwitchedIn { task_id: 1 }),
-        (3, Event::TaskSwitchedIn { task_id: 2 }),
-        (
-            5,
-            Event::Fault {
-                kind: 3,
-                pc: 0x0000_1234,
-                lr: 0x0000_1201,
-            },
-        ),
-        (
-            5,
-            Event::FaultStatus {
-                xpsr: 0x6100_0000,
-                cfsr: 0x0000_8200,
-                hfsr: 0x4000_0000,
-            },
-        ),
-        (
-            5,
-            Event::FaultAddress {
-                mmfar: 0x4000_0004,
-                bfar: 0x4000_0004,
-            },
-        ),
-    ]
-}
 
 fn model(events: &[(u64, Event<'_>)]) -> Model {
     let inputs = Input::per_core("crash", vec![encode_stream(events)]);
@@ -68,7 +23,7 @@ fn model(events: &[(u64, Event<'_>)]) -> Model {
 
 #[test]
 fn a_fault_ends_the_running_slice_and_is_the_last_anomaly() {
-    let m = model(&crash());
+    let m = model(&stream::crash());
     assert_eq!(m.faults.len(), 1);
     let f = &m.faults[0];
     let logger = m.tasks.iter().position(|t| t.name == "logger").unwrap() as u32;
@@ -115,7 +70,7 @@ fn a_fault_ends_the_running_slice_and_is_the_last_anomaly() {
 
 #[test]
 fn the_fault_is_an_instant_on_its_core_and_its_task() {
-    let m = model(&crash());
+    let m = model(&stream::crash());
     let timeline = Timeline::new(&m);
     let mut instants = Vec::new();
     for layer in &timeline.layers {
@@ -143,7 +98,7 @@ fn the_fault_is_an_instant_on_its_core_and_its_task() {
 
 #[test]
 fn a_fault_whose_registers_were_lost_still_names_its_kind() {
-    let events = crash();
+    let events = stream::crash();
     let m = model(&events[..6]);
     assert_eq!(m.faults[0].cause(), "HardFault");
     assert_eq!(m.anomaly_count(AnomalyKind::Fault), 1);

@@ -1052,6 +1052,9 @@ fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_ima
         fault.pc_location.as_deref(),
         Some(format!("crasher_task at postmortem.c:{}", faulting_line()).as_str())
     );
+    let health = query(&through_gdb, "trace_health", &dir.join("health.csv"));
+    let fault_row = health.iter().find(|r| r["kind"] == "fault").unwrap();
+    assert_eq!(fault_row["count"], "1");
     let crash = report.iter().find(|l| l.starts_with("crash: ")).unwrap();
     assert!(
         crash.contains(&format!(
