@@ -68,13 +68,34 @@ impl Symbols {
         self.lines.is_some()
     }
 
-    /// `function at file:line` for the instruction at `addr` (its
-    /// innermost inlined function), `function` when only the symbol table
-    /// knows it; `None` when nothing does.
+    /// `function at file:line` for the instruction at `addr`, followed by
+    /// `, inlined in function at file:line` for each function it was
+    /// inlined in, outwards; `function` when only the symbol table knows
+    /// it; `None` when nothing does.
     pub fn locate(&self, addr: u64) -> Option<String> {
-        if let Some(found) = self.lines.as_ref().and_then(|ctx| in_lines(ctx, addr)) {
-            return Some(found);
+        let chain = self.frames(addr);
+        (!chain.is_empty()).then(|| chain.join(", inlined in "))
+    }
+
+    /// The function the instruction at `addr` is in as compiled, where
+    /// the functions inlined there are left out: `function at file:line`.
+    pub fn locate_outermost(&self, addr: u64) -> Option<String> {
+        self.frames(addr).pop()
+    }
+
+    /// `function at file:line` of each function the instruction at `addr`
+    /// is in, innermost first (a function alone when only the symbol
+    /// table knows it).
+    fn frames(&self, addr: u64) -> Vec<String> {
+        if let Some(chain) = self.lines.as_ref().map(|ctx| in_lines(ctx, addr)) {
+            if !chain.is_empty() {
+                return chain;
+            }
         }
+        self.in_symbols(addr).into_iter().collect()
+    }
+
+    fn in_symbols(&self, addr: u64) -> Option<String> {
         let i = self
             .functions
             .partition_point(|&(start, _, _)| start <= addr);
@@ -82,32 +103,41 @@ impl Symbols {
         (size == &0 || addr < start + size).then(|| demangled(name).into_owned())
     }
 
-    /// Fills each fault's PC and LR locations. The LR is a return
-    /// address: the call is the instruction before it (bit 0, Thumb, off).
+    /// Fills each fault's PC and LR locations: the PC's with the
+    /// functions inlined there, the LR's the function it returns into.
+    /// The LR is a return address: the call is the instruction before it
+    /// (bit 0, Thumb, off).
     pub fn locate_faults(&self, model: &mut Model) {
         for f in &mut model.faults {
             f.pc_location = self.locate(u64::from(f.pc));
             let call = u64::from(f.lr & !1).checked_sub(1);
-            f.lr_location = call.and_then(|addr| self.locate(addr));
+            f.lr_location = call.and_then(|addr| self.locate_outermost(addr));
         }
     }
 }
 
-fn in_lines(ctx: &addr2line::Context<Reader>, addr: u64) -> Option<String> {
-    let mut frames = ctx.find_frames(addr).skip_all_loads().ok()?;
-    let frame = frames.next().ok()??;
-    let function = frame.function.as_ref()?.demangle().ok()?.into_owned();
-    let at = frame.location.and_then(|l| {
-        let file = Path::new(l.file?)
-            .file_name()?
-            .to_string_lossy()
-            .into_owned();
-        Some(format!("{file}:{}", l.line?))
-    });
-    Some(match at {
-        Some(at) => format!("{function} at {at}"),
-        None => function,
-    })
+fn in_lines(ctx: &addr2line::Context<Reader>, addr: u64) -> Vec<String> {
+    let mut chain = Vec::new();
+    let Ok(mut frames) = ctx.find_frames(addr).skip_all_loads() else {
+        return chain;
+    };
+    while let Ok(Some(frame)) = frames.next() {
+        let Some(function) = frame.function.as_ref().and_then(|f| f.demangle().ok()) else {
+            continue;
+        };
+        let at = frame.location.and_then(|l| {
+            let file = Path::new(l.file?)
+                .file_name()?
+                .to_string_lossy()
+                .into_owned();
+            Some(format!("{file}:{}", l.line?))
+        });
+        chain.push(match at {
+            Some(at) => format!("{function} at {at}"),
+            None => function.into_owned(),
+        });
+    }
+    chain
 }
 
 /// A symbol's name, demangled when it is a Rust one.
