@@ -7,7 +7,12 @@
 
 use crate::backend::postmortem::PostMortem;
 use crate::config::{BUF_BYTES, CORES};
-use crate::global::{GlobalTracer, METADATA_BYTES};
+use crate::global::{GlobalTracer, GLOBAL, METADATA_BYTES};
+
+/// Where a debugger finds the global tracer's rings and metadata buffers.
+#[no_mangle]
+#[used]
+pub static tband_flight_recorder: FlightRecorder = FlightRecorder::of(GLOBAL.tracer.get());
 
 /// "TBFR" in memory order.
 pub const MAGIC: [u8; 4] = *b"TBFR";
@@ -34,7 +39,7 @@ unsafe impl Sync for FlightRecorder {}
 
 impl FlightRecorder {
     /// The table of the global tracer at `tracer`.
-    pub(crate) const fn of(tracer: *const GlobalTracer) -> Self {
+    const fn of(tracer: *const GlobalTracer) -> Self {
         // SAFETY: `tracer` is the global tracer; only addresses are computed.
         let backend = unsafe { GlobalTracer::backend_ptr(tracer) };
         let mut rings = [core::ptr::null(); CORES];

@@ -293,13 +293,6 @@ pub use postmortem_api::*;
 mod postmortem_api {
     use super::*;
 
-    /// Where a debugger finds the rings and metadata buffers: see
-    /// [`flight_recorder`](crate::flight_recorder).
-    #[no_mangle]
-    #[used]
-    pub static tband_flight_recorder: crate::flight_recorder::FlightRecorder =
-        crate::flight_recorder::FlightRecorder::of(GLOBAL.tracer.get());
-
     /// Freezes every core's ring (call from a fault handler).
     pub fn stop_postmortem() {
         with(|t| t.backend_mut().stop());
