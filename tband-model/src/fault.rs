@@ -43,16 +43,16 @@ pub struct FaultAddress {
 }
 
 /// The name of fault kind `kind`.
-pub fn fault_kind_name(kind: u8) -> String {
+pub fn fault_kind_name(kind: u8) -> &'static str {
     match kind {
-        0 => "software fault".into(),
-        2 => "NMI".into(),
-        3 => "HardFault".into(),
-        4 => "MemManage fault".into(),
-        5 => "BusFault".into(),
-        6 => "UsageFault".into(),
-        7 => "SecureFault".into(),
-        n => format!("fault (exception {n})"),
+        0 => "software fault",
+        2 => "NMI",
+        3 => "HardFault",
+        4 => "MemManage fault",
+        5 => "BusFault",
+        6 => "UsageFault",
+        7 => "SecureFault",
+        _ => "fault of another exception",
     }
 }
 
@@ -86,7 +86,7 @@ impl Fault {
     /// What the registers say the fault was: its kind, and the causes the
     /// status registers give, with the faulting address where valid.
     pub fn cause(&self) -> String {
-        let mut text = fault_kind_name(self.kind);
+        let mut text = fault_kind_name(self.kind).to_string();
         let Some(status) = self.status else {
             return text;
         };

@@ -14,6 +14,7 @@ use crate::rows::{Cell, Context, Each, RowSink, RowSource};
 use crate::schema::{self, ColumnType, Stored, Table};
 
 mod events;
+mod faults;
 mod markers;
 mod memory;
 mod queues;
@@ -23,6 +24,7 @@ mod trace;
 mod tracked;
 
 pub use events::{EventRows, Events};
+pub use faults::Faults;
 pub use markers::{MarkerInstants, MarkerSpans, MarkerValues, Markers};
 pub use memory::{FailedAllocations, HeapBlocks, HeapLevels, Heaps, StackMargins};
 pub use queues::{MutexHolds, QueueOps, Queues};
@@ -70,6 +72,7 @@ pub static TABLES: &[&dyn Table] = &[
     &HeapLevels,
     &FailedAllocations,
     &StackMargins,
+    &Faults,
     &CpuTimeline,
     &Events,
 ];

@@ -18,7 +18,7 @@ struct Tracks {
     /// Each task's `fault` track, by task index.
     tasks: Vec<Option<TrackId>>,
     /// The instants' names, by kind: the name key is the kind.
-    names: Vec<String>,
+    names: Vec<&'static str>,
 }
 
 pub(super) fn declare(
@@ -98,7 +98,7 @@ impl Layer for FaultLayer {
                     .and_then(|task| t.tasks.get(task as usize).copied().flatten()),
             };
             if let Some(track) = track {
-                let name = Name::keyed(&t.names[usize::from(f.kind)], usize::from(f.kind));
+                let name = Name::keyed(t.names[usize::from(f.kind)], usize::from(f.kind));
                 visit(i, Item::instant(track, f.ts_ns, name));
             }
         }
@@ -109,10 +109,7 @@ impl Layer for FaultLayer {
     }
 
     fn name_of<'a>(&'a self, _: &'a Model, key: u32) -> &'a str {
-        self.tracks
-            .names
-            .get(key as usize)
-            .map_or("", String::as_str)
+        self.tracks.names.get(key as usize).copied().unwrap_or("")
     }
 
     fn describe(&self, m: &Model, row: usize, out: &mut Details) {
