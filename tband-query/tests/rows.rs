@@ -7,12 +7,12 @@
 //! trace and a simulated trace with every kind of row.
 //! And a model given up as it is loaded gives the rows of a kept one.
 
+#[path = "../../tests/fault/stream.rs"]
+mod crash;
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
 mod net_buf_trace;
-#[path = "../../tests/fault/stream.rs"]
-mod crash;
 #[path = "../../tests/memory/stream.rs"]
 mod stream;
 
