@@ -1052,6 +1052,7 @@ fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_ima
         fault.pc_location.as_deref(),
         Some(format!("crasher_task at postmortem.c:{}", faulting_line()).as_str())
     );
+    check_missing_symbols(&firmware, &image, fault.pc);
     let health = query(&through_gdb, "trace_health", &dir.join("health.csv"));
     let fault_row = health.iter().find(|r| r["kind"] == "fault").unwrap();
     assert_eq!(fault_row["count"], "1");
@@ -1063,4 +1064,42 @@ fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_ima
         )) && crash.ends_with("HardFault: escalated, precise data bus error at 0xf0000000"),
         "{crash}"
     );
+}
+
+/// The firmware without its line information still names the faulting
+/// function; stripped of its symbols too, the flight recorder's table
+/// cannot be found, and that is one sentence.
+fn check_missing_symbols(firmware: &Path, image: &Path, pc: u32) {
+    let no_lines = firmware.with_file_name("no-lines.elf");
+    run(Command::new("arm-none-eabi-objcopy")
+        .arg("--strip-debug")
+        .arg(firmware)
+        .arg(&no_lines));
+    let symbols = Symbols::read(&no_lines).unwrap();
+    assert!(!symbols.has_lines());
+    assert_eq!(symbols.locate(pc.into()).as_deref(), Some("crasher_task"));
+
+    let stripped = firmware.with_file_name("stripped.elf");
+    run(Command::new("arm-none-eabi-strip")
+        .arg(firmware)
+        .arg("-o")
+        .arg(&stripped));
+    let options = tband_capture::flight_cli::Options {
+        elf: stripped.clone(),
+        memory: Memory::RamImage {
+            path: image.to_path_buf(),
+            base: None,
+        },
+        output: firmware.with_file_name("never-written.bin"),
+    };
+    let error = tband_capture::flight_cli::run(&options, &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        error,
+        format!(
+            "{} has no tband_flight_recorder symbol: the firmware does not use tband's \
+             post-mortem backend, or the file is stripped",
+            stripped.display()
+        )
+    );
+    assert!(Symbols::read(&stripped).is_err());
 }
