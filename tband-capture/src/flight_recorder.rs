@@ -170,7 +170,7 @@ pub fn read(memory: &mut dyn TargetMemory, table: &Table) -> Result<Readout, Str
     let first = TABLE_HEAD.next_multiple_of(width);
     let mut addresses = vec![0u8; 2 * cores as usize * width];
     memory
-        .read(at + first as u32, &mut addresses)
+        .read(at.wrapping_add(first as u32), &mut addresses)
         .map_err(|e| format!("cannot read the flight recorder's table at {at:#010x} ({e})"))?;
     let address = |i: usize| -> Result<u32, String> {
         let bytes = &addresses[i * width..(i + 1) * width];
@@ -249,7 +249,7 @@ fn read_metadata(
         ));
     }
     let mut bytes = vec![0u8; kept as usize];
-    match memory.read(at + METADATA_HEAD, &mut bytes) {
+    match memory.read(at.wrapping_add(METADATA_HEAD), &mut bytes) {
         Ok(()) => {
             trace.metadata_bytes = bytes.len();
             trace.bytes.extend_from_slice(&bytes);
@@ -272,7 +272,7 @@ fn read_ring(
     let mut bytes = vec![0u8; size as usize];
     let read = memory
         .read(at, &mut head)
-        .and_then(|()| memory.read(at + RING_HEAD, &mut bytes));
+        .and_then(|()| memory.read(at.wrapping_add(RING_HEAD), &mut bytes));
     if let Err(e) = read {
         damage.push(format!(
             "core {core}'s ring at {at:#010x} cannot be read ({e}): its events are lost"
@@ -421,6 +421,21 @@ mod tests {
                  and the timer's resolution are unknown",
                 "core 0's ring header is damaged (head 9, 60 bytes used of 8): the whole \
                  ring is read as it lies"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_ring_address_past_the_image_is_damage() {
+        let mut memory = image([0, 0, 0], &[0; 8], &[1, 0]);
+        memory.bytes[0x114..0x118].copy_from_slice(&0xFFFF_FFF8u32.to_le_bytes());
+        let readout = read(&mut memory, &TABLE).unwrap();
+        assert_eq!(readout.cores[0].bytes, [1, 0]);
+        assert_eq!(
+            readout.damage,
+            [
+                "core 0's ring at 0xfffffff8 cannot be read (image holds 0x00000000–0x00000500, \
+              not 0xfffffff8–0x100000004): its events are lost"
             ]
         );
     }

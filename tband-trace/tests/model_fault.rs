@@ -103,3 +103,39 @@ fn a_fault_whose_registers_were_lost_still_names_its_kind() {
     assert_eq!(m.faults[0].cause(), "HardFault");
     assert_eq!(m.anomaly_count(AnomalyKind::Fault), 1);
 }
+
+#[test]
+fn a_fault_in_an_isr_is_the_isrs_and_ends_it_unexited() {
+    let mut events = stream::crash();
+    let fault_at = events
+        .iter()
+        .position(|(_, e)| matches!(e, Event::Fault { .. }))
+        .unwrap();
+    events.insert(
+        1,
+        (
+            0,
+            Event::IsrName {
+                isr_id: 7,
+                name: b"UART0",
+            },
+        ),
+    );
+    events.insert(fault_at + 1, (4, Event::IsrEnter { isr_id: 7 }));
+    let m = model(&events);
+    let f = &m.faults[0];
+    let uart = &m.isrs[f.isr.unwrap() as usize];
+    assert_eq!(uart.name, "UART0");
+    let slice = m.isr_slices.iter().next_back().unwrap();
+    assert_eq!((slice.end_ns, slice.truncated), (f.ts_ns, true));
+    let anomaly = m.anomalies.last().unwrap();
+    assert_eq!(anomaly.detail, "HardFault in ISR `UART0` at pc 0x00001234");
+    let mut summary = Vec::new();
+    write_summary(&mut summary, &m).unwrap();
+    let summary = String::from_utf8(summary).unwrap();
+    assert!(summary
+        .lines()
+        .last()
+        .unwrap()
+        .contains("core 0: ISR UART0 crashed at pc 0x00001234"));
+}
