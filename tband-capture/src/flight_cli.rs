@@ -23,6 +23,9 @@ pub enum Memory {
     /// From a file of RAM starting at `base` (none: where the ELF file's
     /// writable data starts).
     RamImage { path: PathBuf, base: Option<u32> },
+    /// Through a debug probe attached to `chip` (`probe`: which one, as
+    /// `VID:PID[:SERIAL]`; none: the only one).
+    Probe { chip: String, probe: Option<String> },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,6 +64,30 @@ pub fn run(options: &Options, out: &mut impl Write) -> Result<(), String> {
                 ),
             )?;
             readout
+        }
+        #[cfg(feature = "probe")]
+        Memory::Probe { chip, probe } => {
+            let started = Instant::now();
+            let mut probe = crate::probe::Probe::attach(chip, probe.as_deref())?;
+            let readout = probe.halted(|memory| read(memory, &table))??;
+            say(
+                out,
+                &format!(
+                    "read {} bytes through the probe on the {chip}; the target was halted for \
+                     {:.0} ms to read them and runs on",
+                    readout.bytes(),
+                    started.elapsed().as_secs_f64() * 1e3
+                ),
+            )?;
+            readout
+        }
+        #[cfg(not(feature = "probe"))]
+        Memory::Probe { .. } => {
+            return Err(
+                "this tband-capture was built without probe-rs; install it with \
+                        `cargo install --path tband-capture --features probe`"
+                    .into(),
+            )
         }
         Memory::RamImage { path, base } => {
             let base = base.or(table.ram.map(|(start, _)| start)).ok_or_else(|| {

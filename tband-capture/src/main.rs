@@ -84,13 +84,14 @@ struct Cli {
     channel: String,
 
     /// Read the post-mortem rings of a halted or crashed target instead of
-    /// recording a stream: through --gdb (the target is halted only while
-    /// they are read) or from --ram-image, found by the firmware's --elf.
+    /// recording a stream: through --gdb or --probe (the target is halted
+    /// only while they are read) or from --ram-image, found by the
+    /// firmware's --elf.
     /// Writes the trace to --output and says who crashed, where and why.
     #[arg(
         long,
         requires = "elf",
-        conflicts_with_all = ["tcp", "serial", "probe", "scan_ram", "duration", "bytes", "tui"]
+        conflicts_with_all = ["tcp", "serial", "scan_ram", "duration", "bytes", "tui"]
     )]
     flight_recorder: bool,
 
@@ -167,13 +168,17 @@ fn main() -> ExitCode {
 
 impl From<Cli> for flight_cli::Options {
     fn from(cli: Cli) -> flight_cli::Options {
-        let memory = match (cli.gdb, cli.ram_image) {
-            (Some(address), _) => Memory::Gdb(address),
-            (None, Some(path)) => Memory::RamImage {
+        let memory = match (cli.gdb, cli.ram_image, cli.probe) {
+            (Some(address), ..) => Memory::Gdb(address),
+            (None, Some(path), _) => Memory::RamImage {
                 path,
                 base: cli.ram_base,
             },
-            (None, None) => {
+            (None, None, Some(probe)) => Memory::Probe {
+                chip: cli.chip.expect("clap requires --chip with --probe"),
+                probe: Some(probe).filter(|p| !p.is_empty()),
+            },
+            (None, None, None) => {
                 unreachable!("clap requires a source, and --flight-recorder excludes the others")
             }
         };
@@ -229,6 +234,93 @@ mod tests {
     fn parse(args: &[&str]) -> Result<Options, clap::Error> {
         Cli::try_parse_from(std::iter::once("tband-capture").chain(args.iter().copied()))
             .map(Options::from)
+    }
+
+    fn parse_flight(args: &[&str]) -> Result<flight_cli::Options, clap::Error> {
+        Cli::try_parse_from(std::iter::once("tband-capture").chain(args.iter().copied()))
+            .map(flight_cli::Options::from)
+    }
+
+    #[test]
+    fn the_flight_recorder_reads_through_gdb_a_probe_or_an_image() {
+        let gdb = parse_flight(&[
+            "--flight-recorder",
+            "--gdb",
+            "h:1",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ]);
+        assert_eq!(
+            gdb.unwrap(),
+            flight_cli::Options {
+                elf: "fw".into(),
+                memory: Memory::Gdb("h:1".into()),
+                output: "t".into(),
+            }
+        );
+        let image = [
+            "--flight-recorder",
+            "--ram-image",
+            "ram.bin",
+            "--ram-base",
+            "0x20000000",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ];
+        assert_eq!(
+            parse_flight(&image).unwrap().memory,
+            Memory::RamImage {
+                path: "ram.bin".into(),
+                base: Some(0x2000_0000)
+            }
+        );
+        let probe = [
+            "--flight-recorder",
+            "--probe",
+            "--chip",
+            "x",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ];
+        assert_eq!(
+            parse_flight(&probe).unwrap().memory,
+            Memory::Probe {
+                chip: "x".into(),
+                probe: None
+            }
+        );
+        // The table is found through the ELF file only; a stream's options
+        // do not apply.
+        assert!(parse_flight(&["--flight-recorder", "--gdb", "h:1", "-o", "t"]).is_err());
+        let scan = [
+            "--flight-recorder",
+            "--gdb",
+            "h:1",
+            "--scan-ram",
+            "0x0:1",
+            "-o",
+            "t",
+        ];
+        assert!(parse_flight(&scan).is_err());
+        let timed = [
+            "--flight-recorder",
+            "--gdb",
+            "h:1",
+            "--elf",
+            "fw",
+            "--duration",
+            "1",
+            "-o",
+            "t",
+        ];
+        assert!(parse_flight(&timed).is_err());
+        assert!(parse_flight(&["--ram-image", "ram.bin", "--elf", "fw", "-o", "t"]).is_err());
     }
 
     #[test]

@@ -232,7 +232,9 @@ pub struct ModelBuilder {
     markers_seen: u32,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
     memory: memory::MemorySoFar,
-    faults: Vec<fault::FaultSoFar>,
+    /// The faults so far, their tasks by firmware id and their ISRs by
+    /// their number among the ISRs entered (indices when the model is made).
+    faults: Vec<super::Fault>,
     last_ns: u64,
 }
 

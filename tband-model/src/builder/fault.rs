@@ -4,12 +4,6 @@
 use super::{ModelBuilder, OpenIsr};
 use crate::{AnomalyKind, Fault, FaultAddress, FaultStatus, StateReason, TaskStateKind};
 
-/// A fault as it is built: its task by firmware id and its ISR by its
-/// number among the ISRs entered, made indices when the model is.
-pub(super) struct FaultSoFar {
-    fault: Fault,
-}
-
 impl ModelBuilder {
     /// `core` faulted at `t`: what ran there (the innermost ISR, else the
     /// running task) crashed. The ISRs open there end at `t`, never exited,
@@ -40,20 +34,18 @@ impl ModelBuilder {
             1,
             format!("{} in {who} at pc {pc:#010x}", crate::fault_kind_name(kind)),
         );
-        self.faults.push(FaultSoFar {
-            fault: Fault {
-                ts_ns: t,
-                core_id: core,
-                task: running.map(|(task, _)| task),
-                isr: isr.map(|open| open.entered),
-                kind,
-                pc,
-                lr,
-                status: None,
-                address: None,
-                pc_location: None,
-                lr_location: None,
-            },
+        self.faults.push(Fault {
+            ts_ns: t,
+            core_id: core,
+            task: running.map(|(task, _)| task),
+            isr: isr.map(|open| open.entered),
+            kind,
+            pc,
+            lr,
+            status: None,
+            address: None,
+            pc_location: None,
+            lr_location: None,
         });
     }
 
@@ -72,9 +64,7 @@ impl ModelBuilder {
     }
 
     fn last_fault(&mut self, core: u32) -> Option<&mut Fault> {
-        (self.faults.iter_mut().rev())
-            .map(|f| &mut f.fault)
-            .find(|f| f.core_id == core)
+        self.faults.iter_mut().rev().find(|f| f.core_id == core)
     }
 
     fn task_label(&self, task: u32) -> String {
@@ -105,9 +95,9 @@ impl ModelBuilder {
     ) -> Vec<Fault> {
         (self.faults.iter())
             .map(|f| Fault {
-                task: f.fault.task.map(task_index),
-                isr: f.fault.isr.map(isr_index),
-                ..f.fault.clone()
+                task: f.task.map(task_index),
+                isr: f.isr.map(isr_index),
+                ..f.clone()
             })
             .collect()
     }
