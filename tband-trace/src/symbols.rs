@@ -38,12 +38,14 @@ impl Symbols {
                 .unwrap_or(Cow::Borrowed(&[]));
             Ok(EndianRcSlice::new(Rc::from(&*bytes), endian))
         };
-        let has_lines = file.section_by_name(".debug_line").is_some();
-        let lines = match has_lines {
-            true => gimli::Dwarf::load(section)
+        // Line information that does not parse counts as none: the
+        // symbol table still names the functions.
+        let lines = if file.section_by_name(".debug_line").is_some() {
+            gimli::Dwarf::load(section)
                 .and_then(addr2line::Context::from_dwarf)
-                .ok(),
-            false => None,
+                .ok()
+        } else {
+            None
         };
         let mut functions: Vec<(u64, u64, String)> = (file.symbols())
             .filter(|s| s.kind() == SymbolKind::Text && s.address() != 0)
