@@ -16,10 +16,10 @@ use super::columns::Renumbering;
 use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
-    Actor, Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
-    MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
-    QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority, TaskState,
-    TaskStateKind, TraceInfo,
+    Actor, Anomaly, AnomalyKind, Core, FaultAddress, FaultStatus, Isr, IsrKey, IsrSlice, Marker,
+    MarkerInstant, MarkerKind, MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue,
+    QueueKind, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority,
+    TaskState, TaskStateKind, TraceInfo,
 };
 
 #[derive(Default)]
@@ -90,6 +90,8 @@ struct CoreTrack {
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
+    /// The registers of a fault whose event is still to come.
+    fault_registers: (Option<FaultStatus>, Option<FaultAddress>),
 }
 
 #[derive(Clone, Copy)]

@@ -99,7 +99,10 @@ fn the_fault_is_an_instant_on_its_core_and_its_task() {
 #[test]
 fn a_fault_whose_registers_were_lost_still_names_its_kind() {
     let events = stream::crash();
-    let m = model(&events[..6]);
+    let registers_lost: Vec<_> = (events.iter().cloned())
+        .filter(|(_, e)| !matches!(e, Event::FaultStatus { .. } | Event::FaultAddress { .. }))
+        .collect();
+    let m = model(&registers_lost);
     assert_eq!(m.faults[0].cause(), "HardFault");
     assert_eq!(m.anomaly_count(AnomalyKind::Fault), 1);
 }
@@ -121,7 +124,7 @@ fn a_fault_in_an_isr_is_the_isrs_and_ends_it_unexited() {
             },
         ),
     );
-    events.insert(fault_at + 1, (4, Event::IsrEnter { isr_id: 7 }));
+    events.insert(fault_at - 1, (4, Event::IsrEnter { isr_id: 7 }));
     let m = model(&events);
     let f = &m.faults[0];
     let uart = &m.isrs[f.isr.unwrap() as usize];
@@ -138,4 +141,22 @@ fn a_fault_in_an_isr_is_the_isrs_and_ends_it_unexited() {
         .last()
         .unwrap()
         .contains("core 0: ISR UART0 crashed at pc 0x00001234"));
+}
+
+#[test]
+fn what_the_crash_left_open_comes_before_it_among_the_anomalies() {
+    let mut events = stream::crash();
+    events.insert(
+        4,
+        (
+            2,
+            Event::EvtmarkerBegin {
+                evtmarker_id: 1,
+                msg: b"never ends",
+            },
+        ),
+    );
+    let m = model(&events);
+    let kinds: Vec<AnomalyKind> = m.anomalies.iter().map(|a| a.kind).collect();
+    assert_eq!(kinds, [AnomalyKind::NeverClosed, AnomalyKind::Fault]);
 }

@@ -74,11 +74,6 @@ pub fn fault(fault: &Fault) {
 
 /// Records `fault` as of kind `kind` (the C ABI passes any number).
 pub(crate) fn record(kind: u8, fault: &Fault) {
-    event(Event::Fault {
-        kind,
-        pc: fault.pc,
-        lr: fault.lr,
-    });
     event(Event::FaultStatus {
         xpsr: fault.xpsr,
         cfsr: fault.cfsr,
@@ -87,6 +82,11 @@ pub(crate) fn record(kind: u8, fault: &Fault) {
     event(Event::FaultAddress {
         mmfar: fault.mmfar,
         bfar: fault.bfar,
+    });
+    event(Event::Fault {
+        kind,
+        pc: fault.pc,
+        lr: fault.lr,
     });
     #[cfg(feature = "postmortem")]
     crate::stop_postmortem();

@@ -1030,13 +1030,13 @@ fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_ima
     assert_eq!(model.info.invalid_frames, 0);
     let known_last = [
         "evtmarker evtmarker_id=0x9 msg=reading 0xf0000000".to_string(),
+        // Precise data bus error, its address valid; escalated.
+        "fault_status xpsr=0x1000000 cfsr=0x8200 hfsr=0x40000000".to_string(),
+        "fault_address mmfar=0x0 bfar=0xf0000000".to_string(),
         format!(
             "fault kind=0x3 pc={:#x} lr={:#x}",
             model.faults[0].pc, model.faults[0].lr
         ),
-        // Precise data bus error, its address valid; escalated.
-        "fault_status xpsr=0x1000000 cfsr=0x8200 hfsr=0x40000000".to_string(),
-        "fault_address mmfar=0x0 bfar=0xf0000000".to_string(),
     ];
     assert_eq!(last[last.len() - 4..], known_last);
 

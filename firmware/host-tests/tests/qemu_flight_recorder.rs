@@ -98,12 +98,12 @@ fn rust_firmware_crash_is_read_through_the_gdbstub() {
             "task_switched_in task_id=0x2".to_string(),
             "evtmarker_begin evtmarker_id=0x2 msg=last turn".to_string(),
             "evtmarker evtmarker_id=0x4 msg=read 0x20000002".to_string(),
-            format!("fault kind=0x3 pc={:#x} lr={:#x}", fault.pc, fault.lr),
             format!(
                 "fault_status xpsr={:#x} cfsr={unaligned:#x} hfsr=0x40000000",
                 status.xpsr
             ),
             "fault_address mmfar=0x0 bfar=0x0".to_string(),
+            format!("fault kind=0x3 pc={:#x} lr={:#x}", fault.pc, fault.lr),
         ]
     );
     let anomaly = model.anomalies.last().unwrap();

@@ -1,5 +1,6 @@
 //! Faults: the crash ends what ran on its core there, and is the trace's
-//! anomaly of kind `fault`.
+//! anomaly of kind `fault`. The registers' events come just before the
+//! fault's, on its core, so that the fault is the core's last event.
 
 use super::{ModelBuilder, OpenIsr};
 use crate::{AnomalyKind, Fault, FaultAddress, FaultStatus, StateReason, TaskStateKind};
@@ -11,6 +12,7 @@ impl ModelBuilder {
     /// Suspended (with no reason: the fault is the model's `faults` row).
     pub fn fault(&mut self, t: u64, core: u32, kind: u8, pc: u32, lr: u32) {
         let track = self.cores.entry(core);
+        let (status, address) = std::mem::take(&mut track.fault_registers);
         let isr: Option<OpenIsr> = track.isr_stack.last().copied();
         let running = track.running.take();
         if !track.isr_stack.is_empty() {
@@ -42,29 +44,21 @@ impl ModelBuilder {
             kind,
             pc,
             lr,
-            status: None,
-            address: None,
+            status,
+            address,
             pc_location: None,
             lr_location: None,
         });
     }
 
-    /// The status registers of `core`'s last fault.
+    /// The status registers of the fault `core` is about to record.
     pub fn fault_status(&mut self, core: u32, status: FaultStatus) {
-        if let Some(f) = self.last_fault(core) {
-            f.status = Some(status);
-        }
+        self.cores.entry(core).fault_registers.0 = Some(status);
     }
 
-    /// The fault address registers of `core`'s last fault.
+    /// The fault address registers of the fault `core` is about to record.
     pub fn fault_address(&mut self, core: u32, address: FaultAddress) {
-        if let Some(f) = self.last_fault(core) {
-            f.address = Some(address);
-        }
-    }
-
-    fn last_fault(&mut self, core: u32) -> Option<&mut Fault> {
-        self.faults.iter_mut().rev().find(|f| f.core_id == core)
+        self.cores.entry(core).fault_registers.1 = Some(address);
     }
 
     fn task_label(&self, task: u32) -> String {
