@@ -7,7 +7,9 @@
 //! [`metadata`] buffer and [`drops`] accounting. With a backend feature
 //! (`streaming`, `snapshot`, `postmortem` or `external`) it also provides the
 //! global tracer and the tracing functions firmware calls, among them the
-//! [`memory`] events and the [`TracedAlloc`] global allocator.
+//! [`memory`] events, the [`TracedAlloc`] global allocator and the
+//! [`fault`] a fault handler records; with `postmortem`, the
+//! `flight_recorder` table a debugger reads the rings by.
 #![no_std]
 
 pub mod backend;
