@@ -18,6 +18,7 @@ use tband_model::{EventRow, LogDecoder, Model, TraceInfo};
 use tband_trace::{read_systemview, read_threadx, DefmtElf, OpenOptions, Source, Trace};
 
 use crate::progress::open_trace;
+use tband_trace::symbols::Symbols;
 
 /// What the command line asks for (its options, by the same names).
 #[derive(Clone, Debug, Default)]
@@ -30,6 +31,9 @@ pub struct Options {
     pub json: bool,
     pub stats: bool,
     pub summary: bool,
+    /// The firmware's ELF file: a fault's PC and LR shown as function and
+    /// line in the summary.
+    pub elf: Option<PathBuf>,
     pub output: Option<PathBuf>,
 }
 
@@ -50,7 +54,10 @@ fn open_output(cli: &Options) -> Result<Box<dyn Write>, String> {
 }
 
 fn summarize(cli: &Options) -> Result<ExitCode, String> {
-    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    let mut trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    if let Some(elf) = &cli.elf {
+        Symbols::read(elf)?.locate_faults(&mut trace.model);
+    }
     let mut out = BufWriter::new(open_output(cli)?);
     match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),

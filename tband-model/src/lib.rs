@@ -14,6 +14,7 @@ mod builder;
 mod column;
 mod columns;
 mod event_row;
+mod fault;
 mod id_index;
 mod import;
 pub mod json;
@@ -35,6 +36,7 @@ use column::small_enum;
 
 pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
+pub use fault::{fault_kind_name, Fault, FaultAddress, FaultStatus};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
@@ -497,6 +499,9 @@ pub enum AnomalyKind {
     UndecodedLogs,
     /// Anything else an importer found inconsistent (detail says what).
     Inconsistent,
+    /// The firmware crashed: its fault handler recorded a fault (see
+    /// [`Model::faults`]).
+    Fault,
 }
 
 impl AnomalyKind {
@@ -516,6 +521,7 @@ impl AnomalyKind {
             AnomalyKind::FreeSizeMismatch => "free_size_mismatch",
             AnomalyKind::UndecodedLogs => "undecoded_logs",
             AnomalyKind::Inconsistent => "inconsistent",
+            AnomalyKind::Fault => "fault",
         }
     }
 }
@@ -568,6 +574,8 @@ pub struct Model {
     pub memory: Memory,
     /// What the firmware logged, by time.
     pub logs: Vec<LogLine>,
+    /// Crashes, by time.
+    pub faults: Vec<Fault>,
 }
 
 impl Model {

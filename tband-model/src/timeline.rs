@@ -1,7 +1,7 @@
 //! The timeline: what a timeline view draws beside scheduling, as generic
 //! tracks of slices, instants and counter values. Small adapters, one per
 //! fact of the model (markers, queue levels, mutex holders, RTOS objects,
-//! tracked objects, memory, log lines), describe their tracks and read their rows out of the
+//! tracked objects, memory, log lines, faults), describe their tracks and read their rows out of the
 //! model's tables on demand: the timeline holds indices, never copies.
 //!
 //! Sinks (Perfetto, Chrome JSON, the terminal viewer, the summary) read
@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use crate::{Model, TaskKind};
 
+mod faults;
 mod logs;
 mod markers;
 mod memory;
@@ -48,10 +49,11 @@ pub enum Section {
     Holders,
     Memory,
     Logs,
+    Faults,
 }
 
 impl Section {
-    pub const ALL: [Section; 8] = [
+    pub const ALL: [Section; 9] = [
         Section::Markers,
         Section::Values,
         Section::Levels,
@@ -60,6 +62,7 @@ impl Section {
         Section::Holders,
         Section::Memory,
         Section::Logs,
+        Section::Faults,
     ];
 
     pub fn title(self) -> &'static str {
@@ -72,6 +75,7 @@ impl Section {
             Section::Holders => "mutex holders",
             Section::Memory => "memory",
             Section::Logs => "logs",
+            Section::Faults => "faults",
         }
     }
 }
@@ -374,6 +378,7 @@ impl Timeline {
         let tracked = tracked::declare(m, &mut tracks);
         let memory = memory::declare(m, &task_tracks, &mut tracks);
         let logs = logs::declare(m, &task_tracks, &mut tracks);
+        let faults = faults::declare(m, &task_tracks, &mut tracks);
         let mut layers: Vec<Arc<dyn Layer>> = Vec::new();
         layers.extend(markers);
         layers.extend(queues);
@@ -381,6 +386,7 @@ impl Timeline {
         layers.extend(rtos_objects);
         layers.extend(memory);
         layers.push(logs);
+        layers.extend(faults);
         Timeline {
             tracks: tracks.list,
             layers,

@@ -105,6 +105,7 @@ impl Model {
             rtos_objects,
             memory: cut.memory(&self.memory),
             logs: cut.instants(&self.logs, |l| l.ts_ns),
+            faults: cut.instants(&self.faults, |f| f.ts_ns),
         }
     }
 

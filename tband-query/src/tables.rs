@@ -14,6 +14,7 @@ use crate::rows::{Cell, Context, Each, RowSink, RowSource};
 use crate::schema::{self, ColumnType, Stored, Table};
 
 mod events;
+mod faults;
 mod logs;
 mod markers;
 mod memory;
@@ -24,6 +25,7 @@ mod trace;
 mod tracked;
 
 pub use events::{EventRows, Events};
+pub use faults::Faults;
 pub use logs::Logs;
 pub use markers::{MarkerInstants, MarkerSpans, MarkerValues, Markers};
 pub use memory::{FailedAllocations, HeapBlocks, HeapLevels, Heaps, StackMargins};
@@ -73,6 +75,7 @@ pub static TABLES: &[&dyn Table] = &[
     &FailedAllocations,
     &StackMargins,
     &Logs,
+    &Faults,
     &CpuTimeline,
     &Events,
 ];

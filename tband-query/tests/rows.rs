@@ -3,10 +3,12 @@
 //! the column is stored as (NULL anywhere, an integer in a BIGINT column
 //! and among the texts of a column stored as codes, text in a TEXT
 //! column), on the recordings in `tests/corpus/` and `samples/`, the
-//! lifetimes tests' trace, the memory stream's trace and a simulated trace
-//! with every kind of row.
+//! lifetimes tests' trace, the memory stream's trace, the crash stream's
+//! trace and a simulated trace with every kind of row.
 //! And a model given up as it is loaded gives the rows of a kept one.
 
+#[path = "../../tests/fault/stream.rs"]
+mod crash;
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
@@ -76,7 +78,16 @@ fn model() -> Model {
         .unwrap()
         .model
         .memory;
+    model.faults = Trace::from_inputs(crash_inputs(), &OpenOptions::default())
+        .unwrap()
+        .model
+        .faults;
     model
+}
+
+/// The crash stream's trace, whose fault the simulator does not make.
+fn crash_inputs() -> Vec<Input> {
+    Input::per_core("crash", vec![encode_stream(&crash::crash())])
 }
 
 /// The memory stream's trace, whose heap and stacks the simulator does
@@ -299,6 +310,9 @@ fn every_row_has_its_tables_columns_and_types() {
     let memory = under.join("memory.bin");
     std::fs::write(&memory, encode_stream(&stream::events())).unwrap();
     check_trace(&[memory.display().to_string()], &mut rows);
+    let crashed = under.join("crash.bin");
+    std::fs::write(&crashed, encode_stream(&crash::crash())).unwrap();
+    check_trace(&[crashed.display().to_string()], &mut rows);
     check_model(&model(), &mut rows);
     for table in TABLES {
         assert!(

@@ -18,6 +18,7 @@ use tband_threadx::ThreadxImport;
 mod defmt;
 mod growing;
 mod rules_file;
+pub mod symbols;
 
 pub use defmt::DefmtElf;
 

@@ -51,8 +51,8 @@ pub const METADATA_BYTES: usize = if cfg!(feature = "metadata-buf") {
 
 pub type GlobalTracer = Tracer<SelectedBackend, METADATA_BYTES, CORES, { DROP_CNT_EVERY as u32 }>;
 
-struct Global {
-    tracer: UnsafeCell<GlobalTracer>,
+pub(crate) struct Global {
+    pub(crate) tracer: UnsafeCell<GlobalTracer>,
     /// The last id handed out in each [`IdSpace`].
     last_ids: UnsafeCell<[u32; IdSpace::COUNT]>,
 }
@@ -60,7 +60,7 @@ struct Global {
 // SAFETY: only reached inside a critical section (see `with`).
 unsafe impl Sync for Global {}
 
-static GLOBAL: Global = Global {
+pub(crate) static GLOBAL: Global = Global {
     tracer: UnsafeCell::new(Tracer::new(SelectedBackend::new())),
     last_ids: UnsafeCell::new([0; IdSpace::COUNT]),
 };

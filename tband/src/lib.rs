@@ -7,8 +7,10 @@
 //! [`metadata`] buffer and [`drops`] accounting. With a backend feature
 //! (`streaming`, `snapshot`, `postmortem` or `external`) it also provides the
 //! global tracer and the tracing functions firmware calls, among them the
-//! [`memory`] events and the [`TracedAlloc`] global allocator. With
-//! feature `defmt` it is defmt's global logger: each log line becomes one
+//! [`memory`] events, the [`TracedAlloc`] global allocator and the
+//! [`fault`] a fault handler records; with `postmortem`, the
+//! `flight_recorder` table a debugger reads the rings by. With feature
+//! `defmt` it is defmt's global logger: each log line becomes one
 //! `defmt_frame` event.
 #![no_std]
 
@@ -25,8 +27,12 @@ pub mod varint;
 
 #[cfg(feature = "defmt")]
 mod defmt;
+#[cfg(feature = "tracer")]
+pub mod fault;
 #[cfg(feature = "ffi")]
 pub mod ffi;
+#[cfg(feature = "postmortem")]
+pub mod flight_recorder;
 #[cfg(feature = "tracer")]
 pub mod freertos;
 #[cfg(feature = "tracer")]

@@ -30,17 +30,25 @@
 //! message, and fails instead when `TBAND_REQUIRE_FREERTOS=1` (as in CI).
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
+use tband_capture::flight_cli::Memory;
+use tband_capture::flight_recorder::Table;
+use tband_capture::gdb::Gdb;
 use tband_capture::record::Limits;
+use tband_capture::rtt::TargetMemory;
+use tband_capture::rtt_stream::Attached;
 use tband_capture::source::Source;
 use tband_host_tests::qemu::{free_port, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::run;
 use tband_model::{
     Actor, ArgValue, EventGroupOpKind, EventRow, Model, NotificationOp, TimerOpKind,
 };
+use tband_trace::symbols::Symbols;
 use tband_trace::{OpenOptions, Source as TraceSource, Trace};
 
 mod example;
@@ -243,8 +251,8 @@ fn decode_stats(trace: &Path, out: &Path) -> String {
         pretty: false,
         json: false,
         stats: true,
-        summary: false,
         output: Some(out.to_path_buf()),
+        ..tband_cli::decode::Options::default()
     };
     assert_eq!(tband_cli::decode::run(&options), Ok(ExitCode::SUCCESS));
     let text = std::fs::read_to_string(out).unwrap();
@@ -757,4 +765,218 @@ fn cortex_m3_uart_capture_matches_the_applications_record() {
         &["SysTick", "TIMER0"],
         true,
     );
+}
+
+/// Builds the Cortex-M3 example with the post-mortem backend and runs it in
+/// QEMU, its gdbstub on a free port, until its task `crasher` faults and
+/// the fault handler says so; returns the folder, the firmware, QEMU (left
+/// waiting in the fault handler) and the gdbstub's address.
+fn crash_cortex_m3(kernel: &Path) -> (PathBuf, PathBuf, Child, String) {
+    let (dir, firmware) =
+        build_cortex_m3(kernel, Backend::PostMortem, "freertos-cm3-postmortem", "");
+    let address = format!("127.0.0.1:{}", free_port());
+    let mut qemu = qemu_mps2_an385(&dir)
+        .args(["-gdb", &format!("tcp:{address}")])
+        .arg("-kernel")
+        .arg(&firmware)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("qemu-system-arm starts");
+    // Semihosting's console is QEMU's stderr.
+    let mut stderr = BufReader::new(qemu.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("fault recorded") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the firmware ended without faulting"
+        );
+    }
+    (dir, firmware, qemu, address)
+}
+
+/// The line of the firmware's source where its task `crasher` faults.
+fn faulting_line() -> usize {
+    let source = repo().join("firmware/freertos/cortex-m3/postmortem.c");
+    let text = std::fs::read_to_string(source).unwrap();
+    1 + text
+        .lines()
+        .position(|l| l.contains("/* the bad dereference */"))
+        .expect("postmortem.c marks its bad dereference")
+}
+
+/// `tband-capture --flight-recorder` with `memory`: the report's lines.
+fn read_flight_recorder(firmware: &Path, memory: Memory, output: &Path) -> Vec<String> {
+    let options = tband_capture::flight_cli::Options {
+        elf: firmware.to_path_buf(),
+        memory,
+        output: output.to_path_buf(),
+    };
+    let mut report = Vec::new();
+    tband_capture::flight_cli::run(&options, &mut report).unwrap();
+    String::from_utf8(report)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// The RAM of the firmware's data, read through the GDB server as GDB's
+/// `dump memory` does, into `image`; returns how long the read took.
+fn dump_memory(firmware: &Path, address: &str, image: &Path) -> Duration {
+    let table = Table::from_elf(firmware).unwrap();
+    let (start, end) = table.ram.unwrap();
+    let mut gdb = Gdb::connect(address).unwrap();
+    let mut ram = vec![0u8; (end - start) as usize];
+    let started = Instant::now();
+    gdb.read(start, &mut ram).unwrap();
+    let took = started.elapsed();
+    gdb.release();
+    std::fs::write(image, ram).unwrap();
+    took
+}
+
+/// The number in a report line after `before`, e.g. the overwritten events.
+fn number_before(line: &str, before: &str) -> u64 {
+    let head = &line[..line.find(before).unwrap()];
+    let digits = head.rsplit(' ').next().unwrap();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_image() {
+    let Some(kernel) = cortex_m3_tools() else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (dir, firmware, mut qemu, address) = crash_cortex_m3(&kernel);
+    let through_gdb = dir.join("crash.bin");
+    let report = read_flight_recorder(&firmware, Memory::Gdb(address.clone()), &through_gdb);
+    let image = dir.join("ram.bin");
+    let dump_took = dump_memory(&firmware, &address, &image);
+    qemu.kill().unwrap();
+    qemu.wait().unwrap();
+    let from_image = dir.join("crash-from-image.bin");
+    let image_report = read_flight_recorder(
+        &firmware,
+        Memory::RamImage {
+            path: image.clone(),
+            base: None,
+        },
+        &from_image,
+    );
+    println!("{}\n{}", report.join("\n"), image_report.join("\n"));
+    let ram_bytes = std::fs::metadata(&image).unwrap().len();
+    println!(
+        "read {ram_bytes} bytes of RAM through the gdbstub in {:.1} ms",
+        dump_took.as_secs_f64() * 1e3
+    );
+
+    // The same trace both ways, from a ring that went round many times.
+    let trace = std::fs::read(&through_gdb).unwrap();
+    assert_eq!(trace, std::fs::read(&from_image).unwrap());
+    let core = report.iter().find(|l| l.starts_with("core 0:")).unwrap();
+    let overwritten = number_before(core, " event(s) overwritten");
+    assert!(overwritten > 1000, "{core}");
+    assert!(
+        report[0].contains("the target was halted for") && report[0].contains("runs on"),
+        "{}",
+        report[0]
+    );
+    assert!(
+        !report.iter().any(|l| l.starts_with("damage")),
+        "{report:?}"
+    );
+
+    // The oldest kept event is whole and nothing after it is lost; the
+    // last events are what the firmware recorded last.
+    let mut last = Vec::new();
+    let source = TraceSource::open(&[path_arg(&through_gdb)], &OpenOptions::default()).unwrap();
+    let mut trace = Trace::build_with_events(source, &OpenOptions::default(), &mut |row| {
+        let args: Vec<String> = (row.args.iter())
+            .map(|(name, value)| match value {
+                ArgValue::UInt(v) => format!("{name}={v:#x}"),
+                ArgValue::Int(v) => format!("{name}={v}"),
+                ArgValue::Str(s) => format!("{name}={}", String::from_utf8_lossy(s)),
+            })
+            .collect();
+        last.push(format!("{} {}", row.name, args.join(" ")));
+    })
+    .unwrap();
+    let model = &mut trace.model;
+    assert_eq!(model.info.invalid_frames, 0);
+    let known_last = [
+        "evtmarker evtmarker_id=0x9 msg=reading 0xf0000000".to_string(),
+        // Precise data bus error, its address valid; escalated.
+        "fault_status xpsr=0x1000000 cfsr=0x8200 hfsr=0x40000000".to_string(),
+        "fault_address mmfar=0x0 bfar=0xf0000000".to_string(),
+        format!(
+            "fault kind=0x3 pc={:#x} lr={:#x}",
+            model.faults[0].pc, model.faults[0].lr
+        ),
+    ];
+    assert_eq!(last[last.len() - 4..], known_last);
+
+    // The last anomaly is the fault, in the task `crasher`, at the line
+    // of its bad dereference.
+    let anomaly = model.anomalies.last().unwrap();
+    assert_eq!(anomaly.kind, tband_model::AnomalyKind::Fault);
+    Symbols::read(&firmware).unwrap().locate_faults(model);
+    let fault = &model.faults[0];
+    let task = &model.tasks[fault.task.unwrap() as usize];
+    assert_eq!(task.name, "crasher");
+    assert_eq!(
+        fault.pc_location.as_deref(),
+        Some(format!("crasher_task at postmortem.c:{}", faulting_line()).as_str())
+    );
+    check_missing_symbols(&firmware, &image, fault.pc);
+    let health = query(&through_gdb, "trace_health", &dir.join("health.csv"));
+    let fault_row = health.iter().find(|r| r["kind"] == "fault").unwrap();
+    assert_eq!(fault_row["count"], "1");
+    let crash = report.iter().find(|l| l.starts_with("crash: ")).unwrap();
+    assert!(
+        crash.contains(&format!(
+            "task crasher crashed in crasher_task at postmortem.c:{}",
+            faulting_line()
+        )) && crash.ends_with("HardFault: escalated, precise data bus error at 0xf0000000"),
+        "{crash}"
+    );
+}
+
+/// The firmware without its line information still names the faulting
+/// function; stripped of its symbols too, the flight recorder's table
+/// cannot be found, and that is one sentence.
+fn check_missing_symbols(firmware: &Path, image: &Path, pc: u32) {
+    let no_lines = firmware.with_file_name("no-lines.elf");
+    run(Command::new("arm-none-eabi-objcopy")
+        .arg("--strip-debug")
+        .arg(firmware)
+        .arg(&no_lines));
+    let symbols = Symbols::read(&no_lines).unwrap();
+    assert!(!symbols.has_lines());
+    assert_eq!(symbols.locate(pc.into()).as_deref(), Some("crasher_task"));
+
+    let stripped = firmware.with_file_name("stripped.elf");
+    run(Command::new("arm-none-eabi-strip")
+        .arg(firmware)
+        .arg("-o")
+        .arg(&stripped));
+    let options = tband_capture::flight_cli::Options {
+        elf: stripped.clone(),
+        memory: Memory::RamImage {
+            path: image.to_path_buf(),
+            base: None,
+        },
+        output: firmware.with_file_name("never-written.bin"),
+    };
+    let error = tband_capture::flight_cli::run(&options, &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        error,
+        format!(
+            "{} has no tband_flight_recorder symbol: the firmware does not use tband's \
+             post-mortem backend, or the file is stripped",
+            stripped.display()
+        )
+    );
+    assert!(Symbols::read(&stripped).is_err());
 }

@@ -83,6 +83,9 @@ pub fn make_with(
 pub enum Backend {
     Snapshot,
     Streaming,
+    /// The post-mortem ring, small enough that the run goes round it many
+    /// times before its task `crasher` faults.
+    PostMortem,
 }
 
 /// Builds the Cortex-M3 example with `backend` and `cppflags` into the
@@ -107,6 +110,12 @@ pub fn build_cortex_m3(
             "freertos-cm3-uart",
             "streaming,isr,markers,freertos,metadata-buf",
             &[],
+        ),
+        Backend::PostMortem => (
+            "postmortem",
+            "freertos-cm3-postmortem",
+            "postmortem,isr,markers,freertos,metadata-buf",
+            &[("TBAND_BUF_BYTES", "16384")],
         ),
     };
     let dir = own_dir(folder);
