@@ -36,6 +36,13 @@ const SETTINGS: &[(&str, &str, u64, u64, &str)] = &[
         "Snapshot or post-mortem buffer per core.",
     ),
     (
+        "TBAND_DEFMT_FRAME_BYTES",
+        "DEFMT_FRAME_BYTES",
+        64,
+        2,
+        "A defmt log line's frame is cut to this many bytes (with feature `defmt`).",
+    ),
+    (
         "TBAND_DROP_CNT_EVERY",
         "DROP_CNT_EVERY",
         50,

@@ -18,7 +18,8 @@
  *                  asks once for more than the heap has
  *   producer    2  sends bursts of 1 to 4 items to work_q every 10 ms
  *   mutex_low   2  holds lock for 1 ms of every 4
- *   control     1  suspends and resumes producer, creates workers, ends the run
+ *   control     1  suspends and resumes producer, saying so in a message (platform_message),
+ *                  creates workers, ends the run
  *
  * A task that may be preempted by another user of the same object between
  * an operation and reading the object's level (a lower-priority user) does
@@ -345,8 +346,10 @@ static void control(void *arg) {
       finish();
     }
     if (round % 2 == 1) {
+      platform_message("suspending producer");
       vTaskSuspend(producer_task);
     } else {
+      platform_message("resuming producer");
       vTaskResume(producer_task);
     }
     if (round % 5 == 0) {

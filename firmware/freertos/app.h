@@ -21,6 +21,8 @@ void app_interrupt(BaseType_t *woken);
 
 /* Nanoseconds on the tracer's clock. */
 uint64_t platform_now_ns(void);
+/* A user message, recorded as the tracer records text. */
+void platform_message(const char *text);
 /* Stops the recording; called with the scheduler suspended. */
 void platform_stop_recording(void);
 /* Saves the trace, writes the application's record (truth_write) and ends

@@ -117,17 +117,30 @@ impl Gdb {
             if !self.acks {
                 return Ok(());
             }
-            match self.next_byte()? {
-                b'+' => return Ok(()),
-                b'-' => continue,
-                other => {
-                    return Err(io::Error::new(
-                        io::ErrorKind::InvalidData,
-                        format!("expected an acknowledgement, got byte {other:#04x}"),
-                    ))
+            loop {
+                match self.next_byte()? {
+                    b'+' => return Ok(()),
+                    b'-' => break,
+                    // A stop reply sent unasked: QEMU's, when a client
+                    // attaches to a running machine and stops it.
+                    b'$' => self.skip_packet()?,
+                    other => {
+                        return Err(io::Error::new(
+                            io::ErrorKind::InvalidData,
+                            format!("expected an acknowledgement, got byte {other:#04x}"),
+                        ))
+                    }
                 }
             }
         }
+    }
+
+    /// Reads the rest of a packet whose `$` was read, and acknowledges it.
+    fn skip_packet(&mut self) -> io::Result<()> {
+        while self.next_byte()? != b'#' {}
+        let mut sum = [0u8; 2];
+        self.reader.read_exact(&mut sum)?;
+        self.writer.write_all(b"+")
     }
 
     /// The payload of the next packet, run-length encoding expanded;

@@ -9,6 +9,8 @@
 //! the status line only: the file is never changed.
 
 pub mod cli;
+pub mod flight_cli;
+pub mod flight_recorder;
 pub mod gdb;
 #[cfg(feature = "probe")]
 pub mod probe;

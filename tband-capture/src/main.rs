@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use clap::{ArgGroup, Parser};
 use tband_capture::cli::{self, Options};
+use tband_capture::flight_cli::{self, Memory};
 use tband_capture::record::Limits;
 use tband_capture::rtt::Channel;
 use tband_capture::source::{ControlBlock, Source};
@@ -26,7 +27,7 @@ use tband_cli::ToolCommand;
     version,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    group(ArgGroup::new("source").required(true).args(["tcp", "serial", "gdb", "probe"])),
+    group(ArgGroup::new("source").required(true).args(["tcp", "serial", "gdb", "probe", "ram_image"])),
     group(ArgGroup::new("control_block").args(["elf", "scan_ram"]).conflicts_with_all(["tcp", "serial"]))
 )]
 struct Cli {
@@ -68,7 +69,8 @@ struct Cli {
     chip: Option<String>,
 
     /// The running firmware's ELF file, for the address of its RTT control
-    /// block (the `_SEGGER_RTT` symbol).
+    /// block (the `_SEGGER_RTT` symbol), or with --flight-recorder of its
+    /// table (`tband_flight_recorder`) and a crash's function and line.
     #[arg(long, value_name = "FILE")]
     elf: Option<PathBuf>,
 
@@ -80,6 +82,28 @@ struct Cli {
     /// The RTT up channel to read, by name or number.
     #[arg(long, value_name = "NAME|N", default_value = "tband", conflicts_with_all = ["tcp", "serial"])]
     channel: String,
+
+    /// Read the post-mortem rings of a halted or crashed target instead of
+    /// recording a stream: through --gdb or --probe (the target is halted
+    /// only while they are read) or from --ram-image, found by the
+    /// firmware's --elf.
+    /// Writes the trace to --output and says who crashed, where and why.
+    #[arg(
+        long,
+        requires = "elf",
+        conflicts_with_all = ["tcp", "serial", "scan_ram", "duration", "bytes", "tui"]
+    )]
+    flight_recorder: bool,
+
+    /// With --flight-recorder: a file of the target's RAM (GDB's `dump
+    /// memory`, a region a crash handler saved) to read the rings from.
+    #[arg(long, value_name = "FILE", requires = "flight_recorder")]
+    ram_image: Option<PathBuf>,
+
+    /// The address the RAM image starts at (default: the start of the ELF
+    /// file's writable data).
+    #[arg(long, value_name = "ADDRESS", value_parser = parse_number, requires = "ram_image")]
+    ram_base: Option<u32>,
 
     /// The file to write the trace to.
     #[arg(short, long, value_name = "FILE", required = true)]
@@ -112,11 +136,18 @@ fn parse_seconds(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("`{text}` is not a number of seconds"))
 }
 
-fn parse_range(text: &str) -> Result<(u32, u32), String> {
-    let number = |n: &str| match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
+fn number(n: &str) -> Option<u32> {
+    match n.strip_prefix("0x").or_else(|| n.strip_prefix("0X")) {
         Some(hex) => u32::from_str_radix(hex, 16).ok(),
         None => n.parse().ok(),
-    };
+    }
+}
+
+fn parse_number(text: &str) -> Result<u32, String> {
+    number(text).ok_or_else(|| format!("`{text}` is not an address, e.g. 0x20000000"))
+}
+
+fn parse_range(text: &str) -> Result<(u32, u32), String> {
     text.split_once(':')
         .and_then(|(start, len)| Some((number(start)?, number(len)?)))
         .filter(|&(_, len)| len > 0)
@@ -125,12 +156,37 @@ fn parse_range(text: &str) -> Result<(u32, u32), String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match &cli.command {
-        Some(command) => command.run::<Cli>(),
-        None => tband_cli::exit(
-            "tband-capture",
-            cli::run(&cli.into()).map(|()| ExitCode::SUCCESS),
-        ),
+    if let Some(command) = &cli.command {
+        return command.run::<Cli>();
+    }
+    let done = match cli.flight_recorder {
+        true => flight_cli::run(&cli.into(), &mut std::io::stdout().lock()),
+        false => cli::run(&cli.into()),
+    };
+    tband_cli::exit("tband-capture", done.map(|()| ExitCode::SUCCESS))
+}
+
+impl From<Cli> for flight_cli::Options {
+    fn from(cli: Cli) -> flight_cli::Options {
+        let memory = match (cli.gdb, cli.ram_image, cli.probe) {
+            (Some(address), ..) => Memory::Gdb(address),
+            (None, Some(path), _) => Memory::RamImage {
+                path,
+                base: cli.ram_base,
+            },
+            (None, None, Some(probe)) => Memory::Probe {
+                chip: cli.chip.expect("clap requires --chip with --probe"),
+                probe: Some(probe).filter(|p| !p.is_empty()),
+            },
+            (None, None, None) => {
+                unreachable!("clap requires a source, and --flight-recorder excludes the others")
+            }
+        };
+        flight_cli::Options {
+            elf: cli.elf.expect("clap requires --elf with --flight-recorder"),
+            memory,
+            output: cli.output.expect("clap requires --output"),
+        }
     }
 }
 
@@ -178,6 +234,93 @@ mod tests {
     fn parse(args: &[&str]) -> Result<Options, clap::Error> {
         Cli::try_parse_from(std::iter::once("tband-capture").chain(args.iter().copied()))
             .map(Options::from)
+    }
+
+    fn parse_flight(args: &[&str]) -> Result<flight_cli::Options, clap::Error> {
+        Cli::try_parse_from(std::iter::once("tband-capture").chain(args.iter().copied()))
+            .map(flight_cli::Options::from)
+    }
+
+    #[test]
+    fn the_flight_recorder_reads_through_gdb_a_probe_or_an_image() {
+        let gdb = parse_flight(&[
+            "--flight-recorder",
+            "--gdb",
+            "h:1",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ]);
+        assert_eq!(
+            gdb.unwrap(),
+            flight_cli::Options {
+                elf: "fw".into(),
+                memory: Memory::Gdb("h:1".into()),
+                output: "t".into(),
+            }
+        );
+        let image = [
+            "--flight-recorder",
+            "--ram-image",
+            "ram.bin",
+            "--ram-base",
+            "0x20000000",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ];
+        assert_eq!(
+            parse_flight(&image).unwrap().memory,
+            Memory::RamImage {
+                path: "ram.bin".into(),
+                base: Some(0x2000_0000)
+            }
+        );
+        let probe = [
+            "--flight-recorder",
+            "--probe",
+            "--chip",
+            "x",
+            "--elf",
+            "fw",
+            "-o",
+            "t",
+        ];
+        assert_eq!(
+            parse_flight(&probe).unwrap().memory,
+            Memory::Probe {
+                chip: "x".into(),
+                probe: None
+            }
+        );
+        // The table is found through the ELF file only; a stream's options
+        // do not apply.
+        assert!(parse_flight(&["--flight-recorder", "--gdb", "h:1", "-o", "t"]).is_err());
+        let scan = [
+            "--flight-recorder",
+            "--gdb",
+            "h:1",
+            "--scan-ram",
+            "0x0:1",
+            "-o",
+            "t",
+        ];
+        assert!(parse_flight(&scan).is_err());
+        let timed = [
+            "--flight-recorder",
+            "--gdb",
+            "h:1",
+            "--elf",
+            "fw",
+            "--duration",
+            "1",
+            "-o",
+            "t",
+        ];
+        assert!(parse_flight(&timed).is_err());
+        assert!(parse_flight(&["--ram-image", "ram.bin", "--elf", "fw", "-o", "t"]).is_err());
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! target's RAM while it runs, so no poll halts it.
 
 use std::io;
+use std::time::Duration;
 
 use probe_rs::probe::list::Lister;
 use probe_rs::probe::DebugProbeSelector;
@@ -60,6 +61,30 @@ impl Probe {
         Ok(Probe { session })
     }
 }
+
+impl Probe {
+    /// Runs `f` with the core halted (the flight recorder reads its rings
+    /// whole), then lets it run on if it was running.
+    pub fn halted<R>(&mut self, f: impl FnOnce(&mut Probe) -> R) -> Result<R, String> {
+        let failed = |e: probe_rs::Error| format!("cannot halt the target through the probe: {e}");
+        let mut core = self.session.core(0).map_err(failed)?;
+        let was_halted = core.core_halted().map_err(failed)?;
+        if !was_halted {
+            core.halt(HALT_TIMEOUT).map_err(failed)?;
+        }
+        drop(core);
+        let result = f(self);
+        if !was_halted {
+            let mut core = self.session.core(0).map_err(failed)?;
+            core.run()
+                .map_err(|e| format!("cannot let the target run on through the probe: {e}"))?;
+        }
+        Ok(result)
+    }
+}
+
+/// How long a halt may take.
+const HALT_TIMEOUT: Duration = Duration::from_millis(500);
 
 impl TargetMemory for Probe {
     fn read(&mut self, address: u32, buf: &mut [u8]) -> io::Result<()> {

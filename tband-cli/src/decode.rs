@@ -14,10 +14,13 @@ use tband_decode::listing::{self, TimeUnit};
 use tband_decode::sequencer::{find_ts_resolution, Stream};
 use tband_decode::stream::{StreamDecoder, StreamStats};
 use tband_model::summary::write_summary;
-use tband_model::{EventRow, Model, TraceInfo};
-use tband_trace::{read_systemview, read_threadx, read_tracerecorder, OpenOptions, Source, Trace};
+use tband_model::{EventRow, LogDecoder, Model, TraceInfo};
+use tband_trace::{
+    read_systemview, read_threadx, read_tracerecorder, DefmtElf, OpenOptions, Source, Trace,
+};
 
 use crate::progress::open_trace;
+use tband_trace::symbols::Symbols;
 
 /// What the command line asks for (its options, by the same names).
 #[derive(Clone, Debug, Default)]
@@ -30,6 +33,9 @@ pub struct Options {
     pub json: bool,
     pub stats: bool,
     pub summary: bool,
+    /// The firmware's ELF file: a fault's PC and LR shown as function and
+    /// line in the summary.
+    pub elf: Option<PathBuf>,
     pub output: Option<PathBuf>,
 }
 
@@ -50,7 +56,10 @@ fn open_output(cli: &Options) -> Result<Box<dyn Write>, String> {
 }
 
 fn summarize(cli: &Options) -> Result<ExitCode, String> {
-    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    let mut trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
+    if let Some(elf) = &cli.elf {
+        Symbols::read(elf)?.locate_faults(&mut trace.model);
+    }
     let mut out = BufWriter::new(open_output(cli)?);
     match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),
@@ -87,11 +96,15 @@ pub fn run(cli: &Options) -> Result<ExitCode, String> {
                 .map_err(|e| e.to_string())
         }
     };
+    let elf = (options.elf.as_deref())
+        .map(DefmtElf::read)
+        .transpose()
+        .map_err(|e| e.to_string())?;
     let mut out = BufWriter::with_capacity(1 << 16, open_output(cli)?);
     let mut total = StreamStats::default();
     let mut per_input = Vec::new();
     for input in &inputs {
-        let stats = match print_events(input, mode, &mut out) {
+        let stats = match print_events(input, mode, elf.as_ref(), &mut out) {
             Ok(stats) => stats,
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(ExitCode::SUCCESS),
             Err(e) => return Err(format!("cannot write output: {e}")),
@@ -274,7 +287,14 @@ fn write_ctf_stats<K: std::fmt::Display>(
     Ok(())
 }
 
-fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<StreamStats> {
+/// Lists one input's events; with the firmware's ELF, a log frame's line
+/// shows the log line it decodes to.
+fn print_events(
+    input: &Input,
+    mode: Mode,
+    elf: Option<&DefmtElf>,
+    out: &mut impl Write,
+) -> io::Result<StreamStats> {
     let core = input.core.unwrap_or(0);
     let unit = match mode {
         Mode::Pretty => find_ts_resolution(&[Stream::new(&input.bytes, core)])
@@ -285,12 +305,22 @@ fn print_events(input: &Input, mode: Mode, out: &mut impl Write) -> io::Result<S
     };
     let mut decoder = StreamDecoder::new(&input.bytes, core);
     let failed = decoder.for_each_frame(|frame| {
-        let written = match (mode, &frame.result) {
-            (Mode::Stats, _) => Ok(()),
-            (Mode::Json, Ok(rec)) => listing::write_json_record(out, rec),
-            (Mode::Json, Err(e)) => listing::write_json_invalid(out, e),
-            (Mode::Pretty, Ok(rec)) => listing::write_pretty_record(out, rec, frame.core, unit),
-            (Mode::Pretty, Err(e)) => listing::write_pretty_invalid(out, frame.offset, e),
+        let log = match (&frame.result, elf) {
+            (Ok(rec), Some(elf)) => listing::defmt_frame(rec).and_then(|f| elf.decode(f).ok()),
+            _ => None,
+        };
+        let written = match (mode, &frame.result, &log) {
+            (Mode::Stats, _, _) => Ok(()),
+            (Mode::Json, Ok(rec), Some(log)) => listing::write_json_log(out, rec, log),
+            (Mode::Json, Ok(rec), None) => listing::write_json_record(out, rec),
+            (Mode::Json, Err(e), _) => listing::write_json_invalid(out, e),
+            (Mode::Pretty, Ok(rec), Some(log)) => {
+                listing::write_pretty_log(out, rec, frame.core, unit, log)
+            }
+            (Mode::Pretty, Ok(rec), None) => {
+                listing::write_pretty_record(out, rec, frame.core, unit)
+            }
+            (Mode::Pretty, Err(e), _) => listing::write_pretty_invalid(out, frame.offset, e),
         };
         match written {
             Ok(()) => ControlFlow::Continue(()),

@@ -59,6 +59,11 @@ pub struct FormatArgs {
     /// besides the built-in ones for Zephyr's network buffers.
     #[arg(long, value_name = "FILE")]
     pub rules: Option<PathBuf>,
+
+    /// The firmware's ELF, to decode the defmt log lines it sent through
+    /// tband (without it they are counted, not shown).
+    #[arg(long, value_name = "FILE")]
+    pub elf: Option<PathBuf>,
 }
 
 /// The values of `--input-format`, each with its description as help.
@@ -94,6 +99,7 @@ pub fn open_options(format: &FormatArgs) -> OpenOptions {
         },
         decode_thread: DecodeThread::available(),
         rules: format.rules.clone(),
+        elf: format.elf.clone(),
     }
 }
 

@@ -10,9 +10,9 @@ use crate::frames::FrameError;
 use crate::sequencer::{self, Clock, GrowingStream, Position, Stream, Visitor};
 use tband::schema::PayloadError;
 use tband_model::{
-    Actor, AnomalyKind, ArgValue, EventRow, EventSink, Import, MarkerKind, Model, ModelBuilder,
-    PriorityCause, PriorityOrder, QueueKind, QueueOpKind, ReadProgress, ReadTeller, StateReason,
-    TaskKind, TaskStateKind, TraceInfo,
+    Actor, AnomalyKind, ArgValue, EventRow, EventSink, FaultAddress, FaultStatus, Import,
+    MarkerKind, Model, ModelBuilder, PriorityCause, PriorityOrder, QueueKind, QueueOpKind,
+    ReadProgress, ReadTeller, StateReason, TaskKind, TaskStateKind, TraceInfo,
 };
 
 /// A tband trace as the importer reads it: one stream per input, decoded
@@ -741,6 +741,14 @@ impl<H: HandOn> Visitor for Interpreter<'_, H> {
                 size,
             } => b.heap_free(t, core, heap_id, addr, (size != 0).then_some(size)),
             Event::TaskStackFree { task_id, free } => b.stack_margin(t, task_id, free),
+            Event::DefmtFrame { frame } => b.log_frame(t, core, frame),
+            Event::Fault { kind, pc, lr } => b.fault(t, core, kind, pc, lr),
+            Event::FaultStatus { xpsr, cfsr, hfsr } => {
+                b.fault_status(core, FaultStatus { xpsr, cfsr, hfsr })
+            }
+            Event::FaultAddress { mmfar, bfar } => {
+                b.fault_address(core, FaultAddress { mmfar, bfar })
+            }
             Event::TaskNotify { .. }
             | Event::TaskNotifyFromIsr { .. }
             | Event::CurtaskNotifyTake { .. }

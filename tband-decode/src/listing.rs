@@ -3,13 +3,51 @@
 
 use std::io::{self, Write};
 
-use tband::{FieldValue, Record};
+use tband::{Event, FieldValue, Record};
 use tband_model::json::write_json_str;
+use tband_model::LogMessage;
 
 use crate::frames::FrameError;
 
+/// The defmt frame a record carries, if it is a log frame.
+pub fn defmt_frame<'a>(rec: &Record<'a>) -> Option<&'a [u8]> {
+    match rec.event {
+        Event::DefmtFrame { frame } => Some(frame),
+        _ => None,
+    }
+}
+
 /// One line of the canonical JSON listing for a decoded frame.
 pub fn write_json_record(out: &mut impl Write, rec: &Record<'_>) -> io::Result<()> {
+    write_json_fields(out, rec)?;
+    out.write_all(b"}\n")
+}
+
+/// The JSON listing's line for a log frame, with the line it decodes to
+/// after the frame's fields: `level` (null without one), `text`, `file`
+/// and `line` (null when the build does not say).
+pub fn write_json_log(out: &mut impl Write, rec: &Record<'_>, log: &LogMessage) -> io::Result<()> {
+    write_json_fields(out, rec)?;
+    out.write_all(b",\"level\":")?;
+    match log.level {
+        Some(level) => write!(out, "\"{}\"", level.as_str())?,
+        None => out.write_all(b"null")?,
+    }
+    out.write_all(b",\"text\":")?;
+    write_json_str(out, log.text.as_bytes())?;
+    out.write_all(b",\"file\":")?;
+    match &log.file {
+        Some(file) => write_json_str(out, file.as_bytes())?,
+        None => out.write_all(b"null")?,
+    }
+    match log.line {
+        Some(line) => writeln!(out, ",\"line\":{line}}}"),
+        None => out.write_all(b",\"line\":null}\n"),
+    }
+}
+
+/// The line's opening and the record's fields, without the closing brace.
+fn write_json_fields(out: &mut impl Write, rec: &Record<'_>) -> io::Result<()> {
     write!(out, "{{\"evt\":\"{}\"", rec.event.kind().name())?;
     if let Some(ts) = rec.ts {
         write!(out, ",\"ts\":{ts}")?;
@@ -20,8 +58,7 @@ pub fn write_json_record(out: &mut impl Write, rec: &Record<'_>) -> io::Result<(
             result = write!(out, ",\"{name}\":").and_then(|()| write_json_value(out, value));
         }
     });
-    result?;
-    out.write_all(b"}\n")
+    result
 }
 
 fn write_json_value(out: &mut impl Write, value: FieldValue<'_>) -> io::Result<()> {
@@ -57,15 +94,7 @@ pub fn write_pretty_record(
     core: u32,
     unit: TimeUnit,
 ) -> io::Result<()> {
-    match (rec.ts, unit) {
-        (None, _) => write!(out, "{:>16}", "meta")?,
-        (Some(ts), TimeUnit::Ticks) => write!(out, "{ts:>16}")?,
-        (Some(ts), TimeUnit::Micros { ns_per_tick }) => {
-            let ns = u128::from(ts) * u128::from(ns_per_tick);
-            write!(out, "{:>10}.{:03}µs", ns / 1000, ns % 1000)?
-        }
-    }
-    write!(out, "  c{core:<2} {:<31}", rec.event.kind().name())?;
+    write_pretty_head(out, rec, core, unit)?;
     let mut result = Ok(());
     rec.event.for_each_field(|name, value| {
         if result.is_ok() {
@@ -80,6 +109,44 @@ pub fn write_pretty_record(
     });
     result?;
     out.write_all(b"\n")
+}
+
+/// The readable line of a log frame: the line it decodes to, in place of
+/// the frame's bytes (level, text, then where it was logged).
+pub fn write_pretty_log(
+    out: &mut impl Write,
+    rec: &Record<'_>,
+    core: u32,
+    unit: TimeUnit,
+    log: &LogMessage,
+) -> io::Result<()> {
+    write_pretty_head(out, rec, core, unit)?;
+    let level = log.level.map_or("-", |l| l.as_str());
+    write!(out, " {level:<5} ")?;
+    write_json_str(out, log.text.as_bytes())?;
+    match (&log.file, log.line) {
+        (Some(file), Some(line)) => writeln!(out, " ({file}:{line})"),
+        (Some(file), None) => writeln!(out, " ({file})"),
+        _ => out.write_all(b"\n"),
+    }
+}
+
+/// A readable line's time, core and event name.
+fn write_pretty_head(
+    out: &mut impl Write,
+    rec: &Record<'_>,
+    core: u32,
+    unit: TimeUnit,
+) -> io::Result<()> {
+    match (rec.ts, unit) {
+        (None, _) => write!(out, "{:>16}", "meta")?,
+        (Some(ts), TimeUnit::Ticks) => write!(out, "{ts:>16}")?,
+        (Some(ts), TimeUnit::Micros { ns_per_tick }) => {
+            let ns = u128::from(ts) * u128::from(ns_per_tick);
+            write!(out, "{:>10}.{:03}µs", ns / 1000, ns % 1000)?
+        }
+    }
+    write!(out, "  c{core:<2} {:<31}", rec.event.kind().name())
 }
 
 /// The readable line for a frame that did not decode.

@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 
+mod fault;
 mod memory;
 mod rtos_objects;
 
@@ -15,10 +16,10 @@ use super::columns::Renumbering;
 use super::id_index::IdIndex;
 use super::table::Table;
 use super::{
-    Actor, Anomaly, AnomalyKind, Core, Isr, IsrKey, IsrSlice, Marker, MarkerInstant, MarkerKind,
-    MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue, QueueKind, QueueOp,
-    QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority, TaskState,
-    TaskStateKind, TraceInfo,
+    Actor, Anomaly, AnomalyKind, Core, FaultAddress, FaultStatus, Isr, IsrKey, IsrSlice, Marker,
+    MarkerInstant, MarkerKind, MarkerSpan, MarkerValue, Model, MutexHold, PriorityCause, Queue,
+    QueueKind, QueueOp, QueueOpKind, SchedSlice, StateReason, StrId, Task, TaskKind, TaskPriority,
+    TaskState, TaskStateKind, TraceInfo,
 };
 
 #[derive(Default)]
@@ -89,6 +90,8 @@ struct CoreTrack {
     /// Time of the latest event on this core.
     last_event_ns: Option<u64>,
     dropped_total: u64,
+    /// The registers of a fault whose event is still to come.
+    fault_registers: (Option<FaultStatus>, Option<FaultAddress>),
 }
 
 #[derive(Clone, Copy)]
@@ -231,6 +234,9 @@ pub struct ModelBuilder {
     markers_seen: u32,
     rtos_objects: rtos_objects::RtosObjectsSoFar,
     memory: memory::MemorySoFar,
+    /// The faults so far, their tasks by firmware id and their ISRs by
+    /// their number among the ISRs entered (indices when the model is made).
+    faults: Vec<super::Fault>,
     last_ns: u64,
 }
 
@@ -647,6 +653,21 @@ impl ModelBuilder {
         stack.truncate(from);
     }
 
+    // ---- logs ----
+
+    /// The firmware logged the encoded `frame` on `core` at `t`; it is
+    /// decoded once the model is made ([`Model::decode_logs`]).
+    pub fn log_frame(&mut self, t: u64, core: u32, frame: &[u8]) {
+        let by = self.actor(core);
+        self.model.logs.push(crate::LogLine {
+            ts_ns: t,
+            core_id: core,
+            by,
+            frame: frame.to_vec(),
+            message: None,
+        });
+    }
+
     // ---- markers ----
 
     #[inline(always)]
@@ -1038,6 +1059,9 @@ impl ModelBuilder {
                 .unwrap_or(entered)
         };
         let marker_index = |seen: u32| marker_index.get(seen as usize).copied().unwrap_or(seen);
+        let faults = self.faults_as_rows(&task_index, &isr_index);
+        let m = &mut self.model;
+        m.faults = faults;
         let indices = Renumbering {
             task: &task_index,
             queue: &queue_index,

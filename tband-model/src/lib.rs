@@ -14,11 +14,13 @@ mod builder;
 mod column;
 mod columns;
 mod event_row;
+mod fault;
 mod id_index;
 mod import;
 pub mod json;
 mod lanes;
 mod lifetimes;
+mod logs;
 mod memory;
 mod pages;
 mod rtos_objects;
@@ -34,9 +36,11 @@ use column::small_enum;
 
 pub use builder::ModelBuilder;
 pub use event_row::{ArgValue, EventRow, EventSink};
+pub use fault::{fault_kind_name, Fault, FaultAddress, FaultStatus};
 pub use id_index::{IdIndex, IdMap, Key};
 pub use import::{Import, ReadProgress, ReadTeller};
 pub use lifetimes::LifetimeBuilder;
+pub use logs::{LogDecoder, LogLevel, LogLine, LogMessage};
 pub use memory::{FailedAllocation, Heap, HeapBlock, HeapLevel, Memory, StackMargin};
 pub use rtos_objects::{
     EventGroup, EventGroupOp, EventGroupOpKind, Notification, NotificationOp, RtosObjects,
@@ -491,8 +495,13 @@ pub enum AnomalyKind {
     DoubleFree,
     /// A free whose size is not the size the block was allocated with.
     FreeSizeMismatch,
+    /// Log frames that could not be decoded (count = how many).
+    UndecodedLogs,
     /// Anything else an importer found inconsistent (detail says what).
     Inconsistent,
+    /// The firmware crashed: its fault handler recorded a fault (see
+    /// [`Model::faults`]).
+    Fault,
 }
 
 impl AnomalyKind {
@@ -510,7 +519,9 @@ impl AnomalyKind {
             AnomalyKind::UnknownFree => "unknown_free",
             AnomalyKind::DoubleFree => "double_free",
             AnomalyKind::FreeSizeMismatch => "free_size_mismatch",
+            AnomalyKind::UndecodedLogs => "undecoded_logs",
             AnomalyKind::Inconsistent => "inconsistent",
+            AnomalyKind::Fault => "fault",
         }
     }
 }
@@ -561,6 +572,10 @@ pub struct Model {
     pub rtos_objects: RtosObjects,
     /// Heaps, their blocks, and the stack tasks have left.
     pub memory: Memory,
+    /// What the firmware logged, by time.
+    pub logs: Vec<LogLine>,
+    /// Crashes, by time.
+    pub faults: Vec<Fault>,
 }
 
 impl Model {

@@ -1,7 +1,7 @@
 //! The summary (`tband-decode --summary`, the web page): a one-screen
 //! readable overview of a model: cores, tasks, ISRs, markers,
 //! queues, the rest of the model's timeline (RTOS objects, tracked
-//! objects) and anomalies.
+//! objects) and anomalies; a crash, when there was one, last.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
@@ -9,8 +9,11 @@ use std::io::{self, Write};
 use crate::analysis::{load_percent, Analysis};
 use crate::{AnomalyKind, MarkerKind, Model, TaskKind};
 
+mod fault;
 mod memory;
 mod timeline;
+
+pub use fault::crash_line;
 
 /// Formats nanoseconds with a unit that keeps 3–4 significant digits.
 pub fn format_ns(ns: u64) -> String {
@@ -220,7 +223,7 @@ pub fn write_summary(out: &mut impl Write, m: &Model) -> io::Result<()> {
             truncate(example, 70)
         )?;
     }
-    Ok(())
+    fault::write(out, m)
 }
 
 /// What the marker tables hold of one marker.

@@ -1,7 +1,7 @@
 //! The timeline: what a timeline view draws beside scheduling, as generic
 //! tracks of slices, instants and counter values. Small adapters, one per
 //! fact of the model (markers, queue levels, mutex holders, RTOS objects,
-//! tracked objects, memory), describe their tracks and read their rows out of the
+//! tracked objects, memory, log lines, faults), describe their tracks and read their rows out of the
 //! model's tables on demand: the timeline holds indices, never copies.
 //!
 //! Sinks (Perfetto, Chrome JSON, the terminal viewer, the summary) read
@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use crate::{Model, TaskKind};
 
+mod faults;
+mod logs;
 mod markers;
 mod memory;
 mod queues;
@@ -46,10 +48,12 @@ pub enum Section {
     TrackedObjects,
     Holders,
     Memory,
+    Logs,
+    Faults,
 }
 
 impl Section {
-    pub const ALL: [Section; 7] = [
+    pub const ALL: [Section; 9] = [
         Section::Markers,
         Section::Values,
         Section::Levels,
@@ -57,6 +61,8 @@ impl Section {
         Section::TrackedObjects,
         Section::Holders,
         Section::Memory,
+        Section::Logs,
+        Section::Faults,
     ];
 
     pub fn title(self) -> &'static str {
@@ -68,6 +74,8 @@ impl Section {
             Section::TrackedObjects => "tracked objects",
             Section::Holders => "mutex holders",
             Section::Memory => "memory",
+            Section::Logs => "logs",
+            Section::Faults => "faults",
         }
     }
 }
@@ -205,16 +213,26 @@ pub enum ArgName {
     Count,
     Core,
     Truncated,
+    Level,
+    Line,
 }
 
 impl ArgName {
-    pub const ALL: [ArgName; 3] = [ArgName::Count, ArgName::Core, ArgName::Truncated];
+    pub const ALL: [ArgName; 5] = [
+        ArgName::Count,
+        ArgName::Core,
+        ArgName::Truncated,
+        ArgName::Level,
+        ArgName::Line,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             ArgName::Count => "count",
             ArgName::Core => "core",
             ArgName::Truncated => "truncated",
+            ArgName::Level => "level",
+            ArgName::Line => "line",
         }
     }
 }
@@ -224,6 +242,8 @@ pub enum ArgValue {
     Uint(u64),
     Int(i64),
     Bool(bool),
+    /// A word from a fixed set (a log level's name).
+    Str(&'static str),
 }
 
 const MAX_ARGS: usize = 2;
@@ -357,12 +377,16 @@ impl Timeline {
         let markers = markers::declare(m, &task_tracks, &mut tracks);
         let tracked = tracked::declare(m, &mut tracks);
         let memory = memory::declare(m, &task_tracks, &mut tracks);
+        let logs = logs::declare(m, &task_tracks, &mut tracks);
+        let faults = faults::declare(m, &task_tracks, &mut tracks);
         let mut layers: Vec<Arc<dyn Layer>> = Vec::new();
         layers.extend(markers);
         layers.extend(queues);
         layers.extend(tracked);
         layers.extend(rtos_objects);
         layers.extend(memory);
+        layers.push(logs);
+        layers.extend(faults);
         Timeline {
             tracks: tracks.list,
             layers,

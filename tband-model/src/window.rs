@@ -104,6 +104,8 @@ impl Model {
             tracked: cut.tracked(&self.tracked),
             rtos_objects,
             memory: cut.memory(&self.memory),
+            logs: cut.instants(&self.logs, |l| l.ts_ns),
+            faults: cut.instants(&self.faults, |f| f.ts_ns),
         }
     }
 
@@ -136,7 +138,8 @@ impl Model {
             + memory.blocks.partition_point(|b| b.start_ns < t)
             + memory.heap_levels.partition_point(|l| l.ts_ns < t)
             + (memory.failed_allocations).partition_point(|f| f.ts_ns < t)
-            + memory.stack_margins.partition_point(|s| s.ts_ns < t);
+            + memory.stack_margins.partition_point(|s| s.ts_ns < t)
+            + self.logs.partition_point(|l| l.ts_ns < t);
         rows as u64
     }
 }

@@ -218,6 +218,7 @@ impl<W: Write> EventWriter<'_, W> {
                     ArgValue::Uint(v) => write!(self.out, "{v}")?,
                     ArgValue::Int(v) => write!(self.out, "{v}")?,
                     ArgValue::Bool(v) => write!(self.out, "{v}")?,
+                    ArgValue::Str(v) => write!(self.out, "\"{v}\"")?,
                 }
             }
             self.out.write_all(b"}")?;

@@ -27,7 +27,15 @@ const SEQ_INCREMENTAL_STATE_CLEARED: u32 = 1;
 const SEQ_NEEDS_INCREMENTAL_STATE: u32 = 2;
 
 /// Argument names, interned with iid = position + 1.
-const ARG_NAMES: [&str; 5] = ["queue", "count", "detail", "core", "truncated"];
+const ARG_NAMES: [&str; 7] = [
+    "queue",
+    "count",
+    "detail",
+    "core",
+    "truncated",
+    "level",
+    "line",
+];
 const ARG_QUEUE: u64 = 1;
 const ARG_COUNT: u64 = 2;
 const ARG_DETAIL: u64 = 3;
@@ -199,6 +207,7 @@ fn write_item<'m, S: ChunkSink>(
             ArgValue::Uint(v) => Arg::Uint(iid, v),
             ArgValue::Int(v) => Arg::Int(iid, v),
             ArgValue::Bool(v) => Arg::Bool(iid, v),
+            ArgValue::Str(v) => Arg::Str(iid, v),
         };
     }
     let args = &args[..given.len()];

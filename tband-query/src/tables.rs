@@ -14,6 +14,8 @@ use crate::rows::{Cell, Context, Each, RowSink, RowSource};
 use crate::schema::{self, ColumnType, Stored, Table};
 
 mod events;
+mod faults;
+mod logs;
 mod markers;
 mod memory;
 mod queues;
@@ -23,6 +25,8 @@ mod trace;
 mod tracked;
 
 pub use events::{EventRows, Events};
+pub use faults::Faults;
+pub use logs::Logs;
 pub use markers::{MarkerInstants, MarkerSpans, MarkerValues, Markers};
 pub use memory::{FailedAllocations, HeapBlocks, HeapLevels, Heaps, StackMargins};
 pub use queues::{MutexHolds, QueueOps, Queues};
@@ -70,6 +74,8 @@ pub static TABLES: &[&dyn Table] = &[
     &HeapLevels,
     &FailedAllocations,
     &StackMargins,
+    &Logs,
+    &Faults,
     &CpuTimeline,
     &Events,
 ];

@@ -3,10 +3,12 @@
 //! the column is stored as (NULL anywhere, an integer in a BIGINT column
 //! and among the texts of a column stored as codes, text in a TEXT
 //! column), on the recordings in `tests/corpus/` and `samples/`, the
-//! lifetimes tests' trace, the memory stream's trace and a simulated trace
-//! with every kind of row.
+//! lifetimes tests' trace, the memory stream's trace, the crash stream's
+//! trace and a simulated trace with every kind of row.
 //! And a model given up as it is loaded gives the rows of a kept one.
 
+#[path = "../../tests/fault/stream.rs"]
+mod crash;
 #[path = "../../tests/golden/harness.rs"]
 mod harness;
 #[path = "../../tests/lifetimes/net_buf_trace.rs"]
@@ -71,11 +73,21 @@ fn model() -> Model {
     };
     let mut model = Trace::from_inputs(inputs, &options).unwrap().model;
     with_rtos_objects(&mut model);
+    with_log_line(&mut model);
     model.memory = Trace::from_inputs(memory_inputs(), &OpenOptions::default())
         .unwrap()
         .model
         .memory;
+    model.faults = Trace::from_inputs(crash_inputs(), &OpenOptions::default())
+        .unwrap()
+        .model
+        .faults;
     model
+}
+
+/// The crash stream's trace, whose fault the simulator does not make.
+fn crash_inputs() -> Vec<Input> {
+    Input::per_core("crash", vec![encode_stream(&crash::crash())])
 }
 
 /// The memory stream's trace, whose heap and stacks the simulator does
@@ -138,6 +150,24 @@ fn with_rtos_objects(m: &mut Model) {
         from_isr: false,
         task: Some(0),
         core_id: 0,
+    });
+}
+
+/// A decoded log line, which needs a firmware's ELF (the QEMU embassy
+/// test decodes real ones).
+fn with_log_line(m: &mut Model) {
+    use tband_model::*;
+    m.logs.push(LogLine {
+        ts_ns: 5,
+        core_id: 0,
+        by: Some(Actor::Task(1)),
+        frame: vec![1, 0],
+        message: Some(LogMessage {
+            level: Some(LogLevel::Info),
+            text: "started".into(),
+            file: Some("src/main.rs".into()),
+            line: Some(12),
+        }),
     });
 }
 
@@ -280,6 +310,9 @@ fn every_row_has_its_tables_columns_and_types() {
     let memory = under.join("memory.bin");
     std::fs::write(&memory, encode_stream(&stream::events())).unwrap();
     check_trace(&[memory.display().to_string()], &mut rows);
+    let crashed = under.join("crash.bin");
+    std::fs::write(&crashed, encode_stream(&crash::crash())).unwrap();
+    check_trace(&[crashed.display().to_string()], &mut rows);
     check_model(&model(), &mut rows);
     for table in TABLES {
         assert!(

@@ -76,11 +76,13 @@ pub enum Event<'a> {
     },
     ModuleDescription,
     DataSample,
-    /// The timestamp's frequency and the CPU's (the base and shift that
-    /// make ids out of addresses follow, unread: ids stay as recorded).
+    /// The timestamp's frequency and the CPU's, and how the target shrinks
+    /// addresses into ids: `(address - id_base) >> id_shift`.
     Init {
         timestamp_hz: u32,
         cpu_hz: u32,
+        id_base: u32,
+        id_shift: u32,
     },
     NameResource {
         resource: u32,
@@ -107,7 +109,27 @@ pub enum Event<'a> {
         marker: u32,
         name: &'a [u8],
     },
-    /// One of the extended events not modelled (heap, data registration).
+    /// A heap: its id, where it starts, its size in bytes and the bytes
+    /// each block's bookkeeping takes.
+    HeapDefine {
+        heap: u32,
+        base: u32,
+        size: u32,
+        metadata: u32,
+    },
+    /// A block of `size` bytes allocated at `addr` (0: the allocation
+    /// failed); `tag` is the application's, if it gave one.
+    HeapAlloc {
+        heap: u32,
+        addr: u32,
+        size: u32,
+        tag: Option<u32>,
+    },
+    HeapFree {
+        heap: u32,
+        addr: u32,
+    },
+    /// One of the extended events not modelled (data registration).
     Extended {
         sub_id: u32,
     },
@@ -165,6 +187,10 @@ mod id {
     pub const EX: u32 = 31;
     pub const EX_MARK: u32 = 0;
     pub const EX_NAME_MARKER: u32 = 1;
+    pub const EX_HEAP_DEFINE: u32 = 2;
+    pub const EX_HEAP_ALLOC: u32 = 3;
+    pub const EX_HEAP_ALLOC_EX: u32 = 4;
+    pub const EX_HEAP_FREE: u32 = 5;
 }
 
 /// The options bits of a message that give its level.
@@ -256,6 +282,8 @@ impl<'a> Event<'a> {
             id::INIT => Event::Init {
                 timestamp_hz: r.u32()?,
                 cpu_hz: r.u32()?,
+                id_base: r.u32_or_zero()?,
+                id_shift: r.u32_or_zero()?,
             },
             id::NAME_RESOURCE => Event::NameResource {
                 resource: r.u32()?,
@@ -284,6 +312,26 @@ impl<'a> Event<'a> {
                 id::EX_NAME_MARKER => Event::NameMarker {
                     marker: r.u32()?,
                     name: r.string()?,
+                },
+                id::EX_HEAP_DEFINE => Event::HeapDefine {
+                    heap: r.u32()?,
+                    base: r.u32()?,
+                    size: r.u32()?,
+                    metadata: r.u32()?,
+                },
+                sub_id @ (id::EX_HEAP_ALLOC | id::EX_HEAP_ALLOC_EX) => Event::HeapAlloc {
+                    heap: r.u32()?,
+                    addr: r.u32()?,
+                    size: r.u32()?,
+                    tag: if sub_id == id::EX_HEAP_ALLOC_EX {
+                        Some(r.u32()?)
+                    } else {
+                        None
+                    },
+                },
+                id::EX_HEAP_FREE => Event::HeapFree {
+                    heap: r.u32()?,
+                    addr: r.u32()?,
                 },
                 sub_id => Event::Extended { sub_id },
             },

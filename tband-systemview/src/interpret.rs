@@ -10,6 +10,7 @@
 use std::collections::HashMap;
 
 use super::events::{BadPayload, Event, Level};
+use super::freertos::{is_api_event, Call, IdShrink, Objects};
 use super::message::format_message;
 use super::packets::Packets;
 use super::raw_events::hand_event;
@@ -21,7 +22,8 @@ use tband_model::{
 
 /// SystemView records one core.
 const CORE: u32 = 0;
-/// Task id of the time the OS reports idle; tasks have ids from 1.
+/// Task id of the time the OS reports idle when it has not named an idle
+/// task; tasks have ids from 1.
 pub const IDLE_TASK_ID: u32 = 0;
 /// Marker ids of printed messages, by level, above any a target names
 /// with `SEGGER_SYSVIEW_MarkStart` (whose ids are the application's).
@@ -31,8 +33,10 @@ pub const ERROR_MARKER_ID: u32 = u32::MAX;
 /// The cause FreeRTOS's integration gives a task-stop-ready packet when
 /// the task moves to the suspended list (suspended, or blocked forever).
 const FREERTOS_SUSPENDED_CAUSE: u32 = (3 << 3) | 3;
-/// The name FreeRTOS gives its timer service task.
+/// The names FreeRTOS gives its timer service task and, unless configured
+/// otherwise (configIDLE_TASK_NAME), its idle task.
 const FREERTOS_TIMER_TASK: &[u8] = b"Tmr Svc";
+const FREERTOS_IDLE_TASK: &[u8] = b"IDLE";
 
 /// A SystemView recording as its importer reads it, telling `progress` how
 /// many of its bytes it has read.
@@ -65,6 +69,7 @@ fn build_model_telling(
 ) -> Model {
     let mut importer = Importer::new(recording, sources);
     let mut read = ReadTeller::new(1, progress);
+    let skipped = recording.skipped;
     let mut packets = Packets::new(recording.bytes);
     for packet in packets.by_ref() {
         let t = importer.clock.advance(packet.delta);
@@ -76,13 +81,13 @@ fn build_model_telling(
                 }
                 importer.event(t, &event);
             }
-            Err(BadPayload) => importer.bad_payload(t, packet.id, packet.offset),
+            Err(BadPayload) => importer.bad_payload(t, packet.id, skipped + packet.offset),
         }
-        read.read_to(0, (packet.offset + packet.payload.len()) as u64);
+        read.read_to(0, (skipped + packet.offset + packet.payload.len()) as u64);
     }
-    read.done(recording.bytes.len() as u64);
+    read.done((skipped + recording.bytes.len()) as u64);
     if let Some(offset) = packets.cut_at() {
-        importer.cut(offset, recording.bytes.len() - offset);
+        importer.cut(skipped + offset, recording.bytes.len() - offset);
     }
     importer.finish()
 }
@@ -106,12 +111,29 @@ impl Clock {
     }
 }
 
+/// Model ids of the stream's task ids, given in the order first seen.
+struct TaskIds {
+    ids: HashMap<u32, u32>,
+    next: u32,
+}
+
+impl TaskIds {
+    fn get(&mut self, stream_id: u32) -> u32 {
+        *self.ids.entry(stream_id).or_insert_with(|| {
+            self.next += 1;
+            self.next - 1
+        })
+    }
+}
+
 struct Importer {
     b: ModelBuilder,
     clock: Clock,
-    /// Model ids of the stream's task ids.
-    tasks: HashMap<u32, u32>,
-    next_task_id: u32,
+    tasks: TaskIds,
+    /// The task the time the OS reports idle belongs to, once known.
+    idle_task: Option<u32>,
+    /// The objects FreeRTOS's API events touch, and resource names.
+    objects: Objects,
     /// Under FreeRTOS, a task created whose task info has not come yet:
     /// its stream id and creation time.
     created_unnamed: Option<(u32, u64)>,
@@ -139,8 +161,19 @@ impl Importer {
         };
         let mut b = ModelBuilder::new(info);
         b.core_seen(CORE);
-        b.set_task_name(IDLE_TASK_ID, b"Idle");
-        b.set_idle_task(CORE, IDLE_TASK_ID);
+        if recording.skipped > 0 {
+            b.anomaly(
+                0,
+                0,
+                Some(CORE),
+                AnomalyKind::InvalidFrame,
+                1,
+                format!(
+                    "the recording starts inside the stream: {} byte(s) before its first sync not decoded",
+                    recording.skipped
+                ),
+            );
+        }
         if recording.timestamp_hz.is_none() {
             b.anomaly(
                 0,
@@ -159,38 +192,52 @@ impl Importer {
                 first_ticks: None,
                 hz: recording.timestamp_hz,
             },
-            tasks: HashMap::new(),
-            next_task_id: IDLE_TASK_ID + 1,
+            tasks: TaskIds {
+                ids: HashMap::new(),
+                next: IDLE_TASK_ID + 1,
+            },
+            idle_task: None,
+            objects: Objects::default(),
             created_unnamed: None,
             os_is_freertos: false,
             message_markers_named: [false; 3],
             target_drop_count: 0,
             lost_total: 0,
             events: 0,
-            invalid: 0,
+            invalid: u64::from(recording.skipped > 0),
         }
     }
 
     fn task(&mut self, stream_id: u32) -> u32 {
-        *self.tasks.entry(stream_id).or_insert_with(|| {
-            self.next_task_id += 1;
-            self.next_task_id - 1
-        })
+        self.tasks.get(stream_id)
     }
 
     /// SEGGER's FreeRTOS integration sends a task's info right after its
     /// creation, except for the idle task, which it reports running with
-    /// idle packets: a created task whose info does not follow is the
-    /// model's idle task.
+    /// idle packets: a created task whose info does not follow is the idle
+    /// task, numbered in the order of creation as FreeRTOS numbers it.
     fn name_created_task(&mut self, event: &Event<'_>) {
         let Some((stream_id, t)) = self.created_unnamed.take() else {
             return;
         };
-        if !matches!(*event, Event::TaskInfo { task, .. } if task == stream_id) {
-            self.tasks.insert(stream_id, IDLE_TASK_ID);
-        }
         let task = self.task(stream_id);
+        if !matches!(*event, Event::TaskInfo { task, .. } if task == stream_id) {
+            self.b.set_task_name(task, FREERTOS_IDLE_TASK);
+            self.b.set_idle_task(CORE, task);
+            self.idle_task = Some(task);
+        }
         self.b.task_created(t, task);
+    }
+
+    /// The task of the time the OS reports idle: the idle task if known,
+    /// else [`IDLE_TASK_ID`], named `Idle`.
+    fn idle_task(&mut self) -> u32 {
+        let b = &mut self.b;
+        *self.idle_task.get_or_insert_with(|| {
+            b.set_task_name(IDLE_TASK_ID, b"Idle");
+            b.set_idle_task(CORE, IDLE_TASK_ID);
+            IDLE_TASK_ID
+        })
     }
 
     fn event(&mut self, t: u64, event: &Event<'_>) {
@@ -214,7 +261,10 @@ impl Importer {
                 self.b.task_switched_in(t, CORE, task);
             }
             // Until the next start, no task runs: the model has that as idle.
-            Event::TaskStopExec | Event::Idle => self.b.task_switched_in(t, CORE, IDLE_TASK_ID),
+            Event::TaskStopExec | Event::Idle => {
+                let idle = self.idle_task();
+                self.b.task_switched_in(t, CORE, idle);
+            }
             Event::TaskStartReady { task } => {
                 let task = self.task(task);
                 self.b.task_ready(t, CORE, task);
@@ -275,6 +325,78 @@ impl Importer {
                 let msg = self.b.intern(format_message(format, args).as_bytes());
                 self.b.marker_instant(t, marker, None, msg);
             }
+            Event::Init {
+                id_base, id_shift, ..
+            } => {
+                self.objects.ids = IdShrink {
+                    base: id_base,
+                    shift: id_shift,
+                }
+            }
+            Event::NameResource { resource, name } => {
+                self.objects.name_resource(&mut self.b, resource, name)
+            }
+            Event::StackInfo {
+                task, size, used, ..
+            } => {
+                let task = self.task(task);
+                self.b.set_task_stack_size(task, size);
+                // FreeRTOS's integration sends no use (0): nothing measured.
+                if used > 0 {
+                    self.b.stack_margin(t, task, size.saturating_sub(used));
+                }
+            }
+            Event::HeapDefine { heap, size, .. } => {
+                let bytes = size.wrapping_shl(self.objects.ids.shift);
+                self.objects.heap_defined(&mut self.b, heap, bytes);
+            }
+            Event::HeapAlloc {
+                heap, addr, size, ..
+            } => {
+                let bytes = size.wrapping_shl(self.objects.ids.shift);
+                if addr == self.objects.ids.shrink(0) {
+                    self.b.heap_alloc_failed(t, CORE, heap, bytes);
+                } else {
+                    let addr = self.objects.ids.address(addr).into();
+                    self.b.heap_alloc(t, CORE, heap, addr, bytes);
+                }
+            }
+            Event::HeapFree { heap, addr } => {
+                let addr = self.objects.ids.address(addr).into();
+                self.b.heap_free(t, CORE, heap, addr, None);
+            }
+            Event::TimerEnter { timer } => self.objects.timer_entered(&mut self.b, t, CORE, timer),
+            Event::Module { id, ref args } if self.os_is_freertos && is_api_event(id) => {
+                let call = Call {
+                    t,
+                    core: CORE,
+                    id,
+                    args,
+                };
+                let tasks = &mut self.tasks;
+                if !self
+                    .objects
+                    .call(&mut self.b, &call, &mut |id| tasks.get(id))
+                {
+                    self.invalid += 1;
+                    self.b.anomaly(
+                        t,
+                        t,
+                        Some(CORE),
+                        AnomalyKind::InvalidFrame,
+                        1,
+                        format!("FreeRTOS API event {id}: fewer arguments than its call records"),
+                    );
+                }
+            }
+            Event::Module { id, .. } => self.b.anomaly(
+                t,
+                t,
+                Some(CORE),
+                AnomalyKind::UnknownEvent,
+                1,
+                format!("module event {id}: not one of FreeRTOS's API events SystemView records"),
+            ),
             Event::Unknown { id } => self.b.anomaly(
                 t,
                 t,
@@ -287,17 +409,12 @@ impl Importer {
             Event::TraceStart
             | Event::TraceStop
             | Event::SystemTime
-            | Event::TimerEnter { .. }
             | Event::TimerExit
-            | Event::StackInfo { .. }
             | Event::ModuleDescription
             | Event::DataSample
-            | Event::Init { .. }
-            | Event::NameResource { .. }
             | Event::ModuleCount
             | Event::EndCall { .. }
-            | Event::Extended { .. }
-            | Event::Module { .. } => {}
+            | Event::Extended { .. } => {}
         }
     }
 
@@ -404,7 +521,7 @@ impl Importer {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tband_model::MarkerInstant;
+    use tband_model::{MarkerInstant, QueueKind, QueueOpKind, TimerOpKind};
 
     /// A recording: the sync, trace start, init at 1 MHz (1 µs a tick),
     /// the system description of a FreeRTOS target, then `packets`.
@@ -483,7 +600,153 @@ mod tests {
             &[17, 10],                       // idle
         ]));
         let names: Vec<&str> = m.tasks.iter().map(|t| t.name.as_str()).collect();
-        assert_eq!(names, ["Idle", "hi"]);
+        assert_eq!(names, ["hi", "IDLE"]);
+        assert_eq!(m.tasks[1].kind, TaskKind::Idle);
         assert_eq!(m.info.priority_order, PriorityOrder::HigherIsMoreImportant);
+    }
+
+    /// A module event of FreeRTOS's integration: id 32 + `api`, `args`,
+    /// delta 1.
+    fn api(api: u8, args: &[u8]) -> Vec<u8> {
+        let id = 32 + api;
+        let mut packet = if id < 0x80 {
+            vec![id]
+        } else {
+            vec![id | 0x80, 1]
+        };
+        packet.push(args.len() as u8);
+        packet.extend(args);
+        packet.push(1);
+        packet
+    }
+
+    #[test]
+    fn queue_calls_the_level_rules_out_failed_and_registry_names_are_queue_names() {
+        let m = model(&recording(&[
+            &api(83, &[1, 4, 0]),             // create: one item of 4 bytes
+            &api(81, &[0x40, 5]),             // registry: queue 0x40
+            &[25, 4, 0x40, 2, b'q', b'1', 1], // its resource name
+            &[4, 0x20, 1],                    // task 0x20 runs
+            &api(60, &[0x40, 0, 0, 1]),       // receive: empty, failed
+            &api(58, &[0x40, 9, 0, 0]),       // send
+            &api(58, &[0x40, 9, 0, 0]),       // send: full, failed
+            &api(60, &[0x40, 0, 0, 1]),       // receive
+            &api(60, &[0x40, 0x30, 0, 1]),    // peek: no operation
+        ]));
+        let ops: Vec<_> = m.queue_ops.iter().map(|o| (o.op, o.len_after)).collect();
+        assert_eq!(
+            ops,
+            [
+                (QueueOpKind::Send, Some(1)),
+                (QueueOpKind::Receive, Some(0))
+            ]
+        );
+        let queue = &m.queues[0];
+        assert_eq!(queue.name, "q1");
+        assert_eq!((queue.kind, queue.capacity), (QueueKind::Queue, Some(1)));
+    }
+
+    #[test]
+    fn notifications_and_stream_buffer_transfers_keep_their_values() {
+        let m = model(&recording(&[
+            &[4, 0x20, 1],              // task 0x20 runs
+            &api(30, &[0x30, 0, 2, 0]), // notify 0x30: increment
+            &api(30, &[0x30, 0, 2, 0]), // and again
+            &api(105, &[0, 0x50]),      // stream buffer 0x50
+            &api(108, &[0x50, 4]),      // 4 bytes sent
+            &api(108, &[0x50, 0]),      // none sent
+            &[4, 0x30, 1],              // task 0x30 runs
+            &api(34, &[1, 0x7f]),       // takes (clearing): 2
+            &api(110, &[0x50, 3]),      // 3 bytes received
+        ]));
+        let notes = &m.rtos_objects.notifications;
+        let values: Vec<u32> = notes.iter().map(|n| n.value).collect();
+        assert_eq!(values, [1, 2, 2]);
+        let levels: Vec<u32> = m
+            .rtos_objects
+            .stream_buffer_ops
+            .iter()
+            .map(|o| o.bytes_after)
+            .collect();
+        assert_eq!(levels, [4, 1]);
+    }
+
+    #[test]
+    fn heap_events_are_blocks_of_the_named_heap() {
+        let m = model(&recording(&[
+            &[25, 5, 0x60, 3, b'h', b'e', b'p', 1], // resource 0x60 is "hep"
+            &[31, 6, 2, 0x60, 0x60, 0x80, 0x08, 0, 1], // heap 0x60 of 1024 bytes
+            &[31, 4, 3, 0x60, 0x70, 16, 1],         // 16 bytes at 0x70
+            &[31, 5, 3, 0x60, 0, 0x80, 0x10, 1],    // 2048 bytes: failed
+            &[31, 3, 5, 0x60, 0x70, 1],             // 0x70 freed
+        ]));
+        let heap = &m.memory.heaps[0];
+        assert_eq!((heap.name.as_str(), heap.total_size), ("hep", Some(1024)));
+        let blocks: Vec<_> = m.memory.blocks.iter().map(|b| (b.addr, b.size)).collect();
+        assert_eq!(blocks, [(0x70, 16)]);
+        assert_eq!(m.memory.failed_allocations.len(), 1);
+    }
+
+    #[test]
+    fn a_timer_entering_its_callback_expired_and_takes_a_later_name() {
+        let m = model(&recording(&[
+            &[19, 0x70, 1],                   // timer 0x70 enters
+            &[20, 1],                         // and exits
+            &[25, 4, 0x70, 2, b't', b'1', 1], // its resource name
+            &[19, 0x71, 1],                   // timer 0x71, never named
+        ]));
+        let timers = &m.rtos_objects;
+        let ops: Vec<_> = timers.timer_ops.iter().map(|o| (o.timer, o.op)).collect();
+        assert_eq!(ops, [(0, TimerOpKind::Expired), (1, TimerOpKind::Expired)]);
+        let names: Vec<&str> = timers.timers.iter().map(|t| t.name.as_str()).collect();
+        assert_eq!(names, ["t1", "0x71"]);
+    }
+
+    #[test]
+    fn stack_info_gives_the_size_and_a_margin_only_when_used_is_measured() {
+        let m = model(&recording(&[
+            &[21, 0x20, 0x40, 0x80, 0x08, 0, 1], // task 0x20: 1024 bytes, use unknown
+            &[21, 0x20, 0x40, 0x80, 0x08, 100, 1], // 100 of them used
+        ]));
+        assert_eq!(m.tasks[0].stack_size, Some(1024));
+        let margins: Vec<u32> = m
+            .memory
+            .stack_margins
+            .iter()
+            .map(|s| s.free_bytes)
+            .collect();
+        assert_eq!(margins, [924]);
+    }
+
+    #[test]
+    fn module_events_beyond_the_integrations_and_short_calls_are_counted() {
+        let m = model(&recording(&[
+            &[0x90, 0x01, 1, 5, 1], // id 144: no FreeRTOS call
+            &api(58, &[0x40]),      // a send without its other arguments
+        ]));
+        let kinds: Vec<AnomalyKind> = m.anomalies.iter().map(|a| a.kind).collect();
+        assert_eq!(
+            kinds,
+            [AnomalyKind::UnknownEvent, AnomalyKind::InvalidFrame]
+        );
+        assert_eq!(m.info.invalid_frames, 1);
+        assert!(m.queue_ops.is_empty());
+    }
+
+    #[test]
+    fn a_stream_captured_from_its_middle_is_read_from_its_first_sync() {
+        let mut bytes = vec![0x44, 0x05, 0x06];
+        bytes.extend(vec![0; 10]);
+        bytes.extend([24, 8, 0xc0, 0x84, 0x3d, 0xc0, 0x84, 0x3d, 0, 0, 0]); // init
+        bytes.extend([17, 5]); // idle
+        let recording = Recording::read(&bytes).unwrap();
+        assert_eq!(recording.skipped, 3);
+        let m = build_model(&recording, Vec::new(), None);
+        let skipped: Vec<&str> = m.anomalies.iter().map(|a| a.detail.as_str()).collect();
+        assert_eq!(
+            skipped,
+            ["the recording starts inside the stream: 3 byte(s) before its first sync not decoded"]
+        );
+        assert_eq!(m.info.invalid_frames, 1);
     }
 }

@@ -11,6 +11,7 @@
 //! decoded.
 
 mod events;
+mod freertos;
 mod interpret;
 mod message;
 mod packets;
@@ -30,12 +31,28 @@ pub use packets::{Packet, Packets};
 const SYNC_LEN: usize = 10;
 const TRACE_START_ID: u8 = 10;
 
-/// Whether `bytes` start as a SystemView recording does: the sync, then
-/// the trace-start packet.
+const INIT_ID: u8 = 24;
+/// How far into a stream captured from the middle a sync is looked for.
+const SYNC_SEARCH_BYTES: usize = 64 * 1024;
+
+/// Whether `bytes` are a SystemView recording: the sync, then the
+/// trace-start packet; or, for a stream captured from its middle (a
+/// post-mortem buffer, a capture attached late), bytes up to a sync that
+/// the init packet follows, as the target's periodic sync information has
+/// it.
 pub fn looks_like(bytes: &[u8]) -> bool {
-    bytes.len() > SYNC_LEN
-        && bytes[..SYNC_LEN].iter().all(|&b| b == 0)
-        && bytes[SYNC_LEN] == TRACE_START_ID
+    first_sync(bytes).is_some_and(|at| {
+        let next = bytes[at + SYNC_LEN];
+        (at == 0 && next == TRACE_START_ID) || next == INIT_ID
+    })
+}
+
+/// Where the first sync (ten zero bytes followed by a packet) begins.
+fn first_sync(bytes: &[u8]) -> Option<usize> {
+    let searched = &bytes[..bytes.len().min(SYNC_SEARCH_BYTES + SYNC_LEN + 1)];
+    searched
+        .windows(SYNC_LEN + 1)
+        .position(|w| w[..SYNC_LEN].iter().all(|&b| b == 0) && w[SYNC_LEN] != 0)
 }
 
 /// Why a recording could not be read at all.
@@ -51,7 +68,7 @@ impl fmt::Display for ReadError {
         match self {
             ReadError::Empty => f.write_str("the SystemView recording is empty"),
             ReadError::NotSystemview => f.write_str(
-                "not a SystemView recording: it does not start with ten zero bytes and a trace-start packet (id 10), as a capture of the SysView RTT channel from the start does",
+                "not a SystemView recording: it does not start with ten zero bytes and a trace-start packet (id 10), as a capture of the SysView RTT channel from the start does, nor has ten zero bytes and an init packet (id 24) in its first 64 KiB",
             ),
         }
     }
@@ -59,10 +76,14 @@ impl fmt::Display for ReadError {
 
 impl std::error::Error for ReadError {}
 
-/// A recording's bytes, with the timestamp frequency its init packet gives.
+/// A recording's bytes from its first sync on, with the timestamp frequency
+/// its init packet gives.
 #[derive(Debug, Clone, Copy)]
 pub struct Recording<'a> {
     pub bytes: &'a [u8],
+    /// The bytes before the first sync, which cannot be read (a stream
+    /// captured from its middle).
+    pub skipped: usize,
     /// Timer ticks per second; `None` when the recording has no init packet.
     pub timestamp_hz: Option<u32>,
 }
@@ -75,13 +96,16 @@ impl<'a> Recording<'a> {
         if !looks_like(bytes) {
             return Err(ReadError::NotSystemview);
         }
-        // The target sends its init packet right after the trace start.
+        let skipped = first_sync(bytes).unwrap_or(0);
+        let bytes = &bytes[skipped..];
+        // The target sends its init packet right after the sync.
         let timestamp_hz = Packets::new(bytes).find_map(|p| match Event::decode(&p) {
             Ok(Event::Init { timestamp_hz, .. }) if timestamp_hz > 0 => Some(timestamp_hz),
             _ => None,
         });
         Ok(Recording {
             bytes,
+            skipped,
             timestamp_hz,
         })
     }

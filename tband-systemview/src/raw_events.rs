@@ -55,10 +55,39 @@ pub fn hand_event(
         Event::Init {
             timestamp_hz,
             cpu_hz,
+            id_base,
+            id_shift,
         } => vec![
             ("timestamp_hz", uint(*timestamp_hz)),
             ("cpu_hz", uint(*cpu_hz)),
+            ("id_base", uint(*id_base)),
+            ("id_shift", uint(*id_shift)),
         ],
+        Event::HeapDefine {
+            heap,
+            base,
+            size,
+            metadata,
+        } => vec![
+            ("heap", uint(*heap)),
+            ("base", uint(*base)),
+            ("size", uint(*size)),
+            ("metadata", uint(*metadata)),
+        ],
+        Event::HeapAlloc {
+            heap,
+            addr,
+            size,
+            tag,
+        } => [
+            ("heap", uint(*heap)),
+            ("addr", uint(*addr)),
+            ("size", uint(*size)),
+        ]
+        .into_iter()
+        .chain(tag.map(|tag| ("tag", uint(tag))))
+        .collect(),
+        Event::HeapFree { heap, addr } => vec![("heap", uint(*heap)), ("addr", uint(*addr))],
         Event::NameResource { resource, name } => {
             vec![("resource", uint(*resource)), ("name", ArgValue::Str(name))]
         }

@@ -59,6 +59,16 @@ impl<'a> Reader<'a> {
         Ok(value)
     }
 
+    /// A U32, or 0 where the payload has already ended (a value older
+    /// recorders do not send).
+    pub fn u32_or_zero(&mut self) -> Result<u32, TooShort> {
+        if self.at_end() {
+            Ok(0)
+        } else {
+            self.u32()
+        }
+    }
+
     pub fn string(&mut self) -> Result<&'a [u8], TooShort> {
         let mut len = usize::from(self.byte()?);
         if len == usize::from(LONG_STRING) {

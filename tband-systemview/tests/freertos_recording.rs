@@ -4,14 +4,18 @@
 //! task it created is named with its priority, the busy task's CPU time is
 //! the kernel's measure, the interrupts came as often as the timers fire,
 //! and the notifications and stream-buffer transfers that SystemView's
-//! FreeRTOS integration records are the ones the application counted. A
+//! FreeRTOS integration records are the ones the application counted; the
+//! model's queue operations (from the integration's API events) leave
+//! every level the application read after each of its operations, the
+//! stream buffer's levels are the ones it read, and the heap blocks of its
+//! `heap_user` task are the ones it allocated, with heap_4's sizes. A
 //! copy cut inside a packet and one with a packet of an undefined id
 //! decode everything else, with the damage counted.
 
 use std::collections::HashMap;
 
-use tband_model::{AnomalyKind, ArgValue, EventRow, Model, TaskKind};
-use tband_systemview::{build_model, Packets, ReadError, Recording, IDLE_TASK_ID};
+use tband_model::{Actor, AnomalyKind, ArgValue, EventRow, Model, QueueKind, TaskKind};
+use tband_systemview::{build_model, Packets, ReadError, Recording};
 use tband_trace::{InputFormat, OpenOptions, Trace};
 
 const RECORDING: &str = concat!(
@@ -28,10 +32,15 @@ const TASK_GENERIC_NOTIFY: u64 = 32 + 30;
 const STREAM_BUFFER_SEND: u64 = 32 + 108;
 const STREAM_BUFFER_RECEIVE: u64 = 32 + 110;
 
-/// The application's record: its tasks with their priorities, and its counts.
+/// The application's record: its tasks with their priorities, its counts,
+/// each queue's levels after its operations, the stream buffer's levels,
+/// and its heap_user task's allocations (address, bytes heap_4 counted).
 struct Truth {
     tasks: Vec<(String, u32)>,
     counts: HashMap<String, u64>,
+    levels: HashMap<String, Vec<u32>>,
+    stream_levels: Vec<u32>,
+    allocations: Vec<(u64, u32)>,
 }
 
 fn truth() -> Truth {
@@ -39,7 +48,11 @@ fn truth() -> Truth {
     let mut truth = Truth {
         tasks: Vec::new(),
         counts: HashMap::new(),
+        levels: HashMap::new(),
+        stream_levels: Vec::new(),
+        allocations: Vec::new(),
     };
+    let number = |word: &str| word.parse::<u64>().expect("a number");
     for line in text.lines() {
         let words: Vec<&str> = line.split(' ').collect();
         match words[..] {
@@ -47,10 +60,17 @@ fn truth() -> Truth {
                 .tasks
                 .push((name.to_string(), priority.parse().expect("a priority"))),
             ["count", name, n] => {
-                truth
-                    .counts
-                    .insert(name.to_string(), n.parse().expect("a count"));
+                truth.counts.insert(name.to_string(), number(n));
             }
+            ["level", queue, level] => truth
+                .levels
+                .entry(queue.to_string())
+                .or_default()
+                .push(number(level) as u32),
+            ["stream_level", level] => truth.stream_levels.push(number(level) as u32),
+            ["heap_alloc", addr, _, counted] if addr != "0" => truth
+                .allocations
+                .push((number(addr), number(counted) as u32)),
             _ => {}
         }
     }
@@ -124,10 +144,8 @@ fn every_task_the_application_created_is_named_with_its_priority() {
     // Besides the application's: the timer task and the idle task, which
     // SystemView's FreeRTOS integration creates without task info.
     assert_eq!(model.tasks.len(), truth.tasks.len() + 2);
-    assert_eq!(
-        model.task_by_id(IDLE_TASK_ID).map(|t| t.kind),
-        Some(TaskKind::Idle)
-    );
+    let idle = task_index(&model, "IDLE");
+    assert_eq!(model.tasks[idle as usize].kind, TaskKind::Idle);
     let timer = task_index(&model, "Tmr Svc");
     assert_eq!(model.tasks[timer as usize].kind, TaskKind::Timer);
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
@@ -199,6 +217,55 @@ fn notifications_and_stream_buffer_transfers_are_the_applications_counts() {
     );
     let received: u64 = module(STREAM_BUFFER_RECEIVE).map(|args| args[1]).sum();
     assert_eq!(received, counts["stream_buffer_bytes_received"]);
+}
+
+#[test]
+fn queue_operations_leave_the_levels_the_application_read() {
+    let (model, _) = model_and_rows(&recording());
+    let truth = truth();
+    let mut compared = Vec::new();
+    for (index, queue) in model.queues.iter().enumerate() {
+        let ops: Vec<_> = model
+            .queue_ops
+            .iter()
+            .filter(|o| o.queue == index as u32)
+            .collect();
+        if queue.kind == QueueKind::CountingSemaphore {
+            // Its initial count is not recorded: no levels.
+            assert!(ops.iter().all(|o| o.len_after.is_none()), "{}", queue.name);
+            continue;
+        }
+        let levels: Vec<u32> = ops.iter().map(|o| o.len_after.expect("a level")).collect();
+        if let Some(read) = truth.levels.get(&queue.name) {
+            assert_eq!(&levels, read, "{}", queue.name);
+            compared.push(queue.name.as_str());
+        }
+    }
+    compared.sort_unstable();
+    assert_eq!(compared, ["irq_sem", "lock", "work_q"]);
+    let stream_levels: Vec<u32> = model
+        .rtos_objects
+        .stream_buffer_ops
+        .iter()
+        .map(|o| o.bytes_after)
+        .collect();
+    assert_eq!(stream_levels, truth.stream_levels);
+}
+
+#[test]
+fn heap_blocks_are_the_allocations_the_application_made() {
+    let (model, _) = model_and_rows(&recording());
+    let heap_user = model.tasks[task_index(&model, "heap_user") as usize].task_id;
+    let blocks: Vec<(u64, u32)> = model
+        .memory
+        .blocks
+        .iter()
+        .filter(|b| b.allocated_by == Some(Actor::Task(heap_user)))
+        .map(|b| (b.addr, b.size))
+        .collect();
+    assert_eq!(blocks, truth().allocations);
+    assert_eq!(model.memory.failed_allocations.len(), 1);
+    assert_eq!(model.memory.heaps[0].name, "heap_4");
 }
 
 #[test]

@@ -16,6 +16,7 @@ use tband_decode::interpret::{GrowingTrace, PieceRead};
 use tband_model::rules::Rules;
 use tband_model::{LifetimeBuilder, Model, TraceInfo};
 
+use crate::defmt::{self, DefmtElf};
 use crate::{OpenOptions, Source, TraceError};
 
 /// A tband stream file that grows.
@@ -35,6 +36,8 @@ pub struct GrowingFile {
     lent: bool,
     /// The bytes read by the last look.
     piece: Vec<u8>,
+    /// The firmware's defmt table, to decode its log lines.
+    elf: Option<DefmtElf>,
 }
 
 /// What a look at a growing file found.
@@ -83,6 +86,7 @@ impl GrowingFile {
             }
         }
         let rules = source.lifetime_rules(options)?;
+        let elf = defmt::read_elf(options)?;
         let file =
             File::open(&path).map_err(|source| TraceError::Input(io_error(&name, source)))?;
         let core = spec.core.unwrap_or(0);
@@ -97,6 +101,7 @@ impl GrowingFile {
             read_to: 0,
             lent: false,
             piece: Vec::new(),
+            elf,
         })
     }
 
@@ -139,6 +144,7 @@ impl GrowingFile {
             self.read_to += self.piece.len() as u64;
         }
         *model = self.trace.take_so_far();
+        defmt::decode_logs(model, self.elf.as_ref());
         if let Some(lifetimes) = &mut self.lifetimes {
             lifetimes.lend(model);
         }
@@ -223,6 +229,7 @@ impl GrowingFile {
             });
         }
         let mut model = self.trace.finish();
+        defmt::decode_logs(&mut model, self.elf.as_ref());
         if let Some(lifetimes) = self.lifetimes {
             lifetimes.finish(&mut model);
         }

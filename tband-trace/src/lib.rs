@@ -16,8 +16,12 @@ use tband_systemview::SystemviewImport;
 use tband_threadx::ThreadxImport;
 use tband_tracerecorder::TracerecorderImport;
 
+mod defmt;
 mod growing;
 mod rules_file;
+pub mod symbols;
+
+pub use defmt::DefmtElf;
 
 pub use growing::{GrowingFile, Growth};
 pub use rules_file::{built_in_rules, parse_rules, read_rules, RulesError};
@@ -92,6 +96,8 @@ pub struct OpenOptions {
     pub decode_thread: DecodeThread,
     /// A file of lifetime rules to apply besides the built-in ones.
     pub rules: Option<PathBuf>,
+    /// The firmware's ELF, to decode its defmt log frames.
+    pub elf: Option<PathBuf>,
 }
 
 impl OpenOptions {
@@ -125,6 +131,11 @@ pub enum TraceError {
     },
     /// The rules file could not be read or parsed.
     Rules(RulesError),
+    /// The firmware's ELF could not be read or holds no defmt table.
+    Elf {
+        path: PathBuf,
+        reason: String,
+    },
 }
 
 impl fmt::Display for TraceError {
@@ -145,6 +156,9 @@ impl fmt::Display for TraceError {
             ),
             TraceError::Unreadable { name, reason } => write!(f, "{name}: {reason}"),
             TraceError::Rules(e) => e.fmt(f),
+            TraceError::Elf { path, reason } => {
+                write!(f, "{}: cannot read its defmt table: {reason}", path.display())
+            }
         }
     }
 }
@@ -426,12 +440,15 @@ impl Trace {
             ..TraceInfo::default()
         };
         let rules = source.lifetime_rules(options)?;
+        // Read first, so that a wrong path is told before the trace is read.
+        let elf = defmt::read_elf(options)?;
         let importer = source.importer(options, read)?;
-        let model = if rules.is_empty() {
+        let mut model = if rules.is_empty() {
             importer.build_model(info, events)
         } else {
             build_applying_rules(&*importer, info, events, &rules)
         };
+        defmt::decode_logs(&mut model, elf.as_ref());
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
                 names: source.names().join(", "),

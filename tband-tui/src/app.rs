@@ -8,6 +8,7 @@ use ratatui::crossterm::event::{
     KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
 };
 use tband_model::analysis::Analysis;
+use tband_model::timeline::Section;
 use tband_model::Model;
 
 use crate::line::Columns;
@@ -549,6 +550,27 @@ impl App {
         }
     }
 
+    /// Moves the cursor to the last fault, selects its core's row in the
+    /// faults and shows its details.
+    fn jump_to_crash(&mut self) {
+        let Some(fault) = self.model.faults.last() else {
+            return;
+        };
+        let t = fault.ts_ns.min(self.full_end() - 1);
+        let label = format!("core {}", fault.core_id);
+        let faults = Group::Section(Section::Faults);
+        let row = (self.rows.all.iter()).position(|r| r.group == faults && r.label == label);
+        self.cursor = t;
+        self.reveal(t);
+        let Some(row) = row else {
+            return;
+        };
+        if let Some(entry) = (self.entries.iter()).position(|e| *e == Entry::Row(row)) {
+            self.select(entry);
+        }
+        self.pick_at(row, t);
+    }
+
     fn mark(&mut self) {
         if self.marks.len() == 2 {
             self.marks.clear();
@@ -627,6 +649,7 @@ impl App {
             KeyCode::Char('n') => self.step_event(true),
             KeyCode::Char('N') => self.step_event(false),
             KeyCode::Char('m') => self.mark(),
+            KeyCode::Char('x') => self.jump_to_crash(),
             KeyCode::Char('t') => self.show_summary = !self.show_summary,
             KeyCode::Char('/') => {
                 self.editing_filter = true;
@@ -721,9 +744,15 @@ impl App {
 }
 
 #[cfg(test)]
+#[path = "../../tests/fault/stream.rs"]
+mod crash_stream;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use ratatui::crossterm::event::KeyEventState;
+    use tband_decode::encode::encode_stream;
+    use tband_decode::input::Input;
 
     fn app() -> App {
         let path = concat!(
@@ -963,5 +992,22 @@ mod tests {
         assert_eq!((a.end - a.start, a.end), (span, a.full_end()));
         assert!(!follower.update(&mut a).unwrap().changed);
         assert_eq!(a.selected_entry(), selected);
+    }
+
+    #[test]
+    fn x_jumps_to_the_crash_and_shows_it() {
+        let inputs = Input::per_core("crash", vec![encode_stream(&super::crash_stream::crash())]);
+        let model = tband_trace::Trace::from_inputs(inputs, &Default::default())
+            .unwrap()
+            .model;
+        let crash_ns = model.faults[0].ts_ns;
+        let mut a = App::new(model, "crash".into());
+        while a.warm_up_step() {}
+        chars(&mut a, "x");
+        assert_eq!(a.cursor, crash_ns);
+        let row = a.selected_row().unwrap();
+        assert_eq!(a.rows.all[row].label, "core 0");
+        assert_eq!(a.rows.all[row].group, Group::Section(Section::Faults));
+        assert!(a.picked.is_some_and(|p| p.row == row));
     }
 }

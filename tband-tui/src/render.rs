@@ -38,6 +38,7 @@ pub const KEYMAP: &[(&str, &str)] = &[
     ("Space", "collapse or expand the row's group"),
     ("/", "filter rows by name (Enter keeps, Esc clears)"),
     ("m", "mark the cursor; two marks measure"),
+    ("x", "jump to the crash (the last fault) and show it"),
     ("t", "summary: CPU %, ISRs, queues"),
     ("Esc", "close details, clear marks and help"),
     ("?", "this help"),

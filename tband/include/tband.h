@@ -108,6 +108,36 @@ void tband_task_stack_free(uint32_t task_id, uint32_t free);
 uint32_t tband_task_stack_check(uint32_t task_id, const void *stack, uint32_t previous_free,
                                 size_t word_size, uint8_t fill);
 
+/* ---- Faults ---------------------------------------------------------------- */
+
+/* Fault kinds: the number of the exception whose handler records the fault
+ * (Cortex-M's numbering), or 0 for a fault the software found itself. */
+#define TBAND_FAULT_SOFTWARE 0
+#define TBAND_FAULT_NMI 2
+#define TBAND_FAULT_HARD 3
+#define TBAND_FAULT_MEM_MANAGE 4
+#define TBAND_FAULT_BUS 5
+#define TBAND_FAULT_USAGE 6
+#define TBAND_FAULT_SECURE 7
+
+/* Records a fault and the registers its handler has (0 where the core has
+ * no such register), then freezes the post-mortem ring so that the fault
+ * stays its last event: call it once from the fault handler. */
+void tband_fault(uint8_t kind, uint32_t pc, uint32_t lr, uint32_t xpsr, uint32_t cfsr,
+                 uint32_t hfsr, uint32_t mmfar, uint32_t bfar);
+
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__)
+/* tband_fault from a Cortex-M fault handler: frame is the exception frame
+ * the core stacked (R0-R3, R12, LR, PC, xPSR), the status and address
+ * registers are the System Control Block's. */
+static inline void tband_fault_cortex_m(uint8_t kind, const uint32_t *frame)
+{
+    volatile const uint32_t *scb_fault = (volatile const uint32_t *)0xE000ED28u;
+    tband_fault(kind, frame[6], frame[5], frame[7], scb_fault[0], scb_fault[1], scb_fault[3],
+                scb_fault[4]);
+}
+#endif
+
 /* ---- FreeRTOS (see tband_freertos.h for the trace macros) ----------------- */
 
 /* Return the new object's id, stored in uxTaskNumber / uxQueueNumber. */

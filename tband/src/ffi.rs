@@ -354,5 +354,6 @@ pub extern "C" fn tband_task_valmarker(id: u32, val: i64) {
     freertos::task_valmarker(id, val);
 }
 
+mod fault;
 mod memory;
 mod objects;

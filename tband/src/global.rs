@@ -51,8 +51,8 @@ pub const METADATA_BYTES: usize = if cfg!(feature = "metadata-buf") {
 
 pub type GlobalTracer = Tracer<SelectedBackend, METADATA_BYTES, CORES, { DROP_CNT_EVERY as u32 }>;
 
-struct Global {
-    tracer: UnsafeCell<GlobalTracer>,
+pub(crate) struct Global {
+    pub(crate) tracer: UnsafeCell<GlobalTracer>,
     /// The last id handed out in each [`IdSpace`].
     last_ids: UnsafeCell<[u32; IdSpace::COUNT]>,
 }
@@ -60,7 +60,7 @@ struct Global {
 // SAFETY: only reached inside a critical section (see `with`).
 unsafe impl Sync for Global {}
 
-static GLOBAL: Global = Global {
+pub(crate) static GLOBAL: Global = Global {
     tracer: UnsafeCell::new(Tracer::new(SelectedBackend::new())),
     last_ids: UnsafeCell::new([0; IdSpace::COUNT]),
 };
@@ -134,6 +134,30 @@ pub fn gather_system_metadata() {
     metadata(Event::TsResolutionNs {
         ns_per_ts: port::ts_resolution_ns(),
     });
+}
+
+/// Starts the chosen backend on the running core: streaming starts,
+/// a snapshot is triggered, a post-mortem ring starts (external: nothing
+/// to start). For the executor integrations' `start`.
+#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
+pub(crate) fn start_recording() {
+    #[cfg(feature = "streaming")]
+    let _ = start_streaming();
+    #[cfg(feature = "snapshot")]
+    trigger_snapshot();
+    #[cfg(feature = "postmortem")]
+    start_postmortem();
+}
+
+/// Stops the chosen backend (for the executor integrations).
+#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
+pub(crate) fn stop_recording() {
+    #[cfg(feature = "streaming")]
+    stop_streaming();
+    #[cfg(feature = "snapshot")]
+    stop_snapshot();
+    #[cfg(feature = "postmortem")]
+    stop_postmortem();
 }
 
 /// Names interrupt `isr_id` (metadata, per core).

@@ -7,20 +7,32 @@
 //! [`metadata`] buffer and [`drops`] accounting. With a backend feature
 //! (`streaming`, `snapshot`, `postmortem` or `external`) it also provides the
 //! global tracer and the tracing functions firmware calls, among them the
-//! [`memory`] events and the [`TracedAlloc`] global allocator.
+//! [`memory`] events, the [`TracedAlloc`] global allocator and the
+//! [`fault`] a fault handler records; with `postmortem`, the
+//! `flight_recorder` table a debugger reads the rings by. With feature
+//! `defmt` it is defmt's global logger: each log line becomes one
+//! `defmt_frame` event.
 #![no_std]
 
 pub mod backend;
 pub mod cobs;
 pub mod config;
 pub mod drops;
+#[cfg(feature = "embassy")]
+pub mod embassy;
 pub mod metadata;
 pub mod schema;
 pub mod trace;
 pub mod varint;
 
+#[cfg(feature = "defmt")]
+mod defmt;
+#[cfg(feature = "tracer")]
+pub mod fault;
 #[cfg(feature = "ffi")]
 pub mod ffi;
+#[cfg(feature = "postmortem")]
+pub mod flight_recorder;
 #[cfg(feature = "tracer")]
 pub mod freertos;
 #[cfg(feature = "tracer")]

@@ -3,10 +3,13 @@
 //! stream started later or a snapshot read out later can be decoded.
 
 /// One core's metadata frames, `N` bytes at most (`N == 0`: no buffer).
+/// `repr(C)` and `u32` counts: a debugger reads it by this layout (the
+/// book's format page, "The flight recorder").
+#[repr(C)]
 pub struct MetadataBuf<const N: usize> {
-    bytes: [u8; N],
-    len: usize,
+    len: u32,
     lost: u32,
+    bytes: [u8; N],
 }
 
 impl<const N: usize> Default for MetadataBuf<N> {
@@ -18,19 +21,20 @@ impl<const N: usize> Default for MetadataBuf<N> {
 impl<const N: usize> MetadataBuf<N> {
     pub const fn new() -> Self {
         MetadataBuf {
-            bytes: [0; N],
             len: 0,
             lost: 0,
+            bytes: [0; N],
         }
     }
 
     /// Appends one frame; a frame that does not fit is counted as lost.
     /// Returns whether it was stored.
     pub fn push(&mut self, frame: &[u8]) -> bool {
-        match self.bytes.get_mut(self.len..self.len + frame.len()) {
+        let len = self.len as usize;
+        match self.bytes.get_mut(len..len + frame.len()) {
             Some(dst) => {
                 dst.copy_from_slice(frame);
-                self.len += frame.len();
+                self.len += frame.len() as u32;
                 true
             }
             None => {
@@ -42,7 +46,7 @@ impl<const N: usize> MetadataBuf<N> {
 
     /// The frames stored so far.
     pub fn as_bytes(&self) -> &[u8] {
-        self.bytes.split_at(self.len.min(N)).0
+        self.bytes.split_at((self.len as usize).min(N)).0
     }
 
     /// Metadata frames that did not fit.

@@ -25,21 +25,11 @@ impl RtosTrace for TbandTrace {
         freertos::task_name(IDLE_TASK_ID, "idle");
         freertos::task_is_idle_task(IDLE_TASK_ID, crate::port::core_id() as u32);
         crate::isr_name(ISR_ID, "interrupt");
-        #[cfg(feature = "streaming")]
-        let _ = crate::start_streaming();
-        #[cfg(feature = "snapshot")]
-        crate::trigger_snapshot();
-        #[cfg(feature = "postmortem")]
-        crate::start_postmortem();
+        crate::start_recording();
     }
 
     fn stop() {
-        #[cfg(feature = "streaming")]
-        crate::stop_streaming();
-        #[cfg(feature = "snapshot")]
-        crate::stop_snapshot();
-        #[cfg(feature = "postmortem")]
-        crate::stop_postmortem();
+        crate::stop_recording();
     }
 
     fn task_new(id: u32) {

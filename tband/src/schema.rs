@@ -50,6 +50,12 @@ pub enum Group {
     /// Ids 152–159, tband's memory events, any firmware: heap allocations
     /// and frees, and the stack each task has left.
     Memory,
+    /// Ids 160–163, tband's fault events, any firmware: a crash and the
+    /// registers its fault handler saw.
+    Fault,
+    /// Ids 164–167, log lines: a defmt frame as the firmware's global
+    /// logger wrote it, decoded on the host with the firmware's ELF.
+    Log,
 }
 
 /// Everything the schema says about one event.
@@ -679,6 +685,10 @@ define_events! {
     154 Memory HeapFree "heap_free" ts { heap_id: U32, addr: U64, size: U32 }
     155 Memory TaskStackSize "task_stack_size" meta { task_id: U32, size: U32 }
     156 Memory TaskStackFree "task_stack_free" ts { task_id: U32, free: U32 }
+    160 Fault Fault "fault" ts { kind: U8, pc: U32, lr: U32 }
+    161 Fault FaultStatus "fault_status" ts { xpsr: U32, cfsr: U32, hfsr: U32 }
+    162 Fault FaultAddress "fault_address" ts { mmfar: U32, bfar: U32 }
+    164 Log DefmtFrame "defmt_frame" ts { frame: Str }
 }
 
 /// Longest payload of any event without its string: the bytes that come
@@ -823,7 +833,7 @@ mod tests {
         for id in 113..122 {
             assert_eq!(EventKind::from_id(id), None);
         }
-        for id in 157..=255 {
+        for id in (157..160).chain(163..164).chain(165..=255) {
             assert_eq!(EventKind::from_id(id), None);
         }
         // heap_alloc and heap_free: the id, the timestamp, a u32, a u64, a u32.

@@ -53,6 +53,26 @@ impl<B: Backend, const META: usize, const CORES: usize, const HEARTBEAT: u32>
         }
     }
 
+    /// Where the backend lies within the tracer at `this`, and
+    /// [`metadata_ptr`](Self::metadata_ptr) where `core`'s metadata buffer
+    /// does: for the flight recorder's table of addresses, computed at
+    /// compile time.
+    ///
+    /// # Safety
+    /// `this` points to a tracer (only an address is computed; nothing is
+    /// read).
+    pub const unsafe fn backend_ptr(this: *const Self) -> *const B {
+        // SAFETY: as the caller promises.
+        unsafe { &raw const (*this).backend }
+    }
+
+    /// # Safety
+    /// As for [`backend_ptr`](Self::backend_ptr).
+    pub const unsafe fn metadata_ptr(this: *const Self, core: usize) -> *const MetadataBuf<META> {
+        // SAFETY: as the caller promises.
+        unsafe { &raw const (*this).cores[core].metadata }
+    }
+
     /// Records a timed event of `core` at `ts`.
     #[inline(always)]
     pub fn event(&mut self, core: usize, ts: u64, event: &RawEvent<'_>) {

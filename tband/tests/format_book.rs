@@ -124,6 +124,16 @@ fn the_books_memory_events_are_the_schemas() {
 }
 
 #[test]
+fn the_books_log_events_are_the_schemas() {
+    assert_book_matches_schema("### Log events", Group::Log);
+}
+
+#[test]
+fn the_books_fault_events_are_the_schemas() {
+    assert_book_matches_schema("### Fault events", Group::Fault);
+}
+
+#[test]
 fn a_row_that_differs_is_seen() {
     let row = parse_row("| 4 | `isr_enter` | yes | `isr`: u32 |").unwrap();
     let schema = schema_rows(Group::Base);

@@ -42,6 +42,8 @@ static FILE *truth_file;
 
 uint64_t platform_now_ns(void) { return tracer_now_ns(); }
 
+void platform_message(const char *text) { tracer_message(text); }
+
 void platform_finish(const char *const count_names[], const uint64_t counts[],
                      unsigned count_len) {
   if (trace_output_finish() != 0) {

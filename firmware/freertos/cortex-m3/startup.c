@@ -15,12 +15,17 @@ static void unexpected_interrupt(void) {
   }
 }
 
+/* A build may handle faults (postmortem.c records them). */
+void hard_fault_handler(void) __attribute__((weak, alias("unexpected_interrupt")));
+
 #define IRQS 32
 
 __attribute__((section(".vectors"), used)) static void (*const vectors[16 + IRQS])(void) = {
     [0] = (void (*)(void))_stack_top,
     [1] = reset_handler,
-    [2 ... 10] = unexpected_interrupt,
+    [2] = unexpected_interrupt,
+    [3] = hard_fault_handler,
+    [4 ... 10] = unexpected_interrupt,
     [11] = vPortSVCHandler,
     [12 ... 13] = unexpected_interrupt,
     [14] = xPortPendSVHandler,

@@ -31,8 +31,15 @@ void tracer_isr_enter(uint32_t id) { tband_isr_enter(id); }
 
 void tracer_isr_exit(uint32_t id) { tband_isr_exit(id); }
 
+/* Messages are the instants of one marker (recorded with the library's
+ * markers feature). */
+#define MESSAGE_MARKER_ID 1
+
 void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
   tband_gather_system_metadata();
   tband_isr_name(systick_id, "SysTick");
   tband_isr_name(timer0_id, "TIMER0");
+  tband_evtmarker_name(MESSAGE_MARKER_ID, "log");
 }
+
+void tracer_message(const char *text) { tband_evtmarker(MESSAGE_MARKER_ID, text); }

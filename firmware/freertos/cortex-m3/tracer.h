@@ -13,5 +13,6 @@ void tracer_isr_exit(uint32_t id);
 /* Before the recording starts: names the two traced interrupts and
  * describes the system. */
 void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id);
+void tracer_message(const char *text);
 
 #endif

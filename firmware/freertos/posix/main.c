@@ -26,6 +26,12 @@ static FILE *truth_file;
 
 uint64_t platform_now_ns(void) { return tband_port_timestamp(); }
 
+/* Messages are the instants of one marker (recorded with the library's
+ * markers feature). */
+#define MESSAGE_MARKER_ID 1
+
+void platform_message(const char *text) { tband_evtmarker(MESSAGE_MARKER_ID, text); }
+
 void platform_stop_recording(void) { (void)tband_stop_streaming(); }
 
 void platform_finish(const char *const count_names[], const uint64_t counts[],
@@ -73,6 +79,7 @@ int main(int argc, char **argv) {
   tband_port_posix_stream_to(trace_fd);
   tband_gather_system_metadata();
   tband_isr_name(TICK_ISR_ID, "tick");
+  tband_evtmarker_name(MESSAGE_MARKER_ID, "log");
   if (tband_start_streaming() != 0) {
     fputs("freertos-posix: the trace could not be started\n", stderr);
     return 1;

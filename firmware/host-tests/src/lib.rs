@@ -1,6 +1,7 @@
-//! A host port of the global tracer (threads play cores), a helper that
-//! reads traces back with `tband-decode`, and the QEMU example firmware
-//! ([`qemu`]), for the tests in `tests/` and those of `tband-capture`.
+//! A host port of the global tracer (threads play cores), a function that
+//! reads traces back with `tband-decode`, the QEMU example firmware
+//! ([`qemu`]) and what the embassy tests share ([`embassy`]), for the tests
+//! in `tests/` and those of `tband-capture`.
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
@@ -10,6 +11,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use tband::EventKind;
 use tband_decode::stream::StreamDecoder;
 
+pub mod embassy;
 pub mod qemu;
 pub mod vendor;
 

@@ -1,6 +1,6 @@
-//! The QEMU example firmware (`firmware/qemu-cortex-m3`) for tests: built
-//! for thumbv7m-none-eabi with one of its transports, run on QEMU's
-//! lm3s6965evb. Tests skip with a message when QEMU or the rustup target is
+//! The QEMU example firmware (`firmware/qemu-cortex-m3` with one of its
+//! transports, `firmware/embassy-cortex-m3`) for tests: built for
+//! thumbv7m-none-eabi, run on QEMU's lm3s6965evb. Tests skip with a message when QEMU or the rustup target is
 //! missing, and fail instead when `TBAND_REQUIRE_QEMU=1` (as in CI).
 
 use std::io::{BufRead, BufReader};
@@ -48,11 +48,35 @@ pub fn tools_present() -> bool {
 /// has a target folder of its own, so tests running at once do not
 /// overwrite each other's firmware.
 pub fn build_firmware(feature: &str) -> PathBuf {
+    build(
+        "qemu-cortex-m3",
+        "tband-qemu-cortex-m3",
+        &format!("qemu-cortex-m3-{feature}"),
+        &["--no-default-features", "--features", feature],
+    )
+}
+
+/// Builds the embassy example firmware (`firmware/embassy-cortex-m3`)
+/// and returns the ELF file of its program `bin` (`tband-embassy-cortex-m3`,
+/// or `poll_cost` with `features`).
+pub fn build_embassy_firmware(bin: &str, features: &[&str]) -> PathBuf {
+    let mut args = vec!["--bin", bin, "--no-default-features"];
+    let features = features.join(",");
+    if !features.is_empty() {
+        args.extend(["--features", &features]);
+    }
+    let folder = format!("embassy-cortex-m3-{bin}-{}", features.replace(',', "-"));
+    build("embassy-cortex-m3", bin, &folder, &args)
+}
+
+/// Builds firmware crate `firmware/<dir>` in release mode for
+/// thumbv7m-none-eabi into target folder `folder`; returns its ELF `bin`.
+fn build(dir: &str, bin: &str, folder: &str, args: &[&str]) -> PathBuf {
     let base = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo().join("target"));
-    let target_dir = base.join(format!("qemu-cortex-m3-{feature}"));
-    let firmware = repo().join("firmware/qemu-cortex-m3");
+    let target_dir = base.join(folder);
+    let firmware = repo().join("firmware").join(dir);
     // Run from the firmware's folder so that its .cargo/config.toml applies.
     run(Command::new(env!("CARGO"))
         .current_dir(&firmware)
@@ -63,12 +87,12 @@ pub fn build_firmware(feature: &str) -> PathBuf {
             "--target",
             "thumbv7m-none-eabi",
         ])
-        .args(["--no-default-features", "--features", feature])
+        .args(args)
         .arg("--manifest-path")
         .arg(firmware.join("Cargo.toml"))
         .arg("--target-dir")
         .arg(&target_dir));
-    target_dir.join("thumbv7m-none-eabi/release/tband-qemu-cortex-m3")
+    target_dir.join("thumbv7m-none-eabi/release").join(bin)
 }
 
 /// QEMU with the board, no display and semihosting on (the firmware
@@ -76,11 +100,21 @@ pub fn build_firmware(feature: &str) -> PathBuf {
 /// count, so that every run is the same; the firmware and the serial port
 /// are the caller's to add.
 pub fn qemu() -> Command {
+    lm3s6965evb("shift=4")
+}
+
+/// [`qemu`] in virtual time of one nanosecond per instruction: for the
+/// programs that count instructions with SysTick.
+pub fn qemu_counting_instructions() -> Command {
+    lm3s6965evb("shift=0")
+}
+
+fn lm3s6965evb(icount: &str) -> Command {
     let mut qemu = Command::new("qemu-system-arm");
     qemu.args(["-cpu", "cortex-m3", "-machine", "lm3s6965evb"])
         .args(["-display", "none", "-monitor", "none"])
         .args(["-semihosting-config", "enable=on,target=native"])
-        .args(["-icount", "shift=4"]);
+        .args(["-icount", icount]);
     qemu
 }
 

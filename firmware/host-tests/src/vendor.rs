@@ -19,7 +19,8 @@ fn folder(variable: &str, sub: &str, file: &str) -> Result<PathBuf, String> {
     }
 }
 
-fn tool(program: &str) -> Result<(), String> {
+/// Whether `program --version` runs, or why not.
+pub fn tool(program: &str) -> Result<(), String> {
     match Command::new(program).arg("--version").output() {
         Ok(out) if out.status.success() => Ok(()),
         _ => Err(format!("{program} is not installed")),
@@ -48,7 +49,8 @@ pub fn sources(sub: &str, file: &str) -> Option<(PathBuf, PathBuf)> {
     }
 }
 
-/// A folder of its own for a build, under the target folder.
+/// A folder of its own for a build, under the target folder (never the
+/// folder cargo builds the test in, whose lock it holds).
 pub fn build_dir(name: &str) -> PathBuf {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     std::env::var_os("CARGO_TARGET_DIR")

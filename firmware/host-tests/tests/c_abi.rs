@@ -118,9 +118,9 @@ fn postmortem_c_program_keeps_the_last_events() {
     assert_eq!(stdout, "");
     // Metadata first, then whole frames up to the last value recorded
     // before the stop: value 999 at ts 1000. These values are 8-byte
-    // frames, so the 64-byte ring holds exactly 8 of them; reading skips
-    // the oldest, as a cut frame cannot be told from a whole one there.
-    let values: Vec<_> = (993..1000)
+    // frames, so the 64-byte ring holds exactly 8 of them, all read: the
+    // ring drops whole frames to make room.
+    let values: Vec<_> = (992..1000)
         .map(|i| format!("@{} valmarker valmarker_id=1 val={i}", i + 1))
         .collect();
     let mut expected = vec![

@@ -30,28 +30,39 @@
 //! message, and fails instead when `TBAND_REQUIRE_FREERTOS=1` (as in CI).
 
 use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitCode};
+use std::process::{Child, Command, ExitCode, Stdio};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
+use tband_capture::flight_cli::Memory;
+use tband_capture::flight_recorder::Table;
+use tband_capture::gdb::Gdb;
 use tband_capture::record::Limits;
+use tband_capture::rtt::TargetMemory;
+use tband_capture::rtt_stream::Attached;
 use tband_capture::source::Source;
 use tband_host_tests::qemu::{free_port, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::run;
+use tband_host_tests::vendor::tool;
 use tband_model::{
     Actor, ArgValue, EventGroupOpKind, EventRow, Model, NotificationOp, TimerOpKind,
 };
+use tband_trace::symbols::Symbols;
 use tband_trace::{OpenOptions, Source as TraceSource, Trace};
+
+mod example;
+use example::{
+    build_cortex_m3, build_library, make_with, own_dir, record_cortex_m3, repo, thumbv7m_target,
+    Backend,
+};
 
 const SECONDS: &str = "3";
 
 /// The host program's CPU load is measured in real time: the tests take
 /// turns, so that the other's build does not compete with it.
 static ONE_AT_A_TIME: Mutex<()> = Mutex::new(());
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
 
 /// The kernel sources, or why the test cannot run.
 fn kernel() -> Result<PathBuf, String> {
@@ -69,24 +80,6 @@ fn kernel() -> Result<PathBuf, String> {
     }
 }
 
-/// Whether `program --version` runs, or why not.
-fn tool(program: &str) -> Result<(), String> {
-    match Command::new(program).arg("--version").output() {
-        Ok(out) if out.status.success() => Ok(()),
-        _ => Err(format!("{program} is not installed")),
-    }
-}
-
-fn thumbv7m_target() -> Result<(), String> {
-    let targets = Command::new("rustup")
-        .args(["target", "list", "--installed"])
-        .output();
-    match targets {
-        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => Ok(()),
-        _ => Err("the rustup target thumbv7m-none-eabi is not installed".into()),
-    }
-}
-
 /// What the test needs, or `None` after saying why it skips (failing
 /// under `TBAND_REQUIRE_FREERTOS=1`).
 fn needs<T>(what: Result<T, String>) -> Option<T> {
@@ -101,70 +94,6 @@ fn needs<T>(what: Result<T, String>) -> Option<T> {
             None
         }
     }
-}
-
-/// The folder for a build this test starts (never the target folder cargo
-/// builds the test in, whose lock it holds).
-fn own_dir(name: &str) -> PathBuf {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
-    base.join(name)
-}
-
-/// Builds the tband-c library into `dir` for `target` (the host when
-/// `None`) with `features`; returns the library's path.
-fn build_library(
-    dir: &Path,
-    target: Option<&str>,
-    features: &str,
-    env: &[(&str, &str)],
-) -> PathBuf {
-    let mut cargo = Command::new(env!("CARGO"));
-    cargo
-        .args(["build", "--quiet", "--release", "--manifest-path"])
-        .arg(repo().join("tband-c/Cargo.toml"))
-        .args(["--features", features])
-        .arg("--target-dir")
-        .arg(dir)
-        .env("TBAND_CORES", "1")
-        .env("TBAND_METADATA_BUF_BYTES", "1024")
-        .envs(env.iter().copied());
-    if let Some(target) = target {
-        cargo.args(["--target", target]);
-    }
-    run(&mut cargo);
-    let mut lib = dir.to_path_buf();
-    if let Some(target) = target {
-        lib.push(target);
-    }
-    lib.join("release/libtband_c.a")
-}
-
-/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`,
-/// with the further `variables`.
-fn make(port: &str, dir: &Path, kernel: &Path, library: &Path, variables: &[&str]) {
-    make_with(port, dir, kernel, library, variables, "");
-}
-
-/// [`make`] with `cppflags` added to the build's (`CPPFLAGS`).
-fn make_with(
-    port: &str,
-    dir: &Path,
-    kernel: &Path,
-    library: &Path,
-    variables: &[&str],
-    cppflags: &str,
-) {
-    run(Command::new("make")
-        .env("CPPFLAGS", cppflags)
-        .arg("--silent")
-        .arg("-C")
-        .arg(repo().join("firmware/freertos").join(port))
-        .arg(format!("OUT={}", dir.display()))
-        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("TBAND_LIB={}", library.display()))
-        .args(variables));
 }
 
 /// What the application recorded (`truth.txt`).
@@ -262,7 +191,12 @@ impl Truth {
 /// returns its folder (with `trace.bin` and `truth.txt`).
 fn record_posix(kernel: &Path, name: &str, cppflags: &str) -> PathBuf {
     let dir = own_dir(name);
-    let library = build_library(&dir, None, "streaming,isr,freertos,metadata-buf", &[]);
+    let library = build_library(
+        &dir,
+        None,
+        "streaming,isr,markers,freertos,metadata-buf",
+        &[],
+    );
     make_with("posix", &dir, kernel, &library, &[], cppflags);
     run(Command::new(dir.join("freertos-posix"))
         .arg(dir.join("trace.bin"))
@@ -271,62 +205,12 @@ fn record_posix(kernel: &Path, name: &str, cppflags: &str) -> PathBuf {
     dir
 }
 
-/// How the Cortex-M3 build's trace leaves the board (the Makefile's
-/// BACKEND).
-enum Backend {
-    Snapshot,
-    Streaming,
-}
-
-/// Builds the Cortex-M3 example with `backend` into its own folder, from
-/// which QEMU is to run it (semihosting writes `truth.txt` and, from a
-/// snapshot, `trace.bin` there; those of an earlier run are removed);
-/// returns the folder and the firmware.
-fn build_cortex_m3(kernel: &Path, backend: Backend) -> (PathBuf, PathBuf) {
-    let (make_backend, name, features, env): (_, _, _, &[_]) = match backend {
-        Backend::Snapshot => (
-            "snapshot",
-            "freertos-cm3",
-            "snapshot,isr,freertos,metadata-buf",
-            &[("TBAND_BUF_BYTES", "393216")],
-        ),
-        Backend::Streaming => (
-            "streaming",
-            "freertos-cm3-uart",
-            "streaming,isr,freertos,metadata-buf",
-            &[],
-        ),
-    };
-    let dir = own_dir(name);
-    let library = build_library(&dir, Some("thumbv7m-none-eabi"), features, env);
-    make(
-        "cortex-m3",
-        &dir,
-        kernel,
-        &library,
-        &[&format!("BACKEND={make_backend}")],
-    );
-    for file in ["trace.bin", "truth.txt"] {
-        let _ = std::fs::remove_file(dir.join(file));
-    }
-    let firmware = dir.join(format!("{name}.elf"));
-    (dir, firmware)
-}
-
-/// Builds the Cortex-M3 example with the snapshot backend and runs it in
-/// QEMU; returns the folder with `trace.bin` and `truth.txt`.
-fn record_cortex_m3(kernel: &Path) -> PathBuf {
-    let (dir, firmware) = build_cortex_m3(kernel, Backend::Snapshot);
-    run(qemu_mps2_an385(&dir).arg("-kernel").arg(firmware));
-    dir
-}
-
 /// Builds the Cortex-M3 example with the streaming backend and runs it in
 /// QEMU with its UART served on a TCP port, which holds the machine until
 /// `tband-capture --tcp` connects and records into `trace.bin` until QEMU
 /// exits; returns the folder with `trace.bin` and `truth.txt`.
 fn capture_cortex_m3_uart(kernel: &Path) -> PathBuf {
-    let (dir, firmware) = build_cortex_m3(kernel, Backend::Streaming);
+    let (dir, firmware) = build_cortex_m3(kernel, Backend::Streaming, "freertos-cm3-uart", "");
     let address = format!("127.0.0.1:{}", free_port());
     let serial = format!("tcp:{address},server=on,wait=on");
     let (qemu, _stderr) = spawn_listening(
@@ -360,8 +244,8 @@ fn decode_stats(trace: &Path, out: &Path) -> String {
         pretty: false,
         json: false,
         stats: true,
-        summary: false,
         output: Some(out.to_path_buf()),
+        ..tband_cli::decode::Options::default()
     };
     assert_eq!(tband_cli::decode::run(&options), Ok(ExitCode::SUCCESS));
     let text = std::fs::read_to_string(out).unwrap();
@@ -856,7 +740,11 @@ fn cortex_m3_port_in_qemu_trace_matches_the_applications_record() {
         return;
     };
     let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    check_recording(&record_cortex_m3(&kernel), &["SysTick", "TIMER0"], true);
+    check_recording(
+        &record_cortex_m3(&kernel, "freertos-cm3", ""),
+        &["SysTick", "TIMER0"],
+        true,
+    );
 }
 
 #[test]
@@ -870,4 +758,218 @@ fn cortex_m3_uart_capture_matches_the_applications_record() {
         &["SysTick", "TIMER0"],
         true,
     );
+}
+
+/// Builds the Cortex-M3 example with the post-mortem backend and runs it in
+/// QEMU, its gdbstub on a free port, until its task `crasher` faults and
+/// the fault handler says so; returns the folder, the firmware, QEMU (left
+/// waiting in the fault handler) and the gdbstub's address.
+fn crash_cortex_m3(kernel: &Path) -> (PathBuf, PathBuf, Child, String) {
+    let (dir, firmware) =
+        build_cortex_m3(kernel, Backend::PostMortem, "freertos-cm3-postmortem", "");
+    let address = format!("127.0.0.1:{}", free_port());
+    let mut qemu = qemu_mps2_an385(&dir)
+        .args(["-gdb", &format!("tcp:{address}")])
+        .arg("-kernel")
+        .arg(&firmware)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("qemu-system-arm starts");
+    // Semihosting's console is QEMU's stderr.
+    let mut stderr = BufReader::new(qemu.stderr.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("fault recorded") {
+        line.clear();
+        assert!(
+            stderr.read_line(&mut line).unwrap() > 0,
+            "the firmware ended without faulting"
+        );
+    }
+    (dir, firmware, qemu, address)
+}
+
+/// The line of the firmware's source where its task `crasher` faults.
+fn faulting_line() -> usize {
+    let source = repo().join("firmware/freertos/cortex-m3/postmortem.c");
+    let text = std::fs::read_to_string(source).unwrap();
+    1 + text
+        .lines()
+        .position(|l| l.contains("/* the bad dereference */"))
+        .expect("postmortem.c marks its bad dereference")
+}
+
+/// `tband-capture --flight-recorder` with `memory`: the report's lines.
+fn read_flight_recorder(firmware: &Path, memory: Memory, output: &Path) -> Vec<String> {
+    let options = tband_capture::flight_cli::Options {
+        elf: firmware.to_path_buf(),
+        memory,
+        output: output.to_path_buf(),
+    };
+    let mut report = Vec::new();
+    tband_capture::flight_cli::run(&options, &mut report).unwrap();
+    String::from_utf8(report)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
+}
+
+/// The RAM of the firmware's data, read through the GDB server as GDB's
+/// `dump memory` does, into `image`; returns how long the read took.
+fn dump_memory(firmware: &Path, address: &str, image: &Path) -> Duration {
+    let table = Table::from_elf(firmware).unwrap();
+    let (start, end) = table.ram.unwrap();
+    let mut gdb = Gdb::connect(address).unwrap();
+    let mut ram = vec![0u8; (end - start) as usize];
+    let started = Instant::now();
+    gdb.read(start, &mut ram).unwrap();
+    let took = started.elapsed();
+    gdb.release();
+    std::fs::write(image, ram).unwrap();
+    took
+}
+
+/// The number in a report line after `before`, e.g. the overwritten events.
+fn number_before(line: &str, before: &str) -> u64 {
+    let head = &line[..line.find(before).unwrap()];
+    let digits = head.rsplit(' ').next().unwrap();
+    digits.parse().unwrap()
+}
+
+#[test]
+fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_image() {
+    let Some(kernel) = cortex_m3_tools() else {
+        return;
+    };
+    let _turn = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let (dir, firmware, mut qemu, address) = crash_cortex_m3(&kernel);
+    let through_gdb = dir.join("crash.bin");
+    let report = read_flight_recorder(&firmware, Memory::Gdb(address.clone()), &through_gdb);
+    let image = dir.join("ram.bin");
+    let dump_took = dump_memory(&firmware, &address, &image);
+    qemu.kill().unwrap();
+    qemu.wait().unwrap();
+    let from_image = dir.join("crash-from-image.bin");
+    let image_report = read_flight_recorder(
+        &firmware,
+        Memory::RamImage {
+            path: image.clone(),
+            base: None,
+        },
+        &from_image,
+    );
+    println!("{}\n{}", report.join("\n"), image_report.join("\n"));
+    let ram_bytes = std::fs::metadata(&image).unwrap().len();
+    println!(
+        "read {ram_bytes} bytes of RAM through the gdbstub in {:.1} ms",
+        dump_took.as_secs_f64() * 1e3
+    );
+
+    // The same trace both ways, from a ring that went round many times.
+    let trace = std::fs::read(&through_gdb).unwrap();
+    assert_eq!(trace, std::fs::read(&from_image).unwrap());
+    let core = report.iter().find(|l| l.starts_with("core 0:")).unwrap();
+    let overwritten = number_before(core, " event(s) overwritten");
+    assert!(overwritten > 1000, "{core}");
+    assert!(
+        report[0].contains("the target was halted for") && report[0].contains("runs on"),
+        "{}",
+        report[0]
+    );
+    assert!(
+        !report.iter().any(|l| l.starts_with("damage")),
+        "{report:?}"
+    );
+
+    // The oldest kept event is whole and nothing after it is lost; the
+    // last events are what the firmware recorded last.
+    let mut last = Vec::new();
+    let source = TraceSource::open(&[path_arg(&through_gdb)], &OpenOptions::default()).unwrap();
+    let mut trace = Trace::build_with_events(source, &OpenOptions::default(), &mut |row| {
+        let args: Vec<String> = (row.args.iter())
+            .map(|(name, value)| match value {
+                ArgValue::UInt(v) => format!("{name}={v:#x}"),
+                ArgValue::Int(v) => format!("{name}={v}"),
+                ArgValue::Str(s) => format!("{name}={}", String::from_utf8_lossy(s)),
+            })
+            .collect();
+        last.push(format!("{} {}", row.name, args.join(" ")));
+    })
+    .unwrap();
+    let model = &mut trace.model;
+    assert_eq!(model.info.invalid_frames, 0);
+    let known_last = [
+        "evtmarker evtmarker_id=0x9 msg=reading 0xf0000000".to_string(),
+        // Precise data bus error, its address valid; escalated.
+        "fault_status xpsr=0x1000000 cfsr=0x8200 hfsr=0x40000000".to_string(),
+        "fault_address mmfar=0x0 bfar=0xf0000000".to_string(),
+        format!(
+            "fault kind=0x3 pc={:#x} lr={:#x}",
+            model.faults[0].pc, model.faults[0].lr
+        ),
+    ];
+    assert_eq!(last[last.len() - 4..], known_last);
+
+    // The last anomaly is the fault, in the task `crasher`, at the line
+    // of its bad dereference.
+    let anomaly = model.anomalies.last().unwrap();
+    assert_eq!(anomaly.kind, tband_model::AnomalyKind::Fault);
+    Symbols::read(&firmware).unwrap().locate_faults(model);
+    let fault = &model.faults[0];
+    let task = &model.tasks[fault.task.unwrap() as usize];
+    assert_eq!(task.name, "crasher");
+    assert_eq!(
+        fault.pc_location.as_deref(),
+        Some(format!("crasher_task at postmortem.c:{}", faulting_line()).as_str())
+    );
+    check_missing_symbols(&firmware, &image, fault.pc);
+    let health = query(&through_gdb, "trace_health", &dir.join("health.csv"));
+    let fault_row = health.iter().find(|r| r["kind"] == "fault").unwrap();
+    assert_eq!(fault_row["count"], "1");
+    let crash = report.iter().find(|l| l.starts_with("crash: ")).unwrap();
+    assert!(
+        crash.contains(&format!(
+            "task crasher crashed in crasher_task at postmortem.c:{}",
+            faulting_line()
+        )) && crash.ends_with("HardFault: escalated, precise data bus error at 0xf0000000"),
+        "{crash}"
+    );
+}
+
+/// The firmware without its line information still names the faulting
+/// function; stripped of its symbols too, the flight recorder's table
+/// cannot be found, and that is one sentence.
+fn check_missing_symbols(firmware: &Path, image: &Path, pc: u32) {
+    let no_lines = firmware.with_file_name("no-lines.elf");
+    run(Command::new("arm-none-eabi-objcopy")
+        .arg("--strip-debug")
+        .arg(firmware)
+        .arg(&no_lines));
+    let symbols = Symbols::read(&no_lines).unwrap();
+    assert!(!symbols.has_lines());
+    assert_eq!(symbols.locate(pc.into()).as_deref(), Some("crasher_task"));
+
+    let stripped = firmware.with_file_name("stripped.elf");
+    run(Command::new("arm-none-eabi-strip")
+        .arg(firmware)
+        .arg("-o")
+        .arg(&stripped));
+    let options = tband_capture::flight_cli::Options {
+        elf: stripped.clone(),
+        memory: Memory::RamImage {
+            path: image.to_path_buf(),
+            base: None,
+        },
+        output: firmware.with_file_name("never-written.bin"),
+    };
+    let error = tband_capture::flight_cli::run(&options, &mut Vec::new()).unwrap_err();
+    assert_eq!(
+        error,
+        format!(
+            "{} has no tband_flight_recorder symbol: the firmware does not use tband's \
+             post-mortem backend, or the file is stripped",
+            stripped.display()
+        )
+    );
+    assert!(Symbols::read(&stripped).is_err());
 }

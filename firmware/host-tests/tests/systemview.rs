@@ -11,106 +11,18 @@
 //! SystemView's target sources are found in `segger-systemview-3.58/` of
 //! the folder `TBAND_VENDOR_TRACERS` names, the kernel through
 //! `FREERTOS_KERNEL_PATH`; the build needs `arm-none-eabi-gcc` with newlib
-//! and `qemu-system-arm`. Without any of them the test skips with a message.
+//! and `qemu-system-arm`. Without any of them the test skips with a
+//! message, and fails instead when `TBAND_REQUIRE_VENDOR_TRACERS=1` (as in
+//! CI).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-use tband_capture::record::Limits;
-use tband_capture::rtt::Channel;
-use tband_capture::source::{ControlBlock, Source};
-use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
-use tband_host_tests::run;
 use tband_model::Model;
 use tband_trace::{InputFormat, OpenOptions, Trace};
 
+mod example;
+use example::{build_systemview, record_systemview, systemview_sources};
+
 /// The run's length the corpus recording was made with.
 const RUN_NS: &str = "500000000ull";
-
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// The folder of `variable` holding `file`, or why the test cannot run.
-fn folder(variable: &str, sub: &str, file: &str) -> Result<PathBuf, String> {
-    let base = std::env::var_os(variable).ok_or(format!("{variable} is not set"))?;
-    let path = PathBuf::from(base).join(sub);
-    if path.join(file).is_file() {
-        Ok(path)
-    } else {
-        Err(format!("{} holds no {file}", path.display()))
-    }
-}
-
-fn tool(program: &str) -> Result<(), String> {
-    match Command::new(program).arg("--version").output() {
-        Ok(out) if out.status.success() => Ok(()),
-        _ => Err(format!("{program} is not installed")),
-    }
-}
-
-/// SystemView's sources and the kernel, or `None` after saying why the
-/// test skips.
-fn sources() -> Option<(PathBuf, PathBuf)> {
-    let found = folder(
-        "TBAND_VENDOR_TRACERS",
-        "segger-systemview-3.58",
-        "SEGGER/SEGGER_SYSVIEW.c",
-    )
-    .and_then(|systemview| {
-        let kernel = folder("FREERTOS_KERNEL_PATH", "", "tasks.c")?;
-        tool("arm-none-eabi-gcc")?;
-        tool("qemu-system-arm")?;
-        Ok((systemview, kernel))
-    });
-    found.map_err(|why| println!("skipped: {why}")).ok()
-}
-
-/// Builds the example traced by SystemView into a folder of its own.
-fn build(systemview: &Path, kernel: &Path) -> (PathBuf, PathBuf) {
-    let base = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo().join("target"));
-    let dir = base.join("freertos-cm3-systemview");
-    run(Command::new("make")
-        .current_dir(repo().join("firmware/freertos/cortex-m3"))
-        .env("CPPFLAGS", format!("-DRUN_NS={RUN_NS}"))
-        .arg("TRACER=systemview")
-        .arg(format!("OUT={}", dir.display()))
-        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("SYSTEMVIEW_PATH={}", systemview.display())));
-    let _ = std::fs::remove_file(dir.join("truth.txt"));
-    let firmware = dir.join("freertos-cm3-systemview.elf");
-    (dir, firmware)
-}
-
-/// Runs the firmware held for GDB and records its SysView channel into
-/// `recording.sysview` until it exits.
-fn record(dir: &Path, firmware: &Path) -> PathBuf {
-    let port = free_port();
-    let (qemu, _stderr) = spawn_listening(
-        qemu_mps2_an385(dir)
-            .args(gdb_server_args(port))
-            .arg("-kernel")
-            .arg(firmware),
-    );
-    let recording = dir.join("recording.sysview");
-    let capture = tband_capture::cli::Options {
-        source: Source::Gdb {
-            address: format!("127.0.0.1:{port}"),
-            control_block: ControlBlock::Elf(firmware.to_path_buf()),
-            channel: Channel::Name("SysView".into()),
-        },
-        output: recording.clone(),
-        limits: Limits::default(),
-        tui: false,
-        rules: None,
-    };
-    tband_capture::cli::run(&capture).unwrap();
-    let out = qemu.wait_with_output().unwrap();
-    assert!(out.status.success(), "the firmware failed");
-    recording
-}
 
 fn run_time_ns(model: &Model, name: &str) -> u64 {
     let task = model.tasks.iter().position(|t| t.name == name);
@@ -125,11 +37,13 @@ fn run_time_ns(model: &Model, name: &str) -> u64 {
 
 #[test]
 fn the_systemview_recording_is_the_applications_record() {
-    let Some((systemview, kernel)) = sources() else {
+    let Some((systemview, kernel)) = systemview_sources() else {
         return;
     };
-    let (dir, firmware) = build(&systemview, &kernel);
-    let recording = record(&dir, &firmware);
+    let cppflags = format!("-DRUN_NS={RUN_NS}");
+    let (dir, firmware) =
+        build_systemview(&systemview, &kernel, "freertos-cm3-systemview", &cppflags);
+    let recording = record_systemview(&dir, &firmware);
     let trace = Trace::open(
         &[recording.to_str().unwrap().to_string()],
         &OpenOptions::default(),

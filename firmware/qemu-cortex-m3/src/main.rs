@@ -6,13 +6,20 @@
 //! The cargo feature picks how the trace leaves the target (see
 //! `transport`): a snapshot written to `trace.bin` by semihosting (the
 //! default), or a stream over UART0 or an RTT channel, after which the
-//! firmware prints by semihosting how many events it traced.
+//! firmware prints by semihosting how many events it traced; or kept in the
+//! post-mortem ring until a fault on purpose (`postmortem`), for a debugger
+//! to read.
 #![no_std]
 #![no_main]
 
-#[cfg(not(any(feature = "snapshot", feature = "stream-uart", feature = "stream-rtt")))]
+#[cfg(not(any(
+    feature = "snapshot",
+    feature = "stream-uart",
+    feature = "stream-rtt",
+    feature = "postmortem"
+)))]
 compile_error!(
-    "choose how the trace leaves the target: feature snapshot, stream-uart or stream-rtt"
+    "choose how the trace leaves the target: feature snapshot, stream-uart, stream-rtt or postmortem"
 );
 
 #[cfg(any(feature = "stream-uart", feature = "stream-rtt"))]
@@ -20,6 +27,7 @@ mod stream;
 #[cfg_attr(feature = "snapshot", path = "snapshot.rs")]
 #[cfg_attr(feature = "stream-uart", path = "uart.rs")]
 #[cfg_attr(feature = "stream-rtt", path = "rtt.rs")]
+#[cfg_attr(feature = "postmortem", path = "postmortem.rs")]
 mod transport;
 
 extern crate alloc;

@@ -189,8 +189,13 @@ fn a_default_trace_uses_every_event_the_simulator_models() {
         .filter(|k| !matches!(k, EventKind::QueueReset))
         // Notifications, event groups, stream buffers, timers, heaps and
         // stacks are not simulated: the FreeRTOS application's traces
-        // cover them.
-        .filter(|k| !matches!(k.spec().group, Group::FreeRtosExtension | Group::Memory))
+        // cover them, the embassy application's the defmt frames.
+        .filter(|k| {
+            !matches!(
+                k.spec().group,
+                Group::FreeRtosExtension | Group::Memory | Group::Log
+            )
+        })
         .filter(|k| !events.iter().any(|e| e.kind == **k))
         .map(|k| k.name())
         .collect();

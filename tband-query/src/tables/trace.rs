@@ -83,7 +83,7 @@ impl ModelTable for Anomalies {
     const COLUMNS: &[Column<Value<Anomaly>>] = &[
         text(
             "kind",
-            "dropped_events, invalid_frame, unknown_event, time_backwards, end_without_begin, never_closed, no_current_task, missing_core_stream, no_timer_resolution, unknown_free, double_free, free_size_mismatch or inconsistent",
+            "dropped_events, invalid_frame, unknown_event, time_backwards, end_without_begin, never_closed, no_current_task, missing_core_stream, no_timer_resolution, unknown_free, double_free, free_size_mismatch, undecoded_logs, inconsistent or fault",
             |a, _| a.kind.as_str().into(),
         ),
         int("core_id", "the core, where known", |a, _| a.core_id.into()),

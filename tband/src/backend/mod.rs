@@ -51,12 +51,23 @@ pub trait Backend {
 }
 
 /// Longest frame any event can take with strings cut to
-/// [`MAX_STR_LEN`](crate::config::MAX_STR_LEN).
+/// [`MAX_STR_LEN`](crate::config::MAX_STR_LEN) and, with feature `defmt`,
+/// defmt frames to [`DEFMT_FRAME_BYTES`](crate::config::DEFMT_FRAME_BYTES).
 pub const MAX_FRAME_LEN: usize = {
     let mut max = 0;
     let mut i = 0;
     while i < crate::EVENTS.len() {
-        let len = crate::EVENTS[i].max_framed_len(crate::config::MAX_STR_LEN);
+        let spec = &crate::EVENTS[i];
+        let str_len = if matches!(spec.group, crate::schema::Group::Log) {
+            if cfg!(feature = "defmt") {
+                crate::config::DEFMT_FRAME_BYTES
+            } else {
+                0
+            }
+        } else {
+            crate::config::MAX_STR_LEN
+        };
+        let len = spec.max_framed_len(str_len);
         if len > max {
             max = len;
         }

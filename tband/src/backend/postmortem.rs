@@ -1,24 +1,65 @@
 //! Post-mortem: each core writes into a ring buffer that always overwrites
-//! its oldest bytes, so that after a fault or a stop the last `N` bytes of
-//! the trace can be read out. Reading starts at the first frame boundary of
-//! what survived, so the output begins with a whole frame.
+//! its oldest frames, so that after a fault or a stop the last `N` bytes of
+//! the trace can be read out, by the firmware ([`PostMortem::read`]) or by
+//! a debugger from the target's memory (the flight recorder: the layout is
+//! the book's format page's). A frame that does not fit makes room by
+//! dropping whole frames from the oldest end, so what the ring holds always
+//! starts with a whole frame, and the frames dropped are counted exactly.
 
 use super::{with_scratch, Backend, Encode, Outcome};
 
-struct Ring<const N: usize> {
-    bytes: [u8; N],
+/// One core's ring. `repr(C)` and `u32` fields: a debugger reads it by
+/// this layout (the book's format page).
+#[repr(C)]
+pub struct Ring<const N: usize> {
     /// Where the next byte goes.
-    head: usize,
-    /// Whether `head` went round at least once (older bytes follow it).
-    wrapped: bool,
+    head: u32,
+    /// Bytes held: the frames from `head - used` (modulo `N`) to `head`.
+    used: u32,
+    /// Frames dropped to make room, whole or in part: all of them lost.
+    overwritten: u32,
+    bytes: [u8; N],
 }
 
 impl<const N: usize> Ring<N> {
+    const fn new() -> Self {
+        Ring {
+            head: 0,
+            used: 0,
+            overwritten: 0,
+            bytes: [0; N],
+        }
+    }
+
+    /// Where the oldest held frame starts.
+    fn oldest(&self) -> usize {
+        (self.head as usize + N - self.used as usize) % N.max(1)
+    }
+
+    /// Drops the oldest frame: the bytes up to its delimiter.
+    fn drop_oldest(&mut self) {
+        let start = self.oldest();
+        let used = self.used as usize;
+        let (to_end, from_start) = self.bytes.split_at(start);
+        let len = from_start
+            .iter()
+            .chain(to_end)
+            .take(used)
+            .position(|&b| b == 0)
+            .map_or(used, |i| i + 1);
+        self.used -= len as u32;
+        self.overwritten = self.overwritten.saturating_add(1);
+    }
+
     fn push(&mut self, frame: &[u8]) -> bool {
-        if frame.len() > N {
+        if frame.len() > N || frame.is_empty() {
             return false;
         }
-        let (before, after) = self.bytes.split_at_mut(self.head.min(N));
+        while N - (self.used as usize) < frame.len() {
+            self.drop_oldest();
+        }
+        let head = self.head as usize;
+        let (before, after) = self.bytes.split_at_mut(head.min(N));
         let (a, b) = frame.split_at(frame.len().min(after.len()));
         let (Some(a_dst), Some(b_dst)) = (after.get_mut(..a.len()), before.get_mut(..b.len()))
         else {
@@ -26,31 +67,21 @@ impl<const N: usize> Ring<N> {
         };
         a_dst.copy_from_slice(a);
         b_dst.copy_from_slice(b);
-        self.head += a.len();
-        if self.head >= N || !b.is_empty() {
-            self.head = b.len();
-            self.wrapped = true;
-        }
+        self.head = ((head + frame.len()) % N) as u32;
+        self.used += frame.len() as u32;
         true
     }
 
-    /// The surviving bytes, oldest first, as up to two slices, starting
-    /// after the first delimiter of the oldest (possibly cut) frame.
+    /// The held bytes, oldest first, as up to two slices.
     fn oldest_first(&self) -> (&[u8], &[u8]) {
-        let (newer, older) = self.bytes.split_at(self.head.min(N));
-        if !self.wrapped {
-            return (newer, &[]);
-        }
-        match older.iter().position(|&b| b == 0) {
-            Some(i) => (older.get(i + 1..).unwrap_or_default(), newer),
-            None => {
-                let i = newer
-                    .iter()
-                    .position(|&b| b == 0)
-                    .map_or(newer.len(), |i| i + 1);
-                (newer.get(i..).unwrap_or_default(), &[])
-            }
-        }
+        let start = self.oldest();
+        let used = self.used as usize;
+        let (to_end, from_start) = self.bytes.split_at(start);
+        let first = from_start
+            .get(..used.min(from_start.len()))
+            .unwrap_or_default();
+        let second = to_end.get(..used - first.len()).unwrap_or_default();
+        (first, second)
     }
 }
 
@@ -70,13 +101,7 @@ impl<const N: usize, const CORES: usize> PostMortem<N, CORES> {
     /// A post-mortem recorder that records from the start.
     pub const fn new() -> Self {
         PostMortem {
-            cores: [const {
-                Ring {
-                    bytes: [0; N],
-                    head: 0,
-                    wrapped: false,
-                }
-            }; CORES],
+            cores: [const { Ring::new() }; CORES],
             stopped: false,
         }
     }
@@ -96,12 +121,29 @@ impl<const N: usize, const CORES: usize> PostMortem<N, CORES> {
     pub fn reset(&mut self) {
         for r in &mut self.cores {
             r.head = 0;
-            r.wrapped = false;
+            r.used = 0;
+            r.overwritten = 0;
         }
     }
 
     pub const fn running(&self) -> bool {
         !self.stopped
+    }
+
+    /// `core`'s frames dropped to make room for newer ones.
+    pub fn overwritten(&self, core: usize) -> u32 {
+        self.cores.get(core).map_or(0, |r| r.overwritten)
+    }
+
+    /// Where `core`'s ring lies within the recorder at `this`, for the
+    /// flight recorder's table of addresses (computed at compile time).
+    ///
+    /// # Safety
+    /// `this` points to a recorder (only an address is computed; nothing
+    /// is read).
+    pub const unsafe fn ring_ptr(this: *const Self, core: usize) -> *const Ring<N> {
+        // SAFETY: as the caller promises.
+        unsafe { &raw const (*this).cores[core] }
     }
 
     /// `core`'s surviving bytes in order, in two pieces (either may be
@@ -154,30 +196,46 @@ mod tests {
     }
 
     #[test]
-    fn ring_keeps_the_newest_whole_frames() {
+    fn ring_keeps_the_newest_whole_frames_and_counts_the_dropped() {
         let mut pm = PostMortem::<10, 1>::new();
         for frame in [[1u8, 1, 0], [2, 2, 0], [3, 3, 0]] {
             assert!(pm.cores[0].push(&frame));
         }
         assert_eq!(read_all(&pm), [1, 1, 0, 2, 2, 0, 3, 3, 0]);
-        // Wraps: the first frame is overwritten, the cut second one skipped.
+        assert_eq!(pm.overwritten(0), 0);
+        // Wraps: the first two frames make room for the next two.
         pm.cores[0].push(&[4, 4, 0]);
         pm.cores[0].push(&[5, 5, 0]);
         assert_eq!(read_all(&pm), [3, 3, 0, 4, 4, 0, 5, 5, 0]);
+        assert_eq!(pm.overwritten(0), 2);
         assert!(!pm.cores[0].push(&[9; 11]));
     }
 
     #[test]
-    fn after_a_wrap_the_oldest_frame_is_skipped_even_if_whole() {
-        // Whether the byte at the write position starts a frame is not
-        // known once the ring went round, so reading skips to the first
-        // delimiter.
-        let mut pm = PostMortem::<6, 1>::new();
-        pm.cores[0].push(&[1, 1, 0]);
-        pm.cores[0].push(&[2, 2, 0]);
-        assert_eq!(pm.cores[0].head, 0);
-        assert_eq!(read_all(&pm), [2, 2, 0]);
-        pm.cores[0].push(&[3, 0]);
-        assert_eq!(read_all(&pm), [2, 2, 0, 3, 0]);
+    fn a_ring_that_went_round_many_times_starts_with_a_whole_frame() {
+        let mut pm = PostMortem::<7, 1>::new();
+        let frames: std::vec::Vec<std::vec::Vec<u8>> = (1..=200u8)
+            .map(|i| {
+                std::iter::repeat_n(i, usize::from(i % 3))
+                    .chain([0])
+                    .collect()
+            })
+            .collect();
+        for f in &frames {
+            assert!(pm.cores[0].push(f));
+        }
+        let held = read_all(&pm);
+        // The newest frames that fit, whole, and every older one counted.
+        let mut kept = 0;
+        let mut len = 0;
+        for f in frames.iter().rev() {
+            if len + f.len() > 7 {
+                break;
+            }
+            len += f.len();
+            kept += 1;
+        }
+        assert_eq!(held, frames[200 - kept..].concat());
+        assert_eq!(pm.overwritten(0) as usize, 200 - kept);
     }
 }

@@ -28,6 +28,24 @@
   SEGGER_SYSVIEW_RecordU32x4(apiID_OFFSET + apiID_XTASKNOTIFYWAIT, ulBitsToClearOnEntry,           \
                              ulBitsToClearOnExit, (U32)pulNotificationValue, xTicksToWait)
 
+/* Queues added to the queue registry become named resources too: the
+ * integration's own packet carries only the address of the name. */
+#undef traceQUEUE_REGISTRY_ADD
+#define traceQUEUE_REGISTRY_ADD(xQueue, pcQueueName)                                               \
+  do {                                                                                             \
+    SEGGER_SYSVIEW_RecordU32x2(apiID_OFFSET + apiID_VQUEUEADDTOREGISTRY,                           \
+                               SEGGER_SYSVIEW_ShrinkId((U32)(xQueue)), (U32)(pcQueueName));        \
+    SEGGER_SYSVIEW_NameResource((U32)(xQueue), (pcQueueName));                                     \
+  } while (0)
+
+/* The heap's blocks as SystemView's heap events, which the integration does
+ * not send: systemview_heap's address is the heap's id (port.c defines it
+ * with SEGGER_SYSVIEW_HeapDefine). A failed allocation is one at address
+ * 0. */
+extern char systemview_heap;
+#define traceMALLOC(pvAddress, uiSize) SEGGER_SYSVIEW_HeapAlloc(&systemview_heap, (pvAddress), (uiSize))
+#define traceFREE(pvAddress, uiSize) SEGGER_SYSVIEW_HeapFree(&systemview_heap, (pvAddress))
+
 /* What app.c tells the tracer: SystemView learns the idle and timer tasks
  * when they are created, and names the event group and stream buffer as
  * resources. */

@@ -18,6 +18,8 @@
 
 extern const SEGGER_SYSVIEW_OS_API SYSVIEW_X_OS_TraceAPI;
 
+char systemview_heap;
+
 static uint32_t systick_isr_id;
 static uint32_t timer0_isr_id;
 
@@ -37,6 +39,8 @@ void tracer_isr_enter(uint32_t id) {
 
 void tracer_isr_exit(uint32_t id) { (void)id; }
 
+void tracer_message(const char *text) { SEGGER_SYSVIEW_Print(text); }
+
 void tracer_describe_board(uint32_t systick_id, uint32_t timer0_id) {
   systick_isr_id = systick_id;
   timer0_isr_id = timer0_id;
@@ -55,6 +59,8 @@ static void send_system_description(void) {
 int trace_output_start(void) {
   SEGGER_SYSVIEW_Init(SYSCLK_HZ, SYSCLK_HZ, &SYSVIEW_X_OS_TraceAPI, send_system_description);
   SEGGER_SYSVIEW_Start();
+  SEGGER_SYSVIEW_HeapDefine(&systemview_heap, &systemview_heap, configTOTAL_HEAP_SIZE, 0);
+  SEGGER_SYSVIEW_NameResource((U32)&systemview_heap, "heap_4");
   return 0;
 }
 

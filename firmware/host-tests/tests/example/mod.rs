@@ -1,0 +1,208 @@
+//! Building and running the FreeRTOS example (`firmware/freertos/`) for
+//! the tests that trace it: the tband-c library, `make` of a port, and the
+//! Cortex-M3 firmware traced by tband (its snapshot written out through
+//! semihosting) or by SEGGER SystemView (its RTT channel recorded through
+//! QEMU's gdbstub by `tband-capture`). Each test uses some of it.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use tband_capture::record::Limits;
+use tband_capture::rtt::Channel;
+use tband_capture::source::{ControlBlock, Source};
+use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
+use tband_host_tests::{run, vendor};
+
+pub fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// The folder for a build this test starts.
+pub fn own_dir(name: &str) -> PathBuf {
+    vendor::build_dir(name)
+}
+
+/// Builds the tband-c library into `dir` for `target` (the host when
+/// `None`) with `features`; returns the library's path.
+pub fn build_library(
+    dir: &Path,
+    target: Option<&str>,
+    features: &str,
+    env: &[(&str, &str)],
+) -> PathBuf {
+    let mut cargo = Command::new(env!("CARGO"));
+    cargo
+        .args(["build", "--quiet", "--release", "--manifest-path"])
+        .arg(repo().join("tband-c/Cargo.toml"))
+        .args(["--features", features])
+        .arg("--target-dir")
+        .arg(dir)
+        .env("TBAND_CORES", "1")
+        .env("TBAND_METADATA_BUF_BYTES", "1024")
+        .envs(env.iter().copied());
+    if let Some(target) = target {
+        cargo.args(["--target", target]);
+    }
+    run(&mut cargo);
+    let mut lib = dir.to_path_buf();
+    if let Some(target) = target {
+        lib.push(target);
+    }
+    lib.join("release/libtband_c.a")
+}
+
+/// `make` of the example for `port` (`posix` or `cortex-m3`) into `dir`,
+/// with the further `variables` and `cppflags` added to the build's
+/// (`CPPFLAGS`).
+pub fn make_with(
+    port: &str,
+    dir: &Path,
+    kernel: &Path,
+    library: &Path,
+    variables: &[&str],
+    cppflags: &str,
+) {
+    run(Command::new("make")
+        .env("CPPFLAGS", cppflags)
+        .arg("--silent")
+        .arg("-C")
+        .arg(repo().join("firmware/freertos").join(port))
+        .arg(format!("OUT={}", dir.display()))
+        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
+        .arg(format!("TBAND_LIB={}", library.display()))
+        .args(variables));
+}
+
+/// How the Cortex-M3 build's trace leaves the board (the Makefile's
+/// BACKEND).
+pub enum Backend {
+    Snapshot,
+    Streaming,
+    /// The post-mortem ring, small enough that the run goes round it many
+    /// times before its task `crasher` faults.
+    PostMortem,
+}
+
+/// Builds the Cortex-M3 example with `backend` and `cppflags` into the
+/// folder `folder` of its own, from which QEMU is to run it (semihosting
+/// writes `truth.txt` and, from a snapshot, `trace.bin` there; those of an
+/// earlier run are removed); returns the folder and the firmware.
+pub fn build_cortex_m3(
+    kernel: &Path,
+    backend: Backend,
+    folder: &str,
+    cppflags: &str,
+) -> (PathBuf, PathBuf) {
+    let (make_backend, name, features, env): (_, _, _, &[_]) = match backend {
+        Backend::Snapshot => (
+            "snapshot",
+            "freertos-cm3",
+            "snapshot,isr,markers,freertos,metadata-buf",
+            &[("TBAND_BUF_BYTES", "393216")],
+        ),
+        Backend::Streaming => (
+            "streaming",
+            "freertos-cm3-uart",
+            "streaming,isr,markers,freertos,metadata-buf",
+            &[],
+        ),
+        Backend::PostMortem => (
+            "postmortem",
+            "freertos-cm3-postmortem",
+            "postmortem,isr,markers,freertos,metadata-buf",
+            &[("TBAND_BUF_BYTES", "16384")],
+        ),
+    };
+    let dir = own_dir(folder);
+    let library = build_library(&dir, Some("thumbv7m-none-eabi"), features, env);
+    make_with(
+        "cortex-m3",
+        &dir,
+        kernel,
+        &library,
+        &[&format!("BACKEND={make_backend}")],
+        cppflags,
+    );
+    for file in ["trace.bin", "truth.txt"] {
+        let _ = std::fs::remove_file(dir.join(file));
+    }
+    let firmware = dir.join(format!("{name}.elf"));
+    (dir, firmware)
+}
+/// Builds the Cortex-M3 example with the snapshot backend into `folder`
+/// and runs it in QEMU; returns the folder with `trace.bin` and
+/// `truth.txt`.
+pub fn record_cortex_m3(kernel: &Path, folder: &str, cppflags: &str) -> PathBuf {
+    let (dir, firmware) = build_cortex_m3(kernel, Backend::Snapshot, folder, cppflags);
+    run(qemu_mps2_an385(&dir).arg("-kernel").arg(firmware));
+    dir
+}
+
+/// SystemView's sources and the kernel, or `None` after saying why the
+/// test skips (failing under `TBAND_REQUIRE_VENDOR_TRACERS=1`).
+pub fn systemview_sources() -> Option<(PathBuf, PathBuf)> {
+    vendor::sources("segger-systemview-3.58", "SEGGER/SEGGER_SYSVIEW.c")
+}
+
+/// Whether the rustup target the Cortex-M3 library is built for is there.
+pub fn thumbv7m_target() -> Result<(), String> {
+    let targets = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output();
+    match targets {
+        Ok(o) if String::from_utf8_lossy(&o.stdout).contains("thumbv7m-none-eabi") => Ok(()),
+        _ => Err("the rustup target thumbv7m-none-eabi is not installed".into()),
+    }
+}
+
+/// Builds the example traced by SystemView (`make TRACER=systemview`, its
+/// target sources in `systemview`) with `cppflags` into `folder`; returns
+/// the folder and the firmware.
+pub fn build_systemview(
+    systemview: &Path,
+    kernel: &Path,
+    folder: &str,
+    cppflags: &str,
+) -> (PathBuf, PathBuf) {
+    let dir = own_dir(folder);
+    run(Command::new("make")
+        .current_dir(repo().join("firmware/freertos/cortex-m3"))
+        .env("CPPFLAGS", cppflags)
+        .arg("--silent")
+        .arg("TRACER=systemview")
+        .arg(format!("OUT={}", dir.display()))
+        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
+        .arg(format!("SYSTEMVIEW_PATH={}", systemview.display())));
+    let _ = std::fs::remove_file(dir.join("truth.txt"));
+    let firmware = dir.join("freertos-cm3-systemview.elf");
+    (dir, firmware)
+}
+
+/// Runs the SystemView firmware held for GDB and records its SysView
+/// channel into `recording.sysview` beside it until it exits.
+pub fn record_systemview(dir: &Path, firmware: &Path) -> PathBuf {
+    let port = free_port();
+    let (qemu, _stderr) = spawn_listening(
+        qemu_mps2_an385(dir)
+            .args(gdb_server_args(port))
+            .arg("-kernel")
+            .arg(firmware),
+    );
+    let recording = dir.join("recording.sysview");
+    let capture = tband_capture::cli::Options {
+        source: Source::Gdb {
+            address: format!("127.0.0.1:{port}"),
+            control_block: ControlBlock::Elf(firmware.to_path_buf()),
+            channel: Channel::Name("SysView".into()),
+        },
+        output: recording.clone(),
+        limits: Limits::default(),
+        tui: false,
+        rules: None,
+    };
+    tband_capture::cli::run(&capture).unwrap();
+    let out = qemu.wait_with_output().unwrap();
+    assert!(out.status.success(), "the firmware failed");
+    recording
+}
