@@ -20,7 +20,6 @@ use tband_trace::{
 };
 
 use crate::progress::open_trace;
-use tband_trace::symbols::Symbols;
 
 /// What the command line asks for (its options, by the same names).
 #[derive(Clone, Debug, Default)]
@@ -33,9 +32,6 @@ pub struct Options {
     pub json: bool,
     pub stats: bool,
     pub summary: bool,
-    /// The firmware's ELF file: a fault's PC and LR shown as function and
-    /// line in the summary.
-    pub elf: Option<PathBuf>,
     pub output: Option<PathBuf>,
 }
 
@@ -56,10 +52,7 @@ fn open_output(cli: &Options) -> Result<Box<dyn Write>, String> {
 }
 
 fn summarize(cli: &Options) -> Result<ExitCode, String> {
-    let mut trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
-    if let Some(elf) = &cli.elf {
-        Symbols::read(elf)?.locate_faults(&mut trace.model);
-    }
+    let trace = open_trace(&cli.inputs, &cli.input).map_err(|e| e.to_string())?;
     let mut out = BufWriter::new(open_output(cli)?);
     match write_summary(&mut out, &trace.model).and_then(|()| out.flush()) {
         Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(format!("cannot write output: {e}")),

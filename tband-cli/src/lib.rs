@@ -60,8 +60,9 @@ pub struct FormatArgs {
     #[arg(long, value_name = "FILE")]
     pub rules: Option<PathBuf>,
 
-    /// The firmware's ELF, to decode the defmt log lines it sent through
-    /// tband (without it they are counted, not shown).
+    /// The firmware's ELF: decodes the defmt log lines it sent through
+    /// tband (without it they are counted, not shown) and shows a crash's
+    /// PC and LR as function and line.
     #[arg(long, value_name = "FILE")]
     pub elf: Option<PathBuf>,
 }

@@ -44,11 +44,6 @@ struct Cli {
     #[arg(long)]
     summary: bool,
 
-    /// The firmware's ELF file: with --summary, a crash's PC and LR are
-    /// shown as function and line.
-    #[arg(long, value_name = "FILE", requires = "summary")]
-    elf: Option<PathBuf>,
-
     /// Write to FILE instead of stdout.
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -71,7 +66,6 @@ impl From<Cli> for Options {
             json: cli.json,
             stats: cli.stats,
             summary: cli.summary,
-            elf: cli.elf,
             output: cli.output,
         }
     }

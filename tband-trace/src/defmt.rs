@@ -12,9 +12,10 @@ use crate::{OpenOptions, TraceError};
 /// What `Model::decode_logs` says of frames when no ELF was given.
 const NO_ELF: &str = "give the firmware's ELF with --elf";
 
-/// The defmt table and source locations of one firmware build.
+/// The defmt table and source locations of one firmware build; none in a
+/// firmware without defmt (its ELF still locates faults).
 pub struct DefmtElf {
-    table: Table,
+    table: Option<Table>,
     locations: Locations,
 }
 
@@ -29,18 +30,20 @@ impl DefmtElf {
         if !elf.starts_with(b"\x7fELF") {
             return Err(unreadable("it is not an ELF file".into()));
         }
-        let table = Table::parse(&elf)
-            .map_err(|e| unreadable(format!("{e:#}")))?
-            .ok_or_else(|| unreadable("it has no .defmt section (is defmt linked in?)".into()))?;
+        let table = Table::parse(&elf).map_err(|e| unreadable(format!("{e:#}")))?;
         // Without debug information a line still decodes, without its place.
-        let locations = table.get_locations(&elf).unwrap_or_default();
+        let locations = (table.as_ref())
+            .and_then(|t| t.get_locations(&elf).ok())
+            .unwrap_or_default();
         Ok(DefmtElf { table, locations })
     }
 }
 
 impl LogDecoder for DefmtElf {
     fn decode(&self, frame: &[u8]) -> Result<LogMessage, String> {
-        let (decoded, used) = self.table.decode(frame).map_err(|e| match e {
+        let table =
+            (self.table.as_ref()).ok_or("the ELF has no .defmt section (is defmt linked in?)")?;
+        let (decoded, used) = table.decode(frame).map_err(|e| match e {
             DecodeError::UnexpectedEof => {
                 "a frame is cut short (raise TBAND_DEFMT_FRAME_BYTES in the firmware)".to_string()
             }

@@ -131,11 +131,14 @@ pub enum TraceError {
     },
     /// The rules file could not be read or parsed.
     Rules(RulesError),
-    /// The firmware's ELF could not be read or holds no defmt table.
+    /// The firmware's ELF could not be read.
     Elf {
         path: PathBuf,
         reason: String,
     },
+    /// The firmware's ELF cannot locate the trace's faults (the sentence
+    /// says why).
+    Symbols(String),
 }
 
 impl fmt::Display for TraceError {
@@ -157,8 +160,9 @@ impl fmt::Display for TraceError {
             TraceError::Unreadable { name, reason } => write!(f, "{name}: {reason}"),
             TraceError::Rules(e) => e.fmt(f),
             TraceError::Elf { path, reason } => {
-                write!(f, "{}: cannot read its defmt table: {reason}", path.display())
+                write!(f, "{}: cannot read the firmware's ELF: {reason}", path.display())
             }
+            TraceError::Symbols(sentence) => f.write_str(sentence),
         }
     }
 }
@@ -449,6 +453,9 @@ impl Trace {
             build_applying_rules(&*importer, info, events, &rules)
         };
         defmt::decode_logs(&mut model, elf.as_ref());
+        if let (Some(path), false) = (&options.elf, model.faults.is_empty()) {
+            (symbols::Symbols::read(path).map_err(TraceError::Symbols)?).locate_faults(&mut model);
+        }
         if model.info.events == 0 {
             return Err(TraceError::NothingDecoded {
                 names: source.names().join(", "),

@@ -19,41 +19,18 @@
 //! TraceRecorder's sources are found in `percepio-tracerecorder-4.11.0/`
 //! of the folder `TBAND_VENDOR_TRACERS` names (see `tband_host_tests::vendor`).
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::path::Path;
 
-use tband_capture::record::Limits;
-use tband_capture::rtt::Channel;
-use tband_capture::source::{ControlBlock, Source};
-use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
-use tband_host_tests::{run, vendor};
+use tband_host_tests::qemu::qemu_mps2_an385;
+use tband_host_tests::run;
 use tband_model::Model;
 use tband_trace::{InputFormat, OpenOptions, Trace};
 
-/// The run's length the corpus recording was made with.
-const RUN_NS: &str = "500000000ull";
+mod example;
+use example::{build_tracerecorder, record_tracerecorder, tracerecorder_sources};
 
-/// Builds the example traced by TraceRecorder with `stream_port` into a
-/// folder of its own; the folder and the firmware.
-fn build(recorder: &Path, kernel: &Path, stream_port: &str, name: &str) -> (PathBuf, PathBuf) {
-    let dir = vendor::build_dir(name);
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
-    run(Command::new("make")
-        .current_dir(repo.join("firmware/freertos/cortex-m3"))
-        .env("CPPFLAGS", format!("-DRUN_NS={RUN_NS}"))
-        .arg("TRACER=tracerecorder")
-        .arg(format!("TR_STREAM_PORT={stream_port}"))
-        .arg(format!("OUT={}", dir.display()))
-        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("TRACERECORDER_PATH={}", recorder.display())));
-    let _ = std::fs::remove_file(dir.join("truth.txt"));
-    let firmware = dir.join(format!("{name}.elf"));
-    (dir, firmware)
-}
-
-fn sources() -> Option<(PathBuf, PathBuf)> {
-    vendor::sources("percepio-tracerecorder-4.11.0", "trcStreamingRecorder.c")
-}
+/// The run's length the corpus recordings were made with.
+const CPPFLAGS: &str = "-DRUN_NS=500000000ull";
 
 /// The model of the recording at `path`, read as the tools read it.
 fn open(path: &Path) -> Model {
@@ -66,9 +43,11 @@ fn open(path: &Path) -> Model {
     trace.model
 }
 
-/// The texts of the user events.
-fn messages(model: &Model) -> Vec<&str> {
+/// The texts of the user events on the channel "timer0" (the
+/// application's own messages go to "log").
+fn timer0_messages(model: &Model) -> Vec<&str> {
     (model.marker_instants.iter())
+        .filter(|m| model.markers[m.marker as usize].name == "timer0")
         .map(|m| model.strings.get(m.msg))
         .collect()
 }
@@ -79,34 +58,6 @@ fn isr_count(model: &Model, name: &str) -> usize {
     (model.isr_slices.iter())
         .filter(|s| Some(s.isr as usize) == isr)
         .count()
-}
-
-/// Runs the firmware held for GDB and records its TzData channel into
-/// `recording.psf` until it exits.
-fn record(dir: &Path, firmware: &Path) -> PathBuf {
-    let port = free_port();
-    let (qemu, _stderr) = spawn_listening(
-        qemu_mps2_an385(dir)
-            .args(gdb_server_args(port))
-            .arg("-kernel")
-            .arg(firmware),
-    );
-    let recording = dir.join("recording.psf");
-    let capture = tband_capture::cli::Options {
-        source: Source::Gdb {
-            address: format!("127.0.0.1:{port}"),
-            control_block: ControlBlock::Elf(firmware.to_path_buf()),
-            channel: Channel::Name("TzData".into()),
-        },
-        output: recording.clone(),
-        limits: Limits::default(),
-        tui: false,
-        rules: None,
-    };
-    tband_capture::cli::run(&capture).unwrap();
-    let out = qemu.wait_with_output().unwrap();
-    assert!(out.status.success(), "the firmware failed");
-    recording
 }
 
 fn task_id(model: &Model, name: &str) -> u32 {
@@ -138,12 +89,17 @@ fn levels(model: &Model, name: &str) -> Vec<u32> {
 
 #[test]
 fn the_tracerecorder_recording_is_the_applications_record() {
-    let Some((recorder, kernel)) = sources() else {
+    let Some((recorder, kernel)) = tracerecorder_sources() else {
         return;
     };
-    let name = "freertos-cm3-tracerecorder";
-    let (dir, firmware) = build(&recorder, &kernel, "Jlink_RTT", name);
-    let recording = record(&dir, &firmware);
+    let (dir, firmware) = build_tracerecorder(
+        &recorder,
+        &kernel,
+        "Jlink_RTT",
+        "freertos-cm3-tracerecorder",
+        CPPFLAGS,
+    );
+    let recording = record_tracerecorder(&dir, &firmware);
     let model = &open(&recording);
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
     let truth = std::fs::read_to_string(dir.join("truth.txt")).unwrap();
@@ -188,16 +144,21 @@ fn the_tracerecorder_recording_is_the_applications_record() {
     let mut expected: Vec<String> = (1..=ticks).map(|n| format!("tick {n}")).collect();
     expected.push("recording stops".into());
     assert!(ticks > 0);
-    assert_eq!(messages(model), expected);
+    assert_eq!(timer0_messages(model), expected);
 }
 
 #[test]
 fn the_tracerecorder_ring_buffer_dump_holds_the_newest_events() {
-    let Some((recorder, kernel)) = sources() else {
+    let Some((recorder, kernel)) = tracerecorder_sources() else {
         return;
     };
-    let name = "freertos-cm3-tracerecorder-ringbuffer";
-    let (dir, firmware) = build(&recorder, &kernel, "RingBuffer", name);
+    let (dir, firmware) = build_tracerecorder(
+        &recorder,
+        &kernel,
+        "RingBuffer",
+        "freertos-cm3-tracerecorder-ringbuffer",
+        CPPFLAGS,
+    );
     let _ = std::fs::remove_file(dir.join("trace.psfdump"));
     run(qemu_mps2_an385(&dir)
         .args(["-serial", "null", "-kernel"])
@@ -215,5 +176,5 @@ fn the_tracerecorder_ring_buffer_dump_holds_the_newest_events() {
     let mut expected: Vec<String> = (11 - ticks..=10).map(|n| format!("tick {n}")).collect();
     expected.push("recording stops".into());
     assert!(ticks > 0);
-    assert_eq!(messages(model), expected);
+    assert_eq!(timer0_messages(model), expected);
 }

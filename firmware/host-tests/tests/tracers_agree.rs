@@ -45,15 +45,16 @@ use tband_trace::{OpenOptions, Trace};
 
 mod example;
 use example::{
-    build_systemview, record_cortex_m3, record_systemview, repo, systemview_sources,
-    thumbv7m_target,
+    build_systemview, build_tracerecorder, record_cortex_m3, record_systemview,
+    record_tracerecorder, repo, systemview_sources, thumbv7m_target, tracerecorder_sources,
 };
 
 const CPPFLAGS: &str = "-DRUN_NS=500000000ull";
 
-/// The build inputs: SystemView's target sources and the kernel.
+/// The build inputs: the vendors' target sources and the kernel.
 struct Inputs {
     systemview: PathBuf,
+    tracerecorder: PathBuf,
     kernel: PathBuf,
 }
 
@@ -61,12 +62,16 @@ struct Inputs {
 /// the trace's path and the folder the application wrote its record in).
 struct Tracer {
     name: &'static str,
+    /// The tasks the tracer itself adds, which the application does not
+    /// have: left out of its story.
+    own_tasks: &'static [&'static str],
     record: fn(&Inputs) -> (PathBuf, PathBuf),
 }
 
 const TRACERS: &[Tracer] = &[
     Tracer {
         name: "tband",
+        own_tasks: &[],
         record: |inputs| {
             let dir = record_cortex_m3(&inputs.kernel, "agree-tband", CPPFLAGS);
             (dir.join("trace.bin"), dir)
@@ -74,6 +79,7 @@ const TRACERS: &[Tracer] = &[
     },
     Tracer {
         name: "systemview",
+        own_tasks: &[],
         record: |inputs| {
             let (dir, firmware) = build_systemview(
                 &inputs.systemview,
@@ -84,7 +90,28 @@ const TRACERS: &[Tracer] = &[
             (record_systemview(&dir, &firmware), dir)
         },
     },
+    Tracer {
+        name: "tracerecorder",
+        // The recorder's name for the code before the scheduler, and its
+        // control task.
+        own_tasks: &["(startup)", "TzCtrl"],
+        record: |inputs| {
+            let (dir, firmware) = build_tracerecorder(
+                &inputs.tracerecorder,
+                &inputs.kernel,
+                "Jlink_RTT",
+                "agree-tracerecorder",
+                CPPFLAGS,
+            );
+            (record_tracerecorder(&dir, &firmware), dir)
+        },
+    },
 ];
+
+/// The marker every tracer's build puts the application's messages on
+/// (TraceRecorder's build also prints TIMER0's ticks, on a channel of their
+/// own).
+const MESSAGES: &str = "log";
 
 /// The application's tick interrupt: the tasks' delays count its ticks.
 const TICK_ISR: &str = "SysTick";
@@ -149,7 +176,7 @@ fn resumptions_after_interrupts(m: &Model) -> Vec<usize> {
     resumed
 }
 
-fn story(trace: &Path, dir: &Path) -> Story {
+fn story(trace: &Path, dir: &Path, own_tasks: &[&str]) -> Story {
     let trace = Trace::open(
         &[trace.to_str().unwrap().to_string()],
         &OpenOptions::default(),
@@ -161,7 +188,7 @@ fn story(trace: &Path, dir: &Path) -> Story {
     let resumed = resumptions_after_interrupts(m);
     let mut tasks = BTreeMap::new();
     for (index, task) in m.tasks.iter().enumerate() {
-        if task.kind == TaskKind::Idle {
+        if task.kind == TaskKind::Idle || own_tasks.contains(&task.name.as_str()) {
             continue;
         }
         let index = index as u32;
@@ -203,6 +230,7 @@ fn story(trace: &Path, dir: &Path) -> Story {
     let messages = m
         .marker_instants
         .iter()
+        .filter(|i| m.markers[i.marker as usize].name == MESSAGES)
         .map(|i| m.strings.get(i.msg).to_string())
         .collect();
     Story {
@@ -328,6 +356,7 @@ fn differences(reference: &Story, other: &Story) -> Vec<String> {
 /// under `TBAND_REQUIRE_VENDOR_TRACERS=1`).
 fn inputs() -> Option<Inputs> {
     let (systemview, kernel) = systemview_sources()?;
+    let (tracerecorder, _) = tracerecorder_sources()?;
     if let Err(why) = thumbv7m_target() {
         assert!(
             std::env::var("TBAND_REQUIRE_VENDOR_TRACERS").as_deref() != Ok("1"),
@@ -336,7 +365,11 @@ fn inputs() -> Option<Inputs> {
         println!("skipped: {why}");
         return None;
     }
-    Some(Inputs { systemview, kernel })
+    Some(Inputs {
+        systemview,
+        tracerecorder,
+        kernel,
+    })
 }
 
 #[test]
@@ -348,7 +381,7 @@ fn every_tracer_tells_the_same_story_of_the_application() {
         .iter()
         .map(|tracer| {
             let (trace, dir) = (tracer.record)(&inputs);
-            (tracer.name, story(&trace, &dir))
+            (tracer.name, story(&trace, &dir, tracer.own_tasks))
         })
         .collect();
     for (name, story) in &stories {

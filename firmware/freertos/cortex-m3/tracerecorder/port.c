@@ -11,7 +11,8 @@
  * target (xTraceEnable(TRC_START)), so no host command is needed. Each
  * TIMER0 interrupt also prints a user event, "tick <n>" on the channel
  * "timer0", counted from 1, and the end of the recording prints
- * "recording stops" there.
+ * "recording stops" there. The application's own messages go to the
+ * channel "log".
  */
 #include "FreeRTOS.h"
 #include "trcRecorder.h"
@@ -29,6 +30,7 @@ static uint32_t timer0_isr_id;
 static TraceISRHandle_t systick_isr;
 static TraceISRHandle_t timer0_isr;
 static TraceStringHandle_t timer0_channel;
+static TraceStringHandle_t log_channel;
 static int timer0_ticks;
 #ifdef TR_STREAM_PORT_RingBuffer
 /* The RingBuffer stream port's data, which it defines. */
@@ -67,11 +69,14 @@ int trace_output_start(void) {
   if (xTraceEnable(TRC_START) != TRC_SUCCESS ||
       xTraceISRRegister("SysTick", 255, &systick_isr) != TRC_SUCCESS ||
       xTraceISRRegister("TIMER0", 0xE0, &timer0_isr) != TRC_SUCCESS ||
-      xTraceStringRegister("timer0", &timer0_channel) != TRC_SUCCESS) {
+      xTraceStringRegister("timer0", &timer0_channel) != TRC_SUCCESS ||
+      xTraceStringRegister("log", &log_channel) != TRC_SUCCESS) {
     return 1;
   }
   return 0;
 }
+
+void tracer_message(const char *text) { (void)xTracePrint(log_channel, text); }
 
 void platform_stop_recording(void) {
   (void)xTracePrint(timer0_channel, "recording stops");

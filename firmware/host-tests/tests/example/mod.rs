@@ -182,6 +182,55 @@ pub fn build_systemview(
 /// Runs the SystemView firmware held for GDB and records its SysView
 /// channel into `recording.sysview` beside it until it exits.
 pub fn record_systemview(dir: &Path, firmware: &Path) -> PathBuf {
+    record_rtt(dir, firmware, "SysView", "recording.sysview")
+}
+
+/// Percepio TraceRecorder's sources and the kernel, or `None` after saying
+/// why the test skips (failing under `TBAND_REQUIRE_VENDOR_TRACERS=1`).
+pub fn tracerecorder_sources() -> Option<(PathBuf, PathBuf)> {
+    vendor::sources("percepio-tracerecorder-4.11.0", "trcStreamingRecorder.c")
+}
+
+/// Builds the example traced by TraceRecorder (`make TRACER=tracerecorder`,
+/// its sources in `recorder`) with `stream_port` and `cppflags` into
+/// `folder`; returns the folder and the firmware.
+pub fn build_tracerecorder(
+    recorder: &Path,
+    kernel: &Path,
+    stream_port: &str,
+    folder: &str,
+    cppflags: &str,
+) -> (PathBuf, PathBuf) {
+    let dir = own_dir(folder);
+    run(Command::new("make")
+        .current_dir(repo().join("firmware/freertos/cortex-m3"))
+        .env("CPPFLAGS", cppflags)
+        .arg("--silent")
+        .arg("TRACER=tracerecorder")
+        .arg(format!("TR_STREAM_PORT={stream_port}"))
+        .arg(format!("OUT={}", dir.display()))
+        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
+        .arg(format!("TRACERECORDER_PATH={}", recorder.display())));
+    let _ = std::fs::remove_file(dir.join("truth.txt"));
+    let name = match stream_port {
+        "RingBuffer" => "freertos-cm3-tracerecorder-ringbuffer",
+        _ => "freertos-cm3-tracerecorder",
+    };
+    let firmware = dir.join(format!("{name}.elf"));
+    (dir, firmware)
+}
+
+/// Runs the TraceRecorder firmware (Jlink_RTT stream port) held for GDB
+/// and records its TzData channel into `recording.psf` beside it until it
+/// exits.
+pub fn record_tracerecorder(dir: &Path, firmware: &Path) -> PathBuf {
+    record_rtt(dir, firmware, "TzData", "recording.psf")
+}
+
+/// Runs `firmware` held for GDB and records its RTT up channel `channel`
+/// through QEMU's gdbstub with `tband-capture`, as a user would, into
+/// `file` in `dir` until the firmware exits.
+fn record_rtt(dir: &Path, firmware: &Path, channel: &str, file: &str) -> PathBuf {
     let port = free_port();
     let (qemu, _stderr) = spawn_listening(
         qemu_mps2_an385(dir)
@@ -189,12 +238,12 @@ pub fn record_systemview(dir: &Path, firmware: &Path) -> PathBuf {
             .arg("-kernel")
             .arg(firmware),
     );
-    let recording = dir.join("recording.sysview");
+    let recording = dir.join(file);
     let capture = tband_capture::cli::Options {
         source: Source::Gdb {
             address: format!("127.0.0.1:{port}"),
             control_block: ControlBlock::Elf(firmware.to_path_buf()),
-            channel: Channel::Name("SysView".into()),
+            channel: Channel::Name(channel.into()),
         },
         output: recording.clone(),
         limits: Limits::default(),
