@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::{self, IsTerminal};
 use std::panic;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -85,12 +85,14 @@ pub fn run(options: &Options) -> Result<(), String> {
     }
 }
 
-/// The options of the view, `tband-tui --follow FILE [--rules RULES]`; the
-/// rules are read here, so that a file of them that does not parse stops
-/// the command before anything is recorded.
+/// The options of the view, `tband-tui --follow FILE [--rules RULES]
+/// [--elf ELF]` (the firmware's ELF, when the recording names one, decodes
+/// its defmt lines); the rules are read here, so that a file of them that
+/// does not parse stops the command before anything is recorded.
 fn view_options(options: &Options) -> Result<tband_tui::cli::Options, String> {
     let mut view = tband_tui::cli::Options::follow(options.output.display().to_string());
     view.input.rules = options.rules.clone();
+    view.input.elf = options.source.elf().map(Path::to_path_buf);
     view.input.lifetime_rules().map_err(|e| e.to_string())?;
     Ok(view)
 }
@@ -118,4 +120,34 @@ fn stop_on_signals() -> io::Result<Arc<AtomicBool>> {
         flag::register(signal, Arc::clone(&stop))?;
     }
     Ok(stop)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rtt::Channel;
+    use crate::source::ControlBlock;
+
+    fn options(source: Source) -> Options {
+        Options {
+            source,
+            output: PathBuf::from("trace.bin"),
+            limits: Limits::default(),
+            tui: true,
+            rules: None,
+        }
+    }
+
+    #[test]
+    fn the_view_decodes_with_the_elf_the_recording_found_its_channel_by() {
+        let elf = PathBuf::from("firmware.elf");
+        let rtt = options(Source::Gdb {
+            address: "localhost:3333".into(),
+            control_block: ControlBlock::Elf(elf.clone()),
+            channel: Channel::Number(0),
+        });
+        assert_eq!(view_options(&rtt).unwrap().input.elf, Some(elf));
+        let tcp = options(Source::Tcp("localhost:9000".into()));
+        assert_eq!(view_options(&tcp).unwrap().input.elf, None);
+    }
 }

@@ -5,7 +5,7 @@
 use std::fmt;
 use std::io::{self, Read};
 use std::net::TcpStream;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::gdb::Gdb;
 use crate::record::READ_TIMEOUT;
@@ -42,6 +42,23 @@ pub enum ControlBlock {
     Elf(PathBuf),
     /// By its magic, in this range of target RAM.
     Scan { start: u32, len: u32 },
+}
+
+impl Source {
+    /// The firmware's ELF file the command line gave, if any.
+    pub fn elf(&self) -> Option<&Path> {
+        match self {
+            Source::Gdb {
+                control_block: ControlBlock::Elf(path),
+                ..
+            }
+            | Source::Probe {
+                control_block: ControlBlock::Elf(path),
+                ..
+            } => Some(path),
+            _ => None,
+        }
+    }
 }
 
 impl ControlBlock {

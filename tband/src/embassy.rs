@@ -21,11 +21,8 @@ use core::cell::UnsafeCell;
 use crate::config::CORES;
 use crate::freertos;
 
-/// The task id under which the idle time of `core` is traced: one per
-/// core, counting down from `u32::MAX` (no task is at those addresses).
-pub const fn idle_task_id(core: usize) -> u32 {
-    u32::MAX - core as u32
-}
+pub use crate::idle_task_id;
+
 /// The most executors that can be polling at once on one core (a thread
 /// executor and the interrupt executors that nest on it).
 pub const MAX_NESTED_EXECUTORS: usize = 8;
@@ -55,10 +52,7 @@ pub fn executor_name(executor_id: u32, name: impl AsRef<[u8]>) {
 /// snapshot: trigger; post-mortem: start). Call once on each core before
 /// its executor runs.
 pub fn start() {
-    let core = crate::port::core_id();
-    crate::gather_system_metadata();
-    freertos::task_name(idle_task_id(core), "idle");
-    freertos::task_is_idle_task(idle_task_id(core), core as u32);
+    crate::record_idle_task_of_this_core();
     crate::start_recording();
 }
 

@@ -2,28 +2,26 @@
 //! the `rtos-trace` crate (e.g. embassy-executor's `rtos-trace` feature):
 //! `rtos_trace::global_trace!(tband::rtos_trace::TbandTrace);`
 //!
-//! rtos-trace task ids become tband task ids as they are; idle time is the
-//! pseudo task [`IDLE_TASK_ID`]; interrupts (rtos-trace gives no number)
-//! are ISR [`ISR_ID`]; rtos-trace markers are event markers.
+//! rtos-trace task ids become tband task ids as they are; idle time is
+//! each core's pseudo task [`idle_task_id`]; interrupts (rtos-trace gives
+//! no number) are ISR [`ISR_ID`]; rtos-trace markers are event markers.
 
 use rtos_trace::{RtosTrace, TaskInfo};
 
 use crate::freertos;
 
-/// The task id under which idle time is traced.
-pub const IDLE_TASK_ID: u32 = u32::MAX;
+pub use crate::idle_task_id;
 /// The ISR id of every interrupt rtos-trace reports.
 pub const ISR_ID: u32 = 0;
 
 pub struct TbandTrace;
 
 impl RtosTrace for TbandTrace {
-    /// Records the names of the idle task and the interrupt pseudo-ISR and
-    /// starts the backend (streaming: start; snapshot: trigger).
+    /// Records the names of the running core's idle task and of the
+    /// interrupt pseudo-ISR and starts the backend (streaming: start;
+    /// snapshot: trigger). Call on each core.
     fn start() {
-        crate::gather_system_metadata();
-        freertos::task_name(IDLE_TASK_ID, "idle");
-        freertos::task_is_idle_task(IDLE_TASK_ID, crate::port::core_id() as u32);
+        crate::record_idle_task_of_this_core();
         crate::isr_name(ISR_ID, "interrupt");
         crate::start_recording();
     }
@@ -66,7 +64,7 @@ impl RtosTrace for TbandTrace {
     fn task_ready_end(_id: u32) {}
 
     fn system_idle() {
-        freertos::task_switched_in(IDLE_TASK_ID);
+        freertos::task_switched_in(idle_task_id(crate::port::core_id()));
     }
 
     fn isr_enter() {
