@@ -1,8 +1,11 @@
-//! What the example and the cost program share: a future that counts its
-//! polls, one yield to the executor, and the end of a run by semihosting.
+//! What the example and the cost programs share: a future that counts its
+//! polls, one yield to the executor, and the end of a run by semihosting;
+//! and what the cost programs share among themselves ([`cost`]).
 #![no_std]
 
 use cortex_m_semihosting::debug;
+
+pub mod cost;
 
 pub use tband_poll_count::{counted, yield_once};
 
