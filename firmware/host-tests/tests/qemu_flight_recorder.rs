@@ -9,12 +9,10 @@
 //! Without qemu-system-arm or the rustup target the test says why and
 //! passes, unless TBAND_REQUIRE_QEMU=1.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Stdio;
 
 use tband_capture::flight_cli::{run, Memory, Options};
-use tband_host_tests::qemu::{self, build_firmware, free_port};
+use tband_host_tests::qemu::{self, build_firmware, run_until_fault, Console};
 use tband_model::{AnomalyKind, ArgValue};
 use tband_trace::symbols::Symbols;
 use tband_trace::{OpenOptions, Source, Trace};
@@ -35,23 +33,7 @@ fn rust_firmware_crash_is_read_through_the_gdbstub() {
         return;
     }
     let elf = build_firmware("postmortem");
-    let address = format!("127.0.0.1:{}", free_port());
-    let mut qemu = qemu::qemu()
-        .args(["-gdb", &format!("tcp:{address}")])
-        .arg("-kernel")
-        .arg(&elf)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("qemu-system-arm starts");
-    let mut stdout = BufReader::new(qemu.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("fault recorded") {
-        line.clear();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "the firmware ended without faulting"
-        );
-    }
+    let (mut qemu, address) = run_until_fault(&mut qemu::qemu(), &elf, Console::Stdout);
     let trace = elf.with_file_name("crash.bin");
     let options = Options {
         elf: elf.clone(),
