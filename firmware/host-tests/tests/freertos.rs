@@ -248,16 +248,9 @@ fn decode_stats(trace: &Path, out: &Path) -> String {
 fn query(trace: &Path, query: &str, out: &Path) -> Vec<BTreeMap<String, String>> {
     let options = tband_query::cli::Options {
         args: vec![path_arg(trace), query.to_string()],
-        execute: None,
-        engine: None,
-        db: None,
-        fleet: None,
         format: Some(tband_query::output::Format::Csv),
-        params: Vec::new(),
-        fail_if_rows: false,
-        list: false,
         output: Some(out.to_path_buf()),
-        input: OpenOptions::default(),
+        ..Default::default()
     };
     let code = tband_query::cli::run(options).unwrap_or_else(|e| panic!("{query}: {e}"));
     assert_eq!(code, ExitCode::SUCCESS, "{query}");

@@ -186,15 +186,10 @@ fn query_logs(trace: &Path, elf: &Path, sql: &str) -> Vec<String> {
     let options = tband_query::cli::Options {
         args: vec![trace.display().to_string()],
         execute: Some(sql.to_string()),
-        engine: None,
-        db: None,
-        fleet: None,
         format: Some(tband_query::output::Format::Csv),
-        params: Vec::new(),
-        fail_if_rows: false,
-        list: false,
         output: Some(out.clone()),
         input: with_elf(elf),
+        ..Default::default()
     };
     let code = tband_query::cli::run(options).unwrap_or_else(|e| panic!("{sql}: {e}"));
     assert_eq!(code, ExitCode::SUCCESS);
