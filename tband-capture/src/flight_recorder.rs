@@ -212,23 +212,18 @@ struct CoreReader<'a> {
 
 impl CoreReader<'_> {
     fn read_metadata(&mut self, at: u32, size: u32) {
-        let CoreReader {
-            memory,
-            core,
-            trace,
-            damage,
-        } = self;
+        let core = self.core;
         let mut head = [0u8; METADATA_HEAD as usize];
-        if let Err(e) = memory.read(at, &mut head) {
-            damage.push(format!(
+        if let Err(e) = self.memory.read(at, &mut head) {
+            self.damage.push(format!(
             "core {core}'s metadata buffer at {at:#010x} cannot be read ({e}): names are unknown"
         ));
             return;
         }
         let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-        trace.metadata_lost = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        self.trace.metadata_lost = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
         let kept = if len > size {
-            damage.push(format!(
+            self.damage.push(format!(
                 "core {core}'s metadata buffer says it holds {len} bytes of {size}: \
              all {size} are read"
             ));
@@ -237,52 +232,48 @@ impl CoreReader<'_> {
             len
         };
         if kept == 0 {
-            damage.push(format!(
+            self.damage.push(format!(
                 "core {core}'s metadata buffer is empty: the names of tasks, ISRs and markers \
              and the timer's resolution are unknown"
             ));
         }
-        if trace.metadata_lost > 0 {
-            damage.push(format!(
+        if self.trace.metadata_lost > 0 {
+            self.damage.push(format!(
                 "{} metadata frame(s) of core {core} did not fit in its buffer of {size} bytes",
-                trace.metadata_lost
+                self.trace.metadata_lost
             ));
         }
         let mut bytes = vec![0u8; kept as usize];
-        match memory.read(at.wrapping_add(METADATA_HEAD), &mut bytes) {
+        match self.memory.read(at.wrapping_add(METADATA_HEAD), &mut bytes) {
             Ok(()) => {
-                trace.metadata_bytes = bytes.len();
-                trace.bytes.extend_from_slice(&bytes);
+                self.trace.metadata_bytes = bytes.len();
+                self.trace.bytes.extend_from_slice(&bytes);
             }
-            Err(e) => damage.push(format!(
+            Err(e) => self.damage.push(format!(
             "core {core}'s metadata frames at {at:#010x} cannot be read ({e}): names are unknown"
         )),
         }
     }
 
     fn read_ring(&mut self, at: u32, size: u32) {
-        let CoreReader {
-            memory,
-            core,
-            trace,
-            damage,
-        } = self;
+        let core = self.core;
         let mut head = [0u8; RING_HEAD as usize];
         let mut bytes = vec![0u8; size as usize];
-        let read = memory
+        let read = self
+            .memory
             .read(at, &mut head)
-            .and_then(|()| memory.read(at.wrapping_add(RING_HEAD), &mut bytes));
+            .and_then(|()| self.memory.read(at.wrapping_add(RING_HEAD), &mut bytes));
         if let Err(e) = read {
-            damage.push(format!(
+            self.damage.push(format!(
                 "core {core}'s ring at {at:#010x} cannot be read ({e}): its events are lost"
             ));
             return;
         }
         let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("four bytes"));
         let (next, used) = (word(0), word(4));
-        trace.overwritten = word(8);
+        self.trace.overwritten = word(8);
         let (start, used) = if size == 0 || next >= size.max(1) || used > size {
-            damage.push(format!(
+            self.damage.push(format!(
                 "core {core}'s ring header is damaged (head {next}, {used} bytes used of {size}): \
              the whole ring is read as it lies"
             ));
@@ -292,9 +283,11 @@ impl CoreReader<'_> {
         };
         let (start, used) = (start as usize, used as usize);
         let to_end = used.min(bytes.len() - start);
-        trace.bytes.extend_from_slice(&bytes[start..start + to_end]);
-        trace.bytes.extend_from_slice(&bytes[..used - to_end]);
-        trace.ring_bytes = used;
+        self.trace
+            .bytes
+            .extend_from_slice(&bytes[start..start + to_end]);
+        self.trace.bytes.extend_from_slice(&bytes[..used - to_end]);
+        self.trace.ring_bytes = used;
     }
 }
 
