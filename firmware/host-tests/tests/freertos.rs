@@ -41,6 +41,7 @@ use tband_capture::gdb::Gdb;
 use tband_capture::rtt::TargetMemory;
 use tband_capture::rtt_stream::Attached;
 use tband_capture::source::Source;
+use tband_host_tests::event_lines::trace_with_event_lines;
 use tband_host_tests::qemu::{
     free_port, qemu_mps2_an385, run_until_fault, spawn_listening, Console,
 };
@@ -850,19 +851,7 @@ fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_ima
 
     // The oldest kept event is whole and nothing after it is lost; the
     // last events are what the firmware recorded last.
-    let mut last = Vec::new();
-    let source = TraceSource::open(&[path_arg(&through_gdb)], &OpenOptions::default()).unwrap();
-    let mut trace = Trace::build_with_events(source, &OpenOptions::default(), &mut |row| {
-        let args: Vec<String> = (row.args.iter())
-            .map(|(name, value)| match value {
-                ArgValue::UInt(v) => format!("{name}={v:#x}"),
-                ArgValue::Int(v) => format!("{name}={v}"),
-                ArgValue::Str(s) => format!("{name}={}", String::from_utf8_lossy(s)),
-            })
-            .collect();
-        last.push(format!("{} {}", row.name, args.join(" ")));
-    })
-    .unwrap();
+    let (mut trace, last) = trace_with_event_lines(&through_gdb);
     let model = &mut trace.model;
     assert_eq!(model.info.invalid_frames, 0);
     let known_last = [
