@@ -186,116 +186,109 @@ pub fn read(memory: &mut dyn TargetMemory, table: &Table) -> Result<Readout, Str
     for core in 0..cores as usize {
         let ring = address(core)?;
         let metadata = address(cores as usize + core)?;
-        let mut trace = CoreTrace::default();
-        if metadata_size > 0 {
-            read_metadata(
-                memory,
-                core,
-                metadata,
-                metadata_size,
-                &mut trace,
-                &mut readout.damage,
-            );
-        }
-        read_ring(
-            memory,
+        let mut reader = CoreReader {
+            memory: &mut *memory,
             core,
-            ring,
-            ring_size,
-            &mut trace,
-            &mut readout.damage,
-        );
-        readout.cores.push(trace);
+            trace: CoreTrace::default(),
+            damage: &mut readout.damage,
+        };
+        if metadata_size > 0 {
+            reader.read_metadata(metadata, metadata_size);
+        }
+        reader.read_ring(ring, ring_size);
+        readout.cores.push(reader.trace);
     }
     Ok(readout)
 }
 
-fn read_metadata(
-    memory: &mut dyn TargetMemory,
+/// Reads one core's buffers from the target's memory into its trace,
+/// noting what it finds damaged.
+struct CoreReader<'a> {
+    memory: &'a mut dyn TargetMemory,
     core: usize,
-    at: u32,
-    size: u32,
-    trace: &mut CoreTrace,
-    damage: &mut Vec<String>,
-) {
-    let mut head = [0u8; METADATA_HEAD as usize];
-    if let Err(e) = memory.read(at, &mut head) {
-        damage.push(format!(
-            "core {core}'s metadata buffer at {at:#010x} cannot be read ({e}): names are unknown"
-        ));
-        return;
-    }
-    let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    trace.metadata_lost = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
-    let kept = if len > size {
-        damage.push(format!(
-            "core {core}'s metadata buffer says it holds {len} bytes of {size}: \
-             all {size} are read"
-        ));
-        size
-    } else {
-        len
-    };
-    if kept == 0 {
-        damage.push(format!(
-            "core {core}'s metadata buffer is empty: the names of tasks, ISRs and markers \
-             and the timer's resolution are unknown"
-        ));
-    }
-    if trace.metadata_lost > 0 {
-        damage.push(format!(
-            "{} metadata frame(s) of core {core} did not fit in its buffer of {size} bytes",
-            trace.metadata_lost
-        ));
-    }
-    let mut bytes = vec![0u8; kept as usize];
-    match memory.read(at.wrapping_add(METADATA_HEAD), &mut bytes) {
-        Ok(()) => {
-            trace.metadata_bytes = bytes.len();
-            trace.bytes.extend_from_slice(&bytes);
-        }
-        Err(e) => damage.push(format!(
-            "core {core}'s metadata frames at {at:#010x} cannot be read ({e}): names are unknown"
-        )),
-    }
+    trace: CoreTrace,
+    damage: &'a mut Vec<String>,
 }
 
-fn read_ring(
-    memory: &mut dyn TargetMemory,
-    core: usize,
-    at: u32,
-    size: u32,
-    trace: &mut CoreTrace,
-    damage: &mut Vec<String>,
-) {
-    let mut head = [0u8; RING_HEAD as usize];
-    let mut bytes = vec![0u8; size as usize];
-    let read = memory
-        .read(at, &mut head)
-        .and_then(|()| memory.read(at.wrapping_add(RING_HEAD), &mut bytes));
-    if let Err(e) = read {
-        damage.push(format!(
-            "core {core}'s ring at {at:#010x} cannot be read ({e}): its events are lost"
+impl CoreReader<'_> {
+    fn read_metadata(&mut self, at: u32, size: u32) {
+        let core = self.core;
+        let mut head = [0u8; METADATA_HEAD as usize];
+        if let Err(e) = self.memory.read(at, &mut head) {
+            self.damage.push(format!(
+            "core {core}'s metadata buffer at {at:#010x} cannot be read ({e}): names are unknown"
         ));
-        return;
+            return;
+        }
+        let len = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+        self.trace.metadata_lost = u32::from_le_bytes([head[4], head[5], head[6], head[7]]);
+        let kept = if len > size {
+            self.damage.push(format!(
+                "core {core}'s metadata buffer says it holds {len} bytes of {size}: \
+             all {size} are read"
+            ));
+            size
+        } else {
+            len
+        };
+        if kept == 0 {
+            self.damage.push(format!(
+                "core {core}'s metadata buffer is empty: the names of tasks, ISRs and markers \
+             and the timer's resolution are unknown"
+            ));
+        }
+        if self.trace.metadata_lost > 0 {
+            self.damage.push(format!(
+                "{} metadata frame(s) of core {core} did not fit in its buffer of {size} bytes",
+                self.trace.metadata_lost
+            ));
+        }
+        let mut bytes = vec![0u8; kept as usize];
+        match self.memory.read(at.wrapping_add(METADATA_HEAD), &mut bytes) {
+            Ok(()) => {
+                self.trace.metadata_bytes = bytes.len();
+                self.trace.bytes.extend_from_slice(&bytes);
+            }
+            Err(e) => self.damage.push(format!(
+            "core {core}'s metadata frames at {at:#010x} cannot be read ({e}): names are unknown"
+        )),
+        }
     }
-    let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("four bytes"));
-    let (next, used) = (word(0), word(4));
-    trace.overwritten = word(8);
-    let (start, used) = if size == 0 || next >= size.max(1) || used > size {
-        damage.push(format!(
-            "core {core}'s ring header is damaged (head {next}, {used} bytes used of {size}): \
+
+    fn read_ring(&mut self, at: u32, size: u32) {
+        let core = self.core;
+        let mut head = [0u8; RING_HEAD as usize];
+        let mut bytes = vec![0u8; size as usize];
+        let read = self
+            .memory
+            .read(at, &mut head)
+            .and_then(|()| self.memory.read(at.wrapping_add(RING_HEAD), &mut bytes));
+        if let Err(e) = read {
+            self.damage.push(format!(
+                "core {core}'s ring at {at:#010x} cannot be read ({e}): its events are lost"
+            ));
+            return;
+        }
+        let word = |i: usize| u32::from_le_bytes(head[i..i + 4].try_into().expect("four bytes"));
+        let (next, used) = (word(0), word(4));
+        self.trace.overwritten = word(8);
+        let (start, used) = if size == 0 || next >= size.max(1) || used > size {
+            self.damage.push(format!(
+                "core {core}'s ring header is damaged (head {next}, {used} bytes used of {size}): \
              the whole ring is read as it lies"
-        ));
-        (0, size)
-    } else {
-        ((next + size - used) % size, used)
-    };
-    let (start, used) = (start as usize, used as usize);
-    let to_end = used.min(bytes.len() - start);
-    trace.bytes.extend_from_slice(&bytes[start..start + to_end]);
-    trace.bytes.extend_from_slice(&bytes[..used - to_end]);
-    trace.ring_bytes = used;
+            ));
+            (0, size)
+        } else {
+            ((next + size - used) % size, used)
+        };
+        let (start, used) = (start as usize, used as usize);
+        let to_end = used.min(bytes.len() - start);
+        self.trace
+            .bytes
+            .extend_from_slice(&bytes[start..start + to_end]);
+        self.trace.bytes.extend_from_slice(&bytes[..used - to_end]);
+        self.trace.ring_bytes = used;
+    }
 }
 
 /// A file of the target's RAM (GDB's `dump memory`, a region a crash

@@ -8,49 +8,9 @@
 //! idle (blocked): a resumption, not a poll.
 
 use std::collections::BTreeMap;
-use std::future::{poll_fn, Future};
-use std::pin::Pin;
-use std::sync::atomic::{AtomicU32, Ordering};
-use std::task::{Context, Poll};
 
 use tband_model::{Model, TaskStateKind};
-
-/// A future that counts its polls: the application's own count of the
-/// polls of the task it is the body of.
-pub struct Counted<F> {
-    polls: &'static AtomicU32,
-    inner: F,
-}
-
-pub fn counted<F: Future>(polls: &'static AtomicU32, inner: F) -> Counted<F> {
-    Counted { polls, inner }
-}
-
-impl<F: Future> Future for Counted<F> {
-    type Output = F::Output;
-
-    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
-        // SAFETY: `inner` is never moved out of the pinned `Counted`.
-        let this = unsafe { self.get_unchecked_mut() };
-        this.polls.fetch_add(1, Ordering::Relaxed);
-        unsafe { Pin::new_unchecked(&mut this.inner) }.poll(cx)
-    }
-}
-
-/// Gives the executor back once: wakes its own task and returns pending.
-pub async fn yield_once() {
-    let mut yielded = false;
-    poll_fn(|cx| {
-        if yielded {
-            Poll::Ready(())
-        } else {
-            yielded = true;
-            cx.waker().wake_by_ref();
-            Poll::Pending
-        }
-    })
-    .await
-}
+pub use tband_poll_count::{counted, yield_once};
 
 /// Opens the per-core traces `(core, bytes)` and builds their model.
 pub fn model_of(cores: &[(usize, Vec<u8>)]) -> Model {

@@ -1,7 +1,8 @@
 //! A host port of the global tracer (threads play cores), a function that
 //! reads traces back with `tband-decode`, the QEMU example firmware
-//! ([`qemu`]) and what the embassy tests share ([`embassy`]), for the tests
-//! in `tests/` and those of `tband-capture`.
+//! ([`qemu`]), what the embassy tests share ([`embassy`]) and a trace's
+//! events as text ([`event_lines`]), for the tests in `tests/` and those
+//! of `tband-capture`.
 
 use std::cell::Cell;
 use std::ops::ControlFlow;
@@ -12,6 +13,7 @@ use tband::EventKind;
 use tband_decode::stream::StreamDecoder;
 
 pub mod embassy;
+pub mod event_lines;
 pub mod qemu;
 pub mod vendor;
 

@@ -3,7 +3,7 @@
 //! thumbv7m-none-eabi, run on QEMU's lm3s6965evb. Tests skip with a message when QEMU or the rustup target is
 //! missing, and fail instead when `TBAND_REQUIRE_QEMU=1` (as in CI).
 
-use std::io::{BufRead, BufReader};
+use std::io::{BufRead, BufReader, Read};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStderr, Command, Stdio};
@@ -154,15 +154,53 @@ pub fn spawn_listening(qemu: &mut Command) -> (Child, BufReader<ChildStderr>) {
         .spawn()
         .expect("qemu-system-arm starts");
     let mut stderr = BufReader::new(child.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("waiting for connection") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "QEMU ended before it listened"
-        );
-    }
+    wait_for_line(
+        &mut stderr,
+        "waiting for connection",
+        "QEMU ended before it listened",
+    );
     (child, stderr)
+}
+
+/// Where QEMU puts the firmware's semihosting console.
+pub enum Console {
+    Stdout,
+    Stderr,
+}
+
+/// Starts `qemu` with `firmware` and its gdbstub on a free port; returns
+/// once the firmware says on its `console` that it recorded a fault: QEMU,
+/// left waiting in the fault handler, and the gdbstub's address.
+pub fn run_until_fault(qemu: &mut Command, firmware: &Path, console: Console) -> (Child, String) {
+    let address = format!("127.0.0.1:{}", free_port());
+    qemu.args(["-gdb", &format!("tcp:{address}")])
+        .arg("-kernel")
+        .arg(firmware);
+    match console {
+        Console::Stdout => qemu.stdout(Stdio::piped()),
+        Console::Stderr => qemu.stderr(Stdio::piped()),
+    };
+    let mut child = qemu.spawn().expect("qemu-system-arm starts");
+    let output: Box<dyn Read> = match console {
+        Console::Stdout => Box::new(child.stdout.take().unwrap()),
+        Console::Stderr => Box::new(child.stderr.take().unwrap()),
+    };
+    wait_for_line(
+        &mut BufReader::new(output),
+        "fault recorded",
+        "the firmware ended without faulting",
+    );
+    (child, address)
+}
+
+/// Reads `lines` up to one that contains `text`; panics with `ended` if
+/// they end first.
+fn wait_for_line(lines: &mut impl BufRead, text: &str, ended: &str) {
+    let mut line = String::new();
+    while !line.contains(text) {
+        line.clear();
+        assert!(lines.read_line(&mut line).unwrap() > 0, "{ended}");
+    }
 }
 
 /// QEMU with `firmware`, held at its first instruction until a GDB client

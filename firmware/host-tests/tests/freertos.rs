@@ -30,20 +30,21 @@
 //! message, and fails instead when `TBAND_REQUIRE_FREERTOS=1` (as in CI).
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitCode, Stdio};
+use std::process::{Child, Command, ExitCode};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use tband_capture::flight_cli::Memory;
 use tband_capture::flight_recorder::Table;
 use tband_capture::gdb::Gdb;
-use tband_capture::record::Limits;
 use tband_capture::rtt::TargetMemory;
 use tband_capture::rtt_stream::Attached;
 use tband_capture::source::Source;
-use tband_host_tests::qemu::{free_port, qemu_mps2_an385, spawn_listening};
+use tband_host_tests::event_lines::trace_with_event_lines;
+use tband_host_tests::qemu::{
+    free_port, qemu_mps2_an385, run_until_fault, spawn_listening, Console,
+};
 use tband_host_tests::run;
 use tband_host_tests::vendor::tool;
 use tband_model::{
@@ -54,8 +55,8 @@ use tband_trace::{OpenOptions, Source as TraceSource, Trace};
 
 mod example;
 use example::{
-    build_cortex_m3, build_library, make_with, own_dir, record_cortex_m3, repo, thumbv7m_target,
-    Backend,
+    build_cortex_m3, build_library, capture_until_exit, make_with, own_dir, record_cortex_m3, repo,
+    thumbv7m_target, Backend,
 };
 
 const SECONDS: &str = "3";
@@ -219,16 +220,7 @@ fn capture_cortex_m3_uart(kernel: &Path) -> PathBuf {
             .arg("-kernel")
             .arg(firmware),
     );
-    let capture = tband_capture::cli::Options {
-        source: Source::Tcp(address),
-        output: dir.join("trace.bin"),
-        limits: Limits::default(),
-        tui: false,
-        rules: None,
-    };
-    tband_capture::cli::run(&capture).unwrap();
-    let out = qemu.wait_with_output().unwrap();
-    assert!(out.status.success(), "the firmware failed");
+    capture_until_exit(Source::Tcp(address), &dir.join("trace.bin"), qemu);
     dir
 }
 
@@ -257,16 +249,9 @@ fn decode_stats(trace: &Path, out: &Path) -> String {
 fn query(trace: &Path, query: &str, out: &Path) -> Vec<BTreeMap<String, String>> {
     let options = tband_query::cli::Options {
         args: vec![path_arg(trace), query.to_string()],
-        execute: None,
-        engine: None,
-        db: None,
-        fleet: None,
         format: Some(tband_query::output::Format::Csv),
-        params: Vec::new(),
-        fail_if_rows: false,
-        list: false,
         output: Some(out.to_path_buf()),
-        input: OpenOptions::default(),
+        ..Default::default()
     };
     let code = tband_query::cli::run(options).unwrap_or_else(|e| panic!("{query}: {e}"));
     assert_eq!(code, ExitCode::SUCCESS, "{query}");
@@ -767,24 +752,7 @@ fn cortex_m3_uart_capture_matches_the_applications_record() {
 fn crash_cortex_m3(kernel: &Path) -> (PathBuf, PathBuf, Child, String) {
     let (dir, firmware) =
         build_cortex_m3(kernel, Backend::PostMortem, "freertos-cm3-postmortem", "");
-    let address = format!("127.0.0.1:{}", free_port());
-    let mut qemu = qemu_mps2_an385(&dir)
-        .args(["-gdb", &format!("tcp:{address}")])
-        .arg("-kernel")
-        .arg(&firmware)
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("qemu-system-arm starts");
-    // Semihosting's console is QEMU's stderr.
-    let mut stderr = BufReader::new(qemu.stderr.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("fault recorded") {
-        line.clear();
-        assert!(
-            stderr.read_line(&mut line).unwrap() > 0,
-            "the firmware ended without faulting"
-        );
-    }
+    let (qemu, address) = run_until_fault(&mut qemu_mps2_an385(&dir), &firmware, Console::Stderr);
     (dir, firmware, qemu, address)
 }
 
@@ -883,19 +851,7 @@ fn cortex_m3_crash_is_read_from_the_rings_through_the_gdbstub_and_from_a_ram_ima
 
     // The oldest kept event is whole and nothing after it is lost; the
     // last events are what the firmware recorded last.
-    let mut last = Vec::new();
-    let source = TraceSource::open(&[path_arg(&through_gdb)], &OpenOptions::default()).unwrap();
-    let mut trace = Trace::build_with_events(source, &OpenOptions::default(), &mut |row| {
-        let args: Vec<String> = (row.args.iter())
-            .map(|(name, value)| match value {
-                ArgValue::UInt(v) => format!("{name}={v:#x}"),
-                ArgValue::Int(v) => format!("{name}={v}"),
-                ArgValue::Str(s) => format!("{name}={}", String::from_utf8_lossy(s)),
-            })
-            .collect();
-        last.push(format!("{} {}", row.name, args.join(" ")));
-    })
-    .unwrap();
+    let (mut trace, last) = trace_with_event_lines(&through_gdb);
     let model = &mut trace.model;
     assert_eq!(model.info.invalid_frames, 0);
     let known_last = [

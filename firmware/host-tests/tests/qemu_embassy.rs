@@ -186,15 +186,10 @@ fn query_logs(trace: &Path, elf: &Path, sql: &str) -> Vec<String> {
     let options = tband_query::cli::Options {
         args: vec![trace.display().to_string()],
         execute: Some(sql.to_string()),
-        engine: None,
-        db: None,
-        fleet: None,
         format: Some(tband_query::output::Format::Csv),
-        params: Vec::new(),
-        fail_if_rows: false,
-        list: false,
         output: Some(out.clone()),
         input: with_elf(elf),
+        ..Default::default()
     };
     let code = tband_query::cli::run(options).unwrap_or_else(|e| panic!("{sql}: {e}"));
     assert_eq!(code, ExitCode::SUCCESS);
@@ -346,12 +341,16 @@ fn defmt_lines_in_qemu() {
 /// Runs the cost program (`poll_cost`) in QEMU at one instruction per
 /// nanosecond; returns the instructions per poll it printed.
 fn instructions_per_poll(features: &[&str]) -> u64 {
-    let elf = build_embassy_firmware("poll_cost", features);
+    printed_instructions("poll_cost", features, "embassy poll: ")
+}
+
+/// Runs the cost program `bin`, built with `features`, in QEMU at one
+/// instruction per nanosecond; returns the count it printed after `label`.
+fn printed_instructions(bin: &str, features: &[&str], label: &str) -> u64 {
+    let elf = build_embassy_firmware(bin, features);
     let out = run(qemu::qemu_counting_instructions().arg("-kernel").arg(&elf));
     let printed = String::from_utf8(out.stdout).unwrap();
-    let line = printed
-        .lines()
-        .find_map(|l| l.strip_prefix("embassy poll: "));
+    let line = printed.lines().find_map(|l| l.strip_prefix(label));
     let count = line
         .expect("the program prints its count")
         .split(' ')
@@ -377,15 +376,7 @@ fn poll_cost_in_qemu() {
 /// instruction per nanosecond; returns the instructions per line it
 /// printed (it fails, and so does this, if tband's snapshot lost a line).
 fn instructions_per_line(logger: &str) -> u64 {
-    let elf = build_embassy_firmware("defmt_cost", &[logger]);
-    let out = run(qemu::qemu_counting_instructions().arg("-kernel").arg(&elf));
-    let printed = String::from_utf8(out.stdout).unwrap();
-    let line = printed.lines().find_map(|l| l.strip_prefix("defmt line: "));
-    let count = line
-        .expect("the program prints its count")
-        .split(' ')
-        .next();
-    count.unwrap().parse().unwrap()
+    printed_instructions("defmt_cost", &[logger], "defmt line: ")
 }
 
 /// A defmt line through tband's logger and through defmt-rtt: both cost

@@ -9,15 +9,13 @@
 //! Without qemu-system-arm or the rustup target the test says why and
 //! passes, unless TBAND_REQUIRE_QEMU=1.
 
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::Stdio;
 
 use tband_capture::flight_cli::{run, Memory, Options};
-use tband_host_tests::qemu::{self, build_firmware, free_port};
-use tband_model::{AnomalyKind, ArgValue};
+use tband_host_tests::event_lines::trace_with_event_lines;
+use tband_host_tests::qemu::{self, build_firmware, run_until_fault, Console};
+use tband_model::AnomalyKind;
 use tband_trace::symbols::Symbols;
-use tband_trace::{OpenOptions, Source, Trace};
 
 /// The line of the firmware's source that faults.
 fn faulting_line() -> usize {
@@ -35,23 +33,7 @@ fn rust_firmware_crash_is_read_through_the_gdbstub() {
         return;
     }
     let elf = build_firmware("postmortem");
-    let address = format!("127.0.0.1:{}", free_port());
-    let mut qemu = qemu::qemu()
-        .args(["-gdb", &format!("tcp:{address}")])
-        .arg("-kernel")
-        .arg(&elf)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("qemu-system-arm starts");
-    let mut stdout = BufReader::new(qemu.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("fault recorded") {
-        line.clear();
-        assert!(
-            stdout.read_line(&mut line).unwrap() > 0,
-            "the firmware ended without faulting"
-        );
-    }
+    let (mut qemu, address) = run_until_fault(&mut qemu::qemu(), &elf, Console::Stdout);
     let trace = elf.with_file_name("crash.bin");
     let options = Options {
         elf: elf.clone(),
@@ -70,19 +52,7 @@ fn rust_firmware_crash_is_read_through_the_gdbstub() {
     let before = &core[..core.find(" event(s) overwritten").unwrap()];
     let overwritten: u64 = before.rsplit(' ').next().unwrap().parse().unwrap();
 
-    let mut last = Vec::new();
-    let source = Source::open(&[trace.display().to_string()], &OpenOptions::default()).unwrap();
-    let mut built = Trace::build_with_events(source, &OpenOptions::default(), &mut |row| {
-        let args: Vec<String> = (row.args.iter())
-            .map(|(name, value)| match value {
-                ArgValue::UInt(v) => format!("{name}={v:#x}"),
-                ArgValue::Int(v) => format!("{name}={v}"),
-                ArgValue::Str(s) => format!("{name}={}", String::from_utf8_lossy(s)),
-            })
-            .collect();
-        last.push(format!("{} {}", row.name, args.join(" ")));
-    })
-    .unwrap();
+    let (mut built, last) = trace_with_event_lines(&trace);
     let model = &mut built.model;
     assert_eq!(model.info.invalid_frames, 0);
     // The ring went round many times: what it dropped is many times what

@@ -15,25 +15,16 @@
 //! message, and fails instead when `TBAND_REQUIRE_VENDOR_TRACERS=1` (as in
 //! CI).
 
-use tband_model::Model;
-use tband_trace::{InputFormat, OpenOptions, Trace};
+use tband_trace::InputFormat;
 
 mod example;
-use example::{build_systemview, record_systemview, systemview_sources};
+use example::{
+    build_systemview, check_tasks_and_busy_time, open_recording, record_systemview,
+    systemview_sources,
+};
 
 /// The run's length the corpus recording was made with.
 const RUN_NS: &str = "500000000ull";
-
-fn run_time_ns(model: &Model, name: &str) -> u64 {
-    let task = model.tasks.iter().position(|t| t.name == name);
-    let task = task.unwrap_or_else(|| panic!("no task named {name}")) as u32;
-    model
-        .sched_slices
-        .iter()
-        .filter(|s| s.task == task)
-        .map(|s| s.end_ns - s.start_ns)
-        .sum()
-}
 
 #[test]
 fn the_systemview_recording_is_the_applications_record() {
@@ -44,36 +35,8 @@ fn the_systemview_recording_is_the_applications_record() {
     let (dir, firmware) =
         build_systemview(&systemview, &kernel, "freertos-cm3-systemview", &cppflags);
     let recording = record_systemview(&dir, &firmware);
-    let trace = Trace::open(
-        &[recording.to_str().unwrap().to_string()],
-        &OpenOptions::default(),
-    )
-    .unwrap();
-    assert_eq!(trace.format(), InputFormat::Systemview);
-    let model = &trace.model;
+    let model = &open_recording(&recording, InputFormat::Systemview);
     assert!(model.anomalies.is_empty(), "{:?}", model.anomalies);
     let truth = std::fs::read_to_string(dir.join("truth.txt")).unwrap();
-    let mut busy_run_time_ns = None;
-    for line in truth.lines() {
-        match line.split(' ').collect::<Vec<_>>()[..] {
-            ["task", name, priority] => {
-                let task = model.tasks.iter().position(|t| t.name == name);
-                let task = task.unwrap_or_else(|| panic!("{name} is not named")) as u32;
-                let first = model.task_priorities.iter().find(|p| p.task == task);
-                assert_eq!(
-                    first.map(|p| p.priority.to_string()).as_deref(),
-                    Some(priority),
-                    "{name}"
-                );
-            }
-            ["count", "busy_run_time_ns", ns] => busy_run_time_ns = ns.parse::<f64>().ok(),
-            _ => {}
-        }
-    }
-    let measured = busy_run_time_ns.expect("the kernel's measure of busy");
-    let traced = run_time_ns(model, "busy") as f64;
-    assert!(
-        (traced - measured).abs() / measured < 0.02,
-        "traced {traced} ns, the kernel measured {measured} ns"
-    );
+    check_tasks_and_busy_time(model, &truth);
 }

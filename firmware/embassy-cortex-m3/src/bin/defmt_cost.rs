@@ -17,46 +17,19 @@ compile_error!("defmt_cost: choose a logger, feature `trace` or `defmt-rtt`");
 #[cfg(feature = "defmt-rtt")]
 use defmt_rtt as _;
 
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::SYST;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
-use tband_embassy_cortex_m3::exit;
+use tband_embassy_cortex_m3::cost::{cycles_since, finish, instructions_per_round, now, start_clock};
 
 const LINES: u32 = 128;
-/// SysTick reload: the clock wraps every 2^24 cycles.
-const RELOAD: u32 = 0x00FF_FFFF;
-/// Nanoseconds (= instructions under `-icount shift=0`) per 1000 cycles at 12 MHz.
-const NS_PER_1000_CYCLES: u64 = 83_333;
-
-/// SysTick's down-counter as an up-counting cycle count.
-fn now() -> u32 {
-    RELOAD - SYST::get_current()
-}
 
 #[cfg(feature = "trace")]
-struct Port;
-
-#[cfg(feature = "trace")]
-impl tband::Port for Port {
-    fn ts_resolution_ns() -> u64 {
-        83
-    }
-    fn timestamp() -> u64 {
-        u64::from(now())
-    }
-}
-
-#[cfg(feature = "trace")]
-tband::set_port!(Port);
+tband::set_port!(tband_embassy_cortex_m3::cost::CyclePort);
 
 #[entry]
 fn main() -> ! {
     let mut cp = cortex_m::Peripherals::take().expect("taken once at start");
-    cp.SYST.set_clock_source(SystClkSource::Core);
-    cp.SYST.set_reload(RELOAD);
-    cp.SYST.clear_current();
-    cp.SYST.enable_counter();
+    start_clock(&mut cp.SYST);
     #[cfg(feature = "trace")]
     tband::trigger_snapshot();
     // One line first, so that the measured ones find everything set up.
@@ -65,8 +38,8 @@ fn main() -> ! {
     for i in 1..=LINES {
         defmt::info!("line {=u32} at {=u32}", i, now());
     }
-    let cycles = u64::from(now().wrapping_sub(start) & RELOAD);
-    let per_line = cycles * NS_PER_1000_CYCLES / 1000 / u64::from(LINES);
+    let cycles = cycles_since(start);
+    let per_line = instructions_per_round(cycles, u64::from(LINES));
     let logger = if cfg!(feature = "trace") {
         "tband"
     } else {
@@ -77,14 +50,5 @@ fn main() -> ! {
         per_line,
         logger
     );
-    #[cfg(feature = "trace")]
-    {
-        let recording = tband::snapshot_state(0) == Some(tband::SnapshotState::Recording);
-        let mut recorded = 0;
-        tband::read_snapshot(0, |bytes| recorded += bytes.len());
-        hprintln!("{} bytes recorded", recorded);
-        exit(recording && tband::dropped_events(0) == 0);
-    }
-    #[cfg(not(feature = "trace"))]
-    exit(true)
+    finish()
 }

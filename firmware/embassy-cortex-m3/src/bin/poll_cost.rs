@@ -9,41 +9,18 @@
 
 use core::sync::atomic::{AtomicU32, Ordering};
 
-use cortex_m::peripheral::syst::SystClkSource;
-use cortex_m::peripheral::SYST;
 use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
 use embassy_executor::Executor;
-use tband_embassy_cortex_m3::{counted, exit, yield_once};
+use tband_embassy_cortex_m3::cost::{cycles_since, finish, instructions_per_round, now, start_clock};
+use tband_embassy_cortex_m3::{counted, yield_once};
 
 const ROUNDS: u32 = 256;
-/// SysTick reload: the clock wraps every 2^24 cycles.
-const RELOAD: u32 = 0x00FF_FFFF;
-/// Nanoseconds (= instructions under `-icount shift=0`) per 1000 cycles at 12 MHz.
-const NS_PER_1000_CYCLES: u64 = 83_333;
 
 static POLLS: AtomicU32 = AtomicU32::new(0);
 
-/// SysTick's down-counter as an up-counting cycle count.
-fn now() -> u32 {
-    RELOAD - SYST::get_current()
-}
-
 #[cfg(feature = "trace")]
-struct Port;
-
-#[cfg(feature = "trace")]
-impl tband::Port for Port {
-    fn ts_resolution_ns() -> u64 {
-        83
-    }
-    fn timestamp() -> u64 {
-        u64::from(now())
-    }
-}
-
-#[cfg(feature = "trace")]
-tband::set_port!(Port);
+tband::set_port!(tband_embassy_cortex_m3::cost::CyclePort);
 
 #[embassy_executor::task]
 async fn yielder() {
@@ -56,9 +33,9 @@ async fn yielder() {
         }
     })
     .await;
-    let cycles = u64::from(now().wrapping_sub(start) & RELOAD);
+    let cycles = cycles_since(start);
     let rounds = u64::from(POLLS.load(Ordering::Relaxed) - 1);
-    let per_round = cycles * NS_PER_1000_CYCLES / 1000 / rounds;
+    let per_round = instructions_per_round(cycles, rounds);
     let traced = if cfg!(feature = "trace") {
         "traced"
     } else {
@@ -69,25 +46,13 @@ async fn yielder() {
         per_round,
         traced
     );
-    #[cfg(feature = "trace")]
-    {
-        let recording = tband::snapshot_state(0) == Some(tband::SnapshotState::Recording);
-        let mut recorded = 0;
-        tband::read_snapshot(0, |bytes| recorded += bytes.len());
-        hprintln!("{} bytes recorded", recorded);
-        exit(recording && tband::dropped_events(0) == 0);
-    }
-    #[cfg(not(feature = "trace"))]
-    exit(true)
+    finish()
 }
 
 #[entry]
 fn main() -> ! {
     let mut cp = cortex_m::Peripherals::take().expect("taken once at start");
-    cp.SYST.set_clock_source(SystClkSource::Core);
-    cp.SYST.set_reload(RELOAD);
-    cp.SYST.clear_current();
-    cp.SYST.enable_counter();
+    start_clock(&mut cp.SYST);
     #[cfg(feature = "trace")]
     tband::embassy::start();
     static mut EXECUTOR: Option<Executor> = None;

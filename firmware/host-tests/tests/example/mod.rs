@@ -6,13 +6,15 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, Command};
 
 use tband_capture::record::Limits;
 use tband_capture::rtt::Channel;
 use tband_capture::source::{ControlBlock, Source};
 use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::{run, vendor};
+use tband_model::Model;
+use tband_trace::{InputFormat, OpenOptions, Trace};
 
 pub fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -166,17 +168,25 @@ pub fn build_systemview(
     cppflags: &str,
 ) -> (PathBuf, PathBuf) {
     let dir = own_dir(folder);
+    let sources = format!("SYSTEMVIEW_PATH={}", systemview.display());
+    make_traced_by("systemview", &dir, kernel, &[&sources], cppflags);
+    let firmware = dir.join("freertos-cm3-systemview.elf");
+    (dir, firmware)
+}
+
+/// `make` of the Cortex-M3 example traced by the vendor's tracer `tracer`
+/// (the Makefile's TRACER) into `dir`, with the further `variables` and
+/// `cppflags`; the `truth.txt` of an earlier run is removed.
+fn make_traced_by(tracer: &str, dir: &Path, kernel: &Path, variables: &[&str], cppflags: &str) {
     run(Command::new("make")
         .current_dir(repo().join("firmware/freertos/cortex-m3"))
         .env("CPPFLAGS", cppflags)
         .arg("--silent")
-        .arg("TRACER=systemview")
+        .arg(format!("TRACER={tracer}"))
         .arg(format!("OUT={}", dir.display()))
         .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("SYSTEMVIEW_PATH={}", systemview.display())));
+        .args(variables));
     let _ = std::fs::remove_file(dir.join("truth.txt"));
-    let firmware = dir.join("freertos-cm3-systemview.elf");
-    (dir, firmware)
 }
 
 /// Runs the SystemView firmware held for GDB and records its SysView
@@ -202,16 +212,9 @@ pub fn build_tracerecorder(
     cppflags: &str,
 ) -> (PathBuf, PathBuf) {
     let dir = own_dir(folder);
-    run(Command::new("make")
-        .current_dir(repo().join("firmware/freertos/cortex-m3"))
-        .env("CPPFLAGS", cppflags)
-        .arg("--silent")
-        .arg("TRACER=tracerecorder")
-        .arg(format!("TR_STREAM_PORT={stream_port}"))
-        .arg(format!("OUT={}", dir.display()))
-        .arg(format!("FREERTOS_KERNEL_PATH={}", kernel.display()))
-        .arg(format!("TRACERECORDER_PATH={}", recorder.display())));
-    let _ = std::fs::remove_file(dir.join("truth.txt"));
+    let port = format!("TR_STREAM_PORT={stream_port}");
+    let sources = format!("TRACERECORDER_PATH={}", recorder.display());
+    make_traced_by("tracerecorder", &dir, kernel, &[&port, &sources], cppflags);
     let name = match stream_port {
         "RingBuffer" => "freertos-cm3-tracerecorder-ringbuffer",
         _ => "freertos-cm3-tracerecorder",
@@ -239,13 +242,21 @@ fn record_rtt(dir: &Path, firmware: &Path, channel: &str, file: &str) -> PathBuf
             .arg(firmware),
     );
     let recording = dir.join(file);
+    let source = Source::Gdb {
+        address: format!("127.0.0.1:{port}"),
+        control_block: ControlBlock::Elf(firmware.to_path_buf()),
+        channel: Channel::Name(channel.into()),
+    };
+    capture_until_exit(source, &recording, qemu);
+    recording
+}
+
+/// Records `source` with `tband-capture` into `output` until the firmware
+/// in `qemu` exits, which it must do successfully.
+pub fn capture_until_exit(source: Source, output: &Path, qemu: Child) {
     let capture = tband_capture::cli::Options {
-        source: Source::Gdb {
-            address: format!("127.0.0.1:{port}"),
-            control_block: ControlBlock::Elf(firmware.to_path_buf()),
-            channel: Channel::Name(channel.into()),
-        },
-        output: recording.clone(),
+        source,
+        output: output.to_path_buf(),
         limits: Limits::default(),
         tui: false,
         rules: None,
@@ -253,5 +264,61 @@ fn record_rtt(dir: &Path, firmware: &Path, channel: &str, file: &str) -> PathBuf
     tband_capture::cli::run(&capture).unwrap();
     let out = qemu.wait_with_output().unwrap();
     assert!(out.status.success(), "the firmware failed");
-    recording
+}
+
+/// The model of the vendor's recording at `path`, read as the tools read
+/// it, which must take it for `format`.
+pub fn open_recording(path: &Path, format: InputFormat) -> Model {
+    let trace = Trace::open(
+        &[path.to_str().unwrap().to_string()],
+        &OpenOptions::default(),
+    );
+    let trace = trace.unwrap();
+    assert_eq!(trace.format(), format);
+    trace.model
+}
+
+/// The index of the task named `name` in the model's tasks.
+pub fn task_id(model: &Model, name: &str) -> u32 {
+    let task = model.tasks.iter().position(|t| t.name == name);
+    task.unwrap_or_else(|| panic!("no task named {name}")) as u32
+}
+
+/// The time the task named `name` ran.
+pub fn run_time_ns(model: &Model, name: &str) -> u64 {
+    let task = task_id(model, name);
+    model
+        .sched_slices
+        .iter()
+        .filter(|s| s.task == task)
+        .map(|s| s.end_ns - s.start_ns)
+        .sum()
+}
+
+/// Checks a vendor's recording against the application's record `truth`
+/// (its `truth.txt`): every task it created is named with its priority,
+/// and the busy task's CPU time is within 2 % of the kernel's measure.
+pub fn check_tasks_and_busy_time(model: &Model, truth: &str) {
+    let mut busy_run_time_ns = None;
+    for line in truth.lines() {
+        match line.split(' ').collect::<Vec<_>>()[..] {
+            ["task", name, priority] => {
+                let task = task_id(model, name);
+                let first = model.task_priorities.iter().find(|p| p.task == task);
+                assert_eq!(
+                    first.map(|p| p.priority.to_string()).as_deref(),
+                    Some(priority),
+                    "{name}"
+                );
+            }
+            ["count", "busy_run_time_ns", ns] => busy_run_time_ns = ns.parse::<f64>().ok(),
+            _ => {}
+        }
+    }
+    let measured = busy_run_time_ns.expect("the kernel's measure of busy");
+    let traced = run_time_ns(model, "busy") as f64;
+    assert!(
+        (traced - measured).abs() / measured < 0.02,
+        "traced {traced} ns, the kernel measured {measured} ns"
+    );
 }
