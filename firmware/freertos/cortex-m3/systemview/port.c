@@ -4,6 +4,10 @@
  * application runs. The recording starts on the target
  * (SEGGER_SYSVIEW_Start), so no host command is needed; at the end the
  * application waits until the capture has read the channel empty.
+ *
+ * Built with -DSYSTEMVIEW_WAIT_FOR_HOST, the target instead waits, before
+ * the application starts, for the host to send SystemView's start command
+ * on the SysView down channel (tband-capture --start systemview).
  */
 #include <stdio.h>
 
@@ -58,7 +62,12 @@ static void send_system_description(void) {
 
 int trace_output_start(void) {
   SEGGER_SYSVIEW_Init(SYSCLK_HZ, SYSCLK_HZ, &SYSVIEW_X_OS_TraceAPI, send_system_description);
+#ifdef SYSTEMVIEW_WAIT_FOR_HOST
+  while (!SEGGER_SYSVIEW_IsStarted()) {
+  }
+#else
   SEGGER_SYSVIEW_Start();
+#endif
   SEGGER_SYSVIEW_HeapDefine(&systemview_heap, &systemview_heap, configTOTAL_HEAP_SIZE, 0);
   SEGGER_SYSVIEW_NameResource((U32)&systemview_heap, "heap_4");
   return 0;
