@@ -260,9 +260,10 @@ impl UpChannel {
         let (up_channels, down_channels) = channel_counts(memory, self.block)?.unwrap_or_default();
         if self.number >= down_channels {
             return Err(format!(
-                "the target's RTT control block at {:#010x} has {down_channels} down channels, \
-                 so none numbered {} beside the up channel to send to",
-                self.block, self.number
+                "the target's RTT control block at {:#010x} has no down channel {n} beside \
+                 its up channel {n} (it has {down_channels} in all)",
+                self.block,
+                n = self.number
             ));
         }
         let at = self.block + HEADER_BYTES + (up_channels + self.number) * DESCRIPTOR_BYTES;
@@ -588,8 +589,8 @@ mod tests {
         ram.write(BLOCK + 20, &1u32.to_le_bytes()).unwrap();
         assert_eq!(
             up.paired_down_channel(&mut ram).unwrap_err(),
-            "the target's RTT control block at 0x20000100 has 1 down channels, \
-             so none numbered 1 beside the up channel to send to"
+            "the target's RTT control block at 0x20000100 has no down channel 1 beside \
+             its up channel 1 (it has 1 in all)"
         );
     }
 }
