@@ -5,12 +5,15 @@
 //! QEMU's gdbstub by `tband-capture`). Each test uses some of it.
 #![allow(dead_code)]
 
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Child, ChildStderr, Command};
+use std::time::Duration;
 
 use tband_capture::record::Limits;
 use tband_capture::rtt::Channel;
 use tband_capture::source::{ControlBlock, Source};
+use tband_capture::start::Start;
 use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::{run, vendor};
 
@@ -180,9 +183,10 @@ pub fn build_systemview(
 }
 
 /// Runs the SystemView firmware held for GDB and records its SysView
-/// channel into `recording.sysview` beside it until it exits.
-pub fn record_systemview(dir: &Path, firmware: &Path) -> PathBuf {
-    record_rtt(dir, firmware, "SysView", "recording.sysview")
+/// channel into `recording.sysview` beside it until it exits, sending
+/// `start` first for firmware that waits for its host.
+pub fn record_systemview(dir: &Path, firmware: &Path, start: Option<Start>) -> PathBuf {
+    record_rtt(dir, firmware, "SysView", start, "recording.sysview")
 }
 
 /// Percepio TraceRecorder's sources and the kernel, or `None` after saying
@@ -224,15 +228,55 @@ pub fn build_tracerecorder(
 /// and records its TzData channel into `recording.psf` beside it until it
 /// exits.
 pub fn record_tracerecorder(dir: &Path, firmware: &Path) -> PathBuf {
-    record_rtt(dir, firmware, "TzData", "recording.psf")
+    record_rtt(dir, firmware, "TzData", None, "recording.psf")
+}
+
+/// Runs the SystemView firmware held for GDB, records its SysView channel
+/// for `duration` without sending a start command, and stops QEMU; returns
+/// the recording, `unstarted.sysview` beside the firmware.
+pub fn record_systemview_unstarted(dir: &Path, firmware: &Path, duration: Duration) -> PathBuf {
+    let limits = Limits {
+        duration: Some(duration),
+        bytes: None,
+    };
+    let (mut qemu, _stderr, recording) =
+        capture_rtt(dir, firmware, "SysView", None, limits, "unstarted.sysview");
+    qemu.kill().unwrap();
+    qemu.wait().unwrap();
+    recording
 }
 
 /// Runs `firmware` held for GDB and records its RTT up channel `channel`
-/// through QEMU's gdbstub with `tband-capture`, as a user would, into
-/// `file` in `dir` until the firmware exits.
-fn record_rtt(dir: &Path, firmware: &Path, channel: &str, file: &str) -> PathBuf {
+/// through QEMU's gdbstub with `tband-capture`, as a user would (with
+/// `--start` when `start` is given), into `file` in `dir` until the
+/// firmware exits.
+fn record_rtt(
+    dir: &Path,
+    firmware: &Path,
+    channel: &str,
+    start: Option<Start>,
+    file: &str,
+) -> PathBuf {
+    let (qemu, _stderr, recording) =
+        capture_rtt(dir, firmware, channel, start, Limits::default(), file);
+    let out = qemu.wait_with_output().unwrap();
+    assert!(out.status.success(), "the firmware failed");
+    recording
+}
+
+/// Starts QEMU with `firmware` held for GDB and records as [`record_rtt`]
+/// says until `limits` or the firmware's exit; returns QEMU, which may
+/// still run, its stderr and the recording.
+fn capture_rtt(
+    dir: &Path,
+    firmware: &Path,
+    channel: &str,
+    start: Option<Start>,
+    limits: Limits,
+    file: &str,
+) -> (Child, BufReader<ChildStderr>, PathBuf) {
     let port = free_port();
-    let (qemu, _stderr) = spawn_listening(
+    let (qemu, stderr) = spawn_listening(
         qemu_mps2_an385(dir)
             .args(gdb_server_args(port))
             .arg("-kernel")
@@ -244,14 +288,13 @@ fn record_rtt(dir: &Path, firmware: &Path, channel: &str, file: &str) -> PathBuf
             address: format!("127.0.0.1:{port}"),
             control_block: ControlBlock::Elf(firmware.to_path_buf()),
             channel: Channel::Name(channel.into()),
+            start,
         },
         output: recording.clone(),
-        limits: Limits::default(),
+        limits,
         tui: false,
         rules: None,
     };
     tband_capture::cli::run(&capture).unwrap();
-    let out = qemu.wait_with_output().unwrap();
-    assert!(out.status.success(), "the firmware failed");
-    recording
+    (qemu, stderr, recording)
 }
