@@ -225,16 +225,16 @@ impl UpChannel {
         let (write, read_at) = ring.offsets(memory)?;
         let before = out.len();
         if write != read_at {
-            let mut fetch = |from: u32, to: u32| -> Result<(), String> {
+            let mut append = |from: u32, to: u32| -> Result<(), String> {
                 let start = out.len();
                 out.resize(start + (to - from) as usize, 0);
                 read(memory, ring.buffer + from, &mut out[start..])
             };
             if write > read_at {
-                fetch(read_at, write)?;
+                append(read_at, write)?;
             } else {
-                fetch(read_at, ring.size)?;
-                fetch(0, write)?;
+                append(read_at, ring.size)?;
+                append(0, write)?;
             }
             write_word(memory, ring.descriptor + READ_OFFSET, write)?;
         }
