@@ -1,5 +1,6 @@
 //! SEGGER RTT, read from the host side: the control block a 32-bit target
-//! keeps in its RAM, how to find it, and taking what an up channel holds.
+//! keeps in its RAM, how to find it, taking what an up channel holds and
+//! sending bytes into a down channel.
 //! Everything here reads and writes target memory through
 //! [`TargetMemory`], so that a GDB server and a debug probe share it.
 
