@@ -28,7 +28,7 @@ fn main() {
     for _ in 0..runs {
         let (mut qemu, _stderr, port) = start_qemu_for_gdb(&firmware);
         let gdb = Gdb::connect(&format!("127.0.0.1:{port}")).unwrap();
-        let mut rtt = RttStream::new(gdb, location.clone(), Channel::parse("tband"));
+        let mut rtt = RttStream::new(gdb, location.clone(), Channel::parse("tband"), None);
         let start = Instant::now();
         let mut bytes = 0;
         let mut buf = vec![0; 64 << 10];

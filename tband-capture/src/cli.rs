@@ -145,6 +145,7 @@ mod tests {
             address: "localhost:3333".into(),
             control_block: ControlBlock::Elf(elf.clone()),
             channel: Channel::Number(0),
+            start: None,
         });
         assert_eq!(view_options(&rtt).unwrap().input.elf, Some(elf));
         let tcp = options(Source::Tcp("localhost:9000".into()));

@@ -18,5 +18,6 @@ pub mod record;
 pub mod rtt;
 pub mod rtt_stream;
 pub mod source;
+pub mod start;
 pub mod status;
 pub mod watch;

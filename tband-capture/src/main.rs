@@ -10,6 +10,7 @@ use tband_capture::flight_cli::{self, Memory};
 use tband_capture::record::Limits;
 use tband_capture::rtt::Channel;
 use tband_capture::source::{ControlBlock, Source};
+use tband_capture::start::Start;
 use tband_cli::ToolCommand;
 
 /// Record a running target's tband trace to a file, byte for byte as
@@ -83,6 +84,14 @@ struct Cli {
     #[arg(long, value_name = "NAME|N", default_value = "tband", conflicts_with_all = ["tcp", "serial"])]
     channel: String,
 
+    /// Start the recording on a target that waits for its host: once the
+    /// control block is found, send this tracer's start command on the RTT
+    /// down channel numbered as --channel (`systemview`: SEGGER
+    /// SystemView's, for firmware that does not call SEGGER_SYSVIEW_Start
+    /// itself).
+    #[arg(long, value_name = "TRACER", value_enum, requires = "control_block")]
+    start: Option<Start>,
+
     /// Read the post-mortem rings of a halted or crashed target instead of
     /// recording a stream: through --gdb or --probe (the target is halted
     /// only while they are read) or from --ram-image, found by the
@@ -91,7 +100,7 @@ struct Cli {
     #[arg(
         long,
         requires = "elf",
-        conflicts_with_all = ["tcp", "serial", "scan_ram", "duration", "bytes", "tui"]
+        conflicts_with_all = ["tcp", "serial", "scan_ram", "duration", "bytes", "tui", "start"]
     )]
     flight_recorder: bool,
 
@@ -205,12 +214,14 @@ impl From<Cli> for Options {
                 address,
                 control_block: control_block.expect("clap requires --elf or --scan-ram"),
                 channel,
+                start: cli.start,
             },
             (None, None, _, None, Some(probe)) => Source::Probe {
                 chip: cli.chip.expect("clap requires --chip"),
                 probe: Some(probe).filter(|p| !p.is_empty()),
                 control_block: control_block.expect("clap requires --elf or --scan-ram"),
                 channel,
+                start: cli.start,
             },
             _ => unreachable!("clap requires --tcp, --serial with --baud, --gdb or --probe"),
         };
@@ -366,6 +377,7 @@ mod tests {
                 address: "localhost:1234".into(),
                 control_block: ControlBlock::Elf("fw.elf".into()),
                 channel: Channel::Name("tband".into()),
+                start: None,
             }
         );
         let scan = [
@@ -387,6 +399,7 @@ mod tests {
                     len: 0x1_0000
                 },
                 channel: Channel::Number(1),
+                start: None,
             }
         );
         assert!(parse(&["--gdb", "h:1", "-o", "t"]).is_err());
@@ -406,6 +419,7 @@ mod tests {
                 probe: None,
                 control_block: ControlBlock::Elf("fw".into()),
                 channel: Channel::Name("tband".into()),
+                start: None,
             }
         );
         let chosen = parse(&[
@@ -427,6 +441,31 @@ mod tests {
         for bad in ["0x20000000", "x:1", "0x20000000:0"] {
             assert!(parse(&["--gdb", "h:1", "--scan-ram", bad, "-o", "t"]).is_err());
         }
+    }
+
+    #[test]
+    fn the_start_command_goes_with_an_rtt_channel() {
+        let options = parse(&[
+            "--gdb",
+            "h:1",
+            "--elf",
+            "fw",
+            "--channel",
+            "SysView",
+            "--start",
+            "systemview",
+            "-o",
+            "t",
+        ]);
+        assert!(matches!(
+            options.unwrap().source,
+            Source::Gdb {
+                start: Some(Start::Systemview),
+                ..
+            }
+        ));
+        assert!(parse(&["--tcp", "h:1", "--start", "systemview", "-o", "t"]).is_err());
+        assert!(parse(&["--gdb", "h:1", "--elf", "fw", "--start", "tband", "-o", "t"]).is_err());
     }
 
     #[test]

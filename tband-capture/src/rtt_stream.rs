@@ -7,7 +7,8 @@ use std::io::{self, Read};
 use std::time::{Duration, Instant};
 
 use crate::record::READ_TIMEOUT;
-use crate::rtt::{self, Channel, Location, TargetMemory, UpChannel};
+use crate::rtt::{self, Channel, DownChannel, Location, TargetMemory, UpChannel};
+use crate::start::Start;
 
 /// The least time between two polls of a channel that was less than half
 /// full: behind an all-stop GDB server each poll halts the target.
@@ -33,6 +34,10 @@ pub struct RttStream<T: Attached> {
     location: Location,
     channel: Channel,
     found: Option<UpChannel>,
+    /// The command still to send on the paired down channel, and that
+    /// channel as the last poll saw it.
+    start: Option<Start>,
+    down_seen: Option<DownChannel>,
     /// Bytes taken from the target and not yet returned.
     taken: Vec<u8>,
     returned: usize,
@@ -46,14 +51,21 @@ pub struct RttStream<T: Attached> {
 
 impl<T: Attached> RttStream<T> {
     /// Reads through `target`, which may be halted; it runs from the first
-    /// read on.
-    pub fn new(target: T, location: Location, channel: Channel) -> RttStream<T> {
+    /// read on. With `start`, its command is sent once the channel is found.
+    pub fn new(
+        target: T,
+        location: Location,
+        channel: Channel,
+        start: Option<Start>,
+    ) -> RttStream<T> {
         let now = Instant::now();
         RttStream {
             target,
             location,
             channel,
             found: None,
+            start,
+            down_seen: None,
             taken: Vec::new(),
             returned: 0,
             next_poll: now,
@@ -72,6 +84,9 @@ impl<T: Attached> RttStream<T> {
         }
         match self.found {
             Some(channel) => {
+                if let Some(start) = self.start {
+                    self.send_start(channel, start)?;
+                }
                 let n = channel.take(&mut self.target, &mut self.taken)?;
                 let half_full = n as u64 * 2 >= u64::from(channel.size());
                 if !half_full {
@@ -94,6 +109,32 @@ impl<T: Attached> RttStream<T> {
                 Ok(())
             }
         }
+    }
+
+    /// Sends `start` on the down channel paired with `channel` once the
+    /// target has set that channel up. The target may have been halted
+    /// while setting it up, its offsets not yet cleared: it is written to
+    /// only once two polls in a row have seen it the same.
+    fn send_start(&mut self, channel: UpChannel, start: Start) -> Result<(), String> {
+        let down = channel
+            .paired_down_channel(&mut self.target)
+            .map_err(|e| format!("cannot send {start}: {e}"))?;
+        match down {
+            Some(down) if self.down_seen == Some(down) => {
+                down.send(&mut self.target, start.command())
+                    .map_err(|e| format!("cannot send {start}: {e}"))?;
+                self.start = None;
+            }
+            None if self.started.elapsed() > CONTROL_BLOCK_WAIT => {
+                return Err(format!(
+                    "cannot send {start}: the target set up no RTT down channel {} in {} s",
+                    channel.number(),
+                    CONTROL_BLOCK_WAIT.as_secs()
+                ))
+            }
+            seen => self.down_seen = seen,
+        }
+        Ok(())
     }
 
     /// One poll: pause, take, resume. `false` once the target is gone.

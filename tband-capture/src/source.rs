@@ -11,6 +11,7 @@ use crate::gdb::Gdb;
 use crate::record::READ_TIMEOUT;
 use crate::rtt::{Channel, Location};
 use crate::rtt_stream::RttStream;
+use crate::start::Start;
 
 /// A source of trace bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -19,11 +20,13 @@ pub enum Source {
     Tcp(String),
     /// A serial port (its device path) and its baud rate.
     Serial { port: String, baud: u32 },
-    /// An RTT up channel, read through the GDB server at `address`.
+    /// An RTT up channel, read through the GDB server at `address`
+    /// (`start`: the command to send first on the down channel beside it).
     Gdb {
         address: String,
         control_block: ControlBlock,
         channel: Channel,
+        start: Option<Start>,
     },
     /// An RTT up channel, read through a debug probe attached to `chip`
     /// (`probe`: which one, as `VID:PID[:SERIAL]`; none: the only one).
@@ -32,6 +35,7 @@ pub enum Source {
         probe: Option<String>,
         control_block: ControlBlock,
         channel: Channel,
+        start: Option<Start>,
     },
 }
 
@@ -116,6 +120,7 @@ impl Source {
                 address,
                 control_block,
                 channel,
+                start,
             } => {
                 let location = control_block.location()?;
                 let gdb = Gdb::connect(address).map_err(|e| {
@@ -125,7 +130,12 @@ impl Source {
                         reason(&e)
                     )
                 })?;
-                Ok(Box::new(RttStream::new(gdb, location, channel.clone())))
+                Ok(Box::new(RttStream::new(
+                    gdb,
+                    location,
+                    channel.clone(),
+                    *start,
+                )))
             }
             #[cfg(feature = "probe")]
             Source::Probe {
@@ -133,10 +143,16 @@ impl Source {
                 probe,
                 control_block,
                 channel,
+                start,
             } => {
                 let location = control_block.location()?;
                 let probe = crate::probe::Probe::attach(chip, probe.as_deref())?;
-                Ok(Box::new(RttStream::new(probe, location, channel.clone())))
+                Ok(Box::new(RttStream::new(
+                    probe,
+                    location,
+                    channel.clone(),
+                    *start,
+                )))
             }
             #[cfg(not(feature = "probe"))]
             Source::Probe { .. } => Err("this tband-capture was built without probe-rs; \

@@ -87,7 +87,7 @@ const TRACERS: &[Tracer] = &[
                 "agree-systemview",
                 CPPFLAGS,
             );
-            (record_systemview(&dir, &firmware), dir)
+            (record_systemview(&dir, &firmware, None), dir)
         },
     },
     Tracer {

@@ -4,6 +4,10 @@
  * application runs. The recording starts on the target
  * (SEGGER_SYSVIEW_Start), so no host command is needed; at the end the
  * application waits until the capture has read the channel empty.
+ *
+ * Built with -DSYSTEMVIEW_WAIT_FOR_HOST, the target instead waits, before
+ * the application starts, for the host to send SystemView's start command
+ * on the SysView down channel (tband-capture --start systemview).
  */
 #include <stdio.h>
 
@@ -56,9 +60,31 @@ static void send_system_description(void) {
   SEGGER_SYSVIEW_SendSysDesc(interrupts);
 }
 
+#ifdef SYSTEMVIEW_WAIT_FOR_HOST
+/* Polls the down channel until the host has started the recording. Both
+ * timers stand still meanwhile: the time waited is not the first task's
+ * run time nor a gap in the trace (TIMER1 is the clock of both), and
+ * TIMER0's handler would give a semaphore the application has not created
+ * yet. */
+static void wait_for_host(void) {
+  uint32_t timer0 = TIMER0->ctrl;
+  uint32_t timer1 = TIMER1->ctrl;
+  TIMER0->ctrl = 0;
+  TIMER1->ctrl = 0;
+  while (!SEGGER_SYSVIEW_IsStarted()) {
+  }
+  TIMER1->ctrl = timer1;
+  TIMER0->ctrl = timer0;
+}
+#endif
+
 int trace_output_start(void) {
   SEGGER_SYSVIEW_Init(SYSCLK_HZ, SYSCLK_HZ, &SYSVIEW_X_OS_TraceAPI, send_system_description);
+#ifdef SYSTEMVIEW_WAIT_FOR_HOST
+  wait_for_host();
+#else
   SEGGER_SYSVIEW_Start();
+#endif
   SEGGER_SYSVIEW_HeapDefine(&systemview_heap, &systemview_heap, configTOTAL_HEAP_SIZE, 0);
   SEGGER_SYSVIEW_NameResource((U32)&systemview_heap, "heap_4");
   return 0;

@@ -5,12 +5,15 @@
 //! QEMU's gdbstub by `tband-capture`). Each test uses some of it.
 #![allow(dead_code)]
 
+use std::io::BufReader;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, ChildStderr, Command};
+use std::time::Duration;
 
 use tband_capture::record::Limits;
 use tband_capture::rtt::Channel;
 use tband_capture::source::{ControlBlock, Source};
+use tband_capture::start::Start;
 use tband_host_tests::qemu::{free_port, gdb_server_args, qemu_mps2_an385, spawn_listening};
 use tband_host_tests::{run, vendor};
 use tband_model::Model;
@@ -190,9 +193,10 @@ fn make_traced_by(tracer: &str, dir: &Path, kernel: &Path, variables: &[&str], c
 }
 
 /// Runs the SystemView firmware held for GDB and records its SysView
-/// channel into `recording.sysview` beside it until it exits.
-pub fn record_systemview(dir: &Path, firmware: &Path) -> PathBuf {
-    record_rtt(dir, firmware, "SysView", "recording.sysview")
+/// channel into `recording.sysview` beside it until it exits, sending
+/// `start` first for firmware that waits for its host.
+pub fn record_systemview(dir: &Path, firmware: &Path, start: Option<Start>) -> PathBuf {
+    record_rtt(dir, firmware, "SysView", start, "recording.sysview")
 }
 
 /// Percepio TraceRecorder's sources and the kernel, or `None` after saying
@@ -227,41 +231,84 @@ pub fn build_tracerecorder(
 /// and records its TzData channel into `recording.psf` beside it until it
 /// exits.
 pub fn record_tracerecorder(dir: &Path, firmware: &Path) -> PathBuf {
-    record_rtt(dir, firmware, "TzData", "recording.psf")
+    record_rtt(dir, firmware, "TzData", None, "recording.psf")
+}
+
+/// Runs the SystemView firmware held for GDB, records its SysView channel
+/// for `duration` without sending a start command, and stops QEMU; returns
+/// the recording, `unstarted.sysview` beside the firmware.
+pub fn record_systemview_unstarted(dir: &Path, firmware: &Path, duration: Duration) -> PathBuf {
+    let limits = Limits {
+        duration: Some(duration),
+        bytes: None,
+    };
+    let (mut qemu, _stderr, source) = rtt_target(dir, firmware, "SysView", None);
+    let recording = dir.join("unstarted.sysview");
+    capture(source, &recording, limits);
+    qemu.kill().unwrap();
+    qemu.wait().unwrap();
+    recording
 }
 
 /// Runs `firmware` held for GDB and records its RTT up channel `channel`
-/// through QEMU's gdbstub with `tband-capture`, as a user would, into
-/// `file` in `dir` until the firmware exits.
-fn record_rtt(dir: &Path, firmware: &Path, channel: &str, file: &str) -> PathBuf {
+/// through QEMU's gdbstub with `tband-capture`, as a user would (with
+/// `--start` when `start` is given), into `file` in `dir` until the
+/// firmware exits.
+fn record_rtt(
+    dir: &Path,
+    firmware: &Path,
+    channel: &str,
+    start: Option<Start>,
+    file: &str,
+) -> PathBuf {
+    let (qemu, _stderr, source) = rtt_target(dir, firmware, channel, start);
+    let recording = dir.join(file);
+    capture_until_exit(source, &recording, qemu);
+    recording
+}
+
+/// QEMU running `firmware` held for GDB (and its stderr, which must stay
+/// open while it runs), and the RTT source of its up channel `channel`
+/// through QEMU's gdbstub, sending `start` first when given.
+fn rtt_target(
+    dir: &Path,
+    firmware: &Path,
+    channel: &str,
+    start: Option<Start>,
+) -> (Child, BufReader<ChildStderr>, Source) {
     let port = free_port();
-    let (qemu, _stderr) = spawn_listening(
+    let (qemu, stderr) = spawn_listening(
         qemu_mps2_an385(dir)
             .args(gdb_server_args(port))
             .arg("-kernel")
             .arg(firmware),
     );
-    let recording = dir.join(file);
     let source = Source::Gdb {
         address: format!("127.0.0.1:{port}"),
         control_block: ControlBlock::Elf(firmware.to_path_buf()),
         channel: Channel::Name(channel.into()),
+        start,
     };
-    capture_until_exit(source, &recording, qemu);
-    recording
+    (qemu, stderr, source)
+}
+
+/// Records `source` with `tband-capture` into `output` until `limits` or
+/// the source's end.
+fn capture(source: Source, output: &Path, limits: Limits) {
+    let capture = tband_capture::cli::Options {
+        source,
+        output: output.to_path_buf(),
+        limits,
+        tui: false,
+        rules: None,
+    };
+    tband_capture::cli::run(&capture).unwrap();
 }
 
 /// Records `source` with `tband-capture` into `output` until the firmware
 /// in `qemu` exits, which it must do successfully.
 pub fn capture_until_exit(source: Source, output: &Path, qemu: Child) {
-    let capture = tband_capture::cli::Options {
-        source,
-        output: output.to_path_buf(),
-        limits: Limits::default(),
-        tui: false,
-        rules: None,
-    };
-    tband_capture::cli::run(&capture).unwrap();
+    capture(source, output, Limits::default());
     let out = qemu.wait_with_output().unwrap();
     assert!(out.status.success(), "the firmware failed");
 }
