@@ -5,7 +5,8 @@
 -- of 0 ns. A span that never ended (open: dur -1) is left out, and so are
 -- the lanes of tracked objects (see object_lifetimes), the block lanes
 -- and failed allocations of heaps (see heap_usage), and the operations on
--- event groups and timers and the notifications of tasks.
+-- event groups and timers, the notifications of tasks, log lines (see the
+-- logs table of tband-query) and faults (see trace_health).
 --
 -- Columns:
 --   marker     the marker track's name
@@ -16,11 +17,11 @@ SELECT t.name AS marker, s.name AS message, COUNT(*) AS count,
   SUM(s.dur) AS total_ns, MIN(s.dur) AS min_ns, MAX(s.dur) AS max_ns
 FROM slice s
 JOIN track t ON t.id = s.track_id
-WHERE t.name NOT IN ('Wait reason', 'Trace health', 'Notifications')
+WHERE t.name NOT IN ('Wait reason', 'Trace health', 'Notifications', 'Logs', 'fault')
   AND t.type NOT GLOB '*irq*'
   AND s.dur >= 0
   AND NOT EXISTS (SELECT 1 FROM track g WHERE g.id = t.parent_id
-                  AND g.name IN ('Mutex holders', 'Event groups', 'Timers'))
+                  AND g.name IN ('Mutex holders', 'Event groups', 'Timers', 'Logs', 'Faults'))
   AND NOT EXISTS (SELECT 1 FROM track g JOIN track o ON o.id = g.parent_id
                   WHERE g.id = t.parent_id AND o.name IN ('Objects', 'Memory'))
 GROUP BY t.name, s.name
