@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Instant;
 
-use tband_model::{AnomalyKind, Model, StateReason, TaskKind, TaskStateKind};
+use tband_model::{AnomalyKind, Model, NotificationOp, StateReason, TaskKind, TaskStateKind};
 use tband_perfetto::events::TRACE_END;
 use tband_perfetto::threads::{Threads, IDLE_TID, PID};
 use tband_trace::{OpenOptions, Trace};
@@ -427,6 +427,25 @@ fn expected(model: &Model) -> Tables {
     for op in &objects.timer_ops {
         let track = group_track("Timers", &objects.timers[op.timer as usize].name);
         instants.push((track, op.ts_ns, op.op.as_str().into()));
+    }
+    // Notifications: instants on a track under the task given or taking
+    // them (idle tasks have no thread of their own).
+    for n in &objects.notifications {
+        let Some(task) = model.tasks.iter().position(|t| t.task_id == n.task_id) else {
+            continue;
+        };
+        if model.tasks[task].kind == TaskKind::Idle {
+            continue;
+        }
+        let name = match (n.op, n.from_isr) {
+            (NotificationOp::Given, true) => "given from ISR",
+            (op, _) => op.as_str(),
+        };
+        instants.push((
+            thread_track(task as u32, "Notifications"),
+            n.ts_ns,
+            name.into(),
+        ));
     }
     // Regions that overlap are on tracks of their own, at depths not compared.
     for a in &model.anomalies {
