@@ -187,13 +187,14 @@ fn a_default_trace_uses_every_event_the_simulator_models() {
     let missing: Vec<&str> = EventKind::ALL
         .iter()
         .filter(|k| !matches!(k, EventKind::QueueReset))
-        // Notifications, event groups, stream buffers, timers, heaps and
-        // stacks are not simulated: the FreeRTOS application's traces
-        // cover them, the embassy application's the defmt frames.
+        // Notifications, event groups, stream buffers, timers, heaps,
+        // stacks and faults are not simulated: the FreeRTOS application's
+        // traces cover them (faults its post-mortem build), the embassy
+        // application's the defmt frames.
         .filter(|k| {
             !matches!(
                 k.spec().group,
-                Group::FreeRtosExtension | Group::Memory | Group::Log
+                Group::FreeRtosExtension | Group::Memory | Group::Log | Group::Fault
             )
         })
         .filter(|k| !events.iter().any(|e| e.kind == **k))
