@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{ArgGroup, Parser};
 use tband_capture::cli::{self, Options};
 use tband_capture::flight_cli::{self, Memory};
@@ -89,7 +90,7 @@ struct Cli {
     /// down channel numbered as --channel (`systemview`: SEGGER
     /// SystemView's, for firmware that does not call SEGGER_SYSVIEW_Start
     /// itself).
-    #[arg(long, value_name = "TRACER", value_enum, requires = "control_block")]
+    #[arg(long, value_name = "TRACER", value_parser = start_parser(), requires = "control_block")]
     start: Option<Start>,
 
     /// Read the post-mortem rings of a halted or crashed target instead of
@@ -236,6 +237,16 @@ impl From<Cli> for Options {
             rules: cli.rules,
         }
     }
+}
+
+/// The values of `--start`.
+fn start_parser() -> impl TypedValueParser<Value = Start> {
+    PossibleValuesParser::new(Start::ALL.map(Start::name)).map(|name| {
+        *Start::ALL
+            .iter()
+            .find(|s| s.name() == name)
+            .expect("the parser accepts only these names")
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 use std::fmt;
 
 /// The tracer whose start command to send.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Start {
     /// SEGGER SystemView: its target code
     /// (`SEGGER_SYSVIEW_IsStarted`, or any event it records) starts when it
@@ -15,6 +15,15 @@ pub enum Start {
 }
 
 impl Start {
+    pub const ALL: [Start; 1] = [Start::Systemview];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Start::Systemview => "systemview",
+        }
+    }
+
     /// The bytes to write into the down channel.
     pub fn command(self) -> &'static [u8] {
         match self {

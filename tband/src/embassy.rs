@@ -21,7 +21,7 @@ use core::cell::UnsafeCell;
 use crate::config::CORES;
 use crate::freertos;
 
-pub use crate::idle_task_id;
+pub use crate::freertos::idle_task_id;
 
 /// The most executors that can be polling at once on one core (a thread
 /// executor and the interrupt executors that nest on it).
@@ -52,7 +52,7 @@ pub fn executor_name(executor_id: u32, name: impl AsRef<[u8]>) {
 /// snapshot: trigger; post-mortem: start). Call once on each core before
 /// its executor runs.
 pub fn start() {
-    crate::record_idle_task_of_this_core();
+    freertos::record_idle_task_of_this_core();
     crate::start_recording();
 }
 

@@ -222,3 +222,21 @@ pub fn task_valmarker(id: u32, val: i64) {
         });
     }
 }
+
+/// The task id under which the executor integrations (`embassy`,
+/// `rtos-trace`) trace the idle time of `core`: one per core, counting
+/// down from `u32::MAX` (no task is at those addresses).
+#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
+pub const fn idle_task_id(core: usize) -> u32 {
+    u32::MAX - core as u32
+}
+
+/// For the executor integrations' `start`, on each core: records the
+/// system's metadata and the running core's idle task.
+#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
+pub(crate) fn record_idle_task_of_this_core() {
+    let core = crate::port::core_id();
+    crate::gather_system_metadata();
+    task_name(idle_task_id(core), "idle");
+    task_is_idle_task(idle_task_id(core), core as u32);
+}

@@ -136,24 +136,6 @@ pub fn gather_system_metadata() {
     });
 }
 
-/// The task id under which the executor integrations trace the idle time
-/// of `core`: one per core, counting down from `u32::MAX` (no task is at
-/// those addresses).
-#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
-pub const fn idle_task_id(core: usize) -> u32 {
-    u32::MAX - core as u32
-}
-
-/// For the executor integrations' `start`, on each core: records the
-/// system's metadata and the running core's idle task.
-#[cfg(any(feature = "rtos-trace", feature = "embassy"))]
-pub(crate) fn record_idle_task_of_this_core() {
-    let core = port::core_id();
-    gather_system_metadata();
-    crate::freertos::task_name(idle_task_id(core), "idle");
-    crate::freertos::task_is_idle_task(idle_task_id(core), core as u32);
-}
-
 /// Starts the chosen backend on the running core: streaming starts,
 /// a snapshot is triggered, a post-mortem ring starts (external: nothing
 /// to start). For the executor integrations' `start`.

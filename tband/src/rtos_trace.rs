@@ -10,7 +10,7 @@ use rtos_trace::{RtosTrace, TaskInfo};
 
 use crate::freertos;
 
-pub use crate::idle_task_id;
+pub use crate::freertos::idle_task_id;
 /// The ISR id of every interrupt rtos-trace reports.
 pub const ISR_ID: u32 = 0;
 
@@ -21,7 +21,7 @@ impl RtosTrace for TbandTrace {
     /// interrupt pseudo-ISR and starts the backend (streaming: start;
     /// snapshot: trigger). Call on each core.
     fn start() {
-        crate::record_idle_task_of_this_core();
+        freertos::record_idle_task_of_this_core();
         crate::isr_name(ISR_ID, "interrupt");
         crate::start_recording();
     }
